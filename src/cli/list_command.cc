@@ -1,0 +1,33 @@
+#include "cli/list_command.h"
+
+#include <fmt/format.h>
+
+#include "coll/algorithm.h"
+#include "hw/catalog.h"
+
+namespace anatomy::cli {
+
+void add_list_command(CLI::App& app, int& exit_code) {
+  CLI::App* sub = app.add_subcommand("list", "list systems, accelerators and collective algorithms");
+  sub->callback([&exit_code] {
+    fmt::print("systems:\n");
+    for (const auto& s : hw::systems()) fmt::print("  {:<12} {}\n", s.name, s.description);
+    fmt::print("\naccelerators (dense TFLOP/s BF16 / FP8, HBM, scale-up per direction, TDP):\n");
+    for (const auto& a : hw::accelerators())
+      fmt::print("  {:<8} {:>6.0f} / {:>6.0f}  {:>6} at {:>9}  {:>8}  {:>5.0f} W  ({})\n", a.name, a.bf16_tflops,
+                 a.fp8_tflops, core::format_bytes(a.hbm_capacity), core::format_bytes_rate(a.hbm_bandwidth),
+                 core::format_bytes_rate(a.scaleup_bandwidth), a.tdp_watts, a.source);
+    coll::AlgorithmRegistry reg;
+    coll::register_builtin_algorithms(reg);
+    fmt::print("\ncollective algorithms:\n");
+    for (const auto& a : reg.all()) {
+      std::string ops;
+      for (auto op : a.ops) ops += (ops.empty() ? "" : ", ") + std::string(coll::to_string(op));
+      fmt::print("  {:<13} {}\n  {:<13} ops: {}{}\n", a.name, a.description, "", ops,
+                 a.in_auto ? "" : " (not chosen by auto: not an NCCL algorithm)");
+    }
+    exit_code = 0;
+  });
+}
+
+}  // namespace anatomy::cli

@@ -1,0 +1,37 @@
+#include "cli/main.h"
+
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/collective_command.h"
+#include "cli/list_command.h"
+#include "core/error.h"
+
+namespace anatomy::cli {
+
+int main(int argc, char** argv) {
+  CLI::App app{"anatomy: where a distributed training job's GPU time goes"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  add_collective_command(app, exit_code);
+  add_list_command(app, exit_code);
+  CLI::App* run = app.add_subcommand("run", "run a scenario (with no file: the built-in default)");
+  run->callback([&exit_code] { exit_code = run_default_collective_sweep(); });
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "anatomy: %s\n", e.what());
+    return 2;
+  } catch (const core::InputError& e) {
+    std::fprintf(stderr, "anatomy: %s\n", e.what());
+    return 2;
+  }
+  return exit_code;
+}
+
+}  // namespace anatomy::cli

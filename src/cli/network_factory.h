@@ -1,0 +1,14 @@
+#pragma once
+// The one place that names the concrete network backends.
+
+#include <string>
+
+#include "coll/collective.h"
+
+namespace anatomy::cli {
+
+using coll::NetworkFactory;
+// Throws InputError (field --network) for an unknown model.
+NetworkFactory network_factory(const std::string& model);
+
+}  // namespace anatomy::cli

@@ -1,0 +1,63 @@
+#include "coll/collective.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace anatomy::coll {
+
+CollectiveResult CollectiveRunner::run_one(const Group& g, const Request& r, const Algorithm& a) const {
+  if (!a.supports(r.op))
+    throw core::InputError({"", 0, "--algo"}, fmt::format("{} does not implement {}", a.name, to_string(r.op)));
+  if (!a.applicable(g, r.op))
+    throw core::InputError({"", 0, "--algo"},
+                           fmt::format("{} cannot run {} on this group ({} GPUs in {} domains)", a.name,
+                                       to_string(r.op), g.size(), g.domains.size()));
+  const Schedule s = a.build(g, r, lib_);
+  engine::Simulator sim;
+  std::unique_ptr<net::Network> net = make_network_(sim, topo_);
+  Executor exec(*net, Executor::Options{.exclusive = true});
+  bool done = false;
+  exec.start(s, [&] { done = true; });
+  sim.run();
+  ANATOMY_CHECK(done, "the collective did not finish");
+
+  CollectiveResult out;
+  out.op = r.op;
+  out.bytes = r.bytes;
+  out.ranks = g.size();
+  out.algorithm = s.algorithm;
+  out.protocol = s.protocol;
+  out.time = exec.stats().end - exec.stats().start;
+  out.channels = s.channels;
+  out.steps = s.steps;
+  out.stats = exec.stats();
+  out.network = net->counters();
+  const double secs = out.time.seconds();
+  out.algbw_GBps = secs > 0 ? r.bytes.as_double() / secs / 1e9 : 0.0;
+  out.busbw_GBps = out.algbw_GBps * busbw_factor(r.op, g.size());
+  return out;
+}
+
+CollectiveResult CollectiveRunner::run(const Group& g, const Request& r, const std::string& algo) const {
+  if (algo != "auto") return run_one(g, r, reg_.find(algo));
+  bool have = false;
+  CollectiveResult best;
+  for (const Algorithm& a : reg_.all()) {
+    if (!a.in_auto || !a.supports(r.op) || !a.applicable(g, r.op)) continue;
+    for (Protocol p : a.protocols) {
+      Request rp = r;
+      rp.protocol = p;
+      CollectiveResult res = run_one(g, rp, a);
+      if (!have || res.time < best.time) {
+        best = std::move(res);
+        have = true;
+      }
+    }
+  }
+  if (!have)
+    throw core::InputError({"", 0, "--algo"}, fmt::format("no algorithm implements {} on this group", to_string(r.op)));
+  return best;
+}
+
+}  // namespace anatomy::coll

@@ -1,0 +1,76 @@
+#include "coll/library_model.h"
+
+#include "hw/system.h"
+
+namespace anatomy::coll {
+namespace {
+
+// NCCL 2.28 src/graph/tuning.cc, baseLat[algo][LL, LL128, Simple] in us.
+constexpr double kBaseLat[3][3] = {
+    {6.8, 14.0, 8.4},  // Tree
+    {6.6, 14.0, 8.4},  // Ring
+    {0.0, 0.0, 0.0},   // NVLS (NCCL charges its hop latency instead)
+};
+// hwLat[link][algo][LL, LL128, Simple] in us.
+constexpr double kHwLat[3][3][3] = {
+    {{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 25.0}},     // NVLink
+    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0.0, 0.0, 0.0}},       // PCI
+    {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}, {0.0, 0.0, 18.0}},    // NET
+};
+
+int idx(AlgoClass a) { return static_cast<int>(a); }
+int idx(LinkClass l) { return static_cast<int>(l); }
+int idx(Protocol p) { return p == Protocol::kLL ? 0 : p == Protocol::kLL128 ? 1 : 2; }
+
+SimTime us(double v) { return SimTime::from_seconds(v * 1e-6); }
+
+}  // namespace
+
+double LibraryModel::efficiency(Protocol p) const {
+  if (ideal) return 1.0;
+  switch (p) {
+    case Protocol::kLL: return 0.5;
+    case Protocol::kLL128: return 120.0 / 128.0;
+    case Protocol::kSimple: return 1.0;
+  }
+  return 1.0;
+}
+
+SimTime LibraryModel::base_latency(AlgoClass a, Protocol p) const {
+  return ideal ? SimTime::zero() : us(kBaseLat[idx(a)][idx(p)]);
+}
+
+SimTime LibraryModel::hop_latency(LinkClass l, AlgoClass a, Protocol p) const {
+  return ideal ? SimTime::zero() : us(kHwLat[idx(l)][idx(a)][idx(p)]);
+}
+
+Bytes LibraryModel::chunk(AlgoClass a, Protocol p) const {
+  // NCCL defaults (enqueue.cc calcCollChunking): Simple steps of
+  // NCCL_BUFFSIZE/NCCL_STEPS = 512 KiB, 4 per ring chunk; LL 32 KiB payload;
+  // LL128 576,000 B payload; tree Simple 512 KiB; NVLS 128 KiB.
+  if (a == AlgoClass::kNvls) return Bytes::KiB(128);
+  switch (p) {
+    case Protocol::kLL: return Bytes::KiB(32);
+    case Protocol::kLL128: return Bytes(576'000);
+    case Protocol::kSimple: return a == AlgoClass::kRing ? Bytes::MiB(2) : Bytes::KiB(512);
+  }
+  return Bytes::MiB(2);
+}
+
+LibraryModel ideal_library() {
+  LibraryModel m;
+  m.name = "ideal (no library overheads)";
+  m.ideal = true;
+  return m;
+}
+
+LibraryModel nccl_library(const hw::System& system) {
+  LibraryModel m;
+  m.name = system.gpu.vendor == "AMD" ? "RCCL (NCCL 2.28 tuning model)" : "NCCL 2.28 tuning model";
+  // nvlsEfficiency: Hopper 0.85, Blackwell 0.74 (NCCL 2.28 tuning.cc).
+  const std::string& g = system.gpu.name;
+  m.nvls_efficiency = (g == "B200" || g == "GB200") ? 0.74 : 0.85;
+  return m;
+}
+
+}  // namespace anatomy::coll

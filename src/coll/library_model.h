@@ -1,0 +1,51 @@
+#pragma once
+// LibraryModel: what the collective library (NCCL/RCCL) adds on top of the
+// wire — its protocols' payload efficiency, its fixed per-call latency and
+// its per-hop latency by link class, and its chunk sizes.
+//
+// The NCCL figures are NCCL's own tuning constants (src/graph/tuning.cc of
+// NCCL 2.28; see docs/research/nccl_tuning.md for the tables and how NCCL
+// combines them). anatomy uses them as inputs to a mechanistic model: bytes
+// still move over the simulated network, and a hop costs
+// max(NCCL's hop latency, the physical path latency of the topology), so
+// the two are not counted twice. The ideal model has no software cost at
+// all and full efficiency: it is what ASTRA-sim's analytical backend
+// assumes, and what a plain ring/torus run uses.
+//
+// Protocol payload efficiency: LL sends 8 data bytes per 16-byte line (4-byte
+// flags), LL128 15 of 16 8-byte words per 128-byte line, Simple has no flags.
+
+#include <string>
+
+#include "coll/ops.h"
+#include "core/units.h"
+
+namespace anatomy::hw {
+struct System;
+}
+
+namespace anatomy::coll {
+
+using core::Bytes;
+using core::SimTime;
+
+enum class AlgoClass { kTree, kRing, kNvls };
+enum class LinkClass { kNvlink, kPci, kNet };
+
+struct LibraryModel {
+  std::string name;  // "NCCL 2.28 tuning", "ideal"
+  bool ideal = false;
+  double nvls_efficiency = 1.0;  // NCCL's nvlsEfficiency for this GPU generation
+
+  double efficiency(Protocol p) const;
+  SimTime base_latency(AlgoClass a, Protocol p) const;
+  SimTime hop_latency(LinkClass l, AlgoClass a, Protocol p) const;
+  // Payload per channel per pipeline step.
+  Bytes chunk(AlgoClass a, Protocol p) const;
+};
+
+LibraryModel ideal_library();
+// NCCL for NVIDIA systems, RCCL (which keeps NCCL's tuning model) for AMD.
+LibraryModel nccl_library(const hw::System& system);
+
+}  // namespace anatomy::coll

@@ -1,0 +1,148 @@
+#include "coll/pipeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "core/rng.h"
+
+namespace anatomy::coll::detail {
+
+uint64_t edge_hash(const Group& g, uint32_t src, uint32_t dst, int channel) {
+  if (g.same_domain(src, dst)) return 0;
+  return core::mix64((uint64_t{g.gpus[src]} << 32 | g.gpus[dst]) ^ (static_cast<uint64_t>(channel) * 0x9e3779b97f4a7c15ULL)) | 1;
+}
+
+int default_channels(const Group& g) {
+  if (g.domains.size() <= 1) return 1;
+  size_t nics = 0;
+  for (const auto& d : g.domains) {
+    std::set<topo::NodeId> distinct;
+    for (uint32_t r : d) distinct.insert(g.topo->nic_of(g.gpus[r]));
+    nics = std::max(nics, distinct.size());
+  }
+  return static_cast<int>(std::clamp<size_t>(nics, 1, 64));
+}
+
+std::vector<uint32_t> ring_order(const Group& g, int channel) {
+  std::vector<uint32_t> order;
+  order.reserve(g.gpus.size());
+  for (const auto& d : g.domains) {
+    const size_t n = d.size();
+    const size_t off = static_cast<size_t>(channel) % n;
+    for (size_t i = 0; i < n; ++i) order.push_back(d[(off + i) % n]);
+  }
+  return order;
+}
+
+namespace {
+
+Send make_send(const Group& g, const Edge& e, double wire) {
+  return Send{g.node(e.src), g.node(e.dst), Bytes(std::llround(wire)), e.hash};
+}
+
+}  // namespace
+
+void add_ring_pipeline(Schedule& s, const Group& g, const std::vector<Edge>& edges, double step_wire_bytes,
+                       int64_t nsteps, int64_t loops, Fidelity f, const std::string& label) {
+  if (edges.empty() || nsteps <= 0) return;
+  if (f == Fidelity::kBulk) {
+    Phase p;
+    p.label = label + " (bulk)";
+    for (const auto& e : edges) p.sends.push_back(make_send(g, e, step_wire_bytes * nsteps * loops));
+    s.phases.push_back(std::move(p));
+    return;
+  }
+  const int64_t waves = nsteps + loops - 1;
+  int64_t w = 0;
+  while (w < waves) {
+    const int64_t a = std::min({w + 1, loops, nsteps, waves - w});
+    int64_t end = w + 1;
+    while (end < waves && std::min({end + 1, loops, nsteps, waves - end}) == a) ++end;
+    Phase p;
+    p.label = label;
+    p.repeat = end - w;
+    for (const auto& e : edges) p.sends.push_back(make_send(g, e, step_wire_bytes * a));
+    s.phases.push_back(std::move(p));
+    w = end;
+  }
+}
+
+void add_chain_pipeline(Schedule& s, const Group& g, const std::vector<std::vector<Edge>>& chains,
+                        double chunk_wire_bytes, int64_t loops, Fidelity f, const std::string& label) {
+  size_t longest = 0;
+  for (const auto& c : chains) longest = std::max(longest, c.size());
+  if (longest == 0) return;
+  if (f == Fidelity::kBulk) {
+    Phase p;
+    p.label = label + " (bulk)";
+    for (const auto& c : chains)
+      for (const auto& e : c) p.sends.push_back(make_send(g, e, chunk_wire_bytes * loops));
+    s.phases.push_back(std::move(p));
+    return;
+  }
+  const int64_t waves = static_cast<int64_t>(longest) + loops - 1;
+  // Edge k is busy in waves [k, k + loops): the active window is
+  // [max(0, w - loops + 1), min(w, len - 1)], which stops changing once it
+  // covers every edge.
+  auto window = [&](int64_t w) {
+    return std::pair<int64_t, int64_t>{std::max<int64_t>(0, w - loops + 1), std::min<int64_t>(w, longest - 1)};
+  };
+  int64_t w = 0;
+  while (w < waves) {
+    const auto win = window(w);
+    int64_t end = w + 1;
+    while (end < waves && window(end) == win) ++end;
+    Phase p;
+    p.label = label;
+    p.repeat = end - w;
+    for (const auto& c : chains)
+      for (int64_t k = win.first; k <= win.second && k < static_cast<int64_t>(c.size()); ++k)
+        p.sends.push_back(make_send(g, c[k], chunk_wire_bytes));
+    s.phases.push_back(std::move(p));
+    w = end;
+  }
+}
+
+void add_parallel_edges(Schedule& s, const Group& g, const std::vector<Edge>& edges, double wire_bytes,
+                        int64_t loops, Fidelity f, const std::string& label) {
+  if (edges.empty()) return;
+  Phase p;
+  const bool bulk = f == Fidelity::kBulk || loops <= 1;
+  p.label = bulk && f == Fidelity::kBulk ? label + " (bulk)" : label;
+  p.repeat = bulk ? 1 : loops;
+  const double per = bulk ? wire_bytes : wire_bytes / static_cast<double>(loops);
+  for (const auto& e : edges) p.sends.push_back(make_send(g, e, per));
+  s.phases.push_back(std::move(p));
+}
+
+SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
+                         Protocol p) {
+  if (edges.empty()) return SimTime::zero();
+  // An even, deterministic sample of at most 4,096 edges keeps 100k-rank
+  // rings from routing every edge just to average a latency.
+  const size_t stride = std::max<size_t>(1, edges.size() / 4096);
+  long double sum = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < edges.size(); i += stride, ++n) {
+    const Edge& e = edges[i];
+    const SimTime hw = lib.hop_latency(link_class(g, e.src, e.dst), a, p);
+    const SimTime phys = physical_latency(*g.topo, g.node(e.src), g.node(e.dst));
+    sum += static_cast<long double>(std::max(hw, phys).count_ps());
+  }
+  return SimTime::ps(static_cast<int64_t>(std::llround(sum / n)));
+}
+
+int64_t loops_for(const Request& r, double payload_per_loop_unit, Bytes chunk) {
+  if (r.chunks > 0) return r.chunks;
+  const double c = static_cast<double>(std::max<int64_t>(1, chunk.count()));
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(payload_per_loop_unit / c)));
+}
+
+int ceil_log2(int64_t n) {
+  int k = 0;
+  while ((int64_t{1} << k) < n) ++k;
+  return k;
+}
+
+}  // namespace anatomy::coll::detail

@@ -1,0 +1,59 @@
+#pragma once
+// Internal to coll/: pieces every algorithm shares — edges, the pipelined
+// wave structure of a chunked ring or chain, and latency averaging.
+
+#include <vector>
+
+#include "coll/algorithm.h"
+
+namespace anatomy::coll::detail {
+
+struct Edge {
+  uint32_t src = 0;  // ranks
+  uint32_t dst = 0;
+  uint64_t hash = 0;
+};
+
+// Flow hash for an edge: 0 inside a scale-up domain (no ECMP there), else a
+// per-channel value, as NCCL's per-channel connections hash differently.
+uint64_t edge_hash(const Group& g, uint32_t src, uint32_t dst, int channel);
+
+// Default channel count: inside one domain the channels share the same
+// links, so one suffices for a fluid model; across domains, one per NIC of
+// a domain (capped at NCCL's 64) so every rail carries a ring.
+int default_channels(const Group& g);
+
+// Ring order of channel c: domains in order, each rotated by c so the
+// channel leaves a domain from a different GPU (and NIC) than its neighbours.
+std::vector<uint32_t> ring_order(const Group& g, int channel);
+
+// A chunked ring pipeline: every edge moves `step_wire_bytes` per step,
+// `nsteps` steps per loop and `loops` loops. Step fidelity emits the waves
+// (loops overlap: wave w carries a(w) = min(w+1, loops, nsteps, W-w) chunks
+// on every edge, W = nsteps + loops - 1); bulk emits one phase in which
+// each edge carries its whole volume.
+void add_ring_pipeline(Schedule& s, const Group& g, const std::vector<Edge>& edges, double step_wire_bytes,
+                       int64_t nsteps, int64_t loops, Fidelity f, const std::string& label);
+
+// A chain pipeline (broadcast/reduce): edge k (0 = nearest the root) carries
+// `loops` chunks of `chunk_wire_bytes`, starting one wave after edge k-1.
+void add_chain_pipeline(Schedule& s, const Group& g, const std::vector<std::vector<Edge>>& chains,
+                        double chunk_wire_bytes, int64_t loops, Fidelity f, const std::string& label);
+
+// Every edge carries `wire_bytes` in total, all edges busy together: one
+// phase (bulk) or `loops` equal waves (step).
+void add_parallel_edges(Schedule& s, const Group& g, const std::vector<Edge>& edges, double wire_bytes,
+                        int64_t loops, Fidelity f, const std::string& label);
+
+// max(library hop latency for the edge's link class, physical path
+// latency), averaged over the edges.
+SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
+                         Protocol p);
+
+// NCCL-style double binary tree over m nodes: parent of each (-1 = root).
+std::vector<int> btree_parents(int m, int tree);
+
+int64_t loops_for(const Request& r, double payload_per_loop_unit, Bytes chunk);
+int ceil_log2(int64_t n);
+
+}  // namespace anatomy::coll::detail

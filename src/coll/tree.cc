@@ -1,0 +1,136 @@
+// Tree: NCCL's double binary tree all-reduce.
+//
+// Across scale-up domains, two binary trees over the domains (the second
+// the mirror of the first, so a domain that is an interior node in one is a
+// leaf in the other); inside a domain, a chain. Channels alternate between
+// the two trees, so each carries half the buffer. Data is reduced up the
+// tree and broadcast back down, pipelined in chunks, so every edge carries
+// its channel's share once in each direction. Latency (NCCL's model):
+// base + 2((ppn-1) intra hops + ceil(log2 domains) inter hops).
+
+#include <algorithm>
+
+#include "coll/pipeline.h"
+#include "core/error.h"
+
+namespace anatomy::coll {
+namespace {
+
+using detail::Edge;
+
+// In-order binary tree over [lo, hi]: the node with the largest power-of-two
+// factor is the root, each half recurses. Sets parent[] (-1 = none).
+int build_inorder(int lo, int hi, std::vector<int>& parent, int up) {
+  if (lo > hi) return -1;
+  int64_t p = 1;
+  while (true) {
+    const int64_t next = p * 2;
+    const int64_t m = (lo + next - 1) / next * next;
+    if (m > hi) break;
+    p = next;
+  }
+  const int root = static_cast<int>((lo + p - 1) / p * p);
+  parent[root] = up;
+  build_inorder(lo, root - 1, parent, root);
+  build_inorder(root + 1, hi, parent, root);
+  return root;
+}
+
+}  // namespace
+
+namespace detail {
+
+// Parent of each domain in NCCL-style double binary tree `t` (0 or 1) over m
+// domains: tree 0 roots at 0 with an in-order tree over 1..m-1 below it;
+// tree 1 mirrors it (m even) or shifts it by one (m odd).
+std::vector<int> btree_parents(int m, int t) {
+  std::vector<int> p0(m, -1);
+  if (m > 1) build_inorder(1, m - 1, p0, 0);
+  if (t == 0) return p0;
+  std::vector<int> p1(m, -1);
+  auto map = [&](int k) { return m % 2 == 0 ? m - 1 - k : (k + 1) % m; };
+  for (int k = 0; k < m; ++k)
+    if (p0[k] >= 0) p1[map(k)] = map(p0[k]);
+  return p1;
+}
+
+// Edges of one channel of a tree all-reduce: chain in each domain from the
+// channel's representative, and tree edges between representatives; each
+// returned in both directions (reduce up, broadcast down).
+std::vector<Edge> tree_edges(const Group& g, int channel, int* intra_hops, int* inter_hops) {
+  const int m = static_cast<int>(g.domains.size());
+  const std::vector<int> parent = btree_parents(m, channel % 2);
+  std::vector<uint32_t> rep(m);
+  std::vector<Edge> edges;
+  int longest_chain = 0;
+  for (int k = 0; k < m; ++k) {
+    const auto& d = g.domains[k];
+    const size_t n = d.size();
+    const size_t off = static_cast<size_t>(channel) % n;
+    rep[k] = d[off];
+    for (size_t i = 0; i + 1 < n; ++i) {
+      const uint32_t a = d[(off + i) % n], b = d[(off + i + 1) % n];
+      edges.push_back(Edge{b, a, 0});  // reduce toward the representative
+      edges.push_back(Edge{a, b, 0});  // broadcast away from it
+    }
+    longest_chain = std::max(longest_chain, static_cast<int>(n) - 1);
+  }
+  for (int k = 0; k < m; ++k) {
+    if (parent[k] < 0) continue;
+    const uint32_t c = rep[k], p = rep[parent[k]];
+    edges.push_back(Edge{c, p, edge_hash(g, c, p, channel)});
+    edges.push_back(Edge{p, c, edge_hash(g, p, c, channel)});
+  }
+  if (intra_hops) *intra_hops = longest_chain;
+  if (inter_hops) *inter_hops = ceil_log2(m);
+  return edges;
+}
+
+}  // namespace detail
+
+namespace {
+
+Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
+  if (r.op != Op::kAllReduce) throw core::InputError({"", 0, "--op"}, "tree implements all_reduce only");
+  Schedule s;
+  s.algorithm = "tree";
+  s.protocol = to_string(r.protocol);
+  const int channels = r.channels > 0 ? r.channels : std::max(2, detail::default_channels(g));
+  s.channels = channels;
+  s.base_latency = lib.base_latency(AlgoClass::kTree, r.protocol);
+  if (g.size() <= 1) return s;
+  const double per_channel = r.bytes.as_double() / channels;
+  const int64_t loops = detail::loops_for(r, per_channel, lib.chunk(AlgoClass::kTree, r.protocol));
+  std::vector<Edge> edges, intra, inter;
+  int intra_hops = 0, inter_hops = 0;
+  for (int c = 0; c < channels; ++c) {
+    auto e = detail::tree_edges(g, c, &intra_hops, &inter_hops);
+    edges.insert(edges.end(), e.begin(), e.end());
+  }
+  for (const auto& e : edges) (g.same_domain(e.src, e.dst) ? intra : inter).push_back(e);
+  detail::add_parallel_edges(s, g, edges, per_channel / lib.efficiency(r.protocol), loops, r.fidelity,
+                             "all_reduce double binary tree");
+  const SimTime intra_hop = detail::mean_hop_latency(g, intra, lib, AlgoClass::kTree, r.protocol);
+  const SimTime inter_hop = detail::mean_hop_latency(g, inter, lib, AlgoClass::kTree, r.protocol);
+  s.steps = 2 * (intra_hops + inter_hops);
+  s.phases.back().latency_after = (intra_hop * intra_hops + inter_hop * inter_hops) * 2;
+  s.merge_sends();
+  return s;
+}
+
+bool always(const Group&, Op) { return true; }
+
+}  // namespace
+
+Algorithm tree_algorithm() {
+  Algorithm a;
+  a.name = "tree";
+  a.description = "double binary tree across domains, chain inside (NCCL Tree): log-depth latency";
+  a.ops = {Op::kAllReduce};
+  a.protocols = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
+  a.applicable = always;
+  a.build = build_tree;
+  return a;
+}
+
+}  // namespace anatomy::coll

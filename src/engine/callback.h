@@ -1,0 +1,82 @@
+#pragma once
+// Callback: a move-only `void()` callable that the event queue can relocate
+// with memcpy.
+//
+// The event queue moves every pending event several times (see
+// simulator.h), so the callback must be cheap to move and must not allocate
+// for the common case of a lambda capturing a pointer and a few integers.
+// A callable that is trivially copyable and fits in 40 bytes is stored
+// inline; any other callable is stored on the heap and only its pointer is
+// kept inline. Either way the object itself is trivially relocatable.
+//
+//   Callback cb([this, id] { on_done(id); });
+//   cb();
+
+#include <cstddef>
+#include <cstring>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace anatomy::engine {
+
+class Callback {
+ public:
+  static constexpr size_t kInlineBytes = 40;
+
+  Callback() = default;
+
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Callback>>>
+  Callback(F&& f) {  // NOLINT(google-explicit-constructor): lambdas convert implicitly
+    using Fn = std::decay_t<F>;
+    if constexpr (sizeof(Fn) <= kInlineBytes && alignof(Fn) <= alignof(std::max_align_t) &&
+                  std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>) {
+      ::new (static_cast<void*>(buf_)) Fn(std::forward<F>(f));
+      fn_ = [](Op op, void* buf) {
+        if (op == Op::kCall) (*std::launder(reinterpret_cast<Fn*>(buf)))();
+      };
+    } else {
+      Fn* heap = new Fn(std::forward<F>(f));
+      std::memcpy(buf_, &heap, sizeof(heap));
+      fn_ = [](Op op, void* buf) {
+        Fn* p;
+        std::memcpy(&p, buf, sizeof(p));
+        if (op == Op::kCall) (*p)();
+        else delete p;
+      };
+    }
+  }
+
+  Callback(Callback&& o) noexcept { steal(o); }
+  Callback& operator=(Callback&& o) noexcept {
+    if (this != &o) {
+      reset();
+      steal(o);
+    }
+    return *this;
+  }
+  Callback(const Callback&) = delete;
+  Callback& operator=(const Callback&) = delete;
+  ~Callback() { reset(); }
+
+  explicit operator bool() const { return fn_ != nullptr; }
+  void operator()() { fn_(Op::kCall, buf_); }
+
+  void reset() {
+    if (fn_) fn_(Op::kDestroy, buf_);
+    fn_ = nullptr;
+  }
+
+ private:
+  enum class Op { kCall, kDestroy };
+  void steal(Callback& o) {
+    std::memcpy(buf_, o.buf_, kInlineBytes);
+    fn_ = o.fn_;
+    o.fn_ = nullptr;
+  }
+
+  alignas(std::max_align_t) unsigned char buf_[kInlineBytes];
+  void (*fn_)(Op, void*) = nullptr;
+};
+
+}  // namespace anatomy::engine

@@ -1,0 +1,34 @@
+#pragma once
+// Accelerator: one GPU's datasheet figures.
+//
+// Peak rates are dense (no 2:4 sparsity) tensor-core throughput in
+// TFLOP/s; a rate the part does not support natively is 0. Scale-up
+// bandwidth is per GPU per direction (NVLink 4 on H100: 18 links x 25 GB/s
+// = 450 GB/s each way). Every figure names its source in catalog.cc.
+
+#include <string>
+
+#include "core/units.h"
+
+namespace anatomy::hw {
+
+using core::Bandwidth;
+using core::Bytes;
+using core::SimTime;
+
+struct Accelerator {
+  std::string name;    // catalog key, e.g. "H100"
+  std::string vendor;  // "NVIDIA", "AMD"
+  std::string part;    // full part name, e.g. "H100 SXM5 80GB"
+  double bf16_tflops = 0;
+  double fp16_tflops = 0;
+  double fp8_tflops = 0;
+  Bytes hbm_capacity;
+  Bandwidth hbm_bandwidth;
+  Bandwidth scaleup_bandwidth;  // per GPU, per direction, all scale-up links together
+  int scaleup_links = 0;        // links per GPU (NVLink / Infinity Fabric)
+  double tdp_watts = 0;
+  std::string source;  // where the figures come from
+};
+
+}  // namespace anatomy::hw

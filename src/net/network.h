@@ -1,0 +1,71 @@
+#pragma once
+// Network: the one seam between what moves data (collectives, workloads,
+// the job) and how the fabric is modelled. Callers see transfer(), and
+// nothing above net/ knows whether a fluid (flow) or a packet model runs
+// underneath: a scenario switches `network.model: flow | packet` and
+// nothing else changes.
+//
+// A transfer moves `bytes` from one node to another (GPU, host, storage
+// server or a scale-up switch, for in-switch reductions); `on_done` runs at
+// the simulated time the last byte has arrived. Transfers between the same
+// pair may run concurrently; each is routed on its own flow hash (ECMP).
+//
+//   net.transfer(topo.gpu_node(0), topo.gpu_node(8), Bytes::MiB(64),
+//                [&] { ... }, {.flow_hash = 7});
+
+#include <cstdint>
+
+#include "engine/simulator.h"
+#include "topo/topology.h"
+
+namespace anatomy::net {
+
+using core::Bandwidth;
+using core::Bytes;
+using core::SimTime;
+using engine::Callback;
+using topo::LinkId;
+using topo::NodeId;
+
+using TransferId = uint64_t;
+
+struct TransferOptions {
+  // Flow hash for ECMP path choice; 0 = derived from (src, dst, transfer id).
+  uint64_t flow_hash = 0;
+  // Run on_done when the last byte has left the source (a send completion)
+  // instead of when it arrives; the caller accounts for the path latency.
+  // Collectives use it to charge per-step latency by their own model.
+  bool complete_on_send = false;
+};
+
+// What the network has done so far (all backends fill these).
+struct NetworkCounters {
+  uint64_t transfers_started = 0;
+  uint64_t transfers_finished = 0;
+  uint64_t rate_solves = 0;     // flow backend: max-min recomputations
+  uint64_t solved_flows = 0;    // flow backend: flows touched by those
+  Bytes bytes_delivered;
+};
+
+class Network {
+ public:
+  virtual ~Network() = default;
+
+  virtual TransferId transfer(NodeId src, NodeId dst, Bytes bytes, Callback on_done,
+                              const TransferOptions& options = {}) = 0;
+
+  // Transfers in flight (started, not yet delivered).
+  virtual size_t active_transfers() const = 0;
+  virtual const NetworkCounters& counters() const = 0;
+  // Bytes each link has carried so far (index = LinkId).
+  virtual Bytes link_bytes(LinkId l) const = 0;
+
+  virtual const topo::Topology& topology() const = 0;
+  virtual engine::Simulator& simulator() = 0;
+  virtual const char* model_name() const = 0;
+
+  // One-way latency of the route a transfer with this hash would take.
+  SimTime path_latency(NodeId src, NodeId dst, uint64_t flow_hash = 0) const;
+};
+
+}  // namespace anatomy::net
