@@ -102,9 +102,13 @@ std::string format_bytes(Bytes b) {
   const int64_t a = n < 0 ? -n : n;
   static constexpr std::array<std::pair<int, const char*>, 4> kBinary{
       {{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}}};
+  // Binary only when the largest binary unit that fits divides exactly
+  // (8GiB, 64KiB), so 140e9 prints as 140GB rather than 136718750KiB.
   for (auto [shift, name] : kBinary) {
     int64_t unit = int64_t{1} << shift;
-    if (a >= unit && a % unit == 0) return fmt::format("{}{}", n / unit, name);
+    if (a < unit) continue;
+    if (a % unit == 0) return fmt::format("{}{}", n / unit, name);
+    break;
   }
   static constexpr std::array<std::pair<double, const char*>, 5> kDecimal{
       {{1e15, "PB"}, {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "KB"}}};

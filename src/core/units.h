@@ -83,8 +83,8 @@ Bandwidth rate_of(Bytes size, SimTime t);
 Bytes parse_bytes(std::string_view text, std::string_view what = "size");
 Bandwidth parse_bandwidth(std::string_view text, std::string_view what = "bandwidth");
 
-// "140GB", "8GiB", "1.5MB", "512B": binary units when the size is an exact
-// multiple of 1 KiB/MiB/GiB/TiB, otherwise decimal with up to 4 digits.
+// "140GB", "8GiB", "1.5MB", "512B": binary units when the largest binary
+// unit that fits divides the size exactly, otherwise decimal, 4 digits.
 std::string format_bytes(Bytes b);
 // "800Gbps", "1.6Tbps".
 std::string format_bandwidth(Bandwidth b);

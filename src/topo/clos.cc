@@ -19,7 +19,7 @@ ClosCounts build_clos(Topology& t, uint8_t fabric, const std::vector<LeafGroup>&
   const int leaf_down = p.radix - p.leaf_up;
   for (const auto& g : groups) {
     if (static_cast<int>(g.endpoints.size()) * g.links_per_endpoint > leaf_down)
-      throw core::InputError({"", 0, field}, fmt::format("a leaf has {} down ports but {} endpoint links need one",
+      throw core::InputError({"", 0, field + ".radix"}, fmt::format("a leaf has {} down ports but {} endpoint links need one",
                                                          leaf_down, g.endpoints.size() * g.links_per_endpoint));
   }
   // Route ids in group order; each leaf covers its group's contiguous range.
@@ -46,7 +46,7 @@ ClosCounts build_clos(Topology& t, uint8_t fabric, const std::vector<LeafGroup>&
       while (j < groups.size() && groups[j].unit == groups[i].unit) ++j;
       const int unit_leaves = static_cast<int>(j - i);
       if (unit_leaves > p.leaves_per_pod)
-        throw core::InputError({"", 0, field}, fmt::format("a scalable unit of {} leaves does not fit a pod of {}",
+        throw core::InputError({"", 0, field + ".radix"}, fmt::format("a scalable unit of {} leaves does not fit a pod of {}",
                                                            unit_leaves, p.leaves_per_pod));
       if (in_pod + unit_leaves > p.leaves_per_pod) {
         ++pod;
@@ -60,7 +60,7 @@ ClosCounts build_clos(Topology& t, uint8_t fabric, const std::vector<LeafGroup>&
   } else {
     c.pods = 1;
     if (c.leaves > p.radix)
-      throw core::InputError({"", 0, field},
+      throw core::InputError({"", 0, field + ".tiers"},
                              fmt::format("2 tiers of radix {} hold at most {} leaves, this cluster needs {}: use 3 "
                                          "tiers or a larger radix",
                                          p.radix, p.radix, c.leaves));
@@ -119,7 +119,7 @@ ClosCounts build_clos(Topology& t, uint8_t fabric, const std::vector<LeafGroup>&
     // Core group j joins spine j of every pod; a core has `radix` ports, so a
     // group needs ceil(pods * spine_up / radix) cores.
     if (c.pods > p.radix)
-      throw core::InputError({"", 0, field}, fmt::format("{} pods exceed what a core switch of radix {} can join: "
+      throw core::InputError({"", 0, field + ".radix"}, fmt::format("{} pods exceed what a core switch of radix {} can join: "
                                                          "use a larger radix or fewer hosts",
                                                          c.pods, p.radix));
     const int per_group = std::max(1, ceil_div(c.pods * p.spine_up, p.radix));

@@ -1,0 +1,104 @@
+// End-to-end checks of the `anatomy` binary: exit codes, error lines, JSON.
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+Result run(const std::string& args) {
+  static int calls = 0;
+  const std::string err_file = ::testing::TempDir() + "anatomy_cli_stderr_" + std::to_string(getpid()) + "_" +
+                               std::to_string(++calls) + ".txt";
+  const std::string cmd = std::string(ANATOMY_BINARY) + " " + args + " 2>" + err_file;
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* e = fopen(err_file.c_str(), "r")) {
+    while ((n = fread(buf.data(), 1, buf.size(), e)) > 0) r.err.append(buf.data(), n);
+    fclose(e);
+  }
+  std::remove(err_file.c_str());
+  return r;
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+void expect_input_error(const std::string& args, const std::string& mentions) {
+  Result r = run(args);
+  EXPECT_EQ(r.code, 2) << args;
+  EXPECT_TRUE(r.out.empty()) << args << " printed partial output: " << r.out;
+  EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+  EXPECT_NE(r.err.find(mentions), std::string::npos) << args << ": " << r.err;
+}
+
+TEST(Cli, BadInputIsOneLineAndExitCodeTwo) {
+  expect_input_error("collective --gpus 0", "--gpus");
+  expect_input_error("collective --bytes -5", "--bytes");
+  expect_input_error("collective --system dgx-h900", "unknown system 'dgx-h900'");
+  expect_input_error("collective --algo spiral", "unknown algorithm 'spiral'");
+  expect_input_error("collective --op all_reduce --nic-speed -400Gbps --gpus 16", "--nic-speed");
+  expect_input_error("collective --topology ring --link-bandwidth 0GB/s", "--link-bandwidth");
+  expect_input_error("collective --tiers 2 --radix 8 --gpus 4096", "--tiers");
+  expect_input_error("collective --no-such-flag", "no-such-flag");
+}
+
+TEST(Cli, JsonHasTheDocumentedShape) {
+  Result r = run("collective --op all_reduce --system dgx-h100 --gpus 8 -b 1M -e 4M --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["op"], "all_reduce");
+  EXPECT_EQ(j["gpus"], 8);
+  EXPECT_EQ(j["system"], "dgx-h100");
+  ASSERT_EQ(j["rows"].size(), 3u);
+  for (const auto& row : j["rows"]) {
+    for (const char* k : {"bytes", "time_us", "algbw_GBps", "busbw_GBps", "algo"}) EXPECT_TRUE(row.contains(k)) << k;
+    EXPECT_GT(row["time_us"].get<double>(), 0);
+  }
+  EXPECT_EQ(j["rows"][0]["bytes"], 1 << 20);
+}
+
+TEST(Cli, SameInputsGiveByteIdenticalOutput) {
+  const std::string args = "collective --gpus 64 -b 1K -e 64M -f 8";
+  Result a = run(args), b = run(args);
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(Cli, TableLooksLikeNcclTests) {
+  Result r = run("collective --gpus 8 --bytes 8G");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("algbw"), std::string::npos);
+  EXPECT_NE(r.out.find("busbw"), std::string::npos);
+  EXPECT_NE(r.out.find("8589934592"), std::string::npos);
+  EXPECT_NE(r.out.find("nvls/Simple"), std::string::npos);
+}
+
+TEST(Cli, ListNamesSystemsAndAlgorithms) {
+  Result r = run("list");
+  ASSERT_EQ(r.code, 0);
+  for (const char* s : {"dgx-h100", "gb200-nvl72", "mi350x-8", "ring", "nvls", "hierarchical"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+}  // namespace

@@ -1,0 +1,190 @@
+#include <gtest/gtest.h>
+
+#include "coll/collective.h"
+#include "hw/catalog.h"
+#include "net/flow/flow_network.h"
+#include "topo/builders.h"
+
+namespace anatomy::coll {
+namespace {
+
+std::unique_ptr<net::Network> flow(engine::Simulator& sim, const topo::Topology& t) {
+  return std::make_unique<net::FlowNetwork>(sim, t);
+}
+
+struct Fixture {
+  topo::Topology topo;
+  AlgorithmRegistry reg;
+  LibraryModel lib;
+  explicit Fixture(topo::Topology t, LibraryModel l) : topo(std::move(t)), lib(std::move(l)) {
+    register_builtin_algorithms(reg);
+  }
+  CollectiveResult run(Op op, Bytes s, const std::string& algo, Fidelity f = Fidelity::kStep,
+                       Protocol p = Protocol::kSimple, int chunks = 0) {
+    CollectiveRunner runner(topo, reg, lib, flow);
+    Request r;
+    r.op = op;
+    r.bytes = s;
+    r.fidelity = f;
+    r.protocol = p;
+    r.chunks = chunks;
+    return runner.run(whole_topology(topo), r, algo);
+  }
+};
+
+Fixture ring_of(int n, double GBps, SimTime hop) {
+  return Fixture(topo::build_torus({static_cast<uint32_t>(n)}, Bandwidth::gigabytes_per_s(GBps), hop),
+                 ideal_library());
+}
+
+Fixture cluster(const char* system, int gpus) {
+  topo::ClusterSpec s;
+  s.system = hw::find_system(system);
+  s.gpus = gpus;
+  return Fixture(topo::build_cluster(s), nccl_library(s.system));
+}
+
+TEST(Ring, AllReduceMatchesTheTextbookFormula) {
+  // A ring all-reduce of S bytes on N ranks over links of bandwidth B moves
+  // 2(N-1)/N S per rank, taking 2(N-1)/N S / B plus 2(N-1) hop latencies.
+  for (int n : {4, 16, 64}) {
+    auto fx = ring_of(n, 50, SimTime::ns(500));
+    const Bytes S = Bytes::GiB(1);
+    const double ideal_s = 2.0 * (n - 1) / n * S.as_double() / 50e9 + 2.0 * (n - 1) * 500e-9;
+    auto r = fx.run(Op::kAllReduce, S, "ring");
+    EXPECT_NEAR(r.time.seconds() / ideal_s, 1.0, 0.01) << "n=" << n;
+    // nccl-tests' busbw equals the link bandwidth when bandwidth dominates.
+    EXPECT_NEAR(r.busbw_GBps, 50, 0.5) << "n=" << n;
+  }
+}
+
+TEST(Ring, AllGatherAndReduceScatterTakeHalfAnAllReduce) {
+  // (N-1)/N S over B: S is the total gathered buffer (nccl-tests' convention).
+  auto fx = ring_of(8, 50, SimTime::ns(100));
+  const Bytes S = Bytes::GiB(1);
+  const double expect = 7.0 / 8 * S.as_double() / 50e9 + 7 * 100e-9;
+  EXPECT_NEAR(fx.run(Op::kAllGather, S, "ring").time.seconds() / expect, 1.0, 0.01);
+  EXPECT_NEAR(fx.run(Op::kReduceScatter, S, "ring").time.seconds() / expect, 1.0, 0.01);
+}
+
+TEST(Ring, BroadcastPipelinesChunksDownAChain) {
+  // A pipelined chain of N-1 edges with L chunks takes (N-1+L-1) chunk times;
+  // for L >> N it approaches S / B.
+  auto fx = ring_of(8, 50, SimTime::zero());
+  const Bytes S = Bytes::MiB(512);
+  auto r = fx.run(Op::kBroadcast, S, "ring", Fidelity::kStep, Protocol::kSimple, 64);
+  const double chunk_s = S.as_double() / 64 / 50e9;
+  EXPECT_NEAR(r.time.seconds() / (chunk_s * (7 + 64 - 1)), 1.0, 0.001);
+}
+
+TEST(Ring, StepAndBulkFidelitiesAgree) {
+  // On a multi-node cluster with real contention (PXN over NVLink, rails):
+  // the bulk form (one flow per edge) is within 2% of step by step.
+  auto fx = cluster("dgx-h100", 32);
+  for (const char* algo : {"ring", "tree", "hierarchical", "nvls"}) {
+    auto step = fx.run(Op::kAllReduce, Bytes::GiB(1), algo, Fidelity::kStep);
+    auto bulk = fx.run(Op::kAllReduce, Bytes::GiB(1), algo, Fidelity::kBulk);
+    EXPECT_NEAR(bulk.time.seconds() / step.time.seconds(), 1.0, 0.02) << algo;
+  }
+}
+
+TEST(Ring, ScheduleBytesAreTwoNMinusOneSlicesPerRank) {
+  auto fx = ring_of(16, 50, SimTime::zero());
+  AlgorithmRegistry reg;
+  register_builtin_algorithms(reg);
+  Request r;
+  r.bytes = Bytes::MiB(64);
+  const Group g = whole_topology(fx.topo);
+  const Schedule s = reg.find("ring").build(g, r, ideal_library());
+  // 16 ranks each send 2 * 15 / 16 of 64 MiB.
+  EXPECT_NEAR(s.total_bytes().as_double(), 16 * 2.0 * 15 / 16 * r.bytes.as_double(), 16.0 * 64);
+  // LL doubles the wire bytes (half of every line is flags).
+  r.protocol = Protocol::kLL;
+  const Schedule ll = reg.find("ring").build(g, r, nccl_library(hw::find_system("dgx-h100")));
+  EXPECT_NEAR(ll.total_bytes().as_double() / s.total_bytes().as_double(), 2.0, 1e-3);
+}
+
+TEST(Ring, AstraSimOneDimensionalRingCase) {
+  // ASTRA-sim's analytical backend reports 46.13 ms for a 1 GiB ring
+  // all-reduce on 1,024 devices of a 1-D ring, 50 GB/s and 500 ns per hop,
+  // in 4 chunks. The pipelined ring costs 2*1023/1024 GiB / 50 GB/s = 42.9 ms
+  // of bandwidth plus 2,046 hops of 500 ns, 43.9 ms: within 5%.
+  auto fx = ring_of(1024, 50, SimTime::ns(500));
+  auto r = fx.run(Op::kAllReduce, Bytes::GiB(1), "ring", Fidelity::kStep, Protocol::kSimple, 4);
+  EXPECT_NEAR(r.time.millis(), 43.93, 0.05);
+  EXPECT_NEAR(r.time.millis() / 46.13, 1.0, 0.05);
+  // It ran a handful of distinct waves, not 2 million messages.
+  EXPECT_LT(r.stats.sends_issued, 10 * 1024);
+}
+
+TEST(Nvls, DgxH100AllReduceMatchesThePublishedCurve) {
+  // Case B2 (DGX H100, nccl-tests, NVLS): busbw 480 GB/s at 8 GB, 67 GB/s at 1 MB.
+  auto fx = cluster("dgx-h100", 8);
+  auto big = fx.run(Op::kAllReduce, Bytes::GiB(8), "auto");
+  EXPECT_EQ(big.algorithm, "nvls");
+  EXPECT_NEAR(big.busbw_GBps / 480.16, 1.0, 0.10);
+  auto small = fx.run(Op::kAllReduce, Bytes::MiB(1), "auto");
+  EXPECT_GT(small.busbw_GBps, 67.04 / 2);
+  EXPECT_LT(small.busbw_GBps, 67.04 * 2);
+}
+
+TEST(Nvls, H200AllReduceMatchesThePublishedCurve) {
+  // Case B3 (Azure ND H200 v5): 479.98 GB/s at 8 GB, 52.96 GB/s at 1 MB.
+  auto fx = cluster("dgx-h200", 8);
+  auto big = fx.run(Op::kAllReduce, Bytes::GiB(8), "auto");
+  EXPECT_NEAR(big.busbw_GBps / 479.98, 1.0, 0.10);
+  auto small = fx.run(Op::kAllReduce, Bytes::MiB(1), "auto");
+  EXPECT_GT(small.busbw_GBps, 52.96 / 2);
+  EXPECT_LT(small.busbw_GBps, 52.96 * 2);
+}
+
+TEST(Nvls, BusBandwidthGrowsWithGpusAsInSwitchReductionPredicts) {
+  // Each GPU moves S(1+1/n) each way, so busbw = B 2(n-1)/(n+1): more GPUs,
+  // more bus bandwidth over the same links (nccl#1455 measured 420 -> 480 GB/s
+  // from 5 to 8 H100s).
+  double prev = 0;
+  for (int n : {4, 6, 8}) {
+    auto fx = cluster("dgx-h100", n);
+    auto r = fx.run(Op::kAllReduce, Bytes::GiB(4), "nvls");
+    EXPECT_GT(r.busbw_GBps, prev) << n;
+    prev = r.busbw_GBps;
+  }
+}
+
+TEST(Auto, SmallMessagesPickLowLatencyProtocols) {
+  auto fx = cluster("dgx-h100", 8);
+  auto r = fx.run(Op::kAllReduce, Bytes(1024), "auto");
+  EXPECT_EQ(r.protocol, "LL");
+  // About NCCL's ring/LL latency: 6.6 us + 14 x 0.6 us.
+  EXPECT_NEAR(r.time.micros(), 15.0, 2.0);
+}
+
+TEST(Hierarchical, CrossesTheFabricWithOnlyASlicePerGpu) {
+  // 4 DGX H100 nodes: the inter-node stage carries 2(m-1)/m of S/8 per NIC.
+  auto fx = cluster("dgx-h100", 32);
+  auto h = fx.run(Op::kAllReduce, Bytes::GiB(1), "hierarchical", Fidelity::kBulk);
+  auto flat = fx.run(Op::kAllReduce, Bytes::GiB(1), "ring", Fidelity::kBulk);
+  EXPECT_GT(h.busbw_GBps, 100);
+  EXPECT_GT(flat.busbw_GBps, 100);
+  EXPECT_EQ(h.algorithm, "hierarchical");
+}
+
+TEST(Busbw, FactorsAreNcclTests) {
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kAllReduce, 8), 14.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kAllGather, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kReduceScatter, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kAllToAll, 8), 7.0 / 8);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kBroadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor(Op::kSendRecv, 8), 1.0);
+}
+
+TEST(Direct, AllToAllOnOneSwitchIsBoundByEachGpusLink) {
+  // 8 GPUs on an NVSwitch: each sends 7/8 of S out of its link.
+  auto fx = cluster("dgx-h100", 8);
+  auto r = fx.run(Op::kAllToAll, Bytes::GiB(1), "direct", Fidelity::kBulk);
+  const double link = 450e9 * 20.6 / 25;
+  EXPECT_NEAR(r.time.seconds() / (7.0 / 8 * Bytes::GiB(1).as_double() / link), 1.0, 0.01);
+}
+
+}  // namespace
+}  // namespace anatomy::coll
