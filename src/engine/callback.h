@@ -5,7 +5,7 @@
 // The event queue moves every pending event several times (see
 // simulator.h), so the callback must be cheap to move and must not allocate
 // for the common case of a lambda capturing a pointer and a few integers.
-// A callable that is trivially copyable and fits in 40 bytes is stored
+// A callable that is trivially copyable and fits in 16 bytes (a pointer and an index or two) is stored
 // inline; any other callable is stored on the heap and only its pointer is
 // kept inline. Either way the object itself is trivially relocatable.
 //
@@ -22,14 +22,14 @@ namespace anatomy::engine {
 
 class Callback {
  public:
-  static constexpr size_t kInlineBytes = 40;
+  static constexpr size_t kInlineBytes = 16;
 
   Callback() = default;
 
   template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, Callback>>>
   Callback(F&& f) {  // NOLINT(google-explicit-constructor): lambdas convert implicitly
     using Fn = std::decay_t<F>;
-    if constexpr (sizeof(Fn) <= kInlineBytes && alignof(Fn) <= alignof(std::max_align_t) &&
+    if constexpr (sizeof(Fn) <= kInlineBytes && alignof(Fn) <= 8 &&
                   std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>) {
       ::new (static_cast<void*>(buf_)) Fn(std::forward<F>(f));
       fn_ = [](Op op, void* buf) {
@@ -75,7 +75,7 @@ class Callback {
     o.fn_ = nullptr;
   }
 
-  alignas(std::max_align_t) unsigned char buf_[kInlineBytes];
+  alignas(8) unsigned char buf_[kInlineBytes];
   void (*fn_)(Op, void*) = nullptr;
 };
 

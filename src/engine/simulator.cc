@@ -7,17 +7,49 @@
 
 namespace anatomy::engine {
 
-Simulator::Simulator() {
-  for (auto& b : buckets_) b.reserve(64);
+Simulator::Simulator() : buckets_(kBuckets) {}
+
+int Simulator::bucket_of(uint64_t key) const {
+  const uint64_t d = key ^ last_;
+  if (d == 0) return kCurrent;
+  const int level = (std::bit_width(d) - 1) / kDigitBits;
+  return level * kDigits + static_cast<int>((key >> (kDigitBits * level)) & (kDigits - 1));
 }
 
-int Simulator::bucket_of(uint64_t key, uint64_t last) {
-  return key == last ? 0 : std::bit_width(key ^ last);
+void Simulator::mark(int b) {
+  const int level = b / kDigits, word = (b % kDigits) >> 6;
+  digit_bits_[level][word] |= uint64_t{1} << (b & 63);
+  word_bits_[level] |= uint64_t{1} << word;
+  level_bits_ |= 1u << level;
 }
 
-void Simulator::push(Entry&& e) { buckets_[bucket_of(e.key, last_)].push_back(std::move(e)); }
+void Simulator::unmark(int b) {
+  const int level = b / kDigits, word = (b % kDigits) >> 6;
+  digit_bits_[level][word] &= ~(uint64_t{1} << (b & 63));
+  if (digit_bits_[level][word] == 0) {
+    word_bits_[level] &= ~(uint64_t{1} << word);
+    if (word_bits_[level] == 0) level_bits_ &= ~(1u << level);
+  }
+}
 
-EventHandle Simulator::schedule_at(SimTime at, Callback cb) {
+void Simulator::push(Entry&& e) {
+  const int b = bucket_of(e.key);
+  if (b == kCurrent) {
+    current_.push_back(std::move(e));
+    return;
+  }
+  if (buckets_[b].empty()) mark(b);
+  buckets_[b].push_back(std::move(e));
+}
+
+void Simulator::schedule_at(SimTime at, Callback cb) {
+  ANATOMY_CHECK(at >= now_, "an event was scheduled in the past");
+  ANATOMY_CHECK(static_cast<bool>(cb), "an event needs a callback");
+  push(Entry{static_cast<uint64_t>(at.count_ps()), kNoSlot, 0, std::move(cb)});
+  ++live_;
+}
+
+EventHandle Simulator::schedule_cancellable_at(SimTime at, Callback cb) {
   ANATOMY_CHECK(at >= now_, "an event was scheduled in the past");
   ANATOMY_CHECK(static_cast<bool>(cb), "an event needs a callback");
   uint32_t slot;
@@ -49,21 +81,31 @@ bool Simulator::cancel(EventHandle h) {
 }
 
 bool Simulator::settle(uint64_t limit) {
-  auto& b0 = buckets_[0];
-  if (head0_ < b0.size()) return true;
-  b0.clear();
-  head0_ = 0;
-  int i = 1;
-  while (i < kBuckets && buckets_[i].empty()) ++i;
-  if (i == kBuckets) return false;
-  auto& src = buckets_[i];
+  if (head_ < current_.size()) return true;
+  current_.clear();
+  head_ = 0;
+  if (level_bits_ == 0) return false;
+  const int level = std::countr_zero(level_bits_);
+  const int word = std::countr_zero(word_bits_[level]);
+  const int b = level * kDigits + word * 64 + std::countr_zero(digit_bits_[level][word]);
+  auto& src = buckets_[b];
+  if (level == 0) {
+    // Every event here has the same time: adopt the bucket as the FIFO.
+    const uint64_t key = src.front().key;
+    if (key > limit) return false;
+    last_ = key;
+    std::swap(current_, src);
+    unmark(b);
+    return true;
+  }
   uint64_t min_key = std::numeric_limits<uint64_t>::max();
   for (const auto& e : src) min_key = e.key < min_key ? e.key : min_key;
   if (min_key > limit) return false;
-  // Every entry of bucket i lands in a lower bucket relative to the new
-  // minimum, and those are all empty, so appending keeps tie order.
+  // Relative to the new minimum, every entry of this bucket belongs to a
+  // lower level, all of which are empty, so appending keeps tie order.
   last_ = min_key;
-  for (auto& e : src) buckets_[bucket_of(e.key, last_)].push_back(std::move(e));
+  unmark(b);
+  for (auto& e : src) push(std::move(e));
   src.clear();
   return true;
 }
@@ -71,18 +113,19 @@ bool Simulator::settle(uint64_t limit) {
 bool Simulator::pop_and_run(uint64_t limit) {
   for (;;) {
     if (!settle(limit)) return false;
-    auto& b0 = buckets_[0];
     if (last_ > limit) return false;
-    Entry& e = b0[head0_++];
-    if (generation_[e.slot] != e.generation) {
-      e.cb.reset();  // cancelled: its slot was already freed
-      continue;
+    Entry& e = current_[head_++];
+    if (e.slot != kNoSlot) {
+      if (generation_[e.slot] != e.generation) {
+        e.cb.reset();  // cancelled: its slot was already freed
+        continue;
+      }
+      ++generation_[e.slot];
+      free_slots_.push_back(e.slot);
     }
     // Move the callback out before running it: it may schedule events,
     // which can reallocate the bucket it lives in.
     Callback cb = std::move(e.cb);
-    ++generation_[e.slot];
-    free_slots_.push_back(e.slot);
     --live_;
     now_ = SimTime::ps(static_cast<int64_t>(last_));
     ++processed_;

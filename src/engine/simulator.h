@@ -2,23 +2,33 @@
 // Simulator: the discrete-event engine. Events run in (time, insertion
 // order); time never goes backwards; an event can be cancelled by handle.
 //
-// The queue is a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990), which
-// works because a simulator's keys are monotone: nothing is ever scheduled
-// before the last event popped. Bucket b holds events whose time differs
-// from the last popped time first in bit b-1; pushing is O(1), and each
-// event is redistributed at most once per bit it shares with the clock, so
-// popping is amortized O(log T) in the time span T, independent of how
-// many events are pending. Events with equal times always sit in the same
-// bucket and move in order, so FIFO order among ties holds without storing
-// a sequence number. Callbacks live inline in the buckets (see callback.h)
-// so redistribution streams through memory instead of chasing pointers.
+// The queue is a radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) with
+// radix 256, which works because a simulator's keys are monotone: nothing
+// is scheduled before the last event popped. An event whose time first
+// differs from the last popped time in byte L (counting from the
+// least significant) waits in bucket (L, that digit of its time); an event
+// at exactly the last popped time waits in a FIFO. Level-0 buckets each hold
+// one exact time, so when the lowest non-empty bucket is at level 0 it is
+// adopted as the FIFO by a swap; a higher bucket is scanned for its minimum,
+// which becomes the new reference, and its events move to lower levels. An
+// event moves at most once per byte of the time span it crosses (twice for
+// a 16 us delay in picoseconds), however many events are pending; two-level
+// bitmaps find the lowest non-empty bucket. (Radix 64, 1,024 and 4,096 were
+// measured too; none was faster on the hold model, see bench/README.md.)
+// Events with
+// equal times always share a bucket and move in order, so ties stay FIFO
+// without a sequence number. Callbacks live inline in the buckets (see
+// callback.h) so moves stream through memory instead of chasing pointers.
 //
-// Cancellation is lazy: a handle names a slot and a generation; cancel()
-// bumps the generation in O(1) and the stale entry is dropped when it
-// surfaces. A cancelled callback is destroyed when its entry surfaces.
+// Cancellation is lazy and costs only the events that can be cancelled:
+// schedule_*() events carry no handle and are popped without any lookup;
+// schedule_cancellable_*() events get a handle naming a slot and a
+// generation, cancel() bumps the generation in O(1), and the stale entry is
+// dropped (its callback destroyed) when it surfaces.
 //
 //   Simulator sim;
-//   auto h = sim.schedule_in(SimTime::us(5), [&] { ... });
+//   sim.schedule_in(SimTime::us(1), [&] { ... });
+//   auto h = sim.schedule_cancellable_in(SimTime::us(5), [&] { ... });
 //   sim.cancel(h);
 //   sim.run();
 
@@ -48,8 +58,12 @@ class Simulator {
   SimTime now() const { return now_; }
 
   // `at` must not be earlier than now().
-  EventHandle schedule_at(SimTime at, Callback cb);
-  EventHandle schedule_in(SimTime delay, Callback cb) { return schedule_at(now_ + delay, std::move(cb)); }
+  void schedule_at(SimTime at, Callback cb);
+  void schedule_in(SimTime delay, Callback cb) { schedule_at(now_ + delay, std::move(cb)); }
+  EventHandle schedule_cancellable_at(SimTime at, Callback cb);
+  EventHandle schedule_cancellable_in(SimTime delay, Callback cb) {
+    return schedule_cancellable_at(now_ + delay, std::move(cb));
+  }
 
   // Returns true if the event was pending and is now cancelled; false if it
   // already ran or was already cancelled.
@@ -69,23 +83,37 @@ class Simulator {
   uint64_t events_processed() const { return processed_; }
 
  private:
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
   struct Entry {
     uint64_t key;
-    uint32_t slot;
+    uint32_t slot;  // kNoSlot: not cancellable
     uint32_t generation;
     Callback cb;
   };
-  static constexpr int kBuckets = 65;
+  static constexpr int kDigitBits = 8;
+  static constexpr int kDigits = 1 << kDigitBits;
+  static constexpr int kLevels = (64 + kDigitBits - 1) / kDigitBits;
+  static constexpr int kWords = kDigits / 64;
+  static constexpr int kBuckets = kLevels * kDigits;
 
-  static int bucket_of(uint64_t key, uint64_t last);
+  // Bucket index of a key that differs from last_ (kCurrent if equal).
+  int bucket_of(uint64_t key) const;
   void push(Entry&& e);
+  void mark(int b);
+  void unmark(int b);
   // Makes bucket 0 hold the earliest events; false if the queue is empty.
   // Does not move last_ past `limit`, so scheduling at or after now() stays legal.
   bool settle(uint64_t limit);
   bool pop_and_run(uint64_t limit);
 
-  std::array<std::vector<Entry>, kBuckets> buckets_;
-  size_t head0_ = 0;  // next entry of bucket 0 to pop (bucket 0 is FIFO)
+  static constexpr int kCurrent = -1;
+  std::vector<Entry> current_;  // events at exactly last_, FIFO
+  size_t head_ = 0;             // next entry of current_ to pop
+  std::vector<std::vector<Entry>> buckets_;
+  // Per level: one bit per bucket, and a summary bit per 64-bucket word.
+  uint64_t digit_bits_[kLevels][kWords] = {};
+  uint64_t word_bits_[kLevels] = {};
+  uint32_t level_bits_ = 0;
   uint64_t last_ = 0;
   SimTime now_;
   std::vector<uint32_t> generation_;

@@ -39,8 +39,8 @@ TEST(Simulator, TiesRunInInsertionOrder) {
 TEST(Simulator, CancelledEventsDoNotRun) {
   Simulator sim;
   int ran = 0;
-  auto a = sim.schedule_at(SimTime::ns(5), [&] { ran += 1; });
-  auto b = sim.schedule_at(SimTime::ns(6), [&] { ran += 10; });
+  auto a = sim.schedule_cancellable_at(SimTime::ns(5), [&] { ran += 1; });
+  auto b = sim.schedule_cancellable_at(SimTime::ns(6), [&] { ran += 10; });
   EXPECT_EQ(sim.pending(), 2u);
   EXPECT_TRUE(sim.cancel(a));
   EXPECT_FALSE(sim.cancel(a));
@@ -54,9 +54,9 @@ TEST(Simulator, CancelledEventsDoNotRun) {
 TEST(Simulator, ReusedSlotDoesNotResurrectOldHandle) {
   Simulator sim;
   int ran = 0;
-  auto a = sim.schedule_at(SimTime::ns(5), [&] { ran += 1; });
+  auto a = sim.schedule_cancellable_at(SimTime::ns(5), [&] { ran += 1; });
   sim.cancel(a);
-  auto b = sim.schedule_at(SimTime::ns(7), [&] { ran += 2; });
+  auto b = sim.schedule_cancellable_at(SimTime::ns(7), [&] { ran += 2; });
   EXPECT_EQ(a.slot, b.slot);
   EXPECT_FALSE(sim.cancel(a));
   sim.run();
@@ -84,8 +84,8 @@ TEST(Simulator, HeapCallbacksAreDestroyedEvenWhenCancelled) {
   {
     Simulator sim;
     std::string big(100, 'x');  // not trivially copyable: stored on the heap
-    auto h = sim.schedule_at(SimTime::ns(1), [token, big] { ++*token; });
-    sim.schedule_at(SimTime::ns(2), [token, big] { ++*token; });
+    auto h = sim.schedule_cancellable_at(SimTime::ns(1), [token, big] { ++*token; });
+    sim.schedule_cancellable_at(SimTime::ns(2), [token, big] { ++*token; });
     sim.cancel(h);
     sim.schedule_at(SimTime::ns(3), [token, big] { ++*token; });
     EXPECT_EQ(token.use_count(), 4);

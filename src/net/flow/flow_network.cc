@@ -168,7 +168,7 @@ void FlowNetwork::solve() {
     // Multiply before dividing so exact inputs give exact times; the small
     // slack keeps float noise from rounding a whole picosecond up.
     const double ps = std::max(0.0, std::ceil(f.remaining_bits * 1e12 / r - 1e-6));
-    f.drain_event = sim_.schedule_in(SimTime::ps(static_cast<int64_t>(ps)), [this, fi] { finish_drain(fi); });
+    f.drain_event = sim_.schedule_cancellable_in(SimTime::ps(static_cast<int64_t>(ps)), [this, fi] { finish_drain(fi); });
   }
   for (LinkId l : comp_links_) link_local_[l] = UINT32_MAX;
 }

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Runs every benchmark in bench/ (built by `make bench`). Pass a filter
+# regex as the second argument to run a subset.
+set -euo pipefail
+build=${1:-build-bench}
+filter=${2:-.}
+for b in engine_bench topology_bench collective_bench; do
+  echo "== $b"
+  "$build/bench/$b" --benchmark_filter="$filter"
+done
