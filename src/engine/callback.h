@@ -23,6 +23,23 @@ namespace anatomy::engine {
 class Callback {
  public:
   static constexpr size_t kInlineBytes = 16;
+  enum class Op { kCall, kDestroy };
+
+  // The callable as plain bytes, for containers that move it with memcpy
+  // (the event queue). Exactly one of invoke() or destroy() must follow.
+  struct Raw {
+    void (*fn)(Op, void*) = nullptr;
+    alignas(8) unsigned char buf[kInlineBytes];
+    void invoke() { fn(Op::kCall, buf); fn(Op::kDestroy, buf); }
+    void destroy() { fn(Op::kDestroy, buf); }
+  };
+  Raw release() && {
+    Raw r;
+    r.fn = fn_;
+    std::memcpy(r.buf, buf_, kInlineBytes);
+    fn_ = nullptr;
+    return r;
+  }
 
   Callback() = default;
 
@@ -34,7 +51,7 @@ class Callback {
       ::new (static_cast<void*>(buf_)) Fn(std::forward<F>(f));
       fn_ = [](Op op, void* buf) {
         if (op == Op::kCall) (*std::launder(reinterpret_cast<Fn*>(buf)))();
-      };
+      };  // trivially destructible: kDestroy is a no-op
     } else {
       Fn* heap = new Fn(std::forward<F>(f));
       std::memcpy(buf_, &heap, sizeof(heap));
@@ -68,7 +85,6 @@ class Callback {
   }
 
  private:
-  enum class Op { kCall, kDestroy };
   void steal(Callback& o) {
     std::memcpy(buf_, o.buf_, kInlineBytes);
     fn_ = o.fn_;

@@ -9,22 +9,30 @@ namespace anatomy::engine {
 
 Simulator::Simulator() : buckets_(kBuckets) {}
 
+Simulator::~Simulator() {
+  for (size_t i = head_; i < current_.size(); ++i) current_[i].cb.destroy();
+  for (auto& b : buckets_)
+    for (auto& e : b) e.cb.destroy();
+}
+
 int Simulator::bucket_of(uint64_t key) const {
   const uint64_t d = key ^ last_;
   if (d == 0) return kCurrent;
-  const int level = (std::bit_width(d) - 1) / kDigitBits;
-  return level * kDigits + static_cast<int>((key >> (kDigitBits * level)) & (kDigits - 1));
+  const unsigned level = (static_cast<unsigned>(std::bit_width(d)) - 1) / kDigitBits;
+  return static_cast<int>(level * kDigits + ((key >> (kDigitBits * level)) & (kDigits - 1)));
 }
 
-void Simulator::mark(int b) {
-  const int level = b / kDigits, word = (b % kDigits) >> 6;
+void Simulator::mark(int bucket) {
+  const unsigned b = static_cast<unsigned>(bucket);
+  const unsigned level = b / kDigits, word = (b % kDigits) >> 6;
   digit_bits_[level][word] |= uint64_t{1} << (b & 63);
   word_bits_[level] |= uint64_t{1} << word;
   level_bits_ |= 1u << level;
 }
 
-void Simulator::unmark(int b) {
-  const int level = b / kDigits, word = (b % kDigits) >> 6;
+void Simulator::unmark(int bucket) {
+  const unsigned b = static_cast<unsigned>(bucket);
+  const unsigned level = b / kDigits, word = (b % kDigits) >> 6;
   digit_bits_[level][word] &= ~(uint64_t{1} << (b & 63));
   if (digit_bits_[level][word] == 0) {
     word_bits_[level] &= ~(uint64_t{1} << word);
@@ -32,20 +40,20 @@ void Simulator::unmark(int b) {
   }
 }
 
-void Simulator::push(Entry&& e) {
+void Simulator::push(const Entry& e) {
   const int b = bucket_of(e.key);
   if (b == kCurrent) {
-    current_.push_back(std::move(e));
+    current_.push_back(e);
     return;
   }
   if (buckets_[b].empty()) mark(b);
-  buckets_[b].push_back(std::move(e));
+  buckets_[b].push_back(e);
 }
 
 void Simulator::schedule_at(SimTime at, Callback cb) {
   ANATOMY_CHECK(at >= now_, "an event was scheduled in the past");
   ANATOMY_CHECK(static_cast<bool>(cb), "an event needs a callback");
-  push(Entry{static_cast<uint64_t>(at.count_ps()), kNoSlot, 0, std::move(cb)});
+  push(Entry{static_cast<uint64_t>(at.count_ps()), kNoSlot, 0, std::move(cb).release()});
   ++live_;
 }
 
@@ -61,7 +69,7 @@ EventHandle Simulator::schedule_cancellable_at(SimTime at, Callback cb) {
     generation_.push_back(0);
   }
   const uint32_t gen = generation_[slot];
-  push(Entry{static_cast<uint64_t>(at.count_ps()), slot, gen, std::move(cb)});
+  push(Entry{static_cast<uint64_t>(at.count_ps()), slot, gen, std::move(cb).release()});
   ++live_;
   return EventHandle{slot, gen};
 }
@@ -105,7 +113,7 @@ bool Simulator::settle(uint64_t limit) {
   // lower level, all of which are empty, so appending keeps tie order.
   last_ = min_key;
   unmark(b);
-  for (auto& e : src) push(std::move(e));
+  for (const auto& e : src) push(e);
   src.clear();
   return true;
 }
@@ -117,19 +125,19 @@ bool Simulator::pop_and_run(uint64_t limit) {
     Entry& e = current_[head_++];
     if (e.slot != kNoSlot) {
       if (generation_[e.slot] != e.generation) {
-        e.cb.reset();  // cancelled: its slot was already freed
+        e.cb.destroy();  // cancelled: its slot was already freed
         continue;
       }
       ++generation_[e.slot];
       free_slots_.push_back(e.slot);
     }
-    // Move the callback out before running it: it may schedule events,
+    // Copy the callback out before running it: it may schedule events,
     // which can reallocate the bucket it lives in.
-    Callback cb = std::move(e.cb);
+    Callback::Raw cb = e.cb;
     --live_;
     now_ = SimTime::ps(static_cast<int64_t>(last_));
     ++processed_;
-    cb();
+    cb.invoke();
     return true;
   }
 }

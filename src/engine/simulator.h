@@ -54,6 +54,7 @@ class Simulator {
   Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
+  ~Simulator();
 
   SimTime now() const { return now_; }
 
@@ -84,11 +85,13 @@ class Simulator {
 
  private:
   static constexpr uint32_t kNoSlot = UINT32_MAX;
+  // Trivially copyable, so buckets move entries as plain bytes; the
+  // callback inside is destroyed exactly once, when it runs or is dropped.
   struct Entry {
     uint64_t key;
     uint32_t slot;  // kNoSlot: not cancellable
     uint32_t generation;
-    Callback cb;
+    Callback::Raw cb;
   };
   static constexpr int kDigitBits = 8;
   static constexpr int kDigits = 1 << kDigitBits;
@@ -98,7 +101,7 @@ class Simulator {
 
   // Bucket index of a key that differs from last_ (kCurrent if equal).
   int bucket_of(uint64_t key) const;
-  void push(Entry&& e);
+  void push(const Entry& e);
   void mark(int b);
   void unmark(int b);
   // Makes bucket 0 hold the earliest events; false if the queue is empty.
