@@ -1,0 +1,86 @@
+#pragma once
+// ComputeModel: how long the kernels of a training step take on one GPU.
+//
+// Two sources, one interface:
+//  * a roofline over the datasheet (peak tensor FLOP/s, HBM bandwidth) with
+//    efficiency curves by op shape: time = max(FLOPs / (peak x eff(shape)),
+//    bytes / (HBM x eff_mem)) plus a kernel launch overhead;
+//  * a calibration table measured on a real GPU (the format of
+//    data/calibration/h200.json, written by `anatomy calibrate`), whose
+//    measured GEMM, attention, memory-bound and optimizer rates are
+//    interpolated (log-space in the shape) instead.
+// A table measured on one GPU can lend its *efficiencies* (achieved/peak by
+// shape) to another GPU of the same architecture family; the model says
+// which source it used (describe()).
+//
+//   ComputeModel cm = make_compute_model(hw::find_accelerator("H200"), &table);
+//   SimTime t = cm.gemm(8192, 10240, 8192, Precision::kBf16);
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/units.h"
+#include "hw/accelerator.h"
+#include "hw/precision.h"
+
+namespace anatomy::hw {
+
+// Parsed calibration table (see data/calibration/h200.json for the format).
+struct CalibrationTable {
+  struct Gemm {
+    Precision dtype = Precision::kBf16;
+    int64_t m = 0, n = 0, k = 0;
+    double seconds = 0;
+  };
+  struct Attention {
+    int64_t seq = 0, heads = 0, head_dim = 0;
+    bool causal = true;
+    double fwd_seconds = 0, fwd_bwd_seconds = 0;
+  };
+  std::string source;      // file it was read from
+  std::string gpu_name;    // meta.name, e.g. "NVIDIA H200"
+  std::vector<Gemm> gemms;  // "gemm" and "gemm_grid" together
+  std::vector<Attention> attention;  // "attention" and "attention_grid"
+  double memory_GBps_rw = 0;         // memory.elementwise_inplace_GBps_rw
+  double optimizer_ns_per_param = 0;  // fused AdamW, fp32 params
+  double h2d_GBps = 0, d2h_GBps = 0;  // copy.*_pinned_GBps
+  double disk_write_GBps = 0;         // disk.seq_write_fsync_GBps
+};
+
+// Throws InputError naming the file (and field) when it is missing or malformed.
+CalibrationTable load_calibration(const std::string& path);
+
+class ComputeModel {
+ public:
+  // C[m,n] = A[m,k] B[k,n]: 2mnk FLOPs.
+  SimTime gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
+  // Flash attention for `batch` sequences: forward, and backward alone.
+  SimTime attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal) const;
+  SimTime attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal) const;
+  // A memory-bound kernel that reads plus writes this many bytes.
+  SimTime memory_bound(Bytes bytes_read_plus_written) const;
+  // Fused AdamW over this many parameters (fp32 master weights).
+  SimTime optimizer_step(int64_t params) const;
+  // The efficiency this model applies to a GEMM of this shape (achieved / peak).
+  double gemm_efficiency(int64_t m, int64_t n, int64_t k, Precision p) const;
+
+  const Accelerator& accelerator() const { return gpu_; }
+  // One line naming the source: "roofline over the H100 datasheet", "calibration
+  // table data/calibration/h200.json (NVIDIA H200)", ...
+  const std::string& describe() const { return description_; }
+
+ private:
+  friend ComputeModel make_compute_model(const Accelerator&, const CalibrationTable*);
+  Accelerator gpu_;
+  std::shared_ptr<const CalibrationTable> table_;  // null: roofline only
+  double table_peak_scale_ = 1.0;  // this GPU's peak over the table GPU's peak
+  std::string description_;
+};
+
+// With `table` null: the roofline with the built-in efficiency curves. With a
+// table: its measurements, scaled by peak (and HBM bandwidth) when the table
+// was measured on a different GPU.
+ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* table);
+
+}  // namespace anatomy::hw

@@ -1,0 +1,68 @@
+#pragma once
+// Scenario: a training job described in YAML, turned into typed,
+// validated configuration. Every field is declared once (name, unit,
+// default, validator, help) and every error names the file, line and field:
+//   scenario.yaml:14: parallelism.tp: 3 does not divide 64 attention heads
+//
+// Schema (units are written in the values: "800Gbps", "2h", "80GB"):
+//   name: llama3-70b-on-gb200          # optional
+//   seed: 1
+//   model: llama3-70b                   # a preset, or a mapping:
+//   #   {preset: gpt3-175b, layers: 48} / {layers, hidden, heads, kv_heads,
+//   #    ffn_hidden, vocab, gated_mlp, experts, top_k, ...}
+//   cluster:
+//     system: gb200-nvl72               # hw preset
+//     gpus: 1024
+//     fabric: {tiers, radix, oversubscription, spine_oversubscription,
+//              rail_optimized, planes, nic_speed, link_speed, switch_latency}
+//     storage: {servers, nics_per_server, nic_speed, shared_with_compute}
+//   parallelism: {tp, pp, dp, cp, ep, sequence_parallel, virtual_stages,
+//                 zero_stage, overlap_grad_reduce, overlap_param_gather,
+//                 tp_comm_overlap, bucket_size}
+//   training: {seq_len, global_batch, micro_batch, precision: bf16|fp8,
+//              recompute: none|selective|full}
+//   network: {model: flow}
+//   compute: {calibration: path/to/table.json}   # default: the system's own, if shipped
+//   expected:                          # validation cases only
+//     {case: A1-175B, metric: tflops_per_gpu|mfu|tokens_per_s|iteration_s,
+//      value: 140, source: "Narayanan et al. SC'21, Table 1"}
+// dp may be omitted (GPUs / (tp x pp x cp)). Unknown keys are errors.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "topo/builders.h"
+#include "workload/model.h"
+#include "workload/training.h"
+
+namespace anatomy::scenario {
+
+struct Expected {
+  std::string case_id;
+  std::string metric;  // tflops_per_gpu, mfu, tokens_per_s, iteration_s
+  double value = 0;
+  std::string source;
+};
+
+struct Scenario {
+  std::string file;  // where it was read from ("" for built-in)
+  std::string name;
+  uint64_t seed = 1;
+  workload::ModelSpec model;
+  topo::ClusterSpec cluster;
+  workload::ParallelPlan parallelism;
+  workload::TrainingSpec training;
+  std::string network_model = "flow";
+  std::string calibration;  // path to a calibration table, "" = none
+  std::optional<Expected> expected;
+};
+
+// Reads and validates a scenario (plan against model and GPU count; memory
+// fit is checked by the caller once the hardware is known). Throws
+// core::InputError with file, line and field.
+Scenario load_scenario(const std::string& path);
+// Same, from text (for tests); `file` names it in errors.
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file);
+
+}  // namespace anatomy::scenario

@@ -1,0 +1,51 @@
+#pragma once
+// ModelSpec: a decoder-only transformer's dimensions, and the presets
+// anatomy ships (GPT-3 175B, the Megatron-LM paper and README table models,
+// Llama 3 8B/70B/405B with grouped-query attention, MPT models, and the
+// Mixtral-8x7B mixture of experts).
+//
+// Parameter count (exact for the shapes below):
+//   per layer: attention  h*(h + 2*kv_heads*head_dim) [Q, K, V] + h*h [out]
+//              MLP        (gated ? 3 : 2) * h * ffn * experts, + h*experts router
+//              norms      2*h (4*h with biases/LayerNorm when `layernorm`)
+//   embeddings V*h (+ V*h again when the output layer is not tied), + s*h when
+//   learned positions are used.
+//
+//   const ModelSpec& m = find_model("llama3-70b");
+//   m.params();  // 70.55e9
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace anatomy::workload {
+
+struct ModelSpec {
+  std::string name;
+  std::string description;   // one line with its source
+  int64_t layers = 0;
+  int64_t hidden = 0;        // h
+  int64_t heads = 0;         // attention heads
+  int64_t kv_heads = 0;      // = heads without GQA
+  int64_t ffn_hidden = 0;    // per expert
+  int64_t vocab = 0;
+  int64_t max_seq = 0;       // for learned position embeddings (0 = rotary, none)
+  bool gated_mlp = false;    // SwiGLU: gate, up and down projections
+  bool tied_embeddings = false;
+  bool layernorm = true;     // LayerNorm with bias (GPT) vs RMSNorm (Llama)
+  int64_t experts = 1;       // MoE experts per layer (1 = dense)
+  int64_t top_k = 1;         // experts each token visits
+
+  int64_t head_dim() const { return hidden / heads; }
+  int64_t params() const;           // all parameters
+  int64_t active_params() const;    // parameters a token touches (MoE: top_k experts)
+  int64_t params_per_layer() const;
+  int64_t embedding_params() const;
+};
+
+const std::vector<ModelSpec>& model_presets();
+// Throws InputError (field "model") listing the known names.
+const ModelSpec& find_model(std::string_view name);
+
+}  // namespace anatomy::workload

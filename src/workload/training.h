@@ -1,0 +1,54 @@
+#pragma once
+// TrainingSpec: how a model is trained — the parallelism plan (how the
+// GPUs are split) and the batch, sequence and numerics.
+//
+// GPUs = TP x CP x PP x DP (x EP folded into DP for MoE: EP divides DP).
+// Ranks are laid out TP fastest, then CP, then DP, then PP (Megatron's
+// order, so a TP group shares an NVLink domain and a pipeline spans nodes).
+// global_batch = micro_batch x micro_batches x DP sequences per iteration.
+
+#include <cstdint>
+#include <string>
+
+#include "hw/precision.h"
+#include "workload/model.h"
+
+namespace anatomy::workload {
+
+enum class Recompute { kNone, kSelective, kFull };
+const char* to_string(Recompute r);
+
+struct ParallelPlan {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  int cp = 1;
+  int ep = 1;                   // expert parallel (MoE), divides dp
+  bool sequence_parallel = true;  // with TP: norms/dropout sharded, all-gather + reduce-scatter instead of all-reduce
+  int virtual_stages = 1;       // interleaved 1F1B: model chunks per pipeline rank
+  int zero_stage = 1;           // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
+  bool overlap_grad_reduce = true;   // DP reduce-scatter/all-reduce per bucket during backward
+  bool overlap_param_gather = true;  // ZeRO-3/distributed-optimizer all-gather during forward
+  bool tp_comm_overlap = false;      // TP collectives hidden behind GEMMs
+  int64_t bucket_bytes = 80'000'000;  // gradients reduced together (Megatron: 40M bf16 elements)
+
+  int gpus() const { return tp * pp * dp * cp; }
+};
+
+struct TrainingSpec {
+  int64_t seq_len = 2048;
+  int64_t global_batch = 512;  // sequences per iteration
+  int64_t micro_batch = 1;     // sequences per micro-batch per DP rank
+  hw::Precision precision = hw::Precision::kBf16;
+  Recompute recompute = Recompute::kNone;
+
+  int64_t micro_batches(const ParallelPlan& p) const { return global_batch / (micro_batch * p.dp); }
+  int64_t tokens_per_iteration() const { return global_batch * seq_len; }
+};
+
+// Checks the plan against the model and GPU count; throws InputError naming
+// the field ("parallelism.tp", "training.global_batch", ...) with the reason
+// (e.g. "parallelism.tp: 3 does not divide 64 attention heads").
+void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int gpus);
+
+}  // namespace anatomy::workload
