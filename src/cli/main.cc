@@ -6,6 +6,7 @@
 
 #include "cli/collective_command.h"
 #include "cli/list_command.h"
+#include "cli/run_command.h"
 #include "core/error.h"
 
 namespace anatomy::cli {
@@ -16,8 +17,8 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   add_collective_command(app, exit_code);
   add_list_command(app, exit_code);
-  CLI::App* run = app.add_subcommand("run", "run a scenario (with no file: the built-in default)");
-  run->callback([&exit_code] { exit_code = run_default_collective_sweep(); });
+  add_run_command(app, exit_code);
+  add_validate_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -26,12 +26,20 @@
 
 namespace anatomy::hw {
 
+namespace detail {
+struct CalibratedRates;  // the table's interpolators (compute_model.cc)
+struct RooflineShape;    // the roofline's per-GPU constants: SMs, plateau (compute_model.cc)
+}  // namespace detail
+
 // Parsed calibration table (see data/calibration/h200.json for the format).
 struct CalibrationTable {
   struct Gemm {
     Precision dtype = Precision::kBf16;
     int64_t m = 0, n = 0, k = 0;
     double seconds = 0;
+    // From "gemm_grid" (the power-of-two lattice) rather than "gemm" (named
+    // model shapes). Where both measured one shape, the "gemm" rows win.
+    bool from_grid = false;
   };
   struct Attention {
     int64_t seq = 0, heads = 0, head_dim = 0;
@@ -53,7 +61,8 @@ CalibrationTable load_calibration(const std::string& path);
 
 class ComputeModel {
  public:
-  // C[m,n] = A[m,k] B[k,n]: 2mnk FLOPs.
+  // C[m,n] = A[m,k] B[k,n]: 2mnk FLOPs. A precision the part has no tensor
+  // units for (peak_tflops() == 0, e.g. FP8 on A100) runs at the BF16 rate.
   SimTime gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
   // Flash attention for `batch` sequences: forward, and backward alone.
   SimTime attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal) const;
@@ -72,9 +81,16 @@ class ComputeModel {
 
  private:
   friend ComputeModel make_compute_model(const Accelerator&, const CalibrationTable*);
+  SimTime roofline_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
+  SimTime table_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
+  SimTime attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, bool backward) const;
+
   Accelerator gpu_;
   std::shared_ptr<const CalibrationTable> table_;  // null: roofline only
+  std::shared_ptr<const detail::CalibratedRates> calibrated_;  // null: roofline only
+  std::shared_ptr<const detail::RooflineShape> shape_;
   double table_peak_scale_ = 1.0;  // this GPU's peak over the table GPU's peak
+  double table_hbm_scale_ = 1.0;   // this GPU's HBM bandwidth over the table GPU's
   std::string description_;
 };
 

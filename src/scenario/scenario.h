@@ -23,15 +23,21 @@
 //              recompute: none|selective|full}
 //   network: {model: flow}
 //   compute: {calibration: path/to/table.json}   # default: the system's own, if shipped
+//   collective: {op: all_reduce, bytes: 8GiB, algorithm: auto}
+//   #   a collective case instead of a training iteration: model and
+//   #   parallelism are then not needed
 //   expected:                          # validation cases only
-//     {case: A1-175B, metric: tflops_per_gpu|mfu|tokens_per_s|iteration_s,
+//     {case: A1-175B, metric: tflops_per_gpu|megatron_tflops_per_gpu|mfu|
+//      tokens_per_s|iteration_s|busbw_GBps|time_us,
 //      value: 140, source: "Narayanan et al. SC'21, Table 1"}
 // dp may be omitted (GPUs / (tp x pp x cp)). Unknown keys are errors.
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "coll/ops.h"
 #include "topo/builders.h"
 #include "workload/model.h"
 #include "workload/training.h"
@@ -45,6 +51,13 @@ struct Expected {
   std::string source;
 };
 
+// A single collective to time (validation cases against nccl-tests figures).
+struct CollectiveCase {
+  coll::Op op = coll::Op::kAllReduce;
+  core::Bytes bytes;
+  std::string algorithm = "auto";
+};
+
 struct Scenario {
   std::string file;  // where it was read from ("" for built-in)
   std::string name;
@@ -56,6 +69,7 @@ struct Scenario {
   std::string network_model = "flow";
   std::string calibration;  // path to a calibration table, "" = none
   std::optional<Expected> expected;
+  std::optional<CollectiveCase> collective;
 };
 
 // Reads and validates a scenario (plan against model and GPU count; memory
@@ -64,5 +78,15 @@ struct Scenario {
 Scenario load_scenario(const std::string& path);
 // Same, from text (for tests); `file` names it in errors.
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file);
+
+// The schema itself, for help text and docs: every key with its kind,
+// default and meaning, in the order they are read.
+struct FieldDoc {
+  std::string path;           // "parallelism.tp"
+  std::string kind;           // "integer", "rate", "one of flow", "section", ...
+  std::string default_value;  // as it would be written, "required", or how it is derived
+  std::string help;
+};
+std::vector<FieldDoc> scenario_fields();
 
 }  // namespace anatomy::scenario

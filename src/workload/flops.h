@@ -5,10 +5,26 @@
 // recomputation: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)); the Megatron-LM
 // papers report TFLOP/s per GPU as F / (GPUs x iteration time).
 // model_flops(): the FLOPs the model needs without recomputation (MFU's
-// numerator): 3 x forward, forward = 2 x active params per token plus
-// attention's 4 s h per token per layer (causal masking not discounted,
-// as the papers count it) — exact matrix shapes, GQA and MoE included.
-// hardware_flops(): model_flops plus what recomputation re-runs (HFU).
+// numerator): 3 x forward (backward = 2 x forward: gradients of inputs and
+// of weights). Forward, per token, from the exact GEMM shapes:
+//   per layer  2 (h (h + 2 kv hd) + h h + (gated ? 3 : 2) h ffn top_k [+ h E router])
+//              + 4 s h  attention scores Q K^T and A V, causal masking not
+//                       discounted, as the papers count it
+//   once       2 h V    the output layer (logits)
+// GQA and MoE are in the shapes. Left out, here as in eq. 3: the embedding
+// lookup (a gather, no FLOPs), biases, norms, activations (GeLU/SwiGLU),
+// softmax, dropout, residual adds and the cross-entropy — O(s h) or O(s V)
+// elementwise work, under 1% of the total for every preset.
+// hardware_flops(): model_flops plus what the GPU re-runs (HFU's numerator):
+//   selective recompute  + the attention core's forward, 4 s h per token per layer
+//   full recompute       + every transformer layer's forward once more (the
+//                        output layer is not checkpointed, so it is not re-run:
+//                        eq. 3's logits term is 6 B s h V, three passes)
+//   FlashAttention       + Q K^T again in backward, 2 s h per token per layer
+//                        (backward is 2.5 x forward's attention matmuls, Dao 2023)
+// With full recompute and flash_attention off, hardware_flops() of a
+// Megatron GPT equals eq. 3 exactly (24 h^2 + 4 s h per token per layer
+// forward, 4 passes; 2 h V, 3 passes).
 
 #include <cstdint>
 

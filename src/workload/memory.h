@@ -1,18 +1,62 @@
 #pragma once
 // Memory a training plan needs on each GPU, and whether it fits.
 //
-// Weights, gradients and optimizer state follow mixed-precision Adam:
-// 2 B/param of low-precision weights, 2 (bf16) or 4 (fp32 accumulation)
-// B/param of gradients, 12 B/param of fp32 master weights + Adam m and v;
-// ZeRO-1 shards the 12 over DP, ZeRO-2 also the gradients, ZeRO-3 also the
-// weights. Parameters per GPU are those of its pipeline stage divided by TP
-// (and experts by EP). Activations per micro-batch per layer follow
-// Korthikanti et al. 2022 (with sequence parallelism: s b h (34 + 5 a s / h) / t,
-// selective recompute: 34 s b h / t, full recompute: 2 s b h per layer
-// boundary), times the micro-batches in flight on the first pipeline stage
-// (PP for 1F1B), divided by CP.
+// Every pipeline rank is estimated and the one that needs the most is
+// reported (MemoryBreakdown::stage): rank 0 holds the most micro-batches of
+// activations, the last rank the output layer and the logits.
+//
+// Parameters on pipeline rank r: its layers (layers_per_stage) x
+// params_per_layer, plus the input embedding (and position table) on rank 0
+// and the final norm and output layer on the last rank (with PP > 1
+// Megatron-LM keeps a copy of a tied embedding there too), divided by TP;
+// experts also by EP. Bytes per parameter for mixed-precision Adam, as
+// Megatron-LM's distributed-optimizer notes give them
+// (docs/source/distrib_optimizer.md):
+//   bf16, fp8  2 weights + 4 gradients (accumulated in fp32) + 12 (fp32 master weights, Adam m and v)
+//   fp16       2 + 2 + 16 (fp32 master weights, fp32 gradient copy, m, v)
+//   fp32       4 + 4 + 8 (m, v)
+// (fp8 training keeps bf16 weights; the transient fp8 copies are left out.)
+// ZeRO shards over the DP x CP group (Megatron's distributed optimizer
+// shards over data- x context-parallel ranks; experts over DP x CP / EP):
+// stage 1 the optimizer state, 2 also the gradients, 3 also the weights.
+// Sharded gradients and weights keep the unsharded ones of two layers (or of
+// the embedding, if larger) in flight: the one being reduce-scattered or
+// computed, and the next one prefetched.
+//
+// Activations follow Korthikanti et al. 2022, "Reducing Activation
+// Recomputation in Large Transformer Models" (arXiv 2205.05198) Section 4,
+// with each tensor's exact shape. Per layer, per token, with e = 2 bytes per
+// 16-bit element (4 for fp32), kv_w = kv_heads x head_dim:
+//   norm inputs 2 e h, QKV input e h, MLP input e h, dropout masks 2 h
+//       (1 byte each; GPT only)      — whole on every TP rank, / TP with
+//                                      sequence parallelism
+//   Q e h, K and V 2 e kv_w, attention output e h, MLP up (and gate)
+//       output (gated ? 2 : 1) e ffn top_k, activation output e ffn top_k,
+//       MoE: the dispatched copies e h top_k      — / TP
+//   attention scores a s^2 per sequence: softmax output e, dropout mask 1 and
+//       output e (GPT) — / TP; not stored with FlashAttention (which keeps a
+//       4-byte log-sum-exp per head per token) or selective recompute.
+// For Megatron's GPT this is the paper's s b h (34 + 5 a s / h) / t with
+// sequence parallelism, and 34 s b h / t with selective recompute. Full
+// recompute keeps only each layer's input, e s b h (/ t with sequence
+// parallelism; the paper's 2 s b h), plus one layer's whole activations
+// while that layer is recomputed. Everything is divided by CP.
+// Micro-batches in flight on rank r: 1F1B holds min(PP - r, micro-batches);
+// interleaved 1F1B with v chunks holds min(2 (PP - r - 1) + (v - 1) PP + 1,
+// v x micro-batches) chunks of layers / v layers (Megatron-LM's warm-up
+// count; on rank 0 the paper's factor 1 + (PP - 1) / (PP v)). Rank 0 adds the
+// embedding's dropout mask per micro-batch; the last rank, for one
+// micro-batch, the inputs of the final norm and the output layer and the
+// fp32 logits for the cross-entropy, 4 s b V / t.
+//
+// Workspace: a fixed 3 GB that the above does not see: the CUDA context and
+// kernel images (~0.5-1 GB), cuBLAS / cuDNN / Transformer Engine workspaces
+// (~0.5 GB), NCCL channel buffers for the TP, PP and DP communicators
+// (~0.5-1 GB) and the caching allocator's fragmentation (~1 GB).
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "core/units.h"
 #include "workload/model.h"
@@ -22,14 +66,26 @@ namespace anatomy::workload {
 
 struct MemoryBreakdown {
   core::Bytes weights, gradients, optimizer, activations, workspace;
+  int stage = 0;  // the pipeline rank these figures are for
   core::Bytes total() const { return weights + gradients + optimizer + activations + workspace; }
 };
 
+// The pipeline rank that needs the most memory.
 MemoryBreakdown estimate_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t);
+// Every pipeline rank, in order.
+std::vector<MemoryBreakdown> estimate_memory_per_stage(const ModelSpec& m, const ParallelPlan& p,
+                                                        const TrainingSpec& t);
 
 // Throws InputError (field "parallelism") when the total exceeds `capacity`,
-// saying by how much and suggesting what would fit (more TP or PP, ZeRO,
-// recomputation, a smaller micro-batch).
-void check_memory_fits(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, core::Bytes capacity);
+// saying by how much and suggesting what would fit. Suggestions are found by
+// re-running the estimate on the same GPUs: first one change at a time —
+// selective, then full recompute; ZeRO up to 3; PP doubled or TP doubled (up
+// to 8, one NVLink node) with DP halved; micro-batch 1 — and when none fits
+// alone, the same changes piled up in that order. `gpu` names the GPU in the
+// message ("H100"):
+//   "parallelism: needs 97.3 GB per GPU but each H100 has 80 GB (17.3 GB over)
+//    on pipeline rank 0 of 8: weights 35 GB, ...; fits with recompute: full (62.1 GB)"
+void check_memory_fits(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, core::Bytes capacity,
+                       std::string_view gpu = {});
 
 }  // namespace anatomy::workload

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hw/precision.h"
 #include "workload/model.h"
@@ -41,14 +42,33 @@ struct TrainingSpec {
   int64_t micro_batch = 1;     // sequences per micro-batch per DP rank
   hw::Precision precision = hw::Precision::kBf16;
   Recompute recompute = Recompute::kNone;
+  // FlashAttention (Dao et al.): the s x s attention scores are never stored
+  // (activations drop Korthikanti et al.'s 5 a s^2 b term) and backward
+  // recomputes Q K^T (hardware FLOPs add 2 s h per token per layer). Megatron-LM
+  // SC'21 and Korthikanti et al. 2022 predate it: set false to reproduce them.
+  bool flash_attention = true;
 
   int64_t micro_batches(const ParallelPlan& p) const { return global_batch / (micro_batch * p.dp); }
   int64_t tokens_per_iteration() const { return global_batch * seq_len; }
 };
 
+// Transformer layers held by each pipeline rank (all its virtual stages
+// together). Layers that do not divide evenly: every rank gets
+// ceil(layers / PP), and the PP x ceil(layers / PP) - layers missing ones are
+// taken one each from the ranks at the ends of the pipeline, first then
+// last, then second then second-to-last, ... — the ranks that also hold the
+// embedding and the output layer (Llama 3 405B: 126 layers on PP 16 are
+// 7, 8 x 14, 7; arXiv 2407.21783 Section 3.3.2).
+std::vector<int64_t> layers_per_stage(const ModelSpec& m, const ParallelPlan& p);
+
 // Checks the plan against the model and GPU count; throws InputError naming
 // the field ("parallelism.tp", "training.global_batch", ...) with the reason
-// (e.g. "parallelism.tp: 3 does not divide 64 attention heads").
+// (e.g. "parallelism.tp: 3 does not divide 64 attention heads"). Layers may
+// split unevenly over PP (layers_per_stage) except with interleaving
+// (virtual_stages > 1), which needs PP x virtual_stages equal model chunks
+// and micro-batches a multiple of PP, as Megatron-LM does. TP must divide the
+// attention heads and the MLP's inner size, and divide the KV heads or be a
+// multiple of them (GQA replicates a KV head on TP / kv_heads ranks).
 void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int gpus);
 
 }  // namespace anatomy::workload

@@ -1,0 +1,26 @@
+#pragma once
+// `anatomy run [scenario.yaml]`: one training iteration of a scenario (the
+// built-in default when no file is given): iteration time, where every
+// GPU-second goes, tokens/s, TFLOP/s per GPU and MFU.
+// `anatomy validate [dir]`: every published case under validation/, side
+// by side with what anatomy simulates.
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "scenario/scenario.h"
+#include "workload/iteration.h"
+
+namespace anatomy::cli {
+
+void add_run_command(CLI::App& app, int& exit_code);
+void add_validate_command(CLI::App& app, int& exit_code);
+
+// The built-in default scenario, as YAML (also what `anatomy run` prints with --show-default).
+const char* default_scenario_yaml();
+
+// Builds the cluster and runs one iteration of `s` (shared by run and validate).
+workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description);
+
+}  // namespace anatomy::cli

@@ -1,0 +1,125 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/network_factory.h"
+#include "cli/run_command.h"
+#include "coll/collective.h"
+#include "core/error.h"
+#include "topo/builders.h"
+
+namespace anatomy::cli {
+namespace {
+
+struct CaseResult {
+  std::string file, case_id, metric, source, note;
+  double published = 0, simulated = 0;
+  double error() const { return (simulated - published) / published; }
+};
+
+double metric_of(const std::string& metric, const workload::IterationResult& r) {
+  if (metric == "tflops_per_gpu") return r.tflops_per_gpu;
+  if (metric == "megatron_tflops_per_gpu") return r.megatron_tflops_per_gpu;
+  if (metric == "mfu") return r.mfu;
+  if (metric == "tokens_per_s") return r.tokens_per_s;
+  if (metric == "iteration_s") return r.iteration.seconds();
+  throw core::InputError({"", 0, "expected.metric"}, fmt::format("unknown metric '{}'", metric));
+}
+
+CaseResult run_case(const std::string& path) {
+  const scenario::Scenario s = scenario::load_scenario(path);
+  if (!s.expected) throw core::InputError({path, 0, "expected"}, "a validation case needs an expected: section");
+  CaseResult c;
+  c.file = path;
+  c.case_id = s.expected->case_id;
+  c.metric = s.expected->metric;
+  c.published = s.expected->value;
+  c.source = s.expected->source;
+  if (s.collective) {
+    const topo::Topology t = topo::build_cluster(s.cluster);
+    coll::AlgorithmRegistry reg;
+    coll::register_builtin_algorithms(reg);
+    coll::CollectiveRunner runner(t, reg, coll::nccl_library(s.cluster.system), network_factory(s.network_model));
+    coll::Request r;
+    r.op = s.collective->op;
+    r.bytes = s.collective->bytes;
+    const coll::CollectiveResult res = runner.run(coll::whole_topology(t), r, s.collective->algorithm);
+    if (c.metric == "busbw_GBps") c.simulated = res.busbw_GBps;
+    else if (c.metric == "time_us") c.simulated = res.time.micros();
+    else throw core::InputError({path, 0, "expected.metric"}, "a collective case measures busbw_GBps or time_us");
+    c.note = res.algorithm + "/" + res.protocol;
+    return c;
+  }
+  const workload::IterationResult r = simulate_scenario(s, nullptr);
+  c.simulated = metric_of(c.metric, r);
+  c.note = fmt::format("iteration {:.2f} s, MFU {:.1f}%", r.iteration.seconds(), 100 * r.mfu);
+  return c;
+}
+
+int validate(const std::string& dir_arg, const std::string& format) {
+  if (format != "table" && format != "json")
+    throw core::InputError({"", 0, "--format"}, fmt::format("unknown format '{}' (known: table, json)", format));
+  const std::string dir = dir_arg.empty() ? std::string(ANATOMY_DATA_DIR) + "/validation" : dir_arg;
+  if (!std::filesystem::is_directory(dir)) throw core::InputError({"", 0, "dir"}, fmt::format("'{}' is not a folder", dir));
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw core::InputError({"", 0, "dir"}, fmt::format("no .yaml cases in '{}'", dir));
+  std::vector<CaseResult> cases;
+  for (const auto& f : files) cases.push_back(run_case(f));
+
+  std::vector<double> errs;
+  for (const auto& c : cases) errs.push_back(std::fabs(c.error()));
+  std::vector<double> sorted = errs;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  const double worst = sorted.back();
+
+  if (format == "json") {
+    nlohmann::ordered_json j;
+    j["cases"] = nlohmann::json::array();
+    for (const auto& c : cases) {
+      nlohmann::ordered_json row;
+      row["case"] = c.case_id;
+      row["metric"] = c.metric;
+      row["published"] = c.published;
+      row["simulated"] = c.simulated;
+      row["error_pct"] = 100 * c.error();
+      row["source"] = c.source;
+      row["file"] = std::filesystem::path(c.file).filename().string();
+      row["note"] = c.note;
+      j["cases"].push_back(row);
+    }
+    j["median_abs_error_pct"] = 100 * median;
+    j["worst_abs_error_pct"] = 100 * worst;
+    std::puts(j.dump(2).c_str());
+    return 0;
+  }
+  fmt::print("# anatomy validate: {} published cases from {}\n", cases.size(), dir);
+  fmt::print("{:<16} {:<24} {:>11} {:>11} {:>8}  {}\n", "case", "metric", "published", "simulated", "error", "notes");
+  for (const auto& c : cases)
+    fmt::print("{:<16} {:<24} {:>11.4g} {:>11.4g} {:>+7.1f}%  {}\n", c.case_id, c.metric, c.published, c.simulated,
+               100 * c.error(), c.note);
+  fmt::print("\nmedian |error| {:.1f}%, worst {:.1f}% over {} cases\n", 100 * median, 100 * worst, n);
+  return 0;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, int& exit_code) {
+  auto dir = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("table");
+  CLI::App* sub = app.add_subcommand("validate", "run every published case under validation/ and compare");
+  sub->add_option("dir", *dir, "folder of validation scenarios (default: the project's validation/)");
+  sub->add_option("--format", *format, "table or json")->capture_default_str();
+  sub->callback([dir, format, &exit_code] { exit_code = validate(*dir, *format); });
+}
+
+}  // namespace anatomy::cli

@@ -1,0 +1,199 @@
+// load_calibration: the JSON table that `anatomy calibrate` writes (format:
+// data/calibration/h200.json; its "about" field describes every section).
+//
+// Units, as the table's "about" states them: times "s" in seconds; GEMM
+// C[m,n] = A[m,k] B[k,n] (2mnk FLOPs); attention batch 1, causal FLOPs are
+// half of full, backward counted as 2.5x forward; memory rates count bytes
+// read plus written; optimizer rates are nanoseconds per parameter.
+//
+// Every error names the file and the JSON path of the offending field
+// ("gemm_grid[3].m"), so a hand-edited table is fixed in one look.
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "hw/compute_model.h"
+
+namespace anatomy::hw {
+namespace {
+
+using nlohmann::json;
+
+// Reads typed fields out of one JSON document, naming file and path on error.
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& message) const {
+    throw core::InputError({file_, 0, field}, message);
+  }
+
+  const json& member(const json& obj, const std::string& key, const std::string& path) const {
+    if (!obj.is_object()) fail(path, "expected an object");
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(join(path, key), "missing required field");
+    return *it;
+  }
+  const json* optional_member(const json& obj, const std::string& key) const {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+  const json& array(const json& obj, const std::string& key, const std::string& path) const {
+    const json& a = member(obj, key, path);
+    if (!a.is_array()) fail(join(path, key), "expected an array");
+    return a;
+  }
+  double number(const json& obj, const std::string& key, const std::string& path) const {
+    const json& v = member(obj, key, path);
+    if (!v.is_number()) fail(join(path, key), "expected a number, got " + v.dump());
+    double d = v.get<double>();
+    if (!std::isfinite(d)) fail(join(path, key), "expected a finite number");
+    return d;
+  }
+  double positive(const json& obj, const std::string& key, const std::string& path) const {
+    double d = number(obj, key, path);
+    if (d <= 0) fail(join(path, key), fmt::format("must be > 0, got {}", d));
+    return d;
+  }
+  int64_t count(const json& obj, const std::string& key, const std::string& path) const {
+    const json& v = member(obj, key, path);
+    if (!v.is_number_integer() || v.get<int64_t>() < 1)
+      fail(join(path, key), "expected a positive integer, got " + v.dump());
+    return v.get<int64_t>();
+  }
+  std::string text(const json& obj, const std::string& key, const std::string& path) const {
+    const json& v = member(obj, key, path);
+    if (!v.is_string()) fail(join(path, key), "expected a string, got " + v.dump());
+    return v.get<std::string>();
+  }
+  bool boolean(const json& obj, const std::string& key, const std::string& path) const {
+    const json& v = member(obj, key, path);
+    if (!v.is_boolean()) fail(join(path, key), "expected true or false, got " + v.dump());
+    return v.get<bool>();
+  }
+
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+  static std::string index(const std::string& key, size_t i) { return fmt::format("{}[{}]", key, i); }
+
+ private:
+  std::string file_;
+};
+
+void read_gemms(const Reader& r, const json& rows, const std::string& key, bool grid,
+                std::vector<CalibrationTable::Gemm>& out) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string path = Reader::index(key, i);
+    const json& row = rows[i];
+    CalibrationTable::Gemm g;
+    const std::string dtype = r.text(row, "dtype", path);
+    try {
+      g.dtype = parse_precision(dtype, Reader::join(path, "dtype"));
+    } catch (const core::InputError& e) {
+      r.fail(Reader::join(path, "dtype"), e.message());
+    }
+    g.m = r.count(row, "m", path);
+    g.n = r.count(row, "n", path);
+    g.k = r.count(row, "k", path);
+    g.seconds = r.positive(row, "s", path);
+    g.from_grid = grid;
+    out.push_back(g);
+  }
+}
+
+void read_attention(const Reader& r, const json& rows, const std::string& key,
+                    std::vector<CalibrationTable::Attention>& out) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string path = Reader::index(key, i);
+    const json& row = rows[i];
+    CalibrationTable::Attention a;
+    a.seq = r.count(row, "seq", path);
+    a.heads = r.count(row, "heads", path);
+    a.head_dim = r.count(row, "head_dim", path);
+    a.causal = r.boolean(row, "causal", path);
+    a.fwd_seconds = r.positive(row, "fwd_s", path);
+    a.fwd_bwd_seconds = r.positive(row, "fwd_bwd_s", path);
+    // The backward alone is the difference, so it must be positive.
+    if (a.fwd_bwd_seconds <= a.fwd_seconds)
+      r.fail(Reader::join(path, "fwd_bwd_s"),
+             fmt::format("must exceed fwd_s ({} <= {})", a.fwd_bwd_seconds, a.fwd_seconds));
+    out.push_back(a);
+  }
+}
+
+}  // namespace
+
+CalibrationTable load_calibration(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::InputError({path, 0, ""}, "cannot read calibration table (missing or unreadable file)");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  const std::string body = buf.str();
+
+  json doc;
+  try {
+    doc = json::parse(body);
+  } catch (const json::parse_error& e) {
+    // nlohmann reports a byte offset; turn it into the line a person looks at.
+    size_t upto = std::min<size_t>(e.byte, body.size());
+    int line = 1;
+    for (size_t i = 0; i < upto; ++i)
+      if (body[i] == '\n') ++line;
+    throw core::InputError({path, line, ""}, std::string("malformed JSON: ") + e.what());
+  }
+
+  Reader r(path);
+  if (!doc.is_object()) r.fail("", "expected a JSON object at the top level");
+
+  CalibrationTable t;
+  t.source = path;
+  t.gpu_name = r.text(r.member(doc, "meta", ""), "name", "meta");
+
+  if (const json* rows = r.optional_member(doc, "gemm")) {
+    if (!rows->is_array()) r.fail("gemm", "expected an array");
+    read_gemms(r, *rows, "gemm", false, t.gemms);
+  }
+  read_gemms(r, r.array(doc, "gemm_grid", ""), "gemm_grid", true, t.gemms);
+  bool any_bf16 = false;
+  for (const auto& g : t.gemms) any_bf16 |= g.dtype == Precision::kBf16;
+  if (!any_bf16) r.fail("gemm_grid", "needs at least one bf16 row (the efficiency every precision starts from)");
+
+  if (const json* rows = r.optional_member(doc, "attention")) {
+    if (!rows->is_array()) r.fail("attention", "expected an array");
+    read_attention(r, *rows, "attention", t.attention);
+  }
+  read_attention(r, r.array(doc, "attention_grid", ""), "attention_grid", t.attention);
+  if (t.attention.empty()) r.fail("attention_grid", "needs at least one row");
+
+  t.memory_GBps_rw = r.positive(r.member(doc, "memory", ""), "elementwise_inplace_GBps_rw", "memory");
+
+  // Fused AdamW with fp32 parameters: the rate of the largest step measured,
+  // where the launch and tail are best amortized (the rates differ by ~2%).
+  const json& opt = r.array(doc, "optimizer", "");
+  int64_t largest = 0;
+  for (size_t i = 0; i < opt.size(); ++i) {
+    const std::string p = Reader::index("optimizer", i);
+    if (r.text(opt[i], "dtype", p) != "fp32_params") continue;
+    int64_t params = r.count(opt[i], "params", p);
+    double ns = r.positive(opt[i], "ns_per_param", p);
+    if (params > largest) {
+      largest = params;
+      t.optimizer_ns_per_param = ns;
+    }
+  }
+  if (largest == 0) r.fail("optimizer", "needs at least one row with dtype \"fp32_params\"");
+
+  const json& copy = r.member(doc, "copy", "");
+  t.h2d_GBps = r.positive(copy, "h2d_pinned_GBps", "copy");
+  t.d2h_GBps = r.positive(copy, "d2h_pinned_GBps", "copy");
+  t.disk_write_GBps = r.positive(r.member(doc, "disk", ""), "seq_write_fsync_GBps", "disk");
+  return t;
+}
+
+}  // namespace anatomy::hw

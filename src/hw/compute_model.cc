@@ -1,0 +1,391 @@
+// ComputeModel: the roofline with shape-dependent efficiency, and the
+// calibration-table interpolation. See compute_model.h for the contract.
+//
+// Roofline GEMM (C[m,n] = A[m,k] B[k,n], 2mnk FLOPs). A GEMM kernel cuts C
+// into 128x128 output tiles, one per CTA, and runs them in waves over the SMs.
+// Each CTA costs its mainloop, 2 x 128 x 128 x k FLOPs at one SM's sustained
+// tensor rate, plus a fixed per-tile latency (pipeline fill, exposed
+// epilogue). The busiest SM therefore finishes after
+//
+//   t_compute = waves x (2 x 128 x 128 x k_cta / R_sm + t_tile)
+//   R_sm      = peak x plateau / SMs,   waves = ceil(CTAs / SMs)
+//
+// which is FLOPs / (peak x eff) with eff = plateau x (useful tile slots /
+// all slots in the waves) x k_cta / (k_cta + k_0), k_0 = t_tile x R_sm /
+// (2 x 128 x 128): wave quantization, tile padding and the small-k penalty
+// fall out of one formula. When the tiles cannot fill the SMs, the kernel
+// splits k (split-K) and pays an fp32 partial-sum round trip in HBM. The
+// memory term moves A, B and C once: (mk + kn + mn) x bytes. Then
+//
+//   t = max(t_compute, bytes / (HBM x eff_mem)) + t_launch.
+//
+// Flash attention is the same picture with CTAs = batch x heads x
+// ceil(seq / 128) query blocks, and a softmax factor: each score element
+// costs 4 x head_dim tensor FLOPs (forward) but also one exp on the special
+// function unit, which runs at a small fraction of the tensor rate (FA3
+// paper: H100 SXM has 989 TFLOP/s of matmul but 3.9 TFLOP/s of exp).
+//
+// Calibrated: efficiencies (achieved / peak) interpolated in log2 shape space
+// over the table's measurements (compute_interpolation.h), then time =
+// FLOPs / (eff x this GPU's peak), never faster than the ideal roofline.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "hw/catalog.h"
+#include "hw/compute_interpolation.h"
+#include "hw/compute_model.h"
+
+namespace anatomy::hw {
+namespace {
+
+using detail::log2_point;
+using detail::LogInterpolator;
+using detail::Point;
+using detail::ResidualField;
+
+// One kernel boundary: the host's cudaLaunchKernel costs ~2-4 us and the GPU
+// adds ~1 us of grid launch, CTA ramp-up and tail drain; a stream fed by an
+// eager framework pays about this per kernel. The H200 table's smallest GEMMs
+// (16-25 us for under 0.1 GFLOP) show the same floor, with eager dispatch on top.
+constexpr double kLaunchSeconds = 4e-6;
+// HBM: streaming kernels sustain ~90% of the pin bandwidth (refresh,
+// read/write turnarounds, row misses), as STREAM-style copies show on HBM2e/3.
+constexpr double kMemoryEfficiency = 0.90;
+// Tensor-core mainloop at a fixed clock: well-tuned CUTLASS/cuBLAS/hipBLASLt
+// kernels keep the tensor pipes ~90% busy (barriers, address math, issue slots).
+constexpr double kMainloopEfficiency = 0.90;
+// Output tile per CTA; the smallest tile that still reaches the plateau on
+// Ampere, Hopper and CDNA (128x256 tiles need twice the work to fill a wave).
+constexpr int64_t kTileM = 128;
+constexpr int64_t kTileN = 128;
+// Fixed cost per tile: one loaded DRAM round trip (~0.6-0.8 us on HBM) to fill
+// the operand pipeline before the first MMA, plus the part of the epilogue's
+// store that the next tile does not hide.
+constexpr double kTileFixedSeconds = 1e-6;
+// Split-K leaves every split at least this much k, so its pipeline still fills.
+constexpr int64_t kMinSplitK = 512;
+// Flash attention's query block per CTA.
+constexpr int64_t kAttentionBlock = 128;
+// Attention backward FLOPs over forward: it recomputes S = QK^T and runs dV,
+// dP, dQ and dK, five s x s x d matmuls against the forward's two (the
+// table's convention too).
+constexpr double kBackwardFlopRatio = 2.5;
+// Fused AdamW, fp32 master weights and gradients: reads param, grad, m, v and
+// writes param, m, v: 7 x 4 bytes per parameter.
+constexpr double kAdamBytesPerParam = 28;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A precision the part has no tensor units for runs at the BF16 rate (what a
+// framework's fallback does); callers that care check peak_tflops() first.
+Precision runnable(const Accelerator& gpu, Precision p) {
+  ANATOMY_CHECK(gpu.bf16_tflops > 0, "accelerator " + gpu.name + " has no BF16 peak");
+  return peak_tflops(gpu, p) > 0 ? p : Precision::kBf16;
+}
+
+// The catalog accelerator the table was measured on: the longest catalog name
+// inside meta.name ("NVIDIA H200" -> H200; "NVIDIA GB200" -> GB200, not B200).
+const Accelerator& table_accelerator(const CalibrationTable& t) {
+  const Accelerator* best = nullptr;
+  for (const auto& a : accelerators())
+    if (t.gpu_name.find(a.name) != std::string::npos && (!best || a.name.size() > best->name.size())) best = &a;
+  if (!best) {
+    std::string known;
+    for (const auto& a : accelerators()) known += (known.empty() ? "" : ", ") + a.name;
+    throw core::InputError({t.source, 0, "meta.name"},
+                           fmt::format("'{}' names no catalog accelerator (known: {})", t.gpu_name, known));
+  }
+  return *best;
+}
+
+std::string tflops_text(double v) { return fmt::format("{:g}", v); }
+
+}  // namespace
+
+// Per-GPU constants of the roofline's efficiency curve.
+struct detail::RooflineShape {
+  int sms = 132;                 // SMs (NVIDIA) or CUs (AMD)
+  double clock_fraction = 0.9;   // sustained tensor clock / the clock the datasheet peak assumes
+  double flops_per_exp = 256;    // dense BF16 tensor FLOPs per exp, per clock per SM
+  bool assumed = false;          // part not in the table below: generic constants
+  double plateau() const { return clock_fraction * kMainloopEfficiency; }
+};
+
+namespace {
+
+// SM counts from the vendors' architecture whitepapers. Clock fraction:
+// datasheet peaks assume the boost clock (H100 SXM: 989 TFLOP/s = 132 SMs x
+// 4,096 FLOP/clk x 1.83 GHz); dense tensor kernels at the board power limit
+// settle ~10% lower on NVIDIA parts; CDNA 3/4 parts quote a 2.1-2.4 GHz peak
+// engine clock and are reported to settle far lower under dense matrix load
+// at 750-1,000 W (medium-low confidence). FLOPs per exp: the multi-function
+// unit runs 16 exp/clk/SM on Ampere, Hopper and Blackwell (so 2,048 / 4,096 /
+// 8,192 tensor FLOP/clk per SM give 128 / 256 / 512); CDNA 3 runs 16/clk/CU
+// against 2,048 FLOP/clk, CDNA 4 doubles both.
+detail::RooflineShape shape_of(const Accelerator& gpu) {
+  struct Row {
+    const char* name;
+    int sms;
+    double clock_fraction;
+    double flops_per_exp;
+  };
+  static constexpr Row kRows[] = {
+      {"A100", 108, 0.90, 128},  {"H100", 132, 0.90, 256},   {"H200", 132, 0.90, 256},
+      {"B200", 148, 0.90, 512},  {"GB200", 148, 0.90, 512},  {"MI300X", 304, 0.75, 128},
+      {"MI325X", 304, 0.75, 128}, {"MI350X", 256, 0.75, 128},
+  };
+  for (const Row& r : kRows)
+    if (gpu.name == r.name) return {r.sms, r.clock_fraction, r.flops_per_exp, false};
+  detail::RooflineShape s;
+  s.assumed = true;
+  if (gpu.vendor == "AMD") {
+    s.sms = 304;
+    s.clock_fraction = 0.75;
+    s.flops_per_exp = 128;
+  }
+  return s;
+}
+
+}  // namespace
+
+// The calibration table turned into interpolators of achieved rates.
+struct detail::CalibratedRates {
+  LogInterpolator gemm_bf16;  // ln(achieved / BF16 peak) by (log2 m, log2 n, log2 k)
+  ResidualField gemm_fp8;     // ln(FP8 efficiency / BF16 efficiency) by shape
+  LogInterpolator attn_fwd;   // ln(achieved TFLOP/s) by (log2 seq, log2 heads, log2 head_dim)
+  LogInterpolator attn_bwd;
+  double memory_GBps_rw = 0;
+  double optimizer_ns_per_param = 0;
+};
+
+namespace {
+
+std::shared_ptr<const detail::CalibratedRates> build_calibrated(const CalibrationTable& t, const Accelerator& measured) {
+  auto c = std::make_shared<detail::CalibratedRates>();
+
+  // One time per (dtype, shape): the mean of the "gemm" rows when any measured
+  // it, else the mean of the "gemm_grid" rows.
+  struct Times {
+    double named = 0, grid = 0;
+    int named_n = 0, grid_n = 0;
+  };
+  std::map<std::tuple<Precision, int64_t, int64_t, int64_t>, Times> times;
+  for (const auto& g : t.gemms) {
+    Times& x = times[{g.dtype, g.m, g.n, g.k}];
+    (g.from_grid ? x.grid : x.named) += g.seconds;
+    ++(g.from_grid ? x.grid_n : x.named_n);
+  }
+  auto efficiency = [&](Precision p, int64_t m, int64_t n, int64_t k, const Times& x) {
+    const double s = x.named_n ? x.named / x.named_n : x.grid / x.grid_n;
+    const double peak = peak_tflops(measured, runnable(measured, p)) * 1e12;
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / (s * peak);
+  };
+  for (const auto& [key, x] : times) {
+    const auto& [p, m, n, k] = key;
+    if (p == Precision::kBf16) c->gemm_bf16.add(log2_point(m, n, k), std::log(efficiency(p, m, n, k, x)));
+  }
+  c->gemm_bf16.finish();
+  // FP8 as a correction on the BF16 efficiency: near a measured FP8 shape its
+  // own measurement; elsewhere the mean FP8/BF16 ratio the table shows (FP8
+  // tiles finish twice as fast, so fixed costs weigh more), or 1 with no rows.
+  double sum = 0;
+  int rows = 0;
+  for (const auto& [key, x] : times) {
+    const auto& [p, m, n, k] = key;
+    if (p != Precision::kFp8) continue;
+    const Point at = log2_point(m, n, k);
+    const double r = std::log(efficiency(p, m, n, k, x)) - c->gemm_bf16(at);
+    c->gemm_fp8.add(c->gemm_bf16.clamp(at), r);
+    sum += r;
+    ++rows;
+  }
+  if (rows) c->gemm_fp8.set_far(sum / rows);
+
+  // Attention: achieved TFLOP/s, forward and backward alone, batch 1; the
+  // rows' causal FLOPs are half the full count, backward 2.5x forward.
+  std::map<std::tuple<int64_t, int64_t, int64_t, bool>, std::array<double, 3>> attn;  // fwd, bwd, count
+  for (const auto& a : t.attention) {
+    auto& x = attn[{a.seq, a.heads, a.head_dim, a.causal}];
+    x[0] += a.fwd_seconds;
+    x[1] += a.fwd_bwd_seconds - a.fwd_seconds;
+    x[2] += 1;
+  }
+  for (const auto& [key, x] : attn) {
+    const auto& [seq, heads, head_dim, causal] = key;
+    const double fwd_flops = 4.0 * static_cast<double>(seq) * static_cast<double>(seq) *
+                             static_cast<double>(heads) * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
+    const Point at = log2_point(seq, heads, head_dim);
+    c->attn_fwd.add(at, std::log(fwd_flops / (x[0] / x[2]) / 1e12));
+    c->attn_bwd.add(at, std::log(kBackwardFlopRatio * fwd_flops / (x[1] / x[2]) / 1e12));
+  }
+  c->attn_fwd.finish();
+  c->attn_bwd.finish();
+  c->memory_GBps_rw = t.memory_GBps_rw;
+  c->optimizer_ns_per_param = t.optimizer_ns_per_param;
+  return c;
+}
+
+}  // namespace
+
+ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* table) {
+  ComputeModel cm;
+  cm.gpu_ = gpu;
+  cm.shape_ = std::make_shared<const detail::RooflineShape>(shape_of(gpu));
+  const auto& shape = *cm.shape_;
+  if (!table) {
+    cm.description_ = fmt::format(
+        "roofline over the {} datasheet ({} TFLOP/s BF16, {} HBM), GEMM efficiency by shape ({} {}{}, "
+        "{}x{} tiles, {:.0f}% plateau)",
+        gpu.part, tflops_text(gpu.bf16_tflops), core::format_bytes_rate(gpu.hbm_bandwidth), shape.sms,
+        gpu.vendor == "AMD" ? "CUs" : "SMs", shape.assumed ? " assumed" : "", kTileM, kTileN,
+        100 * shape.plateau());
+    return cm;
+  }
+  const Accelerator& measured = table_accelerator(*table);
+  cm.table_ = std::make_shared<const CalibrationTable>(*table);
+  cm.calibrated_ = build_calibrated(*table, measured);
+  cm.table_peak_scale_ = gpu.bf16_tflops / measured.bf16_tflops;
+  cm.table_hbm_scale_ = gpu.hbm_bandwidth / measured.hbm_bandwidth;
+  if (measured.name == gpu.name) {
+    cm.description_ = fmt::format("calibration table {} ({})", table->source, table->gpu_name);
+  } else {
+    cm.description_ = fmt::format(
+        "calibration table {} measured on {}, scaled to {} by peak ({} / {} TFLOP/s BF16) and HBM "
+        "bandwidth ({} / {})",
+        table->source, table->gpu_name, gpu.part, tflops_text(gpu.bf16_tflops), tflops_text(measured.bf16_tflops),
+        core::format_bytes_rate(gpu.hbm_bandwidth), core::format_bytes_rate(measured.hbm_bandwidth));
+  }
+  return cm;
+}
+
+SimTime ComputeModel::gemm(int64_t m, int64_t n, int64_t k, Precision p) const {
+  ANATOMY_CHECK(m >= 0 && n >= 0 && k >= 0, fmt::format("GEMM {}x{}x{} has a negative dimension", m, n, k));
+  ANATOMY_CHECK(shape_ != nullptr, "a ComputeModel comes from make_compute_model()");
+  if (m == 0 || n == 0 || k == 0) return SimTime::zero();
+  p = runnable(gpu_, p);
+  return calibrated_ ? table_gemm(m, n, k, p) : roofline_gemm(m, n, k, p);
+}
+
+double ComputeModel::gemm_efficiency(int64_t m, int64_t n, int64_t k, Precision p) const {
+  const SimTime t = gemm(m, n, k, p);
+  if (t == SimTime::zero()) return 0;
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return flops / (t.seconds() * peak_tflops(gpu_, runnable(gpu_, p)) * 1e12);
+}
+
+SimTime ComputeModel::roofline_gemm(int64_t m, int64_t n, int64_t k, Precision p) const {
+  const detail::RooflineShape& s = *shape_;
+  const double peak = peak_tflops(gpu_, p) * 1e12;
+  const double sm_rate = peak * s.plateau() / s.sms;  // FLOP/s of one SM in the mainloop
+  const int64_t tiles = ceil_div(m, kTileM) * ceil_div(n, kTileN);
+  int64_t split = 1;
+  if (tiles < s.sms) split = std::clamp<int64_t>(s.sms / tiles, 1, std::max<int64_t>(1, k / kMinSplitK));
+  const int64_t waves = ceil_div(tiles * split, s.sms);
+  const double k_cta = static_cast<double>(k) / static_cast<double>(split);
+  const double cta_seconds = 2.0 * kTileM * kTileN * k_cta / sm_rate + kTileFixedSeconds;
+  const double compute = static_cast<double>(waves) * cta_seconds;
+
+  const double mk = static_cast<double>(m) * static_cast<double>(k);
+  const double kn = static_cast<double>(k) * static_cast<double>(n);
+  const double mn = static_cast<double>(m) * static_cast<double>(n);
+  double bytes = (mk + kn + mn) * bytes_of(p);
+  if (split > 1) bytes += 2.0 * static_cast<double>(split) * mn * 4;  // fp32 partials written, then reduced
+  const double memory = bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency);
+  return SimTime::from_seconds(std::max(compute, memory) + kLaunchSeconds);
+}
+
+SimTime ComputeModel::table_gemm(int64_t m, int64_t n, int64_t k, Precision p) const {
+  const detail::CalibratedRates& c = *calibrated_;
+  const Point at = log2_point(m, n, k);
+  double ln_eff = c.gemm_bf16(at);
+  if (p == Precision::kFp8) ln_eff += c.gemm_fp8(c.gemm_bf16.clamp(at));
+  const double peak = peak_tflops(gpu_, p) * 1e12;
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const double measured = flops / (std::exp(ln_eff) * peak);
+  // Never faster than the ideal roofline of this GPU (its peak, its HBM).
+  const double bytes = (static_cast<double>(m) * static_cast<double>(k) + static_cast<double>(k) * static_cast<double>(n) +
+                        static_cast<double>(m) * static_cast<double>(n)) *
+                       bytes_of(p);
+  const double ideal = std::max(flops / peak, bytes / gpu_.hbm_bandwidth.bytes_per_second()) + kLaunchSeconds;
+  return SimTime::from_seconds(std::max(measured, ideal));
+}
+
+SimTime ComputeModel::attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal) const {
+  return attention(batch, seq, heads, head_dim, causal, false);
+}
+
+SimTime ComputeModel::attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal) const {
+  return attention(batch, seq, heads, head_dim, causal, true);
+}
+
+SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
+                                bool backward) const {
+  ANATOMY_CHECK(batch >= 0 && seq >= 0 && heads >= 0 && head_dim >= 0, "attention dimensions must be non-negative");
+  ANATOMY_CHECK(shape_ != nullptr, "a ComputeModel comes from make_compute_model()");
+  if (batch == 0 || seq == 0 || heads == 0 || head_dim == 0) return SimTime::zero();
+  const double b = static_cast<double>(batch), s = static_cast<double>(seq), h = static_cast<double>(heads),
+               d = static_cast<double>(head_dim);
+  // Forward: QK^T and PV, 2 x 2 s^2 d FLOPs per head; causal skips half.
+  const double fwd_flops = 4.0 * b * s * s * h * d * (causal ? 0.5 : 1.0);
+  const double flops = backward ? kBackwardFlopRatio * fwd_flops : fwd_flops;
+  // bf16 Q, K, V, O once (forward); Q, K, V, O, dO in and dQ, dK, dV out (backward).
+  const double bytes = (backward ? 8.0 : 4.0) * b * s * h * d * 2;
+  const double peak = gpu_.bf16_tflops * 1e12;
+  const double hbm = gpu_.hbm_bandwidth.bytes_per_second();
+
+  if (calibrated_) {
+    // Flash attention parallelizes over batch x heads, so a batch of b runs at
+    // the rate the table measured for b x heads heads (clamped to its range).
+    const Point at = log2_point(seq, batch * heads, head_dim);
+    const double tflops = std::exp(backward ? calibrated_->attn_bwd(at) : calibrated_->attn_fwd(at));
+    const double measured = flops / (tflops * 1e12 * table_peak_scale_);
+    const double ideal = std::max(flops / peak, bytes / hbm) + kLaunchSeconds;
+    return SimTime::from_seconds(std::max(measured, ideal));
+  }
+
+  const detail::RooflineShape& sh = *shape_;
+  // Tensor FLOPs per score element: 4d forward, 10d backward; one exp each.
+  const double matmul_per_element = (backward ? kBackwardFlopRatio : 1.0) * 4.0 * d;
+  const double softmax_factor = matmul_per_element / (matmul_per_element + sh.flops_per_exp);
+  const double sm_rate = peak * sh.plateau() * softmax_factor / sh.sms;
+  const int64_t ctas = batch * heads * ceil_div(seq, kAttentionBlock);
+  const int64_t waves = ceil_div(ctas, sh.sms);
+  const double cta_seconds = flops / static_cast<double>(ctas) / sm_rate + kTileFixedSeconds;
+  const double compute = static_cast<double>(waves) * cta_seconds;
+  const double memory = bytes / (hbm * kMemoryEfficiency);
+  return SimTime::from_seconds(std::max(compute, memory) + kLaunchSeconds);
+}
+
+SimTime ComputeModel::memory_bound(Bytes bytes_read_plus_written) const {
+  const double bytes = bytes_read_plus_written.as_double();
+  ANATOMY_CHECK(bytes >= 0, "negative byte count");
+  if (bytes == 0) return SimTime::zero();
+  if (calibrated_) {
+    // The table's in-place elementwise rate, scaled by HBM bandwidth; no
+    // kernel ends before its launch does.
+    const double rate = calibrated_->memory_GBps_rw * 1e9 * table_hbm_scale_;
+    return SimTime::from_seconds(std::max(bytes / rate, kLaunchSeconds));
+  }
+  return SimTime::from_seconds(bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency) + kLaunchSeconds);
+}
+
+SimTime ComputeModel::optimizer_step(int64_t params) const {
+  ANATOMY_CHECK(params >= 0, "negative parameter count");
+  if (params == 0) return SimTime::zero();
+  const double p = static_cast<double>(params);
+  if (calibrated_) {
+    // AdamW streams its state through HBM: it scales with HBM bandwidth.
+    return SimTime::from_seconds(p * calibrated_->optimizer_ns_per_param * 1e-9 / table_hbm_scale_);
+  }
+  return SimTime::from_seconds(p * kAdamBytesPerParam / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency) +
+                               kLaunchSeconds);
+}
+
+}  // namespace anatomy::hw

@@ -1,0 +1,161 @@
+#pragma once
+// Internal to scenario/: a YAML mapping read against a table of fields.
+//
+// Every scenario key is declared once, as a Field: its key, kind, default,
+// validator, help text, and the setter that stores the typed value.
+// read_section() first checks the mapping's keys against the table (an
+// unknown key is an error that names the nearest valid key and lists the
+// section's keys; a repeated key is an error), then walks the table in
+// order: a present field is parsed (sizes, rates and times through core's
+// parsers), checked and set; an absent one takes its default. Every error is
+// a core::InputError carrying the file, the 1-based line of the key and the
+// dotted field path, and the line of every key read is kept (Context::lines)
+// so errors found later — by validate_plan, say — can point at it too.
+//
+//   const std::vector<Field<ParallelPlan>> kFields = {
+//       {"tp", Kind::kInt, by_default("1"), int_range(1, 65536), "tensor-parallel size",
+//        [](ParallelPlan& p, const Value& v) { p.tp = v.as_int(); }},
+//   };
+//   read_section(node, "parallelism", line, kFields, plan, ctx);
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/error.h"
+#include "core/time.h"
+#include "core/units.h"
+
+namespace anatomy::scenario::detail {
+
+enum class Kind { kInt, kDouble, kBool, kString, kBytes, kBandwidth, kTime, kEnum, kPath, kSection };
+const char* to_string(Kind k);
+
+// How an absent key is filled.
+struct Default {
+  enum How { kValue, kRequired, kDerived };
+  How how = kValue;
+  // kValue: the default as it would be written in YAML ("1", "80MB");
+  // kDerived: how the value is worked out, for help text ("tp x pp x cp ...").
+  std::string_view text;
+};
+constexpr Default by_default(std::string_view yaml) { return {Default::kValue, yaml}; }
+constexpr Default required() { return {Default::kRequired, {}}; }
+constexpr Default derived(std::string_view how) { return {Default::kDerived, how}; }
+
+// A parsed value; the member matching the field's kind is set.
+struct Value {
+  std::string text;  // as written (kString, kEnum; kPath resolved)
+  int64_t integer = 0;
+  double number = 0;
+  bool flag = false;
+  core::Bytes bytes;
+  core::Bandwidth rate;
+  core::SimTime time;
+  int as_int() const { return static_cast<int>(integer); }
+};
+
+// A validator returns "" when the value is fine, else the reason
+// ("must be at least 1 (got 0)"). An empty Check accepts everything.
+using Check = std::function<std::string(const Value&)>;
+Check int_range(int64_t lo, int64_t hi);
+Check int_one_of(std::vector<int64_t> allowed, std::string reason);
+Check number_at_least(double lo);
+Check number_positive();
+Check bytes_positive();
+Check not_empty();
+
+template <typename T>
+struct Field {
+  std::string_view key;
+  Kind kind;
+  Default def;
+  Check check;
+  std::string_view help;
+  std::function<void(T&, const Value&)> set;  // may throw InputError; it is given file and line
+  std::vector<std::string_view> choices;  // kEnum (left out elsewhere: empty)
+};
+
+// Where the text came from, and the line of every key read so far.
+struct Context {
+  std::string file;
+  std::filesystem::path folder;          // relative paths in the file are relative to this
+  std::map<std::string, int> lines;      // dotted field path -> 1-based line of its key
+
+  // The line of `field`, or of the nearest enclosing section that was
+  // written ("parallelism.dp" -> "parallelism"); 0 when none was.
+  int line_for(std::string_view field) const;
+  [[noreturn]] void fail(int line, const std::string& field, const std::string& message) const;
+  // `e` (from a parser that knew neither file nor field) attributed to `field` at `line`.
+  core::InputError locate(const core::InputError& e, const std::string& field, int line) const;
+};
+
+// 1-based line of a node; 0 when yaml-cpp has no mark for it.
+int line_of(const YAML::Node& n);
+std::string join(std::string_view section, std::string_view key);
+
+// The keys present in a mapping, with their value nodes.
+using Present = std::map<std::string, YAML::Node, std::less<>>;
+
+// Checks that `node` (the value of section `path`, whose key is on `line`)
+// is a mapping whose keys are all in `keys`, each once, and records their
+// lines. An undefined or null node is an empty section.
+Present check_keys(const YAML::Node& node, const std::string& path, int line,
+                   const std::vector<std::string_view>& keys, Context& ctx);
+
+// Parses a scalar node as `kind` (units through core's parsers), or the
+// default text of a field; `line` is where errors point.
+Value read_value(const YAML::Node& node, Kind kind, const std::vector<std::string_view>& choices,
+                 const std::string& path, int line, const Context& ctx);
+Value parse_text(std::string_view text, Kind kind, const std::vector<std::string_view>& choices,
+                 const std::string& path, int line, const Context& ctx);
+
+// The valid key nearest to `key` when it looks like a typo of it, else "".
+std::string nearest_key(std::string_view key, const std::vector<std::string_view>& keys);
+
+template <typename T>
+std::vector<std::string_view> keys_of(const std::vector<Field<T>>& fields) {
+  std::vector<std::string_view> keys;
+  for (const auto& f : fields) keys.push_back(f.key);
+  return keys;
+}
+
+// Reads section `path` into `target` (see the top of this file). With
+// `apply_defaults` false, absent keys leave `target` as it is and nothing is
+// required (overrides on top of a preset). Returns the keys present;
+// sub-sections (kSection) are returned unread, for the caller.
+template <typename T>
+Present read_section(const YAML::Node& node, const std::string& path, int line,
+                     const std::vector<Field<T>>& fields, T& target, Context& ctx,
+                     bool apply_defaults = true) {
+  Present present = check_keys(node, path, line, keys_of(fields), ctx);
+  for (const auto& f : fields) {
+    const std::string field = join(path, f.key);
+    const auto it = present.find(f.key);
+    const bool given = it != present.end();
+    if (!given && (!apply_defaults || f.def.how == Default::kDerived)) continue;
+    if (!given && f.def.how == Default::kRequired) ctx.fail(line, field, "is required (" + std::string(f.help) + ")");
+    if (f.kind == Kind::kSection) continue;
+    const int at = given ? ctx.lines.at(field) : line;
+    const Value v = given ? read_value(it->second, f.kind, f.choices, field, at, ctx)
+                          : parse_text(f.def.text, f.kind, f.choices, field, at, ctx);
+    if (f.check) {
+      const std::string why = f.check(v);
+      if (!why.empty()) ctx.fail(at, field, why);
+    }
+    try {
+      f.set(target, v);
+    } catch (const core::InputError& e) {
+      throw ctx.locate(e, field, at);
+    }
+  }
+  return present;
+}
+
+}  // namespace anatomy::scenario::detail

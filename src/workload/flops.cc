@@ -1,0 +1,55 @@
+#include "workload/flops.h"
+
+namespace anatomy::workload {
+namespace {
+
+// Forward FLOPs of one token, split the way recomputation re-runs them.
+struct ForwardPerToken {
+  double layer_gemms;      // all layers' weight GEMMs
+  double attention_core;   // all layers' Q K^T and A V
+  double logits;           // the output layer
+};
+
+ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
+  const double h = static_cast<double>(m.hidden);
+  const double kv_width = static_cast<double>(m.kv_heads * m.head_dim());
+  const double ffn = static_cast<double>(m.ffn_hidden);
+  const double l = static_cast<double>(m.layers);
+  double gemm_macs = h * (h + 2 * kv_width) + h * h + (m.gated_mlp ? 3 : 2) * h * ffn * static_cast<double>(m.top_k);
+  if (m.experts > 1) gemm_macs += h * static_cast<double>(m.experts);  // router
+  ForwardPerToken f;
+  f.layer_gemms = l * 2 * gemm_macs;
+  // Per sequence Q K^T is 2 s^2 h and A V another 2 s^2 h (a heads of
+  // s x hd by hd x s, and s x s by s x hd): 4 s h per token.
+  f.attention_core = l * 4 * static_cast<double>(seq_len) * h;
+  f.logits = 2 * h * static_cast<double>(m.vocab);
+  return f;
+}
+
+}  // namespace
+
+double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len) {
+  const double B = static_cast<double>(global_batch), s = static_cast<double>(seq_len);
+  const double l = static_cast<double>(m.layers), h = static_cast<double>(m.hidden);
+  const double V = static_cast<double>(m.vocab);
+  return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}
+
+double model_flops(const ModelSpec& m, const TrainingSpec& t) {
+  const ForwardPerToken f = forward_per_token(m, t.seq_len);
+  return 3 * (f.layer_gemms + f.attention_core + f.logits) * static_cast<double>(t.tokens_per_iteration());
+}
+
+double hardware_flops(const ModelSpec& m, const TrainingSpec& t) {
+  const ForwardPerToken f = forward_per_token(m, t.seq_len);
+  double extra = 0;  // per token
+  switch (t.recompute) {
+    case Recompute::kNone: break;
+    case Recompute::kSelective: extra += f.attention_core; break;
+    case Recompute::kFull: extra += f.layer_gemms + f.attention_core; break;
+  }
+  if (t.flash_attention) extra += f.attention_core / 2;  // Q K^T once more in backward
+  return model_flops(m, t) + extra * static_cast<double>(t.tokens_per_iteration());
+}
+
+}  // namespace anatomy::workload

@@ -1,0 +1,461 @@
+#include "workload/iteration.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "coll/executor.h"
+#include "core/error.h"
+#include "workload/flops.h"
+#include "workload/layout.h"
+#include "workload/pipeline_schedule.h"
+#include "workload/step_cost.h"
+
+namespace anatomy::workload {
+
+std::vector<std::pair<const char*, SimTime>> TimeBreakdown::buckets() const {
+  return {{"forward compute", forward_compute}, {"backward compute", backward_compute},
+          {"optimizer", optimizer},             {"exposed TP comm", tp_comm},
+          {"exposed DP comm", dp_comm},         {"exposed PP comm", pp_comm},
+          {"pipeline bubble", bubble},          {"waiting on others", waiting}};
+}
+
+const char* to_string(IntervalKind k) {
+  switch (k) {
+    case IntervalKind::kForward: return "forward";
+    case IntervalKind::kBackward: return "backward";
+    case IntervalKind::kOptimizer: return "optimizer";
+    case IntervalKind::kTpComm: return "tp_comm";
+    case IntervalKind::kDpComm: return "dp_comm";
+    case IntervalKind::kPpComm: return "pp_comm";
+    case IntervalKind::kBubble: return "bubble";
+    case IntervalKind::kWaiting: return "waiting";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr int64_t kGradBytes = 2;   // bf16 gradient reduction (Megatron's default)
+constexpr int64_t kParamBytes = 2;  // bf16 parameter all-gather
+constexpr int kMaxBucketsPerChunk = 16;
+const SimTime kNever = SimTime::max();
+
+// Times collectives alone on the network, memoized by their shape, and
+// remembers which algorithm "auto" chose for each.
+class IsolatedCollectives {
+ public:
+  explicit IsolatedCollectives(const IterationInputs& in)
+      : in_(in), runner_(*in.topology, *in.algorithms, in.library, in.make_network) {}
+
+  const coll::CollectiveResult& run(coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks) {
+    const coll::Group g = coll::make_group(*in_.topology, ranks);
+    size_t widest = 0;
+    for (const auto& d : g.domains) widest = std::max(widest, d.size());
+    const auto key = std::make_tuple(static_cast<int>(op), bytes.count(), g.size(), g.domains.size(), widest);
+    auto it = memo_.find(key);
+    if (it != memo_.end()) return it->second;
+    coll::Request r;
+    r.op = op;
+    r.bytes = bytes;
+    r.fidelity = g.size() <= 1024 ? coll::Fidelity::kStep : coll::Fidelity::kBulk;
+    return memo_.emplace(key, runner_.run(g, r, "auto")).first->second;
+  }
+
+ private:
+  const IterationInputs& in_;
+  coll::CollectiveRunner runner_;
+  std::map<std::tuple<int, int64_t, int, size_t, size_t>, coll::CollectiveResult> memo_;
+};
+
+class IterationSim {
+ public:
+  explicit IterationSim(const IterationInputs& in)
+      : in_(in),
+        m_(*in.model),
+        p_(*in.plan),
+        t_(*in.training),
+        layout_(p_),
+        isolated_(in),
+        net_(in.make_network(sim_, *in.topology)) {}
+
+  IterationResult run();
+
+ private:
+  struct DpJob {
+    coll::Op op;
+    Bytes bytes;
+    int chunk = -1;  // for parameter gathers at the start: which chunk waits on it
+  };
+  struct Stage {
+    std::vector<PipelineStep> order;
+    size_t next = 0;
+    bool running = false;
+    SimTime cursor;  // accounted up to here
+    std::vector<SimTime> fwd_ready, fwd_sent, bwd_ready, bwd_sent;
+    std::vector<SimTime> param_ready;  // per chunk
+    std::vector<size_t> last_backward;  // index in order of each chunk's last backward
+    std::deque<DpJob> dp_queue;
+    bool dp_busy = false;
+    bool compute_done = false;
+    bool finished = false;
+    SimTime end;
+    TimeBreakdown b;
+    std::vector<Interval> timeline;
+    // The running step.
+    SimTime step_start;
+    int pending_parts = 0;
+  };
+
+  int positions() const { return p_.pp * p_.virtual_stages; }
+  int stage_of(int pos) const { return pos % p_.pp; }
+  size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
+  topo::NodeId rep_node(int stage) const {
+    return in_.topology->gpu_node(layout_.rank({0, 0, 0, stage}));
+  }
+
+  void account(Stage& st, IntervalKind kind, SimTime until, int64_t mb = -1, int chunk = -1);
+  void try_start(int s);
+  void step_done(int s, PipelineStep step);
+  void send(int from_stage, int to_pos, int64_t mb, bool forward);
+  void enqueue_dp(int s, DpJob job);
+  void start_next_dp(int s);
+  void dp_done(int s, DpJob job);
+  void maybe_finish(int s);
+  coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes);
+  void launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done);
+
+  const IterationInputs& in_;
+  const ModelSpec& m_;
+  const ParallelPlan& p_;
+  const TrainingSpec& t_;
+  Layout layout_;
+  IsolatedCollectives isolated_;
+  engine::Simulator sim_;
+  std::unique_ptr<net::Network> net_;
+  std::vector<StageCost> cost_;
+  std::vector<Stage> st_;
+  std::vector<std::unique_ptr<coll::Schedule>> schedules_;  // kept alive for their executors
+  std::vector<std::unique_ptr<coll::Executor>> executors_;
+  int64_t micro_batches_ = 0;
+  std::string dp_algorithm_;
+};
+
+void IterationSim::account(Stage& st, IntervalKind kind, SimTime until, int64_t mb, int chunk) {
+  if (until <= st.cursor) return;
+  const SimTime d = until - st.cursor;
+  switch (kind) {
+    case IntervalKind::kForward: st.b.forward_compute += d; break;
+    case IntervalKind::kBackward: st.b.backward_compute += d; break;
+    case IntervalKind::kOptimizer: st.b.optimizer += d; break;
+    case IntervalKind::kTpComm: st.b.tp_comm += d; break;
+    case IntervalKind::kDpComm: st.b.dp_comm += d; break;
+    case IntervalKind::kPpComm: st.b.pp_comm += d; break;
+    case IntervalKind::kBubble: st.b.bubble += d; break;
+    case IntervalKind::kWaiting: st.b.waiting += d; break;
+  }
+  if (!st.timeline.empty() && st.timeline.back().kind == kind && st.timeline.back().end == st.cursor &&
+      st.timeline.back().micro_batch == mb && st.timeline.back().chunk == chunk) {
+    st.timeline.back().end = until;
+  } else {
+    st.timeline.push_back(Interval{kind, st.cursor, until, mb, chunk});
+  }
+  st.cursor = until;
+}
+
+coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes) {
+  // Every (tp, cp) slice of the stage has its own data-parallel communicator
+  // (over dp x cp ranks for gradients); they all run at once. "auto" picks
+  // the algorithm from one of them, run alone.
+  const auto first = layout_.dp_cp_group({0, 0, 0, s});
+  const coll::CollectiveResult& choice = isolated_.run(op, bytes, first);
+  std::string algo = choice.algorithm;
+  if (algo == "nvls-tree") algo = "nvls";
+  if (dp_algorithm_.empty()) dp_algorithm_ = choice.algorithm + "/" + choice.protocol;
+  const coll::Algorithm& a = in_.algorithms->find(algo);
+  coll::Request r;
+  r.op = op;
+  r.bytes = bytes;
+  r.protocol = coll::parse_protocol(choice.protocol, "protocol");
+  r.fidelity = coll::Fidelity::kBulk;
+  auto merged = std::make_unique<coll::Schedule>();
+  for (int tp = 0; tp < p_.tp; ++tp) {
+    const coll::Group g = coll::make_group(*in_.topology, layout_.dp_cp_group({tp, 0, 0, s}));
+    coll::Schedule one = a.build(g, r, in_.library);
+    if (tp == 0) {
+      *merged = std::move(one);
+      continue;
+    }
+    for (size_t i = 0; i < one.phases.size(); ++i) {
+      if (i >= merged->phases.size()) {
+        merged->phases.push_back(one.phases[i]);
+        continue;
+      }
+      auto& dst = merged->phases[i].sends;
+      dst.insert(dst.end(), one.phases[i].sends.begin(), one.phases[i].sends.end());
+      merged->phases[i].latency_after = std::max(merged->phases[i].latency_after, one.phases[i].latency_after);
+    }
+  }
+  schedules_.push_back(std::move(merged));
+  return schedules_.back().get();
+}
+
+void IterationSim::launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done) {
+  coll::Schedule* sched = shared_schedule(s, op, bytes);
+  executors_.push_back(std::make_unique<coll::Executor>(*net_, coll::Executor::Options{.exclusive = false}));
+  executors_.back()->start(*sched, std::move(done));
+}
+
+void IterationSim::enqueue_dp(int s, DpJob job) {
+  st_[s].dp_queue.push_back(job);
+  if (!st_[s].dp_busy) start_next_dp(s);
+}
+
+void IterationSim::start_next_dp(int s) {
+  Stage& st = st_[s];
+  if (st.dp_queue.empty()) {
+    st.dp_busy = false;
+    maybe_finish(s);
+    return;
+  }
+  st.dp_busy = true;
+  const DpJob job = st.dp_queue.front();
+  st.dp_queue.pop_front();
+  // NCCL runs a communicator's collectives one after another on its stream.
+  launch_shared(s, job.op, job.bytes, [this, s, job] { dp_done(s, job); });
+}
+
+void IterationSim::dp_done(int s, DpJob job) {
+  Stage& st = st_[s];
+  if (job.chunk >= 0) {
+    st.param_ready[job.chunk] = sim_.now();
+    try_start(s);
+  }
+  start_next_dp(s);
+}
+
+void IterationSim::try_start(int s) {
+  Stage& st = st_[s];
+  if (st.running || st.next >= st.order.size()) return;
+  const PipelineStep step = st.order[st.next];
+  const int pos = step.chunk * p_.pp + s;
+  const size_t i = idx(step.micro_batch, step.chunk);
+  SimTime arrived = SimTime::zero(), sent = SimTime::zero();
+  if (step.forward && pos > 0) {
+    if (st.fwd_ready[i] == kNever) return;
+    arrived = st.fwd_ready[i];
+    sent = st.fwd_sent[i];
+  } else if (!step.forward && pos < positions() - 1) {
+    if (st.bwd_ready[i] == kNever) return;
+    arrived = st.bwd_ready[i];
+    sent = st.bwd_sent[i];
+  }
+  if (step.forward && st.param_ready[step.chunk] == kNever) return;
+  const SimTime now = sim_.now();
+  // Idle until now: a bubble until the upstream stage started sending, then
+  // pipeline communication, then waiting for this chunk's parameters.
+  account(st, IntervalKind::kBubble, std::min(now, sent));
+  account(st, IntervalKind::kPpComm, std::min(now, arrived));
+  account(st, IntervalKind::kDpComm, now);
+
+  const StepCost& c = step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
+  st.running = true;
+  st.step_start = now;
+  st.pending_parts = 1;
+  const SimTime busy = c.compute + c.tp_comm;
+  sim_.schedule_in(busy, [this, s, step] {
+    if (--st_[s].pending_parts == 0) step_done(s, step);
+  });
+  const bool zero3 = p_.zero_stage >= 3 && p_.dp * p_.cp > 1;
+  const Bytes chunk_params(cost_[s].chunk_params[step.chunk]);
+  if (zero3) {
+    // FSDP: gather this chunk's parameters for every step, and reduce-scatter
+    // its gradients after every backward, overlapped with the compute.
+    ++st.pending_parts;
+    launch_shared(s, coll::Op::kAllGather, chunk_params * kParamBytes, [this, s, step] {
+      if (--st_[s].pending_parts == 0) step_done(s, step);
+    });
+    if (!step.forward) {
+      ++st.pending_parts;
+      launch_shared(s, coll::Op::kReduceScatter, chunk_params * kGradBytes, [this, s, step] {
+        if (--st_[s].pending_parts == 0) step_done(s, step);
+      });
+    }
+  } else if (!step.forward && st.next == st.last_backward[step.chunk] && p_.dp * p_.cp > 1) {
+    // The last micro-batch's backward finishes each layer's gradients in
+    // turn; each bucket is reduced as soon as it is full.
+    const int64_t grad_bytes = chunk_params.count() * kGradBytes;
+    const int buckets = static_cast<int>(
+        std::clamp<int64_t>((grad_bytes + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes), 1,
+                            kMaxBucketsPerChunk));
+    const coll::Op op = p_.zero_stage >= 1 ? coll::Op::kReduceScatter : coll::Op::kAllReduce;
+    for (int j = 0; j < buckets; ++j) {
+      const Bytes bytes(grad_bytes / buckets);
+      const SimTime ready = p_.overlap_grad_reduce ? busy * (j + 1) / buckets : busy;
+      sim_.schedule_in(ready, [this, s, op, bytes] { enqueue_dp(s, DpJob{op, bytes, -1}); });
+    }
+  }
+}
+
+void IterationSim::send(int from_stage, int to_pos, int64_t mb, bool forward) {
+  const int to = stage_of(to_pos);
+  const int chunk = to_pos / p_.pp;
+  const size_t i = idx(mb, chunk);
+  const SimTime now = sim_.now();
+  auto deliver = [this, to, i, forward] {
+    Stage& d = st_[to];
+    (forward ? d.fwd_ready : d.bwd_ready)[i] = sim_.now();
+    try_start(to);
+  };
+  (forward ? st_[to].fwd_sent : st_[to].bwd_sent)[i] = now;
+  if (to == from_stage) {
+    deliver();
+    return;
+  }
+  net_->transfer(rep_node(from_stage), rep_node(to), cost_[from_stage].activation_bytes, std::move(deliver));
+}
+
+void IterationSim::step_done(int s, PipelineStep step) {
+  Stage& st = st_[s];
+  const StepCost& c = step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
+  const SimTime t0 = st.step_start;
+  account(st, step.forward ? IntervalKind::kForward : IntervalKind::kBackward, t0 + c.compute, step.micro_batch,
+          step.chunk);
+  if (!step.forward) st.b.recompute += c.recompute;
+  account(st, IntervalKind::kTpComm, t0 + c.compute + c.tp_comm, step.micro_batch, step.chunk);
+  account(st, IntervalKind::kDpComm, sim_.now(), step.micro_batch, step.chunk);  // FSDP beyond compute
+  st.running = false;
+  ++st.next;
+  const int pos = step.chunk * p_.pp + s;
+  if (step.forward && pos + 1 < positions()) send(s, pos + 1, step.micro_batch, true);
+  if (!step.forward && pos > 0) send(s, pos - 1, step.micro_batch, false);
+  if (st.next == st.order.size()) {
+    st.compute_done = true;
+    maybe_finish(s);
+  }
+  try_start(s);
+}
+
+void IterationSim::maybe_finish(int s) {
+  Stage& st = st_[s];
+  if (!st.compute_done || st.finished || st.dp_busy || !st.dp_queue.empty()) return;
+  // The gradient buckets still being scheduled would have been queued by
+  // now: the last backward's bucket events all fire before it ends.
+  st.finished = true;
+  account(st, IntervalKind::kDpComm, sim_.now());
+  const int64_t shards = p_.zero_stage >= 1 ? static_cast<int64_t>(p_.dp) * p_.cp : 1;
+  const SimTime opt = in_.compute->optimizer_step(std::max<int64_t>(1, cost_[s].params() / shards));
+  sim_.schedule_in(opt, [this, s] {
+    Stage& st = st_[s];
+    account(st, IntervalKind::kOptimizer, sim_.now());
+    const bool gather_after = p_.zero_stage >= 1 && p_.zero_stage < 3 && !p_.overlap_param_gather && p_.dp * p_.cp > 1;
+    if (!gather_after) {
+      st.end = sim_.now();
+      return;
+    }
+    launch_shared(s, coll::Op::kAllGather, Bytes(cost_[s].params() * kParamBytes), [this, s] {
+      Stage& st = st_[s];
+      account(st, IntervalKind::kDpComm, sim_.now());
+      st.end = sim_.now();
+    });
+  });
+}
+
+IterationResult IterationSim::run() {
+  micro_batches_ = t_.micro_batches(p_);
+  CommTimer timer = [this](coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks) {
+    return isolated_.run(op, bytes, ranks).time;
+  };
+  StepCostModel costs(m_, p_, t_, *in_.compute, timer);
+  const int v = p_.virtual_stages;
+  st_ = std::vector<Stage>(static_cast<size_t>(p_.pp));
+  for (int s = 0; s < p_.pp; ++s) {
+    cost_.push_back(costs.stage(s));
+    Stage& st = st_[s];
+    st.order = pipeline_order(s, p_.pp, micro_batches_, v);
+    const size_t n = static_cast<size_t>(micro_batches_ * v);
+    st.fwd_ready.assign(n, kNever);
+    st.bwd_ready.assign(n, kNever);
+    st.fwd_sent.assign(n, SimTime::zero());
+    st.bwd_sent.assign(n, SimTime::zero());
+    st.last_backward.assign(v, 0);
+    for (size_t i = 0; i < st.order.size(); ++i)
+      if (!st.order[i].forward) st.last_backward[st.order[i].chunk] = i;
+    st.param_ready.assign(v, SimTime::zero());
+  }
+  // ZeRO-1/2 with overlapped parameter gathers: the previous iteration's
+  // updated parameters are gathered while this one's first forwards run.
+  const bool gather_ahead = p_.zero_stage >= 1 && p_.zero_stage < 3 && p_.overlap_param_gather && p_.dp * p_.cp > 1;
+  for (int s = 0; s < p_.pp; ++s) {
+    if (gather_ahead) {
+      for (int c = 0; c < v; ++c) {
+        st_[s].param_ready[c] = kNever;
+        enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(cost_[s].chunk_params[c] * kParamBytes), c});
+      }
+    }
+  }
+  for (int s = 0; s < p_.pp; ++s) try_start(s);
+  sim_.run();
+
+  IterationResult r;
+  SimTime T;
+  for (const auto& st : st_) {
+    ANATOMY_CHECK(st.finished, "a pipeline stage did not finish its iteration");
+    T = std::max(T, st.end);
+  }
+  r.iteration = T;
+  for (auto& st : st_) {
+    account(st, IntervalKind::kWaiting, T);
+    ANATOMY_CHECK(st.b.total() == T, "a stage's time buckets do not add up to the iteration");
+    r.stages.push_back(st.b);
+    r.timeline.push_back(st.timeline);
+  }
+  auto mean_of = [&](SimTime TimeBreakdown::*field) {
+    int64_t sum = 0;
+    for (const auto& b : r.stages) sum += (b.*field).count_ps();
+    return SimTime::ps(sum / static_cast<int64_t>(r.stages.size()));
+  };
+  for (SimTime TimeBreakdown::*f :
+       {&TimeBreakdown::forward_compute, &TimeBreakdown::backward_compute, &TimeBreakdown::optimizer,
+        &TimeBreakdown::tp_comm, &TimeBreakdown::dp_comm, &TimeBreakdown::pp_comm, &TimeBreakdown::bubble,
+        &TimeBreakdown::waiting, &TimeBreakdown::recompute})
+    r.mean.*f = mean_of(f);
+  r.micro_batches = micro_batches_;
+  const double secs = T.seconds();
+  const double gpus = p_.gpus();
+  r.tokens_per_s = static_cast<double>(t_.tokens_per_iteration()) / secs;
+  r.model_flops = model_flops(m_, t_);
+  r.tflops_per_gpu = r.model_flops / secs / gpus / 1e12;
+  r.megatron_tflops_per_gpu = megatron_flops(m_, t_.global_batch, t_.seq_len) / secs / gpus / 1e12;
+  r.peak_tflops = hw::peak_tflops(in_.compute->accelerator(), t_.precision);
+  if (r.peak_tflops <= 0) r.peak_tflops = hw::peak_tflops(in_.compute->accelerator(), hw::Precision::kBf16);
+  r.mfu = r.tflops_per_gpu / r.peak_tflops;
+  r.hfu = hardware_flops(m_, t_) / secs / gpus / 1e12 / r.peak_tflops;
+  r.compute_source = in_.compute->describe();
+  r.library = in_.library.name;
+  r.dp_algorithm = dp_algorithm_.empty() ? "none (no data parallelism)" : dp_algorithm_;
+  r.network_transfers = static_cast<int64_t>(net_->counters().transfers_started);
+  return r;
+}
+
+}  // namespace
+
+IterationResult simulate_iteration(const IterationInputs& in) {
+  const hw::Accelerator& gpu = in.compute->accelerator();
+  if (static_cast<int>(in.topology->num_gpus()) < in.plan->gpus())
+    throw core::InputError({"", 0, "cluster.gpus"},
+                           fmt::format("the plan needs {} GPUs but the cluster has {}", in.plan->gpus(),
+                                       in.topology->num_gpus()));
+  check_memory_fits(*in.model, *in.plan, *in.training, gpu.hbm_capacity);
+  IterationSim sim(in);
+  IterationResult r = sim.run();
+  r.memory = estimate_memory(*in.model, *in.plan, *in.training);
+  return r;
+}
+
+}  // namespace anatomy::workload

@@ -1,0 +1,93 @@
+#pragma once
+// One training iteration, simulated on the engine over the network.
+//
+// Every data-parallel replica, tensor-parallel rank and context-parallel
+// rank of a pipeline stage does the same work at the same time, so the
+// compute of one representative GPU per stage is simulated, step by step,
+// in its pipeline schedule (1F1B or interleaved). What is not symmetric is
+// run for real on the shared network: pipeline sends between the stages'
+// representatives, and every data-parallel communicator's gradient and
+// parameter collectives (all of them at once, per bucket, so they contend
+// in the fabric as they would). Model-parallel collectives inside a step
+// (TP/CP/EP) are timed on the network alone and memoized (step_cost.h).
+//
+// Each GPU's iteration is split into buckets that add up to the iteration
+// time exactly (integer picoseconds):
+//   forward compute | backward compute (incl. recomputation) | optimizer |
+//   exposed TP comm (incl. CP/EP) | exposed DP comm | exposed PP comm |
+//   pipeline bubble | waiting on others
+// Idle time before a step is a bubble until the upstream stage starts
+// sending its input, and PP communication after; idle time waiting for a
+// gradient or parameter collective is DP communication; the time after a
+// GPU has finished while the slowest stage has not is waiting on others.
+
+#include <string>
+#include <vector>
+
+#include "coll/collective.h"
+#include "hw/compute_model.h"
+#include "workload/memory.h"
+#include "workload/model.h"
+#include "workload/training.h"
+
+namespace anatomy::workload {
+
+using core::SimTime;
+
+struct TimeBreakdown {
+  SimTime forward_compute, backward_compute, optimizer;
+  SimTime tp_comm, dp_comm, pp_comm, bubble, waiting;
+  SimTime recompute;  // part of backward_compute, shown for information
+
+  SimTime total() const {
+    return forward_compute + backward_compute + optimizer + tp_comm + dp_comm + pp_comm + bubble + waiting;
+  }
+  // (name, value) of every bucket, in report order (recompute excluded).
+  std::vector<std::pair<const char*, SimTime>> buckets() const;
+};
+
+enum class IntervalKind { kForward, kBackward, kOptimizer, kTpComm, kDpComm, kPpComm, kBubble, kWaiting };
+const char* to_string(IntervalKind k);
+
+struct Interval {
+  IntervalKind kind;
+  SimTime start, end;
+  int64_t micro_batch = -1;
+  int chunk = -1;
+};
+
+struct IterationResult {
+  SimTime iteration;
+  std::vector<TimeBreakdown> stages;           // one representative GPU per pipeline stage
+  std::vector<std::vector<Interval>> timeline;  // per stage
+  TimeBreakdown mean;                           // over all GPUs (every stage has as many)
+  int64_t micro_batches = 0;
+  double tokens_per_s = 0;
+  double model_flops = 0;                // per iteration, no recomputation (MFU's numerator)
+  double tflops_per_gpu = 0;             // model FLOPs / time / GPU
+  double megatron_tflops_per_gpu = 0;    // Megatron-LM eq. 3 / time / GPU (counts recomputation)
+  double mfu = 0;                        // model FLOPs / (time x GPUs x dense peak)
+  double hfu = 0;                        // with recomputation
+  double peak_tflops = 0;
+  MemoryBreakdown memory;
+  std::string compute_source;
+  std::string library;
+  std::string dp_algorithm;              // what "auto" chose for the gradient collectives
+  int64_t network_transfers = 0;
+};
+
+struct IterationInputs {
+  const ModelSpec* model = nullptr;
+  const ParallelPlan* plan = nullptr;
+  const TrainingSpec* training = nullptr;
+  const topo::Topology* topology = nullptr;  // at least plan.gpus() GPUs; rank r on GPU r
+  const hw::ComputeModel* compute = nullptr;
+  coll::LibraryModel library;
+  coll::NetworkFactory make_network;
+  const coll::AlgorithmRegistry* algorithms = nullptr;
+};
+
+// Throws InputError when the plan does not fit the GPUs' memory.
+IterationResult simulate_iteration(const IterationInputs& in);
+
+}  // namespace anatomy::workload

@@ -1,0 +1,48 @@
+#include "workload/layout.h"
+
+namespace anatomy::workload {
+
+RankCoord Layout::coord(uint32_t r) const {
+  RankCoord c;
+  c.tp = static_cast<int>(r % p_.tp);
+  r /= p_.tp;
+  c.cp = static_cast<int>(r % p_.cp);
+  r /= p_.cp;
+  c.dp = static_cast<int>(r % p_.dp);
+  c.pp = static_cast<int>(r / p_.dp);
+  return c;
+}
+
+std::vector<uint32_t> Layout::tp_group(RankCoord c) const {
+  std::vector<uint32_t> g;
+  for (int i = 0; i < p_.tp; ++i) g.push_back(rank({i, c.cp, c.dp, c.pp}));
+  return g;
+}
+
+std::vector<uint32_t> Layout::cp_group(RankCoord c) const {
+  std::vector<uint32_t> g;
+  for (int i = 0; i < p_.cp; ++i) g.push_back(rank({c.tp, i, c.dp, c.pp}));
+  return g;
+}
+
+std::vector<uint32_t> Layout::dp_group(RankCoord c) const {
+  std::vector<uint32_t> g;
+  for (int i = 0; i < p_.dp; ++i) g.push_back(rank({c.tp, c.cp, i, c.pp}));
+  return g;
+}
+
+std::vector<uint32_t> Layout::dp_cp_group(RankCoord c) const {
+  std::vector<uint32_t> g;
+  for (int d = 0; d < p_.dp; ++d)
+    for (int i = 0; i < p_.cp; ++i) g.push_back(rank({c.tp, i, d, c.pp}));
+  return g;
+}
+
+std::vector<uint32_t> Layout::ep_group(RankCoord c) const {
+  std::vector<uint32_t> g;
+  const int first = c.dp / p_.ep * p_.ep;
+  for (int i = 0; i < p_.ep; ++i) g.push_back(rank({c.tp, c.cp, first + i, c.pp}));
+  return g;
+}
+
+}  // namespace anatomy::workload

@@ -1,0 +1,41 @@
+#pragma once
+// Where each rank of a parallelism plan sits, and its communicator groups.
+//
+// Rank r = tp + TP (cp + CP (dp + DP pp)): tensor parallelism fastest, so a
+// TP group is contiguous and shares a scale-up domain; the pipeline is the
+// slowest dimension. Rank r runs on GPU r of the topology (placement is the
+// job layer's business; issue 5).
+
+#include <cstdint>
+#include <vector>
+
+#include "workload/training.h"
+
+namespace anatomy::workload {
+
+struct RankCoord {
+  int tp = 0, cp = 0, dp = 0, pp = 0;
+};
+
+class Layout {
+ public:
+  explicit Layout(const ParallelPlan& p) : p_(p) {}
+  uint32_t rank(RankCoord c) const {
+    return static_cast<uint32_t>(c.tp + p_.tp * (c.cp + p_.cp * (c.dp + p_.dp * c.pp)));
+  }
+  RankCoord coord(uint32_t r) const;
+  // Ranks of the group through `c` along one dimension, in order.
+  std::vector<uint32_t> tp_group(RankCoord c) const;
+  std::vector<uint32_t> cp_group(RankCoord c) const;
+  std::vector<uint32_t> dp_group(RankCoord c) const;
+  // Data-parallel x context-parallel: the group gradients are reduced over.
+  std::vector<uint32_t> dp_cp_group(RankCoord c) const;
+  // Expert-parallel group: `ep` consecutive data-parallel ranks.
+  std::vector<uint32_t> ep_group(RankCoord c) const;
+  const ParallelPlan& plan() const { return p_; }
+
+ private:
+  ParallelPlan p_;
+};
+
+}  // namespace anatomy::workload

@@ -1,0 +1,301 @@
+#include "workload/memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace anatomy::workload {
+namespace {
+
+using core::Bytes;
+
+const Bytes kWorkspace{3'000'000'000};
+constexpr int kMaxTp = 8;  // one NVLink node: TP's all-reduces must stay on NVLink
+
+struct BytesPerParam {
+  double weights, gradients, optimizer;
+};
+
+BytesPerParam bytes_per_param(hw::Precision p) {
+  switch (p) {
+    case hw::Precision::kFp32: return {4, 4, 8};
+    case hw::Precision::kFp16: return {2, 2, 16};
+    case hw::Precision::kBf16:
+    case hw::Precision::kFp8: return {2, 4, 12};
+  }
+  return {2, 4, 12};
+}
+
+Bytes to_bytes(double b) { return Bytes(static_cast<int64_t>(std::llround(b))); }
+
+// Activation bytes of one transformer layer for one micro-batch on one GPU.
+struct LayerActivations {
+  double whole;   // everything its backward needs (no recomputation of the layer)
+  double stored;  // what is kept between its forward and backward under t.recompute
+};
+
+LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t) {
+  const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
+  const double h = static_cast<double>(m.hidden);
+  const double kv_w = static_cast<double>(m.kv_heads * m.head_dim());
+  const double ffn = static_cast<double>(m.ffn_hidden), k = static_cast<double>(m.top_k);
+  const double a = static_cast<double>(m.heads);
+  const double tp = p.tp;
+  const bool sp = p.sequence_parallel && p.tp > 1;
+  const double s_local = static_cast<double>(t.seq_len) / p.cp;  // tokens of a sequence on this CP rank
+  const double tokens = static_cast<double>(t.micro_batch) * s_local;
+
+  // Per token: inputs of the two norms, of the QKV and first MLP GEMMs, and
+  // the two dropout masks — whole on every TP rank unless sequence-parallel.
+  const double replicated = 2 * e * h + e * h + e * h + (m.dropout ? 2 * h : 0);
+  // Per token, split over TP: Q, K, V, the attention output (input of the
+  // output projection), the MLP's up (and gate) output and its activation
+  // output (input of the down projection), and for MoE the tokens'
+  // dispatched copies (input of the experts' first GEMM).
+  double sharded = e * h + 2 * e * kv_w + e * h + e * (m.gated_mlp ? 2 : 1) * ffn * k + e * ffn * k;
+  if (m.experts > 1) sharded += e * h * k;
+  // The s x s scores: softmax output (and, with dropout, its mask and
+  // output), per head, per sequence. CP ranks run FlashAttention in
+  // practice; without it we count each rank's own s/cp x s/cp block.
+  const bool scores_recomputed = t.flash_attention || t.recompute == Recompute::kSelective;
+  const double score_bytes = e + (m.dropout ? 1 + e : 0);
+  const double b = static_cast<double>(t.micro_batch);
+  const double scores = scores_recomputed ? 0 : b * a * s_local * s_local * score_bytes;
+  const double lse = t.flash_attention && t.recompute != Recompute::kSelective ? 4 * a : 0;  // fp32, per head per token
+
+  LayerActivations out;
+  out.whole = tokens * ((sp ? replicated / tp : replicated) + (sharded + lse) / tp) + scores / tp;
+  out.stored = t.recompute == Recompute::kFull ? tokens * e * h / (sp ? tp : 1) : out.whole;
+  return out;
+}
+
+// Micro-batches of activations rank r holds at 1F1B's peak, in layers'
+// worth: non-interleaved min(PP - r, M) micro-batches of its layers;
+// interleaved, Megatron-LM's warm-up count of model chunks plus the one in
+// steady state, of layers / v layers each.
+double layer_microbatches_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r, int64_t layers) {
+  const int64_t M = std::max<int64_t>(1, t.micro_batches(p));
+  const int64_t v = p.virtual_stages;
+  if (v <= 1) return static_cast<double>(std::min<int64_t>(p.pp - r, M) * layers);
+  const int64_t chunks = std::min<int64_t>(2 * (p.pp - r - 1) + (v - 1) * p.pp + 1, v * M);
+  return static_cast<double>(chunks) * static_cast<double>(layers) / static_cast<double>(v);
+}
+
+double micro_batches_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r) {
+  const int64_t M = std::max<int64_t>(1, t.micro_batches(p));
+  const int64_t v = p.virtual_stages;
+  if (v <= 1) return static_cast<double>(std::min<int64_t>(p.pp - r, M));
+  // The embedding is in rank 0's first chunk: count that chunk's micro-batches.
+  const int64_t chunks = std::min<int64_t>(2 * (p.pp - r - 1) + (v - 1) * p.pp + 1, v * M);
+  return std::ceil(static_cast<double>(chunks) / static_cast<double>(v));
+}
+
+MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int r,
+                             int64_t layers) {
+  const bool first = r == 0, last = r == p.pp - 1;
+  const double h = static_cast<double>(m.hidden), V = static_cast<double>(m.vocab);
+  const double tp = p.tp;
+
+  // Parameters on this GPU: dense ones split over TP, experts over TP x EP.
+  const double expert_layer = static_cast<double>(m.expert_params_per_layer());
+  const double dense_layer = static_cast<double>(m.params_per_layer()) - expert_layer;
+  double ends = 0;  // embedding, position table, final norm, output layer
+  if (p.pp == 1) {
+    ends = static_cast<double>(m.embedding_params() + m.norm_params());
+  } else if (first) {
+    ends = V * h + static_cast<double>(m.max_seq) * h;
+  } else if (last) {
+    ends = V * h + static_cast<double>(m.norm_params());  // the output layer, or the tied embedding's copy
+  }
+  const double n_layers = static_cast<double>(layers);
+  const double dense = (n_layers * dense_layer + ends) / tp;
+  const double experts = n_layers * expert_layer / (tp * p.ep);
+  const double full = dense + experts;
+
+  // ZeRO shards over DP x CP; an expert is replicated over DP x CP / EP.
+  const double d = static_cast<double>(p.dp) * p.cp;
+  const double d_experts = std::max(1.0, d / p.ep);
+  const double shard = dense / d + experts / d_experts;
+  const double unit = std::max((dense_layer + expert_layer / p.ep) / tp, ends / tp);  // gathered at once
+  const double sharded_in_flight = std::min(full, shard + 2 * unit);
+
+  const BytesPerParam bpp = bytes_per_param(t.precision);
+  MemoryBreakdown b;
+  b.stage = r;
+  b.weights = to_bytes((p.zero_stage >= 3 ? sharded_in_flight : full) * bpp.weights);
+  b.gradients = to_bytes((p.zero_stage >= 2 ? sharded_in_flight : full) * bpp.gradients);
+  b.optimizer = to_bytes((p.zero_stage >= 1 ? shard : full) * bpp.optimizer);
+
+  const LayerActivations layer = layer_activations(m, p, t);
+  double act = layer.stored * layer_microbatches_in_flight(p, t, r, layers);
+  if (t.recompute == Recompute::kFull) act += layer.whole;  // the layer being recomputed
+  const bool sp = p.sequence_parallel && p.tp > 1;
+  const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
+  const double tokens = static_cast<double>(t.micro_batch * t.seq_len) / p.cp;
+  // Rank 0: the embedding's dropout mask. Last rank, one micro-batch: the
+  // inputs of the final norm and the output layer, and fp32 logits.
+  if (first && m.dropout) act += micro_batches_in_flight(p, t, r) * tokens * h / (sp ? tp : 1);
+  if (last) act += tokens * (2 * e * h / (sp ? tp : 1) + 4 * V / tp);
+  b.activations = to_bytes(act);
+  b.workspace = kWorkspace;
+  return b;
+}
+
+std::string gb(Bytes b) {
+  std::string s = fmt::format("{:.1f}", b.as_double() / 1e9);
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s + " GB";
+}
+
+bool valid(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t) {
+  try {
+    validate_plan(m, p, t, p.gpus());
+    return true;
+  } catch (const core::InputError&) {
+    return false;
+  }
+}
+
+// What differs between the plan the user gave and a candidate, in the
+// scenario's own words.
+std::string describe_change(const ParallelPlan& p0, const TrainingSpec& t0, const ParallelPlan& p,
+                            const TrainingSpec& t) {
+  std::vector<std::string> parts;
+  if (t.recompute != t0.recompute) parts.push_back(fmt::format("recompute: {}", to_string(t.recompute)));
+  if (p.zero_stage != p0.zero_stage) parts.push_back(fmt::format("zero_stage: {}", p.zero_stage));
+  if (p.tp != p0.tp || p.pp != p0.pp)
+    parts.push_back(fmt::format("TP {} x PP {} x DP {}", p.tp, p.pp, p.dp));
+  if (t.micro_batch != t0.micro_batch) parts.push_back(fmt::format("micro_batch: {}", t.micro_batch));
+  std::string out;
+  for (const std::string& s : parts) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+struct Plan {
+  ParallelPlan p;
+  TrainingSpec t;
+};
+
+// The changes check_memory_fits tries, in order. Each applies itself to a
+// plan, or returns false when it does not apply (already so, or out of
+// limits); `repeat` ones are applied again while piling changes up.
+struct Change {
+  std::function<bool(Plan&)> apply;
+  bool repeat = false;
+};
+
+std::vector<Change> changes() {
+  return {
+      {[](Plan& x) {
+         if (x.t.recompute != Recompute::kNone) return false;
+         x.t.recompute = Recompute::kSelective;
+         return true;
+       }},
+      {[](Plan& x) {
+         if (x.t.recompute == Recompute::kFull) return false;
+         x.t.recompute = Recompute::kFull;
+         return true;
+       }},
+      {[](Plan& x) {
+         if (x.p.zero_stage >= 3) return false;
+         ++x.p.zero_stage;
+         return true;
+       },
+       true},
+      {[](Plan& x) {
+         if (x.p.zero_stage >= 2) return false;  // zero_stage + 1 above already reaches 3
+         x.p.zero_stage = 3;
+         return true;
+       }},
+      {[](Plan& x) {
+         if (x.p.dp % 2 != 0) return false;
+         x.p.pp *= 2;
+         x.p.dp /= 2;
+         return true;
+       },
+       true},
+      {[](Plan& x) {
+         if (x.p.dp % 2 != 0 || x.p.tp * 2 > kMaxTp) return false;
+         x.p.tp *= 2;
+         x.p.dp /= 2;
+         return true;
+       },
+       true},
+      {[](Plan& x) {
+         if (x.t.micro_batch == 1) return false;
+         x.t.micro_batch = 1;
+         return true;
+       }},
+  };
+}
+
+// The first plan, by the order above, that is valid and fits: its
+// description and total, or an empty description.
+std::pair<std::string, Bytes> find_fit(const ModelSpec& m, const Plan& given, Bytes capacity) {
+  const auto fits = [&](const Plan& x) {
+    return valid(m, x.p, x.t) && estimate_memory(m, x.p, x.t).total() <= capacity;
+  };
+  const auto found = [&](const Plan& x) {
+    return std::pair{describe_change(given.p, given.t, x.p, x.t), estimate_memory(m, x.p, x.t).total()};
+  };
+  const std::vector<Change> ladder = changes();
+  for (const Change& c : ladder) {  // one change at a time
+    Plan x = given;
+    if (c.apply(x) && fits(x)) return found(x);
+  }
+  Plan x = given;  // piled up
+  for (const Change& c : ladder) {
+    for (Plan next = x; c.apply(next) && valid(m, next.p, next.t); next = x) {
+      x = next;
+      if (fits(x)) return found(x);
+      if (!c.repeat) break;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<MemoryBreakdown> estimate_memory_per_stage(const ModelSpec& m, const ParallelPlan& p,
+                                                        const TrainingSpec& t) {
+  const std::vector<int64_t> layers = layers_per_stage(m, p);
+  std::vector<MemoryBreakdown> out;
+  out.reserve(layers.size());
+  for (int r = 0; r < p.pp; ++r) out.push_back(stage_memory(m, p, t, r, layers[static_cast<size_t>(r)]));
+  return out;
+}
+
+MemoryBreakdown estimate_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t) {
+  const std::vector<MemoryBreakdown> stages = estimate_memory_per_stage(m, p, t);
+  return *std::max_element(stages.begin(), stages.end(),
+                           [](const MemoryBreakdown& a, const MemoryBreakdown& b) { return a.total() < b.total(); });
+}
+
+void check_memory_fits(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, Bytes capacity,
+                       std::string_view gpu) {
+  const MemoryBreakdown b = estimate_memory(m, p, t);
+  if (b.total() <= capacity) return;
+  std::string msg = fmt::format(
+      "needs {} per GPU but {} has {} ({} over) on pipeline rank {} of {}: weights {}, gradients {}, optimizer {}, "
+      "activations {}, workspace {}",
+      gb(b.total()), gpu.empty() ? std::string("the GPU") : fmt::format("each {}", gpu), gb(capacity),
+      gb(b.total() - capacity), b.stage, p.pp, gb(b.weights), gb(b.gradients), gb(b.optimizer), gb(b.activations),
+      gb(b.workspace));
+  const auto [change, total] = find_fit(m, Plan{p, t}, capacity);
+  if (!change.empty()) {
+    msg += fmt::format("; fits with {} ({})", change, gb(total));
+  } else {
+    msg += "; nothing tried fits (recompute, ZeRO-3, more PP or TP with less DP, micro_batch 1): it needs more GPUs "
+           "per model replica or GPUs with more memory";
+  }
+  throw core::InputError({"", 0, "parallelism"}, msg);
+}
+
+}  // namespace anatomy::workload

@@ -1,0 +1,28 @@
+#pragma once
+// The order in which a pipeline stage runs its forward and backward steps.
+//
+// 1F1B (PipeDream-Flush, Megatron's default): stage s of P runs
+// min(P - s - 1, M) warm-up forwards, then alternates one forward and one
+// backward, then drains the remaining backwards; at most P micro-batches
+// are in flight. Interleaved 1F1B (Narayanan et al. SC'21 §2.2): each stage
+// holds v model chunks; forward step k of a stage works on chunk
+// (k / P) mod v of micro-batch (k / (P v)) P + k mod P (backward chunks run
+// in reverse), with (P - s - 1) 2 + (v - 1) P warm-up forwards; the bubble
+// shrinks by v. Requires M to be a multiple of P when v > 1.
+
+#include <cstdint>
+#include <vector>
+
+namespace anatomy::workload {
+
+struct PipelineStep {
+  int64_t micro_batch = 0;
+  int chunk = 0;  // model chunk on this stage (0..v-1)
+  bool forward = true;
+};
+
+// The step order of stage `stage` (0-based) of `stages`, for `micro_batches`
+// micro-batches and `chunks` model chunks per stage.
+std::vector<PipelineStep> pipeline_order(int stage, int stages, int64_t micro_batches, int chunks);
+
+}  // namespace anatomy::workload

@@ -1,0 +1,196 @@
+#include "workload/step_cost.h"
+
+#include <algorithm>
+
+namespace anatomy::workload {
+namespace {
+
+constexpr int64_t kActivationBytes = 2;  // bf16 activations, also under fp8 GEMMs
+
+SimTime zero_floor(SimTime t) { return t < SimTime::zero() ? SimTime::zero() : t; }
+
+}  // namespace
+
+int64_t StageCost::params() const {
+  int64_t total = 0;
+  for (int64_t c : chunk_params) total += c;
+  return total;
+}
+
+StepCostModel::StepCostModel(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
+                             const hw::ComputeModel& cm, CommTimer timer)
+    : m_(m), p_(p), t_(t), cm_(cm), timer_(std::move(timer)), layout_(p) {
+  layer_ = layer();
+}
+
+hw::Precision StepCostModel::gemm_precision() const {
+  if (t_.precision == hw::Precision::kFp8 && hw::peak_tflops(cm_.accelerator(), hw::Precision::kFp8) <= 0)
+    return hw::Precision::kBf16;
+  return t_.precision;
+}
+
+int64_t StepCostModel::layers_in_chunk(int stage, int chunk) const {
+  const int64_t chunks = static_cast<int64_t>(p_.pp) * p_.virtual_stages;
+  const int64_t g = static_cast<int64_t>(chunk) * p_.pp + stage;
+  const int64_t base = m_.layers / chunks, extra = m_.layers % chunks;
+  return base + (g < extra ? 1 : 0);
+}
+
+StepCostModel::LayerCost StepCostModel::layer() const {
+  const hw::Precision prec = gemm_precision();
+  const int64_t tp = p_.tp, cp = p_.cp;
+  const int64_t T = t_.micro_batch * t_.seq_len / cp;  // tokens a GPU's GEMMs see
+  const int64_t T_sp = p_.sequence_parallel ? std::max<int64_t>(1, T / tp) : T;
+  const int64_t h = m_.hidden, hd = m_.head_dim(), f = m_.ffn_hidden;
+  const int64_t heads_local = m_.heads / tp;
+  const int64_t kv_local = std::max<int64_t>(1, m_.kv_heads / tp);
+  const bool moe = m_.experts > 1;
+
+  auto gemm_fb = [&](int64_t mm, int64_t n, int64_t k, SimTime* fwd, SimTime* bwd) {
+    const SimTime g = cm_.gemm(mm, n, k, prec);
+    *fwd += g;
+    // Data gradient dX[m,k] = dY[m,n] W^T, weight gradient dW[k,n] = X^T dY.
+    *bwd += cm_.gemm(mm, k, n, prec) + cm_.gemm(k, n, mm, prec);
+    return g;
+  };
+
+  LayerCost c;
+  SimTime fwd, bwd;
+  const SimTime g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
+  const SimTime attn_f = cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, hd, true) / cp;
+  const SimTime attn_b = cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, hd, true) / cp;
+  fwd += attn_f;
+  bwd += attn_b;
+  const SimTime g_proj = gemm_fb(T, h, heads_local * hd, &fwd, &bwd);
+  SimTime g_up, g_down;
+  int64_t act_tokens = T;
+  if (!moe) {
+    g_up = gemm_fb(T, (m_.gated_mlp ? 2 : 1) * f / tp, h, &fwd, &bwd);
+    g_down = gemm_fb(T, h, f / tp, &fwd, &bwd);
+  } else {
+    // Balanced routing: each GPU's E/ep experts see T top_k tokens in all.
+    const int64_t local_experts = std::max<int64_t>(1, m_.experts / p_.ep);
+    const int64_t per_expert = std::max<int64_t>(1, T * m_.top_k / local_experts);
+    gemm_fb(T, m_.experts, h, &fwd, &bwd);  // router
+    for (int64_t e = 0; e < local_experts; ++e) {
+      g_up += gemm_fb(per_expert, (m_.gated_mlp ? 2 : 1) * f / tp, h, &fwd, &bwd);
+      g_down += gemm_fb(per_expert, h, f / tp, &fwd, &bwd);
+    }
+    act_tokens = T * m_.top_k;
+  }
+  // Memory-bound kernels: two norms (read + write), two residual adds (two
+  // reads, one write), two dropouts (read + write), the MLP activation
+  // (reads its (gated ? 2 : 1) inputs, writes one).
+  const int64_t ew_bytes = kActivationBytes * (T_sp * h * (4 + 6 + 4) +
+                                               act_tokens * f / tp * (m_.gated_mlp ? 3 : 2));
+  const SimTime ew = cm_.memory_bound(Bytes(ew_bytes));
+  fwd += ew;
+  bwd += ew * 2;
+
+  // Model-parallel communication, timed alone on the network.
+  const RankCoord rep{};
+  SimTime fwd_comm, bwd_comm;
+  if (tp > 1) {
+    const Bytes S(T * h * kActivationBytes);
+    const auto group = layout_.tp_group(rep);
+    if (p_.sequence_parallel) {
+      const SimTime ag = timer_(coll::Op::kAllGather, S, group);
+      const SimTime rs = timer_(coll::Op::kReduceScatter, S, group);
+      if (p_.tp_comm_overlap) {
+        fwd_comm = zero_floor(ag - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag - g_up) + zero_floor(rs - g_down);
+        bwd_comm = zero_floor(rs - g_qkv) + zero_floor(ag - g_proj) + zero_floor(rs - g_up) + zero_floor(ag - g_down);
+      } else {
+        fwd_comm = bwd_comm = (ag + rs) * 2;
+      }
+    } else {
+      const SimTime ar = timer_(coll::Op::kAllReduce, S, group);
+      fwd_comm = bwd_comm = p_.tp_comm_overlap ? zero_floor(ar - g_proj) + zero_floor(ar - g_down) : ar * 2;
+    }
+  }
+  if (cp > 1) {
+    // Ring attention: K and V of every CP rank pass around the ring behind
+    // the attention kernels; backward also returns their gradients.
+    const Bytes kv(2 * t_.micro_batch * t_.seq_len * kv_local * hd * kActivationBytes);
+    const auto group = layout_.cp_group(rep);
+    const SimTime ag = timer_(coll::Op::kAllGather, kv, group);
+    const SimTime rs = timer_(coll::Op::kReduceScatter, kv, group);
+    fwd_comm += zero_floor(ag - attn_f);
+    bwd_comm += zero_floor(ag + rs - attn_b);
+  }
+  if (moe && p_.ep > 1) {
+    const Bytes dispatch(T * m_.top_k * h * kActivationBytes);
+    const SimTime a2a = timer_(coll::Op::kAllToAll, dispatch, layout_.ep_group(rep));
+    fwd_comm += a2a * 2;  // dispatch and combine
+    bwd_comm += a2a * 2;
+  }
+  c.fwd_compute = fwd;
+  c.bwd_compute = bwd;
+  c.attn_fwd = attn_f;
+  c.fwd_comm = fwd_comm;
+  c.bwd_comm = bwd_comm;
+  return c;
+}
+
+StageCost StepCostModel::stage(int s) const {
+  const hw::Precision prec = gemm_precision();
+  const int v = p_.virtual_stages;
+  const int64_t tp = p_.tp;
+  const int64_t T = t_.micro_batch * t_.seq_len / p_.cp;
+  const int64_t h = m_.hidden;
+  StageCost out;
+  out.activation_bytes = Bytes(T * h * kActivationBytes / tp);
+  const int64_t layer_params = m_.params_per_layer();
+  const int64_t expert_params =
+      m_.experts > 1 ? (m_.gated_mlp ? 3 : 2) * h * m_.ffn_hidden * m_.experts : 0;
+  const int64_t layer_params_per_gpu =
+      (layer_params - expert_params) / tp + expert_params / (tp * std::max(1, p_.ep));
+  const RankCoord rep{};
+  for (int c = 0; c < v; ++c) {
+    const int64_t n = layers_in_chunk(s, c);
+    StepCost f{layer_.fwd_compute * n, SimTime::zero(), layer_.fwd_comm * n};
+    StepCost b{layer_.bwd_compute * n, SimTime::zero(), layer_.bwd_comm * n};
+    if (t_.recompute == Recompute::kFull) {
+      b.recompute = layer_.fwd_compute * n;
+      b.tp_comm += layer_.fwd_comm * n;
+    } else if (t_.recompute == Recompute::kSelective) {
+      b.recompute = layer_.attn_fwd * n;
+    }
+    b.compute += b.recompute;
+    int64_t params = layer_params_per_gpu * n;
+    const bool first = s == 0 && c == 0;
+    const bool last = s == p_.pp - 1 && c == v - 1;
+    if (first) {
+      // Vocabulary-parallel embedding lookup, then a TP reduction of its output.
+      const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
+      f.compute += lookup;
+      b.compute += lookup * 2;
+      params += m_.embedding_params() / tp;
+      if (tp > 1) {
+        const SimTime r = timer_(p_.sequence_parallel ? coll::Op::kReduceScatter : coll::Op::kAllReduce,
+                                 Bytes(T * h * kActivationBytes), layout_.tp_group(rep));
+        f.tp_comm += r;
+        b.tp_comm += r;
+      }
+    }
+    if (last) {
+      // Output layer (V / tp logits per token) and the cross-entropy loss in fp32.
+      const int64_t V = m_.vocab;
+      const SimTime logits = cm_.gemm(T, V / tp, h, prec);
+      const SimTime loss = cm_.memory_bound(Bytes(T * (V / tp) * 4 * 3));
+      f.compute += logits + loss;
+      b.compute += cm_.gemm(T, h, V / tp, prec) + cm_.gemm(h, V / tp, T, prec) + loss;
+      if (!m_.tied_embeddings || p_.pp > 1) params += V * h / tp;
+      if (tp > 1 && p_.sequence_parallel) {
+        const SimTime ag = timer_(coll::Op::kAllGather, Bytes(T * h * kActivationBytes), layout_.tp_group(rep));
+        f.tp_comm += ag;
+        b.tp_comm += ag;
+      }
+    }
+    out.forward.push_back(f);
+    out.backward.push_back(b);
+    out.chunk_params.push_back(params);
+  }
+  return out;
+}
+
+}  // namespace anatomy::workload

@@ -1,0 +1,82 @@
+#pragma once
+// What one pipeline step costs on one GPU: a micro-batch through one model
+// chunk of one stage, forward or backward.
+//
+// Compute is summed kernel by kernel from the compute model (hw/
+// compute_model.h) over the exact shards a GPU runs: with tensor
+// parallelism t and sequence parallelism, the QKV, attention-output and
+// MLP GEMMs see all T = micro_batch x seq / cp tokens with their weight
+// dimension split by t; attention runs heads / t heads over s / cp queries;
+// norms, residuals and dropout run on T / t tokens. Backward is the data-
+// and weight-gradient GEMMs (twice the forward's) plus attention's backward;
+// full recomputation replays the forward first, selective replays the
+// attention core.
+//
+// Model-parallel communication inside a step runs on the GPU's critical
+// path unless overlapped: per layer, forward, two all-gathers and two
+// reduce-scatters of T h elements across the TP group (two all-reduces
+// without sequence parallelism), mirrored in backward; K/V all-gathers
+// across the CP ring, hidden behind attention when they fit; two
+// all-to-alls per MoE layer across the EP group. Each is timed on the
+// network by the caller's CommTimer; with tp_comm_overlap a TP collective
+// is exposed only beyond the GEMM it is pipelined with.
+
+#include <functional>
+#include <vector>
+
+#include "coll/ops.h"
+#include "hw/compute_model.h"
+#include "workload/layout.h"
+#include "workload/model.h"
+#include "workload/training.h"
+
+namespace anatomy::workload {
+
+using core::Bytes;
+using core::SimTime;
+
+// Time of a collective on `ranks` when nothing else runs (memoized by the caller).
+using CommTimer = std::function<SimTime(coll::Op, Bytes, const std::vector<uint32_t>& ranks)>;
+
+struct StepCost {
+  SimTime compute;       // kernels, recomputation included
+  SimTime recompute;     // of which replayed forward work
+  SimTime tp_comm;       // exposed TP + CP + EP communication
+};
+
+struct StageCost {
+  std::vector<StepCost> forward;   // per chunk
+  std::vector<StepCost> backward;  // per chunk
+  std::vector<int64_t> chunk_params;  // parameters of each chunk held by one GPU (before ZeRO sharding)
+  Bytes activation_bytes;  // sent to the next stage per micro-batch, per GPU
+  int64_t params() const;
+};
+
+class StepCostModel {
+ public:
+  StepCostModel(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, const hw::ComputeModel& cm,
+                CommTimer timer);
+  // Costs of stage `stage` (0..pp-1); chunk c of stage s holds layers
+  // [(c pp + s) L / (pp v), ...). Stage 0 chunk 0 adds the embedding, the
+  // last stage's last chunk the output layer and the loss.
+  StageCost stage(int stage) const;
+  int64_t layers_in_chunk(int stage, int chunk) const;
+
+ private:
+  struct LayerCost {
+    SimTime fwd_compute, bwd_compute, attn_fwd;
+    SimTime fwd_comm, bwd_comm;  // exposed
+  };
+  LayerCost layer() const;
+  hw::Precision gemm_precision() const;
+
+  ModelSpec m_;
+  ParallelPlan p_;
+  TrainingSpec t_;
+  const hw::ComputeModel& cm_;
+  CommTimer timer_;
+  Layout layout_;
+  LayerCost layer_;
+};
+
+}  // namespace anatomy::workload

@@ -1,0 +1,132 @@
+#include "workload/training.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace anatomy::workload {
+
+const char* to_string(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "?";
+}
+
+std::vector<int64_t> layers_per_stage(const ModelSpec& m, const ParallelPlan& p) {
+  ANATOMY_CHECK(p.pp >= 1 && m.layers >= p.pp, "every pipeline rank needs a layer (validate_plan first)");
+  const int64_t pp = p.pp;
+  const int64_t each = (m.layers + pp - 1) / pp;
+  std::vector<int64_t> out(static_cast<size_t>(pp), each);
+  // Take the missing layers from the ends inwards: 0, pp-1, 1, pp-2, ...
+  int64_t missing = each * pp - m.layers;  // < pp, so no rank loses more than one
+  for (int64_t i = 0; missing > 0; ++i) {
+    const int64_t rank = i % 2 == 0 ? i / 2 : pp - 1 - i / 2;
+    --out[static_cast<size_t>(rank)];
+    --missing;
+  }
+  return out;
+}
+
+namespace {
+
+[[noreturn]] void fail(const char* field, const std::string& message) {
+  throw core::InputError({"", 0, field}, message);
+}
+
+void check_positive(const char* field, int64_t v) {
+  if (v < 1) fail(field, fmt::format("must be at least 1 (got {})", v));
+}
+
+// The model's own shape, for models not taken from a preset.
+void validate_model(const ModelSpec& m) {
+  check_positive("model.layers", m.layers);
+  check_positive("model.hidden", m.hidden);
+  check_positive("model.heads", m.heads);
+  check_positive("model.kv_heads", m.kv_heads);
+  check_positive("model.ffn_hidden", m.ffn_hidden);
+  check_positive("model.vocab", m.vocab);
+  check_positive("model.experts", m.experts);
+  check_positive("model.top_k", m.top_k);
+  if (m.max_seq < 0) fail("model.max_seq", fmt::format("must be 0 (no position table) or more (got {})", m.max_seq));
+  if (m.hidden % m.heads != 0)
+    fail("model.heads", fmt::format("{} heads do not divide hidden size {}", m.heads, m.hidden));
+  if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
+    fail("model.kv_heads", fmt::format("{} key/value heads do not divide {} attention heads", m.kv_heads, m.heads));
+  if (m.top_k > m.experts) fail("model.top_k", fmt::format("{} is more than the {} experts", m.top_k, m.experts));
+}
+
+}  // namespace
+
+void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int gpus) {
+  validate_model(m);
+  check_positive("parallelism.tp", p.tp);
+  check_positive("parallelism.pp", p.pp);
+  check_positive("parallelism.dp", p.dp);
+  check_positive("parallelism.cp", p.cp);
+  check_positive("parallelism.ep", p.ep);
+  check_positive("parallelism.virtual_stages", p.virtual_stages);
+  check_positive("training.seq_len", t.seq_len);
+  check_positive("training.micro_batch", t.micro_batch);
+  check_positive("training.global_batch", t.global_batch);
+  if (p.bucket_bytes < 1) fail("parallelism.bucket_bytes", fmt::format("must be > 0 (got {})", p.bucket_bytes));
+
+  const int64_t product = int64_t{p.tp} * p.pp * p.dp * p.cp;
+  if (product != gpus)
+    fail("parallelism", fmt::format("TP {} x PP {} x DP {} x CP {} = {}, but the cluster has {} GPUs", p.tp, p.pp,
+                                    p.dp, p.cp, product, gpus));
+
+  // TP splits attention by heads (each rank whole heads) and the MLP by
+  // columns of ffn. K/V heads are split too, or, with fewer KV heads than
+  // TP ranks (GQA), each is replicated on tp / kv_heads ranks.
+  if (m.heads % p.tp != 0) fail("parallelism.tp", fmt::format("{} does not divide {} attention heads", p.tp, m.heads));
+  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0)
+    fail("parallelism.tp", fmt::format("{} neither divides {} key/value heads nor is a multiple of them (to replicate "
+                                       "each on TP / KV ranks)",
+                                       p.tp, m.kv_heads));
+  if (m.ffn_hidden % p.tp != 0)
+    fail("parallelism.tp", fmt::format("{} does not divide the MLP's inner size {}", p.tp, m.ffn_hidden));
+
+  // Pipeline: without interleaving, layers may split unevenly (see
+  // layers_per_stage) but every rank needs one; interleaved 1F1B needs
+  // equal model chunks, as Megatron-LM requires.
+  if (m.layers < p.pp)
+    fail("parallelism.pp", fmt::format("{} stages for {} layers leaves a stage without a layer", p.pp, m.layers));
+  if (p.virtual_stages > 1) {
+    if (p.pp == 1) fail("parallelism.virtual_stages", "interleaving needs pipeline parallelism (pp > 1)");
+    const int64_t chunks = int64_t{p.pp} * p.virtual_stages;
+    if (m.layers % chunks != 0)
+      fail("parallelism.virtual_stages",
+           fmt::format("{} layers do not split evenly into PP {} x {} virtual stages = {} model chunks", m.layers, p.pp,
+                       p.virtual_stages, chunks));
+  }
+
+  // Experts are spread over EP ranks carved out of the DP group.
+  if (p.ep > 1 && m.experts == 1)
+    fail("parallelism.ep", fmt::format("{} needs a mixture-of-experts model; {} is dense", p.ep, m.name));
+  if (p.dp % p.ep != 0) fail("parallelism.ep", fmt::format("{} does not divide DP {}", p.ep, p.dp));
+  if (m.experts % p.ep != 0) fail("parallelism.ep", fmt::format("{} does not divide {} experts", p.ep, m.experts));
+
+  // CP gives each rank seq_len / cp tokens of every sequence; sequence
+  // parallelism then splits those over TP.
+  if (t.seq_len % p.cp != 0) fail("parallelism.cp", fmt::format("{} does not divide seq_len {}", p.cp, t.seq_len));
+  if (p.sequence_parallel && p.tp > 1 && (t.seq_len / p.cp) % p.tp != 0)
+    fail("training.seq_len", fmt::format("{} tokens per CP rank do not split over TP {} (sequence parallelism)",
+                                         t.seq_len / p.cp, p.tp));
+
+  if (p.zero_stage < 0 || p.zero_stage > 3)
+    fail("parallelism.zero_stage", fmt::format("{} is not one of 0, 1, 2, 3", p.zero_stage));
+
+  const int64_t per_step = t.micro_batch * p.dp;
+  if (t.global_batch % per_step != 0)
+    fail("training.global_batch", fmt::format("{} is not a multiple of micro_batch {} x DP {}", t.global_batch,
+                                              t.micro_batch, p.dp));
+  if (p.virtual_stages > 1 && t.micro_batches(p) % p.pp != 0)
+    fail("parallelism.virtual_stages",
+         fmt::format("interleaved 1F1B needs the micro-batches per iteration ({}) to be a multiple of PP {}",
+                     t.micro_batches(p), p.pp));
+}
+
+}  // namespace anatomy::workload

@@ -1,0 +1,432 @@
+#include "hw/compute_model.h"
+
+#include <gtest/gtest.h>
+
+#include "hw/compute_interpolation.h"
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/error.h"
+#include "hw/catalog.h"
+
+namespace anatomy::hw {
+namespace {
+
+const std::string kH200Table = std::string(ANATOMY_SOURCE_DIR) + "/data/calibration/h200.json";
+
+double gemm_flops(int64_t m, int64_t n, int64_t k) {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+// The measured time of one shape in the table's "gemm" rows (not the grid).
+double named_row_seconds(const CalibrationTable& t, Precision p, int64_t m, int64_t n, int64_t k) {
+  for (const auto& g : t.gemms)
+    if (!g.from_grid && g.dtype == p && g.m == m && g.n == n && g.k == k) return g.seconds;
+  ADD_FAILURE() << "no gemm row " << m << "x" << n << "x" << k;
+  return 0;
+}
+
+double grid_row_seconds(const CalibrationTable& t, int64_t m, int64_t n, int64_t k) {
+  for (const auto& g : t.gemms)
+    if (g.from_grid && g.m == m && g.n == n && g.k == k) return g.seconds;
+  ADD_FAILURE() << "no gemm_grid row " << m << "x" << n << "x" << k;
+  return 0;
+}
+
+std::string write_temp(const std::string& name, const std::string& body) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << body;
+  return path;
+}
+
+// The shipped H200 table with one edit applied, written to a temp file.
+template <typename Edit>
+std::string edited_table(const std::string& name, Edit edit) {
+  std::ifstream in(kH200Table);
+  nlohmann::json doc = nlohmann::json::parse(in);
+  edit(doc);
+  return write_temp(name, doc.dump());
+}
+
+// --- the interpolator (a pure solver) -------------------------------------
+
+TEST(LogInterpolator, TrilinearOnTheLatticeReproducesALinearFunction) {
+  // Values v = 2a + b - c on the 2x2x2 lattice {8, 9}^3 (log2 coordinates):
+  // trilinear interpolation is exact for any function linear in each axis.
+  detail::LogInterpolator f;
+  for (int a : {8, 9})
+    for (int b : {8, 9})
+      for (int c : {8, 9}) f.add({double(a), double(b), double(c)}, 2.0 * a + b - c);
+  f.finish();
+  EXPECT_NEAR(f({8.5, 8.25, 8.75}), 2 * 8.5 + 8.25 - 8.75, 1e-12);
+  // Outside the box the edge value holds.
+  EXPECT_NEAR(f({20, 8, 8}), 2 * 9 + 8 - 8, 1e-12);
+}
+
+TEST(LogInterpolator, AnOffLatticeSampleIsExactAndLocal) {
+  // A flat lattice of 0 with one off-lattice sample of 1 at (8.5, 8.5, 8.5):
+  // exact there, partway at 0.25 octave, gone beyond one octave (R = 1).
+  detail::LogInterpolator f;
+  for (int a : {8, 9, 10})
+    for (int b : {8, 9, 10})
+      for (int c : {8, 9, 10}) f.add({double(a), double(b), double(c)}, 0.0);
+  f.add({8.5, 8.5, 8.5}, 1.0);
+  f.finish();
+  EXPECT_DOUBLE_EQ(f({8.5, 8.5, 8.5}), 1.0);
+  const double near = f({8.75, 8.5, 8.5});
+  EXPECT_GT(near, 0.0);
+  EXPECT_LT(near, 1.0);
+  EXPECT_DOUBLE_EQ(f({9.6, 8.5, 8.5}), 0.0);
+  EXPECT_DOUBLE_EQ(f({9, 9, 9}), 0.0);  // a lattice point keeps its own value
+}
+
+// --- the loader -----------------------------------------------------------
+
+TEST(Calibration, LoadsEverySectionOfTheH200Table) {
+  const CalibrationTable t = load_calibration(kH200Table);
+  EXPECT_EQ(t.source, kH200Table);
+  EXPECT_EQ(t.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(t.gemms.size(), 74u + 473u);     // "gemm" + "gemm_grid"
+  EXPECT_EQ(t.attention.size(), 6u + 44u);   // "attention" + "attention_grid"
+  EXPECT_NEAR(t.memory_GBps_rw, 4265.5, 0.1);
+  // fp32_params row with the most parameters (1e9): 8.09 ms / 1e9.
+  EXPECT_NEAR(t.optimizer_ns_per_param, 0.0080904, 1e-7);
+  EXPECT_NEAR(t.h2d_GBps, 55.45, 0.01);
+  EXPECT_NEAR(t.d2h_GBps, 55.35, 0.01);
+  EXPECT_NEAR(t.disk_write_GBps, 1.245, 0.001);
+}
+
+TEST(Calibration, MissingFileIsAnInputErrorNamingIt) {
+  const std::string path = ::testing::TempDir() + "no_such_table.json";
+  try {
+    load_calibration(path);
+    FAIL() << "expected InputError";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().file, path);
+    EXPECT_NE(std::string(e.what()).find("cannot read"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Calibration, MalformedJsonNamesTheFileAndLine) {
+  const std::string path = write_temp("malformed.json", "{\n  \"meta\": {\"name\": \"NVIDIA H200\"},\n  \"gemm\": [,]\n}\n");
+  try {
+    load_calibration(path);
+    FAIL() << "expected InputError";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().file, path);
+    EXPECT_EQ(e.where().line, 3);  // the stray comma
+    EXPECT_NE(std::string(e.what()).find("malformed JSON"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Calibration, MissingOrMistypedFieldsAreNamedByJsonPath) {
+  struct Case {
+    const char* name;
+    void (*edit)(nlohmann::json&);
+    const char* field;
+  };
+  const Case cases[] = {
+      {"no_m.json", [](nlohmann::json& d) { d["gemm_grid"][3].erase("m"); }, "gemm_grid[3].m"},
+      {"string_m.json", [](nlohmann::json& d) { d["gemm_grid"][3]["m"] = "big"; }, "gemm_grid[3].m"},
+      {"zero_s.json", [](nlohmann::json& d) { d["gemm"][0]["s"] = 0; }, "gemm[0].s"},
+      {"int4.json", [](nlohmann::json& d) { d["gemm"][1]["dtype"] = "int4"; }, "gemm[1].dtype"},
+      {"causal.json", [](nlohmann::json& d) { d["attention_grid"][2]["causal"] = "yes"; }, "attention_grid[2].causal"},
+      {"no_memory.json", [](nlohmann::json& d) { d["memory"].erase("elementwise_inplace_GBps_rw"); },
+       "memory.elementwise_inplace_GBps_rw"},
+      {"no_meta.json", [](nlohmann::json& d) { d.erase("meta"); }, "meta"},
+      {"no_fp32_adam.json",
+       [](nlohmann::json& d) {
+         for (auto& row : d["optimizer"]) row["dtype"] = "bf16_params";
+       },
+       "optimizer"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = edited_table(c.name, c.edit);
+    try {
+      load_calibration(path);
+      ADD_FAILURE() << c.name << ": expected InputError";
+    } catch (const core::InputError& e) {
+      EXPECT_EQ(e.where().file, path) << c.name;
+      EXPECT_EQ(e.where().field, c.field) << c.name << ": " << e.what();
+    }
+  }
+}
+
+// --- the roofline ---------------------------------------------------------
+
+TEST(Roofline, NamesItsSource) {
+  const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
+  const std::string d = cm.describe();
+  EXPECT_NE(d.find("roofline"), std::string::npos) << d;
+  EXPECT_NE(d.find("H100 SXM5 80GB"), std::string::npos) << d;
+  EXPECT_NE(d.find("989 TFLOP/s"), std::string::npos) << d;
+  EXPECT_NE(d.find("3.35TB/s"), std::string::npos) << d;
+}
+
+TEST(Roofline, NeverExceedsPeakOnAnyPartShapeOrPrecision) {
+  const int64_t dims[] = {1, 7, 64, 128, 1000, 4096, 8192, 65536};
+  for (const auto& gpu : accelerators()) {
+    const ComputeModel cm = make_compute_model(gpu, nullptr);
+    for (Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kFp32})
+      for (int64_t m : dims)
+        for (int64_t n : dims)
+          for (int64_t k : dims) {
+            const double eff = cm.gemm_efficiency(m, n, k, p);
+            EXPECT_GT(eff, 0) << gpu.name << " " << m << "x" << n << "x" << k;
+            EXPECT_LT(eff, 0.9) << gpu.name << " " << m << "x" << n << "x" << k;  // below the plateau
+          }
+  }
+}
+
+TEST(Roofline, TinyGemmIsLaunchBound) {
+  // 64x64x64 on H100: one 128x128 tile on one SM. Its mainloop is
+  // 2*128*128*64 FLOP at one SM's sustained rate (989e12 * 0.81 / 132 =
+  // 6.07e12 FLOP/s), 0.35 us, plus the 1 us tile latency, plus the 4 us
+  // launch: 5.35 us for 0.5 MFLOP, an efficiency of 1e-4.
+  const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
+  const SimTime t = cm.gemm(64, 64, 64, Precision::kBf16);
+  const double sm_rate = 989e12 * 0.81 / 132;
+  EXPECT_NEAR(t.micros(), (2.0 * 128 * 128 * 64 / sm_rate + 1e-6 + 4e-6) * 1e6, 1e-3);
+  EXPECT_LT(cm.gemm_efficiency(64, 64, 64, Precision::kBf16), 1e-3);
+}
+
+TEST(Roofline, MatrixVectorProductIsMemoryBound) {
+  // m=1, n=k=8192 on H100: 64 tiles on 132 SMs, so split-K in 2. HBM moves
+  // A (8192), B (8192^2) and C (8192) in bf16 plus the fp32 partials written
+  // and read back (2 splits x 8192 x 4 B, twice): 134.38 MB at 90% of
+  // 3.35 TB/s = 44.57 us, above the compute (one wave of 22 us + 1 us).
+  const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
+  const double bytes = (8192.0 + 8192.0 * 8192 + 8192) * 2 + 2.0 * 2 * 8192 * 4;
+  const double expected_s = bytes / (3.35e12 * 0.9) + 4e-6;
+  EXPECT_NEAR(cm.gemm(1, 8192, 8192, Precision::kBf16).seconds(), expected_s, 1e-9);
+}
+
+TEST(Roofline, DoublingTheGemmDoublesTheTime) {
+  // 8192^3 on H100: 64x64 = 4096 tiles = 32 waves of 132; doubling m gives
+  // 8192 tiles = 63 waves: 63/32 = 1.97x (the last wave is fuller).
+  const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
+  const double t1 = cm.gemm(8192, 8192, 8192, Precision::kBf16).seconds();
+  const double t2 = cm.gemm(16384, 8192, 8192, Precision::kBf16).seconds();
+  EXPECT_NEAR(t2 / t1, 2.0, 0.05);
+}
+
+TEST(Roofline, WaveQuantizationCostsAPartialWave) {
+  // H100, n = k = 8192: m = 2112 gives 17 x 64 = 1088 tiles = 8.24 waves, so
+  // 9 waves run; m = 2048 gives 16 x 64 = 1024 tiles = 7.76 waves, 8 run. The
+  // extra 64 rows cost a whole wave: 9/8 of the time for 1.03x the FLOPs.
+  const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
+  const double e2048 = cm.gemm_efficiency(2048, 8192, 8192, Precision::kBf16);
+  const double e2112 = cm.gemm_efficiency(2112, 8192, 8192, Precision::kBf16);
+  EXPECT_NEAR(e2112 / e2048, (2112.0 / 2048) * (8.0 / 9.0), 0.01);
+}
+
+TEST(Roofline, Fp8IsFasterThanBf16ForALargeGemm) {
+  // Twice the tensor rate and half the bytes; the fixed per-tile latency
+  // weighs twice as much, so a little less than 2x.
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), nullptr);
+  const double bf16 = cm.gemm(8192, 8192, 8192, Precision::kBf16).seconds();
+  const double fp8 = cm.gemm(8192, 8192, 8192, Precision::kFp8).seconds();
+  EXPECT_LT(fp8, 0.6 * bf16);
+  EXPECT_GT(fp8, 0.5 * bf16);
+}
+
+TEST(Roofline, Fp8OnAPartWithoutFp8UnitsRunsAtTheBf16Rate) {
+  const ComputeModel cm = make_compute_model(find_accelerator("A100"), nullptr);
+  EXPECT_EQ(cm.gemm(8192, 8192, 8192, Precision::kFp8), cm.gemm(8192, 8192, 8192, Precision::kBf16));
+}
+
+TEST(Roofline, EfficiencyIsFlopsOverTimeAtPeak) {
+  const ComputeModel cm = make_compute_model(find_accelerator("B200"), nullptr);
+  const double t = cm.gemm(4096, 1280, 8192, Precision::kBf16).seconds();
+  EXPECT_NEAR(cm.gemm_efficiency(4096, 1280, 8192, Precision::kBf16), gemm_flops(4096, 1280, 8192) / (t * 2250e12),
+              1e-9);
+}
+
+TEST(Roofline, IsWithinAFifthOfTheH200MeasurementForLlama70bShards) {
+  // A check of the prior, not a fit: Llama-3-70B TP8 shards at 4096 tokens,
+  // roofline on the H200 datasheet against the table's measurement.
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), nullptr);
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{4096, 1280, 8192}, {4096, 8192, 1024},
+                         {4096, 7168, 8192}, {4096, 8192, 3584}}) {
+    const double measured = named_row_seconds(t, Precision::kBf16, m, n, k);
+    EXPECT_NEAR(cm.gemm(m, n, k, Precision::kBf16).seconds() / measured, 1.0, 0.2) << m << "x" << n << "x" << k;
+  }
+}
+
+TEST(Roofline, MemoryBoundKernelRunsAtNinetyPercentOfHbm) {
+  // 1 GB read plus written on H100: 1e9 / (0.9 x 3.35e12) = 331.7 us, + 4 us launch.
+  const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
+  EXPECT_NEAR(cm.memory_bound(Bytes(1'000'000'000)).micros(), 1e9 / (0.9 * 3.35e12) * 1e6 + 4, 1e-3);
+  // AdamW: 28 B per parameter through the same HBM.
+  EXPECT_NEAR(cm.optimizer_step(1'000'000'000).millis(), 28e9 / (0.9 * 3.35e12) * 1e3 + 4e-3, 1e-6);
+}
+
+TEST(Roofline, AttentionStaysBelowPeakAndBackwardCostsMore) {
+  const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
+  for (int64_t seq : {512, 2048, 8192, 32768})
+    for (int64_t heads : {8, 64}) {
+      // Causal forward FLOPs: 4 s^2 h d / 2; backward 2.5x that.
+      const double fwd_flops = 4.0 * seq * seq * heads * 128 / 2;
+      const double fwd = cm.attention_fwd(1, seq, heads, 128, true).seconds();
+      const double bwd = cm.attention_bwd(1, seq, heads, 128, true).seconds();
+      EXPECT_LT(fwd_flops / fwd, 989e12 * 0.81) << seq;
+      EXPECT_LT(2.5 * fwd_flops / bwd, 989e12 * 0.81) << seq;
+      EXPECT_GT(bwd, fwd) << seq;
+    }
+}
+
+// --- the calibrated model -------------------------------------------------
+
+TEST(Calibrated, NamesTheTable) {
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  EXPECT_EQ(cm.describe(), "calibration table " + kH200Table + " (NVIDIA H200)");
+}
+
+TEST(Calibrated, ReproducesItsOwnMeasurementOfABigSquareGemm) {
+  // 16384^3 bf16 appears once, in "gemm" (15.21 ms, 578 TFLOP/s).
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  const double measured = named_row_seconds(t, Precision::kBf16, 16384, 16384, 16384);
+  EXPECT_NEAR(cm.gemm(16384, 16384, 16384, Precision::kBf16).seconds() / measured, 1.0, 0.01);
+}
+
+TEST(Calibrated, ReproducesItsOwnMeasurementOfModelShapes) {
+  // Off-lattice shapes (n = 1280, k = 3584) and an fp8 row come back as measured.
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  EXPECT_NEAR(cm.gemm(4096, 1280, 8192, Precision::kBf16).seconds() /
+                  named_row_seconds(t, Precision::kBf16, 4096, 1280, 8192), 1.0, 0.01);
+  EXPECT_NEAR(cm.gemm(2048, 8192, 3584, Precision::kBf16).seconds() /
+                  named_row_seconds(t, Precision::kBf16, 2048, 8192, 3584), 1.0, 0.01);
+  EXPECT_NEAR(cm.gemm(4096, 7168, 8192, Precision::kFp8).seconds() /
+                  named_row_seconds(t, Precision::kFp8, 4096, 7168, 8192), 1.0, 0.01);
+}
+
+TEST(Calibrated, InterpolationBetweenTwoGridPointsLiesBetweenThem) {
+  // m=1024, n=512: k=2896 sits halfway (in log2) between the grid's k=2048
+  // and k=4096, with no model-shape row within an octave.
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  const double e_lo = gemm_flops(1024, 512, 2048) / (grid_row_seconds(t, 1024, 512, 2048) * 989e12);
+  const double e_hi = gemm_flops(1024, 512, 4096) / (grid_row_seconds(t, 1024, 512, 4096) * 989e12);
+  EXPECT_NEAR(cm.gemm_efficiency(1024, 512, 2048, Precision::kBf16), e_lo, 0.01 * e_lo);
+  EXPECT_NEAR(cm.gemm_efficiency(1024, 512, 4096, Precision::kBf16), e_hi, 0.01 * e_hi);
+  const double mid = cm.gemm_efficiency(1024, 512, 2896, Precision::kBf16);
+  EXPECT_GT(mid, std::min(e_lo, e_hi));
+  EXPECT_LT(mid, std::max(e_lo, e_hi));
+}
+
+TEST(Calibrated, OutsideTheGridHoldsTheEdgeEfficiencyButNotBeyondTheRoofline) {
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  // k = 65536 is past the grid's 32768: the k = 32768 efficiency holds.
+  EXPECT_NEAR(cm.gemm_efficiency(1024, 512, 65536, Precision::kBf16),
+              cm.gemm_efficiency(1024, 512, 32768, Precision::kBf16), 1e-6);
+  // m = 1 (a matrix-vector product) cannot beat HBM: it reads 8192^2 bf16
+  // weights at 4.8 TB/s at best.
+  EXPECT_GE(cm.gemm(1, 8192, 8192, Precision::kBf16).seconds(), 8192.0 * 8192 * 2 / 4.8e12);
+  for (int64_t m : {1, 16, 128, 100000})
+    EXPECT_LT(cm.gemm_efficiency(m, 4096, 4096, Precision::kBf16), 1.0) << m;
+}
+
+TEST(Calibrated, TinyGemmIsLaunchBound) {
+  // 64^3 is 0.5 MFLOP: well under a microsecond at any measured rate, so the
+  // 4 us launch floor is the time.
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  EXPECT_NEAR(cm.gemm(64, 64, 64, Precision::kBf16).micros(), 4.0, 0.1);
+}
+
+TEST(Calibrated, DoublingTheGemmRoughlyDoublesTheTime) {
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  const double t1 = cm.gemm(8192, 8192, 8192, Precision::kBf16).seconds();
+  const double t2 = cm.gemm(16384, 8192, 8192, Precision::kBf16).seconds();
+  EXPECT_NEAR(t2 / t1, 2.0, 0.3);
+}
+
+TEST(Calibrated, Fp8IsFasterThanBf16ForALargeGemm) {
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{8192, 8192, 8192}, {16384, 16384, 8192},
+                         {32768, 32768, 32768}}) {
+    EXPECT_LT(cm.gemm(m, n, k, Precision::kFp8).seconds(), 0.75 * cm.gemm(m, n, k, Precision::kBf16).seconds())
+        << m << "x" << n << "x" << k;
+  }
+}
+
+TEST(Calibrated, ScaledToH100KeepsComputeAndSlowsMemory) {
+  // H100 and H200 share the GH100 die (989 TFLOP/s) but have 3.35 vs 4.8 TB/s.
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel h200 = make_compute_model(find_accelerator("H200"), &t);
+  const ComputeModel h100 = make_compute_model(find_accelerator("H100"), &t);
+  EXPECT_NE(h100.describe().find("measured on NVIDIA H200, scaled to H100"), std::string::npos) << h100.describe();
+  EXPECT_EQ(h100.gemm(8192, 8192, 8192, Precision::kBf16), h200.gemm(8192, 8192, 8192, Precision::kBf16));
+  const Bytes ten_gb(10'000'000'000);
+  EXPECT_NEAR(h100.memory_bound(ten_gb).seconds() / h200.memory_bound(ten_gb).seconds(), 4.8 / 3.35, 1e-6);
+  EXPECT_NEAR(h100.optimizer_step(1'000'000'000).seconds() / h200.optimizer_step(1'000'000'000).seconds(), 4.8 / 3.35,
+              1e-6);
+}
+
+TEST(Calibrated, ScaledToB200BorrowsEfficiencyAtTheNewPeak) {
+  // B200 peak 2250 over 989: same efficiency, 2.275x the rate.
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel h200 = make_compute_model(find_accelerator("H200"), &t);
+  const ComputeModel b200 = make_compute_model(find_accelerator("B200"), &t);
+  EXPECT_NEAR(b200.gemm_efficiency(8192, 8192, 8192, Precision::kBf16),
+              h200.gemm_efficiency(8192, 8192, 8192, Precision::kBf16), 1e-6);
+  EXPECT_NEAR(h200.gemm(8192, 8192, 8192, Precision::kBf16).seconds() /
+                  b200.gemm(8192, 8192, 8192, Precision::kBf16).seconds(), 2250.0 / 989, 1e-3);
+}
+
+TEST(Calibrated, OptimizerStepForABillionParameters) {
+  // 1e9 x 0.00809 ns/param (the table's 1e9-parameter fp32 AdamW row) = 8.09 ms.
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  EXPECT_NEAR(cm.optimizer_step(1'000'000'000).millis(), 8.09, 0.01);
+}
+
+TEST(Calibrated, MemoryBoundRunsAtTheMeasuredRate) {
+  // 4.2655 GB at 4,265.5 GB/s read+write = 1 ms.
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  EXPECT_NEAR(cm.memory_bound(Bytes(static_cast<int64_t>(t.memory_GBps_rw * 1e6))).millis(), 1.0, 1e-6);
+}
+
+TEST(Calibrated, AttentionReproducesTheGridAndScalesWithBatch) {
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  // attention_grid: seq 16384, 16 heads, head_dim 128, causal (only row of its shape).
+  const CalibrationTable::Attention* row = nullptr;
+  for (const auto& a : t.attention)
+    if (a.seq == 16384 && a.heads == 16 && a.head_dim == 128) row = &a;
+  ASSERT_NE(row, nullptr);
+  EXPECT_NEAR(cm.attention_fwd(1, 16384, 16, 128, true).seconds() / row->fwd_seconds, 1.0, 0.01);
+  EXPECT_NEAR(cm.attention_bwd(1, 16384, 16, 128, true).seconds() / (row->fwd_bwd_seconds - row->fwd_seconds), 1.0,
+              0.01);
+  // Two sequences of 32 heads are the work, and the parallelism, of one of 64.
+  EXPECT_EQ(cm.attention_fwd(2, 4096, 32, 128, true), cm.attention_fwd(1, 4096, 64, 128, true));
+  // Full (non-causal) attention does twice the FLOPs at the same rate.
+  EXPECT_NEAR(cm.attention_fwd(1, 8192, 64, 128, false).seconds() / cm.attention_fwd(1, 8192, 64, 128, true).seconds(),
+              2.0, 1e-6);
+}
+
+TEST(Calibrated, TableFromAnUnknownGpuIsAnInputError) {
+  CalibrationTable t = load_calibration(kH200Table);
+  t.gpu_name = "ACME X1";
+  try {
+    make_compute_model(find_accelerator("H100"), &t);
+    FAIL() << "expected InputError";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().file, kH200Table);
+    EXPECT_EQ(e.where().field, "meta.name");
+  }
+}
+
+}  // namespace
+}  // namespace anatomy::hw

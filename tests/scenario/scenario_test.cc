@@ -1,0 +1,411 @@
+#include "scenario/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.h"
+
+namespace anatomy::scenario {
+namespace {
+
+using core::InputError;
+
+// Every key the schema has, with units written the way users write them.
+// Line numbers matter: the error tests below point at them.
+const char* const kFull = R"(name: test-run
+seed: 7
+model:
+  name: toy-70b
+  layers: 80
+  hidden: 8192
+  heads: 64
+  kv_heads: 8
+  ffn_hidden: 28672
+  vocab: 128256
+  gated_mlp: true
+  layernorm: false
+cluster:
+  system: gb200-nvl72
+  gpus: 1024
+  fabric:
+    tiers: 3
+    oversubscription: 2
+    rail_optimized: false
+    planes: 2
+    nic_speed: 800Gbps
+    switch_latency: 700ns
+  storage: {servers: 16, nic_speed: 200Gbps, shared_with_compute: true}
+parallelism:
+  tp: 8
+  pp: 4
+  dp: 32
+  zero_stage: 3
+  bucket_size: 40MB
+training:
+  seq_len: 8192
+  global_batch: 1024
+  micro_batch: 2
+  precision: fp8
+  recompute: selective
+network: {model: flow}
+compute: {calibration: tables/gb200.json}
+expected: {case: X1-70B, metric: mfu, value: 0.41, source: "a paper"}
+)";
+
+// The smallest scenario: everything else takes its default.
+const char* const kMinimal = R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster: {system: dgx-h100, gpus: 16}
+)";
+
+// what() of the InputError parsing `yaml` as "s.yaml" throws, or "no error".
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_scenario(yaml, "s.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+// ---- A full scenario: typed values, units converted. ----
+
+TEST(Scenario, FullScenarioConvertsUnits) {
+  const Scenario s = parse_scenario(kFull, "s.yaml");
+  EXPECT_DOUBLE_EQ(s.cluster.fabric.nic_speed.bps(), 8e11);              // 800Gbps
+  EXPECT_EQ(s.cluster.fabric.switch_latency, core::SimTime::ns(700));
+  EXPECT_DOUBLE_EQ(s.cluster.storage.nic_speed.bps(), 2e11);             // 200Gbps
+  EXPECT_EQ(s.parallelism.bucket_bytes, 40'000'000);                     // 40MB, decimal
+}
+
+TEST(Scenario, FullScenarioReadsClusterAndFabric) {
+  const Scenario s = parse_scenario(kFull, "s.yaml");
+  EXPECT_EQ(s.cluster.system.name, "gb200-nvl72");
+  EXPECT_EQ(s.cluster.gpus, 1024);
+  EXPECT_EQ(s.cluster.fabric.tiers, 3);
+  EXPECT_DOUBLE_EQ(s.cluster.fabric.oversubscription, 2.0);
+  EXPECT_FALSE(s.cluster.fabric.rail_optimized);
+  EXPECT_EQ(s.cluster.fabric.planes, 2);
+  EXPECT_EQ(s.cluster.storage.servers, 16);
+  EXPECT_TRUE(s.cluster.storage.shared_with_compute);
+}
+
+TEST(Scenario, FullScenarioReadsExplicitModelDimensions) {
+  const Scenario s = parse_scenario(kFull, "s.yaml");
+  EXPECT_EQ(s.model.name, "toy-70b");
+  EXPECT_EQ(s.model.layers, 80);
+  EXPECT_EQ(s.model.hidden, 8192);
+  EXPECT_EQ(s.model.heads, 64);
+  EXPECT_EQ(s.model.kv_heads, 8);
+  EXPECT_EQ(s.model.ffn_hidden, 28672);
+  EXPECT_EQ(s.model.vocab, 128256);
+  EXPECT_TRUE(s.model.gated_mlp);
+  EXPECT_FALSE(s.model.layernorm);
+}
+
+TEST(Scenario, FullScenarioReadsPlanAndTraining) {
+  const Scenario s = parse_scenario(kFull, "s.yaml");
+  EXPECT_EQ(s.parallelism.tp, 8);
+  EXPECT_EQ(s.parallelism.pp, 4);
+  EXPECT_EQ(s.parallelism.dp, 32);
+  EXPECT_EQ(s.parallelism.zero_stage, 3);
+  EXPECT_EQ(s.training.seq_len, 8192);
+  EXPECT_EQ(s.training.global_batch, 1024);
+  EXPECT_EQ(s.training.micro_batch, 2);
+  EXPECT_EQ(s.training.precision, hw::Precision::kFp8);
+  EXPECT_EQ(s.training.recompute, workload::Recompute::kSelective);
+}
+
+TEST(Scenario, FullScenarioReadsNameSeedNetworkAndExpected) {
+  const Scenario s = parse_scenario(kFull, "s.yaml");
+  EXPECT_EQ(s.file, "s.yaml");
+  EXPECT_EQ(s.name, "test-run");
+  EXPECT_EQ(s.seed, 7u);
+  EXPECT_EQ(s.network_model, "flow");
+  ASSERT_TRUE(s.expected.has_value());
+  EXPECT_EQ(s.expected->case_id, "X1-70B");
+  EXPECT_EQ(s.expected->metric, "mfu");
+  EXPECT_DOUBLE_EQ(s.expected->value, 0.41);
+  EXPECT_EQ(s.expected->source, "a paper");
+}
+
+TEST(Scenario, CalibrationPathIsRelativeToTheScenarioFolder) {
+  EXPECT_EQ(parse_scenario(kFull, "cases/s.yaml").calibration, "cases/tables/gb200.json");
+}
+
+// ---- Defaults. ----
+
+TEST(Scenario, DefaultsApplyToEveryOmittedKey) {
+  const Scenario s = parse_scenario(kMinimal, "runs/small.yaml");
+  EXPECT_EQ(s.name, "small");  // the file name
+  EXPECT_EQ(s.seed, 1u);
+  EXPECT_EQ(s.parallelism.tp, 1);
+  EXPECT_EQ(s.parallelism.pp, 1);
+  EXPECT_EQ(s.parallelism.cp, 1);
+  EXPECT_EQ(s.parallelism.zero_stage, 1);
+  EXPECT_TRUE(s.parallelism.sequence_parallel);
+  EXPECT_EQ(s.parallelism.bucket_bytes, 80'000'000);
+  EXPECT_EQ(s.training.seq_len, 2048);
+  EXPECT_EQ(s.training.global_batch, 512);
+  EXPECT_EQ(s.training.precision, hw::Precision::kBf16);
+  EXPECT_EQ(s.training.recompute, workload::Recompute::kNone);
+  EXPECT_EQ(s.cluster.fabric.nic_speed.bps(), 0);  // 0: the system preset's
+  EXPECT_EQ(s.cluster.fabric.switch_latency, core::SimTime::ns(600));
+  EXPECT_TRUE(s.cluster.fabric.rail_optimized);
+  EXPECT_EQ(s.cluster.storage.servers, 0);
+  EXPECT_EQ(s.network_model, "flow");
+  EXPECT_EQ(s.calibration, "");
+  EXPECT_FALSE(s.expected.has_value());
+}
+
+TEST(Scenario, ExplicitModelDefaultsKvHeadsToHeadsAndFfnToFourHidden) {
+  const Scenario s = parse_scenario(kMinimal, "s.yaml");
+  EXPECT_EQ(s.model.kv_heads, 8);
+  EXPECT_EQ(s.model.ffn_hidden, 256);
+  EXPECT_EQ(s.model.experts, 1);
+  EXPECT_EQ(s.model.name, "custom");
+}
+
+TEST(Scenario, DpIsDerivedFromTheGpuCount) {
+  // 1024 GPUs / (tp 8 x pp 4 x cp 1) = 32.
+  const Scenario s = parse_scenario(R"(model: {layers: 8, hidden: 1024, heads: 16, vocab: 1000}
+cluster: {system: dgx-h100, gpus: 1024}
+parallelism: {tp: 8, pp: 4}
+training: {global_batch: 1024}
+)",
+                                    "s.yaml");
+  EXPECT_EQ(s.parallelism.dp, 32);
+}
+
+TEST(Scenario, ModelPresetByName) {
+  const Scenario s = parse_scenario(R"(model: llama3-70b
+cluster: {system: dgx-h100, gpus: 8}
+parallelism: {tp: 8}
+)",
+                                    "s.yaml");
+  EXPECT_EQ(s.model.name, "llama3-70b");
+  EXPECT_EQ(s.model.heads, 64);
+  EXPECT_EQ(s.model.kv_heads, 8);
+}
+
+TEST(Scenario, ModelPresetWithOverrides) {
+  const Scenario s = parse_scenario(R"(model: {preset: llama3-70b, layers: 40}
+cluster: {system: dgx-h100, gpus: 8}
+)",
+                                    "s.yaml");
+  EXPECT_EQ(s.model.layers, 40);
+  EXPECT_EQ(s.model.hidden, 8192);  // from the preset
+}
+
+// ---- Errors: each names file, line and field. ----
+
+TEST(ScenarioErrors, UnknownKeySuggestsTheNearestAndListsValidKeys) {
+  const std::string e = error_of(std::string(kMinimal) + "parallelism:\n  tq: 2\n");
+  EXPECT_TRUE(starts_with(e, "s.yaml:4: parallelism.tq: unknown key 'tq' in parallelism (did you mean 'tp'?); "
+                             "valid keys: tp, pp, dp, cp, ep,"))
+      << e;
+}
+
+TEST(ScenarioErrors, UnknownTopLevelKeyNamesIt) {
+  const std::string e = error_of(std::string(kMinimal) + "trainig: {seq_len: 4096}\n");
+  EXPECT_TRUE(starts_with(e, "s.yaml:3: trainig: unknown key 'trainig' at the top level (did you mean 'training'?)"))
+      << e;
+}
+
+TEST(ScenarioErrors, BadRateUnit) {
+  const std::string e = error_of(R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster:
+  system: dgx-h100
+  gpus: 16
+  fabric:
+    nic_speed: 800Gbs
+)");
+  EXPECT_TRUE(starts_with(e, "s.yaml:6: cluster.fabric.nic_speed: '800Gbs' has an unknown rate unit")) << e;
+}
+
+TEST(ScenarioErrors, NegativeBandwidth) {
+  const std::string e = error_of(R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster:
+  system: dgx-h100
+  gpus: 16
+  storage:
+    servers: 2
+    nic_speed: -400Gbps
+)");
+  EXPECT_EQ(e, "s.yaml:7: cluster.storage.nic_speed: '-400Gbps' must be greater than zero");
+}
+
+TEST(ScenarioErrors, PlanThatDoesNotMultiplyToTheGpuCount) {
+  // 2 x 2 x 2 = 8 GPUs planned, 16 in the cluster: validate_plan's error,
+  // at the line of the parallelism section.
+  const std::string e = error_of(R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster: {system: dgx-h100, gpus: 16}
+parallelism:
+  tp: 2
+  pp: 2
+  dp: 2
+)");
+  EXPECT_TRUE(starts_with(e, "s.yaml:3: parallelism: ")) << e;
+  EXPECT_NE(e.find("16 GPUs"), std::string::npos) << e;
+}
+
+TEST(ScenarioErrors, DerivedDpThatDoesNotDivideIsThePlanError) {
+  // 16 GPUs / tp 3 is not whole, so dp cannot be derived.
+  const std::string e = error_of(R"(model: {layers: 2, hidden: 96, heads: 6, vocab: 100}
+cluster: {system: dgx-h100, gpus: 16}
+parallelism:
+  tp: 3
+)");
+  EXPECT_TRUE(starts_with(e, "s.yaml:3: parallelism: ")) << e;
+  EXPECT_NE(e.find("16 GPUs"), std::string::npos) << e;
+}
+
+TEST(ScenarioErrors, TpThatDoesNotDivideTheHeads) {
+  const std::string e = error_of(R"(model: {layers: 2, hidden: 8192, heads: 64, vocab: 100}
+cluster: {system: dgx-h100, gpus: 48}
+parallelism:
+  pp: 1
+  tp: 3
+)");
+  EXPECT_EQ(e, "s.yaml:5: parallelism.tp: 3 does not divide 64 attention heads");
+}
+
+TEST(ScenarioErrors, UnknownSystem) {
+  const std::string e = error_of(R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster:
+  gpus: 16
+  system: dgx-h900
+)");
+  EXPECT_TRUE(starts_with(e, "s.yaml:4: cluster.system: unknown system 'dgx-h900' (known: ")) << e;
+}
+
+TEST(ScenarioErrors, UnknownModelPreset) {
+  const std::string e = error_of(R"(cluster: {system: dgx-h100, gpus: 16}
+model: llama9-70b
+)");
+  EXPECT_TRUE(starts_with(e, "s.yaml:2: model: ")) << e;
+  EXPECT_NE(e.find("llama9-70b"), std::string::npos) << e;
+}
+
+TEST(ScenarioErrors, UnknownPresetInAModelMapping) {
+  const std::string e = error_of(R"(cluster: {system: dgx-h100, gpus: 16}
+model:
+  preset: llama9-70b
+)");
+  EXPECT_TRUE(starts_with(e, "s.yaml:3: model.preset: ")) << e;
+}
+
+TEST(ScenarioErrors, YamlSyntaxErrorHasItsLine) {
+  const std::string e = error_of(R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster: {system: dgx-h100, gpus: 16}
+parallelism:
+  tp: [2, 4
+training: {}
+)");
+  EXPECT_TRUE(starts_with(e, "s.yaml:5: YAML syntax error: ")) << e;
+}
+
+TEST(ScenarioErrors, RepeatedKeyNamesTheFirstLine) {
+  const std::string e = error_of(std::string(kMinimal) + "parallelism:\n  tp: 2\n  tp: 4\n");
+  EXPECT_EQ(e, "s.yaml:5: parallelism.tp: is given twice (first on line 4)");
+}
+
+TEST(ScenarioErrors, OutOfRangeIntegerGivesTheRange) {
+  const std::string e = error_of(std::string(kMinimal) + "parallelism: {tp: 0}\n");
+  EXPECT_EQ(e, "s.yaml:3: parallelism.tp: must be at least 1 (got 0)");
+}
+
+TEST(ScenarioErrors, NotANumber) {
+  const std::string e = error_of(std::string(kMinimal) + "training: {seq_len: 4k}\n");
+  EXPECT_EQ(e, "s.yaml:3: training.seq_len: '4k' is not a whole number");
+}
+
+TEST(ScenarioErrors, AListWhereAValueBelongs) {
+  const std::string e = error_of(std::string(kMinimal) + "parallelism:\n  tp: [2, 4]\n");
+  EXPECT_EQ(e, "s.yaml:4: parallelism.tp: expects a single value (integer), not a list");
+}
+
+TEST(ScenarioErrors, AKeyWithNoValue) {
+  const std::string e = error_of(std::string(kMinimal) + "training:\n  recompute:\n");
+  EXPECT_EQ(e, "s.yaml:4: training.recompute: has no value (expected one of none, selective, full)");
+}
+
+TEST(ScenarioErrors, UnknownNetworkModelListsTheValidOnes) {
+  const std::string e = error_of(std::string(kMinimal) + "network:\n  model: packet\n");
+  EXPECT_EQ(e, "s.yaml:4: network.model: 'packet' is not one of: flow");
+}
+
+TEST(ScenarioErrors, UnknownExpectedMetricListsTheValidOnes) {
+  const std::string e = error_of(std::string(kMinimal) + "expected: {case: A1, metric: tflops, value: 140}\n");
+  EXPECT_EQ(e, "s.yaml:3: expected.metric: 'tflops' is not one of: tflops_per_gpu, megatron_tflops_per_gpu, mfu, "
+               "tokens_per_s, iteration_s, busbw_GBps, time_us");
+}
+
+TEST(Scenario, ACollectiveCaseNeedsNoModel) {
+  const Scenario s = parse_scenario(
+      "cluster: {system: dgx-h100, gpus: 8}\ncollective: {op: all_reduce, bytes: 8GiB}\n"
+      "expected: {case: B2, metric: busbw_GBps, value: 480}\n",
+      "s.yaml");
+  ASSERT_TRUE(s.collective.has_value());
+  EXPECT_EQ(s.collective->bytes, core::Bytes::GiB(8));
+  EXPECT_EQ(s.collective->algorithm, "auto");
+}
+
+TEST(ScenarioErrors, NoModelAndNoCollectiveIsAnError) {
+  const std::string e = error_of("cluster: {system: dgx-h100, gpus: 8}\n");
+  EXPECT_TRUE(starts_with(e, "s.yaml:1: model: is required")) << e;
+}
+
+TEST(ScenarioErrors, MissingRequiredKeyPointsAtItsSection) {
+  const std::string e = error_of("model: {layers: 2, hidden: 64, heads: 8, vocab: 100}\ncluster:\n  gpus: 16\n");
+  EXPECT_TRUE(starts_with(e, "s.yaml:2: cluster.system: is required")) << e;
+}
+
+TEST(ScenarioErrors, HeadsThatDoNotDivideTheHiddenSize) {
+  const std::string e = error_of("model:\n  layers: 2\n  hidden: 100\n  heads: 8\n  vocab: 10\n"
+                                 "cluster: {system: dgx-h100, gpus: 8}\n");
+  EXPECT_EQ(e, "s.yaml:4: model.heads: 8 heads do not divide hidden size 100");
+}
+
+TEST(ScenarioErrors, ASectionThatIsNotAMapping) {
+  const std::string e = error_of(std::string(kMinimal) + "training: 4096\n");
+  EXPECT_TRUE(starts_with(e, "s.yaml:3: training: expects a mapping with keys seq_len,")) << e;
+}
+
+TEST(ScenarioErrors, EmptyText) { EXPECT_TRUE(starts_with(error_of(""), "s.yaml: the scenario is empty")); }
+
+TEST(ScenarioErrors, MissingFileNamesIt) {
+  try {
+    load_scenario("/nonexistent/x.yaml");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().file, "/nonexistent/x.yaml");
+  }
+}
+
+// ---- The shipped examples and the schema. ----
+
+TEST(Scenario, ShippedLlama70bOnGb200Parses) {
+  const Scenario s = load_scenario(std::string(ANATOMY_SOURCE_DIR) + "/scenarios/llama3-70b-gb200.yaml");
+  EXPECT_EQ(s.cluster.gpus, 1024);
+  EXPECT_EQ(s.parallelism.dp, 32);  // 1024 / (8 x 4)
+  EXPECT_DOUBLE_EQ(s.cluster.fabric.nic_speed.bps(), 8e11);
+}
+
+TEST(Scenario, SchemaDocumentsEveryKeyWithItsDefault) {
+  bool found = false;
+  for (const FieldDoc& d : scenario_fields()) {
+    EXPECT_FALSE(d.help.empty()) << d.path;
+    if (d.path == "parallelism.bucket_size") {
+      found = true;
+      EXPECT_EQ(d.kind, "size");
+      EXPECT_EQ(d.default_value, "80MB");
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace anatomy::scenario

@@ -1,0 +1,188 @@
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "workload/memory.h"
+
+namespace anatomy::workload {
+namespace {
+
+using core::Bytes;
+
+const Bytes k80GB{80'000'000'000};
+
+ParallelPlan plan(int tp, int pp, int dp, int zero_stage) {
+  ParallelPlan p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = dp;
+  p.zero_stage = zero_stage;
+  return p;
+}
+
+TrainingSpec training(int64_t seq, int64_t global_batch, int64_t micro_batch, Recompute r = Recompute::kNone,
+                      bool flash = true) {
+  TrainingSpec t;
+  t.seq_len = seq;
+  t.global_batch = global_batch;
+  t.micro_batch = micro_batch;
+  t.recompute = r;
+  t.flash_attention = flash;
+  return t;
+}
+
+// The message check_memory_fits throws, or "fits".
+std::string fit(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, Bytes capacity) {
+  try {
+    check_memory_fits(m, p, t, capacity, "H100");
+    return "fits";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "parallelism");
+    return e.message();
+  }
+}
+
+TEST(Memory, Llama3_405bOn16kH100sFits) {
+  // Table 4: TP 8, PP 16, DP 128, seq 8192, micro-batch 1, 16 micro-batches
+  // per DP rank; bf16; FSDP-style sharding of gradients and optimizer (ZeRO-2);
+  // no activation checkpointing (FlashAttention). 126 layers: ranks 0 and 15
+  // hold 7, the others 8. Rank 1 needs the most: 8 layers and 15 micro-batches in flight.
+  //   params/GPU   8 x 3,187,703,808 / 8 = 3,187,703,808 -> weights x 2 B = 6,375,407,616
+  //   gradients    shard 3,187,703,808 / 128 = 24,903,936, + 2 layers in flight
+  //                2 x 398,462,976 = 821,829,888 x 4 B = 3,287,319,552
+  //   optimizer    24,903,936 x 12 B = 298,847,232
+  //   activations  per token per layer: norm/QKV/MLP inputs 4 x 2 x 16384 = 131,072;
+  //                Q 32,768, K+V 4,096, attention out 32,768, gate+up 4 x 53,248 = 212,992,
+  //                SwiGLU out 106,496, log-sum-exp 4 x 128 = 512 -> 520,704 / TP 8 = 65,088;
+  //                x 8192 tokens = 533,200,896 per layer; x 8 layers x 15 = 63,984,107,520
+  //   workspace    3,000,000,000          total 76,945,681,920 B = 76.9 GB < 80 GB.
+  const ModelSpec& m = find_model("llama3-405b");
+  const ParallelPlan p = plan(8, 16, 128, 2);
+  const TrainingSpec t = training(8192, 16 * 128, 1);
+  validate_plan(m, p, t, 16384);
+  const MemoryBreakdown b = estimate_memory(m, p, t);
+  EXPECT_EQ(b.stage, 1);
+  EXPECT_EQ(b.weights.count(), 6'375'407'616);
+  EXPECT_EQ(b.gradients.count(), 3'287'319'552);
+  EXPECT_EQ(b.optimizer.count(), 298'847'232);
+  EXPECT_EQ(b.activations.count(), 63'984'107'520);
+  EXPECT_EQ(b.total().count(), 76'945'681'920);
+  EXPECT_EQ(fit(m, p, t, k80GB), "fits");
+}
+
+TEST(Memory, Gpt3WithoutModelParallelismDoesNotFit) {
+  // 174.6B parameters x 18 B (bf16 weights, fp32 gradients, Adam) = 3.1 TB on one GPU.
+  const std::string msg = fit(find_model("gpt3-175b"), plan(1, 1, 1, 1), training(2048, 8, 1), k80GB);
+  EXPECT_NE(msg.find("per GPU but each H100 has 80 GB ("), std::string::npos) << msg;
+  EXPECT_NE(msg.find(" over) on pipeline rank 0 of 1: weights 349.2 GB"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("nothing tried fits"), std::string::npos) << msg;
+}
+
+TEST(Memory, SuggestsOneChangeThatFits) {
+  // GPT-3 175B as in A2 (TP 8 x PP 12 x DP 16), micro-batch 4, without
+  // FlashAttention or recompute: the s^2 scores dominate. Selective
+  // recompute alone drops them.
+  const ModelSpec& m = find_model("gpt3-175b");
+  const ParallelPlan p = plan(8, 12, 16, 0);
+  const std::string msg = fit(m, p, training(2048, 1536, 4, Recompute::kNone, false), k80GB);
+  EXPECT_NE(msg.find("; fits with recompute: selective ("), std::string::npos) << msg;
+  EXPECT_LE(estimate_memory(m, p, training(2048, 1536, 4, Recompute::kSelective, false)).total(), k80GB);
+}
+
+TEST(Memory, SuggestsChangesPiledUp) {
+  // Llama 3 70B replicated on 64 GPUs without ZeRO: 70.6B x 18 B = 1.27 TB of
+  // model state per GPU; no single change fits, full recompute + ZeRO-3 does
+  // (sharded over 64, plus two layers' weights and gradients in flight).
+  const ModelSpec& m = find_model("llama3-70b");
+  const std::string msg = fit(m, plan(1, 1, 64, 0), training(8192, 64, 1), k80GB);
+  EXPECT_NE(msg.find("; fits with recompute: full, zero_stage: 3 ("), std::string::npos) << msg;
+  ParallelPlan z3 = plan(1, 1, 64, 3);
+  EXPECT_LE(estimate_memory(m, z3, training(8192, 64, 1, Recompute::kFull)).total(), k80GB);
+}
+
+TEST(Memory, EachZeroStageShardsOverDataParallel) {
+  // Llama 3 8B, TP 1, PP 1: 8,030,261,248 parameters on every GPU.
+  //   optimizer: 12 B each = 96,363,134,976; sharded over DP 64 = 1,505,673,984 (stages 1-3)
+  //   gradients: 4 B each = 32,121,044,992; stage 2+: shard 125,472,832 + 2 x the embedding
+  //              (1,050,677,248, larger than a layer) in flight = 2,226,827,328 x 4 = 8,907,309,312
+  //   weights:   2 B each = 16,060,522,496; stage 3: the same 2,226,827,328 x 2 = 4,453,654,656
+  const ModelSpec& m = find_model("llama3-8b");
+  const TrainingSpec t = training(8192, 64, 1);
+  for (int z = 0; z <= 3; ++z) {
+    const MemoryBreakdown one = estimate_memory(m, plan(1, 1, 1, z), t);
+    const MemoryBreakdown b = estimate_memory(m, plan(1, 1, 64, z), t);
+    EXPECT_EQ(one.optimizer.count(), 96'363'134'976) << "ZeRO-" << z;
+    EXPECT_EQ(b.optimizer.count(), z == 0 ? 96'363'134'976 : 1'505'673'984) << "ZeRO-" << z;
+    EXPECT_EQ(b.gradients.count(), z >= 2 ? 8'907'309'312 : 32'121'044'992) << "ZeRO-" << z;
+    EXPECT_EQ(b.weights.count(), z >= 3 ? 4'453'654'656 : 16'060'522'496) << "ZeRO-" << z;
+  }
+  // Megatron's distributed optimizer shards over DP x CP: DP 32 x CP 2 is DP 64's shard.
+  ParallelPlan cp = plan(1, 1, 32, 1);
+  cp.cp = 2;
+  EXPECT_EQ(estimate_memory(m, cp, t).optimizer.count(), 1'505'673'984);
+}
+
+TEST(Memory, ActivationsScaleWithMicroBatch) {
+  // Llama 3 70B, TP 8 x PP 4 x DP 8, 256 sequences: 32 or 16 micro-batches, so
+  // every rank holds PP - r of them either way, each twice as big at micro-batch 2.
+  const ModelSpec& m = find_model("llama3-70b");
+  const ParallelPlan p = plan(8, 4, 8, 1);
+  for (bool flash : {true, false}) {
+    const auto one = estimate_memory_per_stage(m, p, training(8192, 256, 1, Recompute::kNone, flash));
+    const auto two = estimate_memory_per_stage(m, p, training(8192, 256, 2, Recompute::kNone, flash));
+    for (size_t r = 0; r < one.size(); ++r) {
+      EXPECT_NEAR(two[r].activations.as_double(), 2 * one[r].activations.as_double(), 2) << r;
+      EXPECT_EQ(two[r].weights, one[r].weights);
+    }
+  }
+}
+
+TEST(Memory, KorthikantiPerLayerAndRecompute) {
+  // GPT-3 175B, TP 8 x PP 8, seq 2048, micro-batch 1, no FlashAttention. Per
+  // layer, Korthikanti et al. with sequence parallelism, s b h = 25,165,824:
+  //   none       s b h (34 + 5 a s / h) / t = 25,165,824 x (34 + 80) / 8 = 358,612,992
+  //   selective  34 s b h / t                                        = 106,954,752
+  //   full       2 s b h / t                                         =   6,291,456
+  // Rank 1 (12 layers, no embedding or logits) holds PP - 1 = 7 micro-batches;
+  // with full recompute also one layer's whole activations while it is recomputed.
+  const ModelSpec& m = find_model("gpt3-175b");
+  const ParallelPlan p = plan(8, 8, 4, 1);
+  const auto rank1 = [&](Recompute r) {
+    return estimate_memory_per_stage(m, p, training(2048, 64, 1, r, false))[1].activations.count();
+  };
+  EXPECT_EQ(rank1(Recompute::kNone), 12 * 7 * 358'612'992LL);
+  EXPECT_EQ(rank1(Recompute::kSelective), 12 * 7 * 106'954'752LL);
+  EXPECT_EQ(rank1(Recompute::kFull), 12 * 7 * 6'291'456LL + 358'612'992LL);
+}
+
+TEST(Memory, InterleavingHoldsMoreOnTheFirstRank) {
+  // Llama 3 8B, PP 4 (8 layers per rank), seq 8192, TP 1. Per token per layer:
+  // inputs 4 x 2 x 4096 = 32,768; Q 8,192, K+V 4,096, attention out 8,192,
+  // gate+up 57,344, SwiGLU out 28,672, log-sum-exp 128 -> 139,392; x 8192 =
+  // 1,141,899,264 per layer. Rank 0 holds 4 micro-batches x 8 layers = 32 layers'
+  // worth; interleaved with 2 chunks, 2 x 3 + 4 + 1 = 11 chunks of 4 layers = 44
+  // = 32 x (1 + 3 / 8), Korthikanti et al.'s factor.
+  const ModelSpec& m = find_model("llama3-8b");
+  ParallelPlan p = plan(1, 4, 1, 1);
+  const TrainingSpec t = training(8192, 8, 1);
+  EXPECT_EQ(estimate_memory_per_stage(m, p, t)[0].activations.count(), 32 * 1'141'899'264LL);
+  p.virtual_stages = 2;
+  EXPECT_EQ(estimate_memory_per_stage(m, p, t)[0].activations.count(), 44 * 1'141'899'264LL);
+}
+
+TEST(Memory, LastRankHoldsTheLogits) {
+  // Llama 3 70B, TP 4 x PP 4 x DP 64 on B200s: the last rank's 20 layers hold one
+  // micro-batch, plus the final norm's and output layer's inputs (2 x 2 x 8192 / 4
+  // per token) and fp32 logits (4 x 128256 / 4 per token) for 8192 tokens.
+  const ModelSpec& m = find_model("llama3-70b");
+  const ParallelPlan p = plan(4, 4, 64, 1);
+  const TrainingSpec t = training(8192, 1024, 1);
+  const std::vector<MemoryBreakdown> s = estimate_memory_per_stage(m, p, t);
+  const double per_layer = s[0].activations.as_double() / (20 * 4);  // rank 0: 20 layers x 4 micro-batches
+  EXPECT_NEAR(s[3].activations.as_double(), 20 * per_layer + 8192.0 * (2 * 2 * 8192 / 4 + 4 * 128256 / 4), 100);
+  // The whole plan fits in a B200's 180 GB with room to spare.
+  EXPECT_LT(estimate_memory(m, p, t).total(), Bytes(100'000'000'000));
+  EXPECT_EQ(fit(m, p, t, Bytes(180'000'000'000)), "fits");
+}
+
+}  // namespace
+}  // namespace anatomy::workload
