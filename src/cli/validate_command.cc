@@ -19,6 +19,7 @@ namespace {
 struct CaseResult {
   std::string file, case_id, metric, source, note;
   double published = 0, simulated = 0;
+  bool ran = false;  // false: the model refused the case (e.g. it does not fit in memory); `note` says why
   double error() const { return (simulated - published) / published; }
 };
 
@@ -53,9 +54,18 @@ CaseResult run_case(const std::string& path) {
     else if (c.metric == "time_us") c.simulated = res.time.micros();
     else throw core::InputError({path, 0, "expected.metric"}, "a collective case measures busbw_GBps or time_us");
     c.note = res.algorithm + "/" + res.protocol;
+    c.ran = true;
     return c;
   }
-  const workload::IterationResult r = simulate_scenario(s, nullptr);
+  workload::IterationResult r;
+  try {
+    r = simulate_scenario(s, nullptr);
+  } catch (const core::InputError& e) {
+    // The case is reported as a miss with the model's reason, not dropped.
+    c.note = e.what();
+    return c;
+  }
+  c.ran = true;
   c.simulated = metric_of(c.metric, r);
   c.note = fmt::format("iteration {:.2f} s, MFU {:.1f}%", r.iteration.seconds(), 100 * r.mfu);
   return c;
@@ -74,13 +84,16 @@ int validate(const std::string& dir_arg, const std::string& format) {
   std::vector<CaseResult> cases;
   for (const auto& f : files) cases.push_back(run_case(f));
 
-  std::vector<double> errs;
-  for (const auto& c : cases) errs.push_back(std::fabs(c.error()));
-  std::vector<double> sorted = errs;
+  std::vector<double> sorted;
+  size_t refused = 0;
+  for (const auto& c : cases) {
+    if (c.ran) sorted.push_back(std::fabs(c.error()));
+    else ++refused;
+  }
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
-  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  const double worst = sorted.back();
+  const double median = n == 0 ? 0 : n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  const double worst = n == 0 ? 0 : sorted.back();
 
   if (format == "json") {
     nlohmann::ordered_json j;
@@ -90,8 +103,13 @@ int validate(const std::string& dir_arg, const std::string& format) {
       row["case"] = c.case_id;
       row["metric"] = c.metric;
       row["published"] = c.published;
-      row["simulated"] = c.simulated;
-      row["error_pct"] = 100 * c.error();
+      if (c.ran) {
+        row["simulated"] = c.simulated;
+        row["error_pct"] = 100 * c.error();
+      } else {
+        row["simulated"] = nullptr;
+        row["error_pct"] = nullptr;
+      }
       row["source"] = c.source;
       row["file"] = std::filesystem::path(c.file).filename().string();
       row["note"] = c.note;
@@ -99,15 +117,24 @@ int validate(const std::string& dir_arg, const std::string& format) {
     }
     j["median_abs_error_pct"] = 100 * median;
     j["worst_abs_error_pct"] = 100 * worst;
+    j["cases_simulated"] = n;
+    j["cases_refused"] = refused;
     std::puts(j.dump(2).c_str());
     return 0;
   }
   fmt::print("# anatomy validate: {} published cases from {}\n", cases.size(), dir);
-  fmt::print("{:<16} {:<24} {:>11} {:>11} {:>8}  {}\n", "case", "metric", "published", "simulated", "error", "notes");
-  for (const auto& c : cases)
-    fmt::print("{:<16} {:<24} {:>11.4g} {:>11.4g} {:>+7.1f}%  {}\n", c.case_id, c.metric, c.published, c.simulated,
-               100 * c.error(), c.note);
-  fmt::print("\nmedian |error| {:.1f}%, worst {:.1f}% over {} cases\n", 100 * median, 100 * worst, n);
+  fmt::print("{:<22} {:<24} {:>11} {:>11} {:>8}  {}\n", "case", "metric", "published", "simulated", "error", "notes");
+  for (const auto& c : cases) {
+    if (c.ran)
+      fmt::print("{:<22} {:<24} {:>11.4g} {:>11.4g} {:>+7.1f}%  {}\n", c.case_id, c.metric, c.published, c.simulated,
+                 100 * c.error(), c.note);
+    else
+      fmt::print("{:<22} {:<24} {:>11.4g} {:>11} {:>8}  not simulated: {}\n", c.case_id, c.metric, c.published, "-",
+                 "-", c.note);
+  }
+  fmt::print("\nmedian |error| {:.1f}%, worst {:.1f}% over {} simulated cases", 100 * median, 100 * worst, n);
+  if (refused > 0) fmt::print("; {} case(s) not simulated (see notes)", refused);
+  fmt::print("\n");
   return 0;
 }
 

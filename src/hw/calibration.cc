@@ -19,6 +19,8 @@
 #include "core/error.h"
 #include "hw/compute_model.h"
 
+#include <algorithm>
+
 namespace anatomy::hw {
 namespace {
 
@@ -172,6 +174,24 @@ CalibrationTable load_calibration(const std::string& path) {
   if (t.attention.empty()) r.fail("attention_grid", "needs at least one row");
 
   t.memory_GBps_rw = r.positive(r.member(doc, "memory", ""), "elementwise_inplace_GBps_rw", "memory");
+
+  // Per-kernel memory-bound rates, optional: mean of each op's rows.
+  if (const json* rows = r.optional_member(doc, "elementwise")) {
+    if (!rows->is_array()) r.fail("elementwise", "expected an array");
+    std::vector<std::pair<std::string, std::pair<double, int>>> sums;
+    for (size_t i = 0; i < rows->size(); ++i) {
+      const json& row = (*rows)[i];
+      const std::string at = "elementwise[" + std::to_string(i) + "]";
+      if (!row.is_object() || !row.contains("op") || !row["op"].is_string()) r.fail(at + ".op", "expected a string");
+      if (!row.contains("GBps_in_out")) continue;  // e.g. the cross-entropy row reports time only
+      const double gbps = r.positive(row, "GBps_in_out", at);
+      const std::string op = row["op"].get<std::string>();
+      auto it = std::find_if(sums.begin(), sums.end(), [&](const auto& e) { return e.first == op; });
+      if (it == sums.end()) sums.push_back({op, {gbps, 1}});
+      else it->second.first += gbps, ++it->second.second;
+    }
+    for (const auto& [op, sum] : sums) t.elementwise_GBps.emplace_back(op, sum.first / sum.second);
+  }
 
   // Fused AdamW with fp32 parameters: the rate of the largest step measured,
   // where the launch and tail are best amortized (the rates differ by ~2%).

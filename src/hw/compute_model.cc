@@ -363,6 +363,27 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   return SimTime::from_seconds(std::max(compute, memory) + kLaunchSeconds);
 }
 
+SimTime ComputeModel::elementwise(Kernel k, Bytes bytes_read_plus_written) const {
+  const char* name = "";
+  switch (k) {
+    case Kernel::kNorm: name = "layernorm"; break;  // training uses fused norms (the table's rmsnorm is unfused)
+    case Kernel::kResidualAdd: name = "residual_add"; break;
+    case Kernel::kDropout: name = "dropout"; break;
+    case Kernel::kGelu: name = "gelu"; break;
+    case Kernel::kSiluMul: name = "silu_mul"; break;
+    case Kernel::kSoftmax: name = "softmax"; break;
+  }
+  if (table_) {
+    for (const auto& [op, gbps] : table_->elementwise_GBps) {
+      if (op != name) continue;
+      const double bytes = bytes_read_plus_written.as_double();
+      if (bytes <= 0) return SimTime::zero();
+      return SimTime::from_seconds(std::max(bytes / (gbps * 1e9 * table_hbm_scale_), kLaunchSeconds));
+    }
+  }
+  return memory_bound(bytes_read_plus_written);
+}
+
 SimTime ComputeModel::memory_bound(Bytes bytes_read_plus_written) const {
   const double bytes = bytes_read_plus_written.as_double();
   ANATOMY_CHECK(bytes >= 0, "negative byte count");

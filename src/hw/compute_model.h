@@ -51,6 +51,10 @@ struct CalibrationTable {
   std::vector<Gemm> gemms;  // "gemm" and "gemm_grid" together
   std::vector<Attention> attention;  // "attention" and "attention_grid"
   double memory_GBps_rw = 0;         // memory.elementwise_inplace_GBps_rw
+  // Measured rate of each memory-bound training kernel ("elementwise":
+  // layernorm, gelu, silu_mul, dropout, residual_add, softmax, ...), bytes
+  // read plus written per second, averaged over the shapes measured.
+  std::vector<std::pair<std::string, double>> elementwise_GBps;
   double optimizer_ns_per_param = 0;  // fused AdamW, fp32 params
   double h2d_GBps = 0, d2h_GBps = 0;  // copy.*_pinned_GBps
   double disk_write_GBps = 0;         // disk.seq_write_fsync_GBps
@@ -69,6 +73,11 @@ class ComputeModel {
   SimTime attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal) const;
   // A memory-bound kernel that reads plus writes this many bytes.
   SimTime memory_bound(Bytes bytes_read_plus_written) const;
+  // One of a training step's memory-bound kernels, at the rate measured for
+  // that kernel when the table has it (norms are taken at the fused
+  // layernorm's rate), else at the generic memory-bound rate.
+  enum class Kernel { kNorm, kResidualAdd, kDropout, kGelu, kSiluMul, kSoftmax };
+  SimTime elementwise(Kernel k, Bytes bytes_read_plus_written) const;
   // Fused AdamW over this many parameters (fp32 master weights).
   SimTime optimizer_step(int64_t params) const;
   // The efficiency this model applies to a GEMM of this shape (achieved / peak).

@@ -91,6 +91,8 @@ const std::vector<Field<ModelSpec>>& model_fields() {
        [](M& m, const Value& v) { m.tied_embeddings = v.flag; }},
       {"layernorm", Kind::kBool, by_default("true"), {}, "LayerNorm with bias (GPT); false: RMSNorm (Llama)",
        [](M& m, const Value& v) { m.layernorm = v.flag; }},
+      {"dropout", Kind::kBool, by_default("true"), {}, "dropout on attention scores and layer outputs (GPT)",
+       [](M& m, const Value& v) { m.dropout = v.flag; }},
       {"experts", Kind::kInt, by_default("1"), int_range(1, 1 << 20), "MoE experts per layer (1: dense)",
        [](M& m, const Value& v) { m.experts = v.integer; }},
       {"top_k", Kind::kInt, by_default("1"), int_range(1, 1 << 20), "experts each token visits",
@@ -219,6 +221,9 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
                                                : workload::Recompute::kNone;
        },
        {"none", "selective", "full"}},
+      {"flash_attention", Kind::kBool, by_default("true"), {},
+       "fused attention (FlashAttention); false: attention scores materialized, as in Megatron-LM 2021",
+       [](T& t, const Value& v) { t.flash_attention = v.flag; }},
   };
   return f;
 }

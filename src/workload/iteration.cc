@@ -451,7 +451,7 @@ IterationResult simulate_iteration(const IterationInputs& in) {
     throw core::InputError({"", 0, "cluster.gpus"},
                            fmt::format("the plan needs {} GPUs but the cluster has {}", in.plan->gpus(),
                                        in.topology->num_gpus()));
-  check_memory_fits(*in.model, *in.plan, *in.training, gpu.hbm_capacity);
+  check_memory_fits(*in.model, *in.plan, *in.training, gpu.hbm_capacity, gpu.name);
   IterationSim sim(in);
   IterationResult r = sim.run();
   r.memory = estimate_memory(*in.model, *in.plan, *in.training);

@@ -19,7 +19,7 @@ int64_t StageCost::params() const {
 
 StepCostModel::StepCostModel(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
                              const hw::ComputeModel& cm, CommTimer timer)
-    : m_(m), p_(p), t_(t), cm_(cm), timer_(std::move(timer)), layout_(p) {
+    : m_(m), p_(p), t_(t), cm_(cm), timer_(std::move(timer)), layout_(p), layers_per_stage_(layers_per_stage(m, p)) {
   layer_ = layer();
 }
 
@@ -30,10 +30,10 @@ hw::Precision StepCostModel::gemm_precision() const {
 }
 
 int64_t StepCostModel::layers_in_chunk(int stage, int chunk) const {
-  const int64_t chunks = static_cast<int64_t>(p_.pp) * p_.virtual_stages;
-  const int64_t g = static_cast<int64_t>(chunk) * p_.pp + stage;
-  const int64_t base = m_.layers / chunks, extra = m_.layers % chunks;
-  return base + (g < extra ? 1 : 0);
+  // A stage's layers (as layers_per_stage splits them) spread as evenly as
+  // they go over its chunks, the first chunks taking any extra layer.
+  const int64_t v = p_.virtual_stages, n = layers_per_stage_[stage];
+  return n / v + (chunk < n % v ? 1 : 0);
 }
 
 StepCostModel::LayerCost StepCostModel::layer() const {
@@ -57,8 +57,25 @@ StepCostModel::LayerCost StepCostModel::layer() const {
   LayerCost c;
   SimTime fwd, bwd;
   const SimTime g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
-  const SimTime attn_f = cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, hd, true) / cp;
-  const SimTime attn_b = cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, hd, true) / cp;
+  SimTime attn_f, attn_b;
+  if (t_.flash_attention) {
+    attn_f = cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, hd, true) / cp;
+    attn_b = cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, hd, true) / cp;
+  } else {
+    // Unfused attention: per head, scores = Q K^T and context = P V as
+    // GEMMs, with the s x s scores written, scaled-masked-softmaxed (and
+    // dropped out) in memory between them. Backward: two GEMMs per forward
+    // GEMM and the softmax/dropout gradients over the scores.
+    const int64_t sq = t_.seq_len / cp, batches = t_.micro_batch * heads_local;
+    const SimTime qk = cm_.gemm(sq, t_.seq_len, hd, prec), pv = cm_.gemm(sq, hd, t_.seq_len, prec);
+    const int64_t score_bytes = batches * sq * t_.seq_len * kActivationBytes;
+    const int64_t passes_fwd = m_.dropout ? 6 : 4;  // write; softmax read + write; dropout read + write + mask; read by P V
+    using K = hw::ComputeModel::Kernel;
+    const SimTime softmax = cm_.elementwise(K::kSoftmax, Bytes(score_bytes * 2)) +
+                            (m_.dropout ? cm_.elementwise(K::kDropout, Bytes(score_bytes * 5 / 2)) : SimTime::zero());
+    attn_f = (qk + pv) * batches + softmax + cm_.memory_bound(Bytes(score_bytes * (passes_fwd - 4)));
+    attn_b = (qk + pv) * (2 * batches) + softmax * 2;
+  }
   fwd += attn_f;
   bwd += attn_b;
   const SimTime g_proj = gemm_fb(T, h, heads_local * hd, &fwd, &bwd);
@@ -78,12 +95,18 @@ StepCostModel::LayerCost StepCostModel::layer() const {
     }
     act_tokens = T * m_.top_k;
   }
-  // Memory-bound kernels: two norms (read + write), two residual adds (two
-  // reads, one write), two dropouts (read + write), the MLP activation
-  // (reads its (gated ? 2 : 1) inputs, writes one).
-  const int64_t ew_bytes = kActivationBytes * (T_sp * h * (4 + 6 + 4) +
-                                               act_tokens * f / tp * (m_.gated_mlp ? 3 : 2));
-  const SimTime ew = cm_.memory_bound(Bytes(ew_bytes));
+  // Memory-bound kernels, each at its own measured rate: two norms (read +
+  // write), two residual adds (two reads, one write), two dropouts (read,
+  // write, a 1-byte mask) when the model has dropout, the MLP activation
+  // (SwiGLU reads gate and up, writes one; GeLU reads one, writes one).
+  using K = hw::ComputeModel::Kernel;
+  const int64_t norm_bytes = 2 * T_sp * h * kActivationBytes;
+  const int64_t add_bytes = 3 * T_sp * h * kActivationBytes;
+  const int64_t drop_bytes = T_sp * h * (2 * kActivationBytes + 1);
+  const int64_t act_bytes = act_tokens * f / tp * kActivationBytes * (m_.gated_mlp ? 3 : 2);
+  SimTime ew = (cm_.elementwise(K::kNorm, Bytes(norm_bytes)) + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * 2 +
+               cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes));
+  if (m_.dropout) ew += cm_.elementwise(K::kDropout, Bytes(drop_bytes)) * 2;
   fwd += ew;
   bwd += ew * 2;
 
@@ -140,8 +163,7 @@ StageCost StepCostModel::stage(int s) const {
   StageCost out;
   out.activation_bytes = Bytes(T * h * kActivationBytes / tp);
   const int64_t layer_params = m_.params_per_layer();
-  const int64_t expert_params =
-      m_.experts > 1 ? (m_.gated_mlp ? 3 : 2) * h * m_.ffn_hidden * m_.experts : 0;
+  const int64_t expert_params = m_.experts > 1 ? m_.expert_params_per_layer() : 0;
   const int64_t layer_params_per_gpu =
       (layer_params - expert_params) / tp + expert_params / (tp * std::max(1, p_.ep));
   const RankCoord rep{};

@@ -56,9 +56,9 @@ class StepCostModel {
  public:
   StepCostModel(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, const hw::ComputeModel& cm,
                 CommTimer timer);
-  // Costs of stage `stage` (0..pp-1); chunk c of stage s holds layers
-  // [(c pp + s) L / (pp v), ...). Stage 0 chunk 0 adds the embedding, the
-  // last stage's last chunk the output layer and the loss.
+  // Costs of stage `stage` (0..pp-1): its layers as layers_per_stage()
+  // splits them (equal chunks when interleaved). Stage 0 chunk 0 adds the
+  // embedding, the last stage's last chunk the output layer and the loss.
   StageCost stage(int stage) const;
   int64_t layers_in_chunk(int stage, int chunk) const;
 
@@ -76,6 +76,7 @@ class StepCostModel {
   const hw::ComputeModel& cm_;
   CommTimer timer_;
   Layout layout_;
+  std::vector<int64_t> layers_per_stage_;
   LayerCost layer_;
 };
 

@@ -1,5 +1,7 @@
 #include "workload/training.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -96,11 +98,13 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("parallelism.pp", fmt::format("{} stages for {} layers leaves a stage without a layer", p.pp, m.layers));
   if (p.virtual_stages > 1) {
     if (p.pp == 1) fail("parallelism.virtual_stages", "interleaving needs pipeline parallelism (pp > 1)");
-    const int64_t chunks = int64_t{p.pp} * p.virtual_stages;
-    if (m.layers % chunks != 0)
+    // Chunks may differ by a layer (a stage's layers split as evenly as they
+    // go), but every chunk needs at least one.
+    const std::vector<int64_t> per_stage = layers_per_stage(m, p);
+    const int64_t fewest = *std::min_element(per_stage.begin(), per_stage.end());
+    if (fewest < p.virtual_stages)
       fail("parallelism.virtual_stages",
-           fmt::format("{} layers do not split evenly into PP {} x {} virtual stages = {} model chunks", m.layers, p.pp,
-                       p.virtual_stages, chunks));
+           fmt::format("a pipeline stage with {} layers cannot hold {} model chunks", fewest, p.virtual_stages));
   }
 
   // Experts are spread over EP ranks carved out of the DP group.

@@ -92,11 +92,14 @@ TEST(ValidatePlan, PipelineLayers) {
             "parallelism.pp: 64 stages for 32 layers leaves a stage without a layer");
   // Uneven without interleaving is allowed (32 on PP 6: 5, 6, 6, 5... see layers_per_stage).
   EXPECT_EQ(check(m, plan(1, 6, 1), training(8192, 12, 1), 6), "ok");
-  // Interleaved needs equal chunks: 32 layers on PP 4 x 3 chunks do not split.
+  // Interleaved chunks may differ by a layer (8 layers per stage in 3
+  // chunks: 3, 3, 2), but each needs one: 9 chunks of an 8-layer stage do not fit.
   ParallelPlan p = plan(1, 4, 1);
   p.virtual_stages = 3;
+  EXPECT_EQ(check(m, p, training(8192, 8, 1), 4), "ok");
+  p.virtual_stages = 9;
   EXPECT_EQ(check(m, p, training(8192, 8, 1), 4),
-            "parallelism.virtual_stages: 32 layers do not split evenly into PP 4 x 3 virtual stages = 12 model chunks");
+            "parallelism.virtual_stages: a pipeline stage with 8 layers cannot hold 9 model chunks");
   // ... and micro-batches a multiple of PP (Megatron-LM's rule): 4 x 2 = 8 chunks of 4 layers, 6 micro-batches.
   p.virtual_stages = 2;
   EXPECT_EQ(check(m, p, training(8192, 6, 1), 4),
