@@ -65,6 +65,7 @@ int run(const std::string& file, const std::string& format) {
     j["hfu"] = r.hfu;
     j["micro_batches"] = r.micro_batches;
     j["memory_per_gpu_GB"] = r.memory.total().as_double() / 1e9;
+    if (!r.memory_warning.empty()) j["memory_warning"] = r.memory_warning;
     nlohmann::ordered_json stages = nlohmann::json::array();
     for (const auto& b : r.stages) stages.push_back(breakdown_json(b));
     j["stages_breakdown_s"] = stages;
@@ -85,6 +86,7 @@ int run(const std::string& file, const std::string& format) {
   fmt::print("# memory per GPU: {} of {} (weights {}, gradients {}, optimizer {}, activations {}, workspace {})\n",
              gb(r.memory.total()), gb(s.cluster.system.gpu.hbm_capacity), gb(r.memory.weights), gb(r.memory.gradients),
              gb(r.memory.optimizer), gb(r.memory.activations), gb(r.memory.workspace));
+  if (!r.memory_warning.empty()) fmt::print("# WARNING (memory_check: warn): {}\n", r.memory_warning);
   fmt::print("\n");
   fmt::print("iteration time    {}\n", seconds(r.iteration));
   fmt::print("tokens/s          {:.0f}\n", r.tokens_per_s);
@@ -102,7 +104,8 @@ int run(const std::string& file, const std::string& format) {
     fmt::print("  (backward compute includes {} of recomputation)\n", seconds(r.mean.recompute));
   if (r.stages.size() > 1 && r.stages.size() <= 16) {
     fmt::print("\nper pipeline stage (ms):\n  {:<6}", "stage");
-    for (auto [name, v] : r.mean.buckets()) fmt::print(" {:>9.9}", name);
+    for (const char* name : {"forward", "backward", "optim", "TP comm", "DP comm", "PP comm", "bubble", "waiting"})
+      fmt::print(" {:>9}", name);
     fmt::print("\n");
     for (size_t i = 0; i < r.stages.size(); ++i) {
       fmt::print("  {:<6}", i);
@@ -128,10 +131,12 @@ cluster:
     nic_speed: 800Gbps
     rail_optimized: true
 parallelism:
-  tp: 8
+  tp: 4
   pp: 4
   virtual_stages: 5
   zero_stage: 1
+  tp_comm_overlap: true
+  overlap_p2p_comm: true
 training:
   seq_len: 8192
   global_batch: 512

@@ -46,6 +46,7 @@ workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::st
   in.library = coll::nccl_library(s.cluster.system);
   in.make_network = network_factory(s.network_model);
   in.algorithms = &registry;
+  in.enforce_memory = s.memory_check_is_error;
   try {
     return workload::simulate_iteration(in);
   } catch (const core::InputError& e) {

@@ -68,6 +68,7 @@ CaseResult run_case(const std::string& path) {
   c.ran = true;
   c.simulated = metric_of(c.metric, r);
   c.note = fmt::format("iteration {:.2f} s, MFU {:.1f}%", r.iteration.seconds(), 100 * r.mfu);
+  if (!r.memory_warning.empty()) c.note += "; memory model: " + r.memory_warning;
   return c;
 }
 

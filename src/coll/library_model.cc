@@ -70,6 +70,7 @@ LibraryModel nccl_library(const hw::System& system) {
   // nvlsEfficiency: Hopper 0.85, Blackwell 0.74 (NCCL 2.28 tuning.cc).
   const std::string& g = system.gpu.name;
   m.nvls_efficiency = (g == "B200" || g == "GB200") ? 0.74 : 0.85;
+  m.collective_ctas = 16;
   return m;
 }
 

@@ -36,6 +36,11 @@ struct LibraryModel {
   std::string name;  // "NCCL 2.28 tuning", "ideal"
   bool ideal = false;
   double nvls_efficiency = 1.0;  // NCCL's nvlsEfficiency for this GPU generation
+  // Thread blocks a collective's kernel occupies while it runs (one per
+  // channel; NCCL runs 16 channels for multi-node collectives on DGX H100,
+  // e.g. "16 coll channels" in NCCL's init log on 2x p5.48xlarge). Compute
+  // that overlaps a collective loses this many SMs.
+  int collective_ctas = 0;
 
   double efficiency(Protocol p) const;
   SimTime base_latency(AlgoClass a, Protocol p) const;

@@ -50,6 +50,8 @@ class SimTime {
   int64_t ps_ = 0;
 };
 
+constexpr SimTime operator*(int64_t k, SimTime t) { return t * k; }
+
 // Parses "13us", "1.5 ms", "15min", "2h", "3d", "250ps", "10s".
 // Throws InputError (core/error.h) naming `what` on a malformed or negative value.
 SimTime parse_time(std::string_view text, std::string_view what = "time");

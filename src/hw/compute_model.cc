@@ -363,6 +363,8 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   return SimTime::from_seconds(std::max(compute, memory) + kLaunchSeconds);
 }
 
+int ComputeModel::compute_units() const { return shape_->sms; }
+
 SimTime ComputeModel::elementwise(Kernel k, Bytes bytes_read_plus_written) const {
   const char* name = "";
   switch (k) {

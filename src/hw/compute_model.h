@@ -84,6 +84,9 @@ class ComputeModel {
   double gemm_efficiency(int64_t m, int64_t n, int64_t k, Precision p) const;
 
   const Accelerator& accelerator() const { return gpu_; }
+  // Streaming multiprocessors (NVIDIA) or compute units (AMD): what a
+  // communication kernel running alongside takes its share of.
+  int compute_units() const;
   // One line naming the source: "roofline over the H100 datasheet", "calibration
   // table data/calibration/h200.json (NVIDIA H200)", ...
   const std::string& describe() const { return description_; }

@@ -192,6 +192,9 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.overlap_grad_reduce = v.flag; }},
       {"overlap_param_gather", Kind::kBool, by_default("true"), {}, "gather sharded parameters during forward",
        [](P& p, const Value& v) { p.overlap_param_gather = v.flag; }},
+      {"overlap_p2p_comm", Kind::kBool, by_default("false"), {},
+       "pipeline sends overlap compute (false: a stage waits for its send, as Megatron-LM's blocking p2p)",
+       [](P& p, const Value& v) { p.overlap_p2p_comm = v.flag; }},
       {"tp_comm_overlap", Kind::kBool, by_default("false"), {}, "hide TP collectives behind GEMMs",
        [](P& p, const Value& v) { p.tp_comm_overlap = v.flag; }},
       {"bucket_size", Kind::kBytes, by_default("80MB"), detail::bytes_positive(),
@@ -241,6 +244,9 @@ const std::vector<Field<Scenario>>& compute_fields() {
       {"calibration", Kind::kPath, derived("none: the system's own table, if one ships"), {},
        "a calibration table (JSON); relative to the scenario file's folder",
        [](Scenario& s, const Value& v) { s.calibration = v.text; }},
+      {"memory_check", Kind::kEnum, by_default("error"), {},
+       "a plan that does not fit in GPU memory: error, or warn and simulate anyway",
+       [](Scenario& s, const Value& v) { s.memory_check_is_error = v.text == "error"; }, {"error", "warn"}},
   };
   return f;
 }

@@ -22,7 +22,8 @@
 //   training: {seq_len, global_batch, micro_batch, precision: bf16|fp8,
 //              recompute: none|selective|full}
 //   network: {model: flow}
-//   compute: {calibration: path/to/table.json}   # default: the system's own, if shipped
+//   compute: {calibration: path/to/table.json,   # default: the system's own, if shipped
+//             memory_check: error|warn}          # warn: simulate a plan that does not fit, and say so
 //   collective: {op: all_reduce, bytes: 8GiB, algorithm: auto}
 //   #   a collective case instead of a training iteration: model and
 //   #   parallelism are then not needed
@@ -68,6 +69,7 @@ struct Scenario {
   workload::TrainingSpec training;
   std::string network_model = "flow";
   std::string calibration;  // path to a calibration table, "" = none
+  bool memory_check_is_error = true;
   std::optional<Expected> expected;
   std::optional<CollectiveCase> collective;
 };

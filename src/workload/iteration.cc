@@ -109,6 +109,8 @@ class IterationSim {
     std::vector<Interval> timeline;
     // The running step.
     SimTime step_start;
+    SimTime step_compute;  // this step's compute, after any SM contention
+    bool send_blocking = false;  // waiting for its own pipeline send to complete
     int pending_parts = 0;
   };
 
@@ -122,11 +124,15 @@ class IterationSim {
   void account(Stage& st, IntervalKind kind, SimTime until, int64_t mb = -1, int chunk = -1);
   void try_start(int s);
   void step_done(int s, PipelineStep step);
-  void send(int from_stage, int to_pos, int64_t mb, bool forward);
+  // Sends a step's output to pipeline position to_pos; `sent` (may be
+  // empty) runs when it has arrived.
+  void send(int from_stage, int to_pos, int64_t mb, bool forward, engine::Callback sent);
+  void after_step(int s);
   void enqueue_dp(int s, DpJob job);
   void start_next_dp(int s);
   void dp_done(int s, DpJob job);
   void maybe_finish(int s);
+  SimTime slowed(SimTime compute) const;
   coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes);
   void launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done);
 
@@ -145,6 +151,12 @@ class IterationSim {
   int64_t micro_batches_ = 0;
   std::string dp_algorithm_;
 };
+
+SimTime IterationSim::slowed(SimTime compute) const {
+  const double units = in_.compute->compute_units();
+  const double taken = std::min(0.5, in_.library.collective_ctas / units);
+  return SimTime::from_seconds(compute.seconds() / (1.0 - taken));
+}
 
 void IterationSim::account(Stage& st, IntervalKind kind, SimTime until, int64_t mb, int chunk) {
   if (until <= st.cursor) return;
@@ -267,11 +279,10 @@ void IterationSim::try_start(int s) {
   st.running = true;
   st.step_start = now;
   st.pending_parts = 1;
-  const SimTime busy = c.compute + c.tp_comm;
-  sim_.schedule_in(busy, [this, s, step] {
-    if (--st_[s].pending_parts == 0) step_done(s, step);
-  });
   const bool zero3 = p_.zero_stage >= 3 && p_.dp * p_.cp > 1;
+  // A data-parallel collective running alongside takes SMs from the step.
+  st.step_compute = (st.dp_busy || zero3) ? slowed(c.compute) : c.compute;
+  const SimTime busy = st.step_compute + c.tp_comm;
   const Bytes chunk_params(cost_[s].chunk_params[step.chunk]);
   if (zero3) {
     // FSDP: gather this chunk's parameters for every step, and reduce-scatter
@@ -300,19 +311,25 @@ void IterationSim::try_start(int s) {
       sim_.schedule_in(ready, [this, s, op, bytes] { enqueue_dp(s, DpJob{op, bytes, -1}); });
     }
   }
+  // Scheduled after the bucket events: a bucket ready at the step's last
+  // instant is queued before the step's end looks at the queue.
+  sim_.schedule_in(busy, [this, s, step] {
+    if (--st_[s].pending_parts == 0) step_done(s, step);
+  });
 }
 
-void IterationSim::send(int from_stage, int to_pos, int64_t mb, bool forward) {
+void IterationSim::send(int from_stage, int to_pos, int64_t mb, bool forward, engine::Callback sent) {
   const int to = stage_of(to_pos);
   const int chunk = to_pos / p_.pp;
   const size_t i = idx(mb, chunk);
   const SimTime now = sim_.now();
-  auto deliver = [this, to, i, forward] {
+  (forward ? st_[to].fwd_sent : st_[to].bwd_sent)[i] = now;
+  auto deliver = [this, to, i, forward, sent = std::move(sent)]() mutable {
     Stage& d = st_[to];
     (forward ? d.fwd_ready : d.bwd_ready)[i] = sim_.now();
+    if (sent) sent();
     try_start(to);
   };
-  (forward ? st_[to].fwd_sent : st_[to].bwd_sent)[i] = now;
   if (to == from_stage) {
     deliver();
     return;
@@ -324,16 +341,28 @@ void IterationSim::step_done(int s, PipelineStep step) {
   Stage& st = st_[s];
   const StepCost& c = step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
   const SimTime t0 = st.step_start;
-  account(st, step.forward ? IntervalKind::kForward : IntervalKind::kBackward, t0 + c.compute, step.micro_batch,
-          step.chunk);
+  account(st, step.forward ? IntervalKind::kForward : IntervalKind::kBackward, t0 + st.step_compute,
+          step.micro_batch, step.chunk);
   if (!step.forward) st.b.recompute += c.recompute;
-  account(st, IntervalKind::kTpComm, t0 + c.compute + c.tp_comm, step.micro_batch, step.chunk);
+  account(st, IntervalKind::kTpComm, t0 + st.step_compute + c.tp_comm, step.micro_batch, step.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), step.micro_batch, step.chunk);  // FSDP beyond compute
-  st.running = false;
   ++st.next;
   const int pos = step.chunk * p_.pp + s;
-  if (step.forward && pos + 1 < positions()) send(s, pos + 1, step.micro_batch, true);
-  if (!step.forward && pos > 0) send(s, pos - 1, step.micro_batch, false);
+  const int to = step.forward ? pos + 1 : pos - 1;
+  const bool sends = to >= 0 && to < positions();
+  if (sends && !p_.overlap_p2p_comm && stage_of(to) != s) {
+    // Blocking p2p: the stage is held until its send has arrived.
+    send(s, to, step.micro_batch, step.forward, [this, s] { after_step(s); });
+    return;
+  }
+  if (sends) send(s, to, step.micro_batch, step.forward, {});
+  after_step(s);
+}
+
+void IterationSim::after_step(int s) {
+  Stage& st = st_[s];
+  account(st, IntervalKind::kPpComm, sim_.now());
+  st.running = false;
   if (st.next == st.order.size()) {
     st.compute_done = true;
     maybe_finish(s);
@@ -451,9 +480,16 @@ IterationResult simulate_iteration(const IterationInputs& in) {
     throw core::InputError({"", 0, "cluster.gpus"},
                            fmt::format("the plan needs {} GPUs but the cluster has {}", in.plan->gpus(),
                                        in.topology->num_gpus()));
-  check_memory_fits(*in.model, *in.plan, *in.training, gpu.hbm_capacity, gpu.name);
+  std::string warning;
+  try {
+    check_memory_fits(*in.model, *in.plan, *in.training, gpu.hbm_capacity, gpu.name);
+  } catch (const core::InputError& e) {
+    if (in.enforce_memory) throw;
+    warning = e.message();
+  }
   IterationSim sim(in);
   IterationResult r = sim.run();
+  r.memory_warning = warning;
   r.memory = estimate_memory(*in.model, *in.plan, *in.training);
   return r;
 }

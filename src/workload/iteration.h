@@ -70,6 +70,7 @@ struct IterationResult {
   double hfu = 0;                        // with recomputation
   double peak_tflops = 0;
   MemoryBreakdown memory;
+  std::string memory_warning;  // set when the plan does not fit and enforce_memory was false
   std::string compute_source;
   std::string library;
   std::string dp_algorithm;              // what "auto" chose for the gradient collectives
@@ -85,9 +86,13 @@ struct IterationInputs {
   coll::LibraryModel library;
   coll::NetworkFactory make_network;
   const coll::AlgorithmRegistry* algorithms = nullptr;
+  // false: a plan that does not fit in memory is simulated anyway and the
+  // result's memory_warning says by how much.
+  bool enforce_memory = true;
 };
 
-// Throws InputError when the plan does not fit the GPUs' memory.
+// Throws InputError when the plan does not fit the GPUs' memory (unless
+// enforce_memory is false).
 IterationResult simulate_iteration(const IterationInputs& in);
 
 }  // namespace anatomy::workload

@@ -31,6 +31,10 @@ struct ParallelPlan {
   bool overlap_grad_reduce = true;   // DP reduce-scatter/all-reduce per bucket during backward
   bool overlap_param_gather = true;  // ZeRO-3/distributed-optimizer all-gather during forward
   bool tp_comm_overlap = false;      // TP collectives hidden behind GEMMs
+  // Pipeline sends and receives run asynchronously to compute (Megatron's
+  // --overlap-p2p-communication); otherwise a stage waits for its send to
+  // complete before its next step, as Megatron-LM's blocking p2p does.
+  bool overlap_p2p_comm = false;
   int64_t bucket_bytes = 80'000'000;  // gradients reduced together (Megatron: 40M bf16 elements)
 
   int gpus() const { return tp * pp * dp * cp; }

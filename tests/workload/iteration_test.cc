@@ -1,0 +1,181 @@
+#include "workload/iteration.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "hw/catalog.h"
+#include "net/flow/flow_network.h"
+#include "topo/builders.h"
+#include "workload/pipeline_schedule.h"
+#include "workload/step_cost.h"
+
+namespace anatomy::workload {
+namespace {
+
+// A small GPT-like model whose output layer is negligible, so pipeline
+// stages are uniform and the textbook formulas apply.
+ModelSpec small_model() {
+  ModelSpec m = find_model("gpt-1.7b");
+  m.vocab = 256;
+  m.layers = 16;
+  return m;
+}
+
+struct Harness {
+  ModelSpec model = small_model();
+  ParallelPlan plan;
+  TrainingSpec training;
+  hw::ComputeModel compute = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  coll::AlgorithmRegistry registry;
+
+  Harness() {
+    coll::register_builtin_algorithms(registry);
+    training.seq_len = 2048;
+    training.micro_batch = 1;
+    training.global_batch = 8;
+    plan.sequence_parallel = false;
+    plan.zero_stage = 0;
+  }
+
+  IterationResult run() {
+    topo::ClusterSpec spec;
+    spec.system = hw::find_system("dgx-h100");
+    spec.gpus = plan.gpus();
+    const topo::Topology t = topo::build_cluster(spec);
+    IterationInputs in;
+    in.model = &model;
+    in.plan = &plan;
+    in.training = &training;
+    in.topology = &t;
+    in.compute = &compute;
+    in.library = coll::nccl_library(spec.system);
+    in.make_network = [](engine::Simulator& sim, const topo::Topology& topo) -> std::unique_ptr<net::Network> {
+      return std::make_unique<net::FlowNetwork>(sim, topo);
+    };
+    in.algorithms = &registry;
+    return simulate_iteration(in);
+  }
+
+  StageCost stage_cost(int s) {
+    StepCostModel costs(model, plan, training, compute,
+                        [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); });
+    return costs.stage(s);
+  }
+};
+
+TEST(Iteration, OneGpuIsMicroBatchesTimesForwardAndBackwardPlusTheOptimizer) {
+  // No parallelism: the GPU runs M forwards and backwards back to back, then
+  // the optimizer; nothing waits, nothing communicates.
+  Harness h;
+  const IterationResult r = h.run();
+  const StageCost c = h.stage_cost(0);
+  const SimTime opt = h.compute.optimizer_step(c.params());
+  const SimTime expect = (c.forward[0].compute + c.backward[0].compute) * 8 + opt;
+  EXPECT_EQ(r.iteration, expect);
+  EXPECT_EQ(r.stages[0].forward_compute, c.forward[0].compute * 8);
+  EXPECT_EQ(r.stages[0].optimizer, opt);
+  EXPECT_EQ(r.stages[0].bubble + r.stages[0].pp_comm + r.stages[0].dp_comm + r.stages[0].tp_comm, SimTime::zero());
+}
+
+TEST(Iteration, BucketsAddUpToTheIterationOnEveryGpu) {
+  Harness h;
+  h.plan.tp = 2;
+  h.plan.pp = 4;
+  h.plan.dp = 2;
+  h.training.global_batch = 16;
+  const IterationResult r = h.run();
+  ASSERT_EQ(r.stages.size(), 4u);
+  for (const auto& b : r.stages) EXPECT_EQ(b.total(), r.iteration);
+  EXPECT_GT(r.mean.tp_comm, SimTime::zero());
+  EXPECT_GT(r.mean.dp_comm + r.mean.bubble, SimTime::zero());
+}
+
+TEST(Iteration, OneFOneBTakesMPlusPMinusOneSteps) {
+  // P uniform stages, M micro-batches: (M + P - 1)(F + B) plus the optimizer
+  // and the (small) pipeline sends; the bubble is (P - 1)(F + B) per stage.
+  Harness h;
+  h.plan.pp = 4;
+  h.training.global_batch = 8;
+  h.plan.overlap_p2p_comm = true;
+  const IterationResult r = h.run();
+  const StageCost c = h.stage_cost(1);
+  const SimTime step = c.forward[0].compute + c.backward[0].compute;
+  const SimTime opt = h.compute.optimizer_step(h.stage_cost(0).params());
+  const double expect = ((8 + 4 - 1) * step + opt).seconds();
+  EXPECT_NEAR(r.iteration.seconds() / expect, 1.0, 0.02);
+  EXPECT_NEAR(r.stages[0].bubble.seconds() / (3 * step).seconds(), 1.0, 0.05);
+}
+
+TEST(Iteration, InterleavingShrinksTheBubble) {
+  Harness h;
+  h.plan.pp = 4;
+  h.plan.overlap_p2p_comm = true;
+  h.training.global_batch = 8;
+  const SimTime plain = h.run().mean.bubble;
+  h.plan.virtual_stages = 2;
+  const SimTime interleaved = h.run().mean.bubble;
+  // Narayanan et al.: the bubble shrinks by the number of model chunks.
+  EXPECT_NEAR(interleaved.seconds() / plain.seconds(), 0.5, 0.1);
+}
+
+TEST(Iteration, BlockingPipelineSendsCostMoreThanOverlappedOnes) {
+  Harness h;
+  h.plan.pp = 2;
+  h.training.global_batch = 8;
+  h.plan.overlap_p2p_comm = true;
+  const IterationResult async = h.run();
+  h.plan.overlap_p2p_comm = false;
+  const IterationResult sync = h.run();
+  EXPECT_GT(sync.mean.pp_comm, async.mean.pp_comm);
+  EXPECT_GT(sync.iteration, async.iteration);
+}
+
+TEST(Iteration, OverlappingTheGradientReductionHidesIt) {
+  Harness h;
+  h.plan.dp = 16;  // two DGX nodes
+  h.training.global_batch = 32;
+  h.plan.overlap_grad_reduce = false;
+  const IterationResult after = h.run();
+  h.plan.overlap_grad_reduce = true;
+  const IterationResult overlapped = h.run();
+  EXPECT_GT(after.mean.dp_comm, SimTime::zero());
+  EXPECT_LT(overlapped.mean.dp_comm, after.mean.dp_comm);
+}
+
+TEST(Iteration, APlanThatDoesNotFitIsAnErrorUnlessAskedToWarn) {
+  Harness h;
+  h.model = find_model("gpt3-175b");
+  h.training.global_batch = 1;
+  EXPECT_THROW(h.run(), core::InputError);
+}
+
+TEST(PipelineOrder, OneFOneBWarmsUpThenAlternates) {
+  // Stage 0 of 4, 6 micro-batches: 3 warm-up forwards, then F3 B0 F4 B1 F5 B2, then B3 B4 B5.
+  auto o = pipeline_order(0, 4, 6, 1);
+  ASSERT_EQ(o.size(), 12u);
+  std::string seq;
+  for (const auto& s : o) seq += (s.forward ? "F" : "B") + std::to_string(s.micro_batch) + " ";
+  EXPECT_EQ(seq, "F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5 ");
+  // The last stage has no warm-up: it alternates from the start.
+  auto last = pipeline_order(3, 4, 6, 1);
+  EXPECT_TRUE(last[0].forward);
+  EXPECT_FALSE(last[1].forward);
+}
+
+TEST(PipelineOrder, InterleavedRunsEveryChunkOfEveryMicroBatchOnce) {
+  auto o = pipeline_order(1, 4, 8, 2);
+  ASSERT_EQ(o.size(), 32u);
+  std::vector<int> fwd(16, 0), bwd(16, 0);
+  for (const auto& s : o) (s.forward ? fwd : bwd)[s.micro_batch * 2 + s.chunk]++;
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_EQ(fwd[i], 1);
+    EXPECT_EQ(bwd[i], 1);
+  }
+  // Stage 1 of 4 with 2 chunks warms up with (4 - 1 - 1) x 2 + (2 - 1) x 4 = 8 forwards.
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(o[i].forward);
+  EXPECT_TRUE(o[8].forward);
+  EXPECT_FALSE(o[9].forward);
+}
+
+}  // namespace
+}  // namespace anatomy::workload
