@@ -152,15 +152,4 @@ void add_collective_command(CLI::App& app, int& exit_code) {
   sub->callback([args, &exit_code] { exit_code = run_collective(*args); });
 }
 
-int run_default_collective_sweep() {
-  CollectiveArgs a;
-  a.cluster.system = "dgx-h100";
-  a.cluster.gpus = 64;
-  a.min_bytes = "1K";
-  a.max_bytes = "1G";
-  a.step_factor = 4;
-  fmt::print("# default scenario: all_reduce on 64 H100 (8 DGX H100) over a rail-optimized 400G Clos\n");
-  return run_collective(a);
-}
-
 }  // namespace anatomy::cli

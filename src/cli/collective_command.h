@@ -8,7 +8,5 @@ namespace anatomy::cli {
 
 // Adds the subcommand; the returned callback runs it and returns an exit code.
 void add_collective_command(CLI::App& app, int& exit_code);
-// The default scenario of `anatomy run` until the training model exists.
-int run_default_collective_sweep();
 
 }  // namespace anatomy::cli

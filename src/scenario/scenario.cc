@@ -200,6 +200,9 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
       {"bucket_size", Kind::kBytes, by_default("80MB"), detail::bytes_positive(),
        "gradients reduced together, e.g. 40MB (Megatron: 40M bf16 elements = 80MB)",
        [](P& p, const Value& v) { p.bucket_bytes = v.bytes.count(); }},
+      {"param_gather_size", Kind::kBytes, by_default("0"), {},
+       "ZeRO-3: parameters gathered per collective (0: one layer, as FSDP wraps blocks; DeepSpeed: 100MB)",
+       [](P& p, const Value& v) { p.param_gather_bytes = v.bytes.count(); }},
   };
   return f;
 }

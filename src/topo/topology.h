@@ -134,6 +134,8 @@ class Topology {
   std::vector<std::vector<LinkId>> fabric_paths(NodeId src_endpoint, NodeId dst_endpoint) const;
   // The direct link from a to b, or kNoLink.
   LinkId find_link(NodeId a, NodeId b) const;
+  // "gpu 12", "switch 40 (level 2)", "host 3": for reports.
+  std::string node_label(NodeId n) const;
   // Bytes of memory the structure uses (for the scale benchmark).
   size_t memory_bytes() const;
 

@@ -133,6 +133,7 @@ class IterationSim {
   void dp_done(int s, DpJob job);
   void maybe_finish(int s);
   SimTime slowed(SimTime compute) const;
+  SimTime zero3_step_comm(int s, PipelineStep step);
   coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes);
   void launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done);
 
@@ -151,6 +152,25 @@ class IterationSim {
   int64_t micro_batches_ = 0;
   std::string dp_algorithm_;
 };
+
+SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
+  const int64_t param_bytes = cost_[s].chunk_params[step.chunk] * kParamBytes;
+  const int64_t layers = std::max<int64_t>(1, StepCostModel::layers_in_chunk_of(m_, p_, s, step.chunk));
+  const int64_t gather_unit = p_.param_gather_bytes > 0 ? p_.param_gather_bytes : (param_bytes + layers - 1) / layers;
+  const int64_t gathers = (param_bytes + gather_unit - 1) / gather_unit;
+  const auto group = layout_.dp_cp_group({0, 0, 0, s});
+  // Collectives of one data-parallel group, timed alone and memoized: a
+  // ZeRO-3 plan has no other traffic to contend with in the fabric (no
+  // pipeline), and there are thousands of them per iteration.
+  SimTime t = isolated_.run(coll::Op::kAllGather, Bytes(gather_unit), group).time * gathers;
+  if (!step.forward) {
+    const int64_t grad_bytes = cost_[s].chunk_params[step.chunk] * kGradBytes;
+    const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, grad_bytes));
+    const int64_t buckets = (grad_bytes + unit - 1) / unit;
+    t += isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time * buckets;
+  }
+  return t;
+}
 
 SimTime IterationSim::slowed(SimTime compute) const {
   const double units = in_.compute->compute_units();
@@ -285,18 +305,14 @@ void IterationSim::try_start(int s) {
   const SimTime busy = st.step_compute + c.tp_comm;
   const Bytes chunk_params(cost_[s].chunk_params[step.chunk]);
   if (zero3) {
-    // FSDP: gather this chunk's parameters for every step, and reduce-scatter
-    // its gradients after every backward, overlapped with the compute.
+    // ZeRO-3 / FSDP: every step gathers this chunk's parameters, and every
+    // backward reduce-scatters its gradients, overlapped with the compute,
+    // one collective per gather unit (FSDP: a layer; DeepSpeed: its prefetch
+    // bucket) on the data-parallel stream, so each pays its latency.
     ++st.pending_parts;
-    launch_shared(s, coll::Op::kAllGather, chunk_params * kParamBytes, [this, s, step] {
+    sim_.schedule_in(zero3_step_comm(s, step), [this, s, step] {
       if (--st_[s].pending_parts == 0) step_done(s, step);
     });
-    if (!step.forward) {
-      ++st.pending_parts;
-      launch_shared(s, coll::Op::kReduceScatter, chunk_params * kGradBytes, [this, s, step] {
-        if (--st_[s].pending_parts == 0) step_done(s, step);
-      });
-    }
   } else if (!step.forward && st.next == st.last_backward[step.chunk] && p_.dp * p_.cp > 1) {
     // The last micro-batch's backward finishes each layer's gradients in
     // turn; each bucket is reduced as soon as it is full.
@@ -469,6 +485,27 @@ IterationResult IterationSim::run() {
   r.library = in_.library.name;
   r.dp_algorithm = dp_algorithm_.empty() ? "none (no data parallelism)" : dp_algorithm_;
   r.network_transfers = static_cast<int64_t>(net_->counters().transfers_started);
+  const topo::Topology& topo = *in_.topology;
+  std::vector<LinkLoad> loads;
+  for (topo::LinkId l = 0; l < topo.num_links(); ++l) {
+    const Bytes b = net_->link_bytes(l);
+    if (b.count() <= 0) continue;
+    const topo::Link& link = topo.link(l);
+    LinkLoad x;
+    x.link = l;
+    x.bytes = b;
+    x.utilization = b.as_double() * 8 / (link.bandwidth.bps() * secs);
+    loads.push_back(x);
+  }
+  std::stable_sort(loads.begin(), loads.end(), [](const LinkLoad& a, const LinkLoad& b) { return a.bytes > b.bytes; });
+  if (loads.size() > 16) loads.resize(16);
+  for (auto& x : loads) {
+    const topo::Link& link = topo.link(x.link);
+    x.from = topo.node_label(link.from);
+    x.to = topo.node_label(link.to);
+    x.kind = topo::to_string(link.kind);
+  }
+  r.busiest_links = std::move(loads);
   return r;
 }
 

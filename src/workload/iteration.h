@@ -56,6 +56,16 @@ struct Interval {
   int chunk = -1;
 };
 
+// How much a link carried during the iteration (flows of the simulated
+// representatives and of every data-parallel communicator).
+struct LinkLoad {
+  topo::LinkId link = topo::kNoLink;
+  std::string from, to;
+  std::string kind;        // scale-up, pcie, fabric, storage
+  core::Bytes bytes;
+  double utilization = 0;  // bytes / (bandwidth x iteration time)
+};
+
 struct IterationResult {
   SimTime iteration;
   std::vector<TimeBreakdown> stages;           // one representative GPU per pipeline stage
@@ -75,6 +85,7 @@ struct IterationResult {
   std::string library;
   std::string dp_algorithm;              // what "auto" chose for the gradient collectives
   int64_t network_transfers = 0;
+  std::vector<LinkLoad> busiest_links;  // up to 16, busiest first
 };
 
 struct IterationInputs {

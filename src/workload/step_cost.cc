@@ -29,9 +29,14 @@ hw::Precision StepCostModel::gemm_precision() const {
   return t_.precision;
 }
 
-int64_t StepCostModel::layers_in_chunk(int stage, int chunk) const {
+int64_t StepCostModel::layers_in_chunk_of(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) {
   // A stage's layers (as layers_per_stage splits them) spread as evenly as
   // they go over its chunks, the first chunks taking any extra layer.
+  const int64_t v = p.virtual_stages, n = layers_per_stage(m, p)[stage];
+  return n / v + (chunk < n % v ? 1 : 0);
+}
+
+int64_t StepCostModel::layers_in_chunk(int stage, int chunk) const {
   const int64_t v = p_.virtual_stages, n = layers_per_stage_[stage];
   return n / v + (chunk < n % v ? 1 : 0);
 }

@@ -61,6 +61,7 @@ class StepCostModel {
   // embedding, the last stage's last chunk the output layer and the loss.
   StageCost stage(int stage) const;
   int64_t layers_in_chunk(int stage, int chunk) const;
+  static int64_t layers_in_chunk_of(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk);
 
  private:
   struct LayerCost {

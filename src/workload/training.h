@@ -36,6 +36,10 @@ struct ParallelPlan {
   // complete before its next step, as Megatron-LM's blocking p2p does.
   bool overlap_p2p_comm = false;
   int64_t bucket_bytes = 80'000'000;  // gradients reduced together (Megatron: 40M bf16 elements)
+  // ZeRO-3: parameters all-gathered per collective; 0 = one transformer
+  // layer (FSDP's per-block wrapping). DeepSpeed gathers in prefetch buckets
+  // (stage3_prefetch_bucket_size, 5e7 elements = 100 MB in fp16).
+  int64_t param_gather_bytes = 0;
 
   int gpus() const { return tp * pp * dp * cp; }
 };
