@@ -50,6 +50,17 @@ void Executor::begin_repetition() {
 
 void Executor::repetition_done() {
   const Phase& p = schedule_->phases[phase_];
+  const SimTime floor = rep_start_ + p.min_duration;
+  if (net_.simulator().now() < floor) {
+    // The protocol cannot go faster than its cap: finish at the floor.
+    net_.simulator().schedule_at(floor, [this] { repetition_finished(); });
+    return;
+  }
+  repetition_finished();
+}
+
+void Executor::repetition_finished() {
+  const Phase& p = schedule_->phases[phase_];
   ++rep_;
   if (rep_ >= p.repeat) {
     finish_phase();

@@ -44,6 +44,7 @@ class Executor {
   void begin_phase();
   void begin_repetition();
   void repetition_done();
+  void repetition_finished();
   void finish_phase();
 
   net::Network& net_;

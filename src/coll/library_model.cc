@@ -44,6 +44,21 @@ SimTime LibraryModel::hop_latency(LinkClass l, AlgoClass a, Protocol p) const {
   return ideal ? SimTime::zero() : us(kHwLat[idx(l)][idx(a)][idx(p)]);
 }
 
+double LibraryModel::ll_max_busbw_GBps(int nodes) const {
+  if (ideal) return 0;
+  return ll_max_GBps[nodes <= 1 ? 0 : nodes == 2 ? 1 : 2];
+}
+
+double LibraryModel::tree_efficiency(Protocol p, int nodes) const {
+  if (ideal) return 1.0;
+  switch (p) {
+    case Protocol::kLL: return 0.92 / 3.8;
+    case Protocol::kLL128: return 0.92 * (nodes <= 1 ? 7.0 / 9.0 : 120.0 / 128.0);
+    case Protocol::kSimple: return 0.92;
+  }
+  return 0.92;
+}
+
 Bytes LibraryModel::chunk(AlgoClass a, Protocol p) const {
   // NCCL defaults (enqueue.cc calcCollChunking): Simple steps of
   // NCCL_BUFFSIZE/NCCL_STEPS = 512 KiB, 4 per ring chunk; LL 32 KiB payload;
@@ -71,6 +86,16 @@ LibraryModel nccl_library(const hw::System& system) {
   const std::string& g = system.gpu.name;
   m.nvls_efficiency = (g == "B200" || g == "GB200") ? 0.74 : 0.85;
   m.collective_ctas = 16;
+  // llMaxBws (NCCL 2.28 tuning.cc): rows by compute capability on one node
+  // (Ampere 87.7, Hopper 141, Blackwell 282), by CPU vendor across nodes
+  // (Intel and others: 39.0 / 20.4 for 2 / 3+ nodes; AMD: 22.5 / 19.0). AMD
+  // GPUs under RCCL take the Hopper row on one node.
+  const bool blackwell = g == "B200" || g == "GB200";
+  const double one_node = g == "A100" ? 87.7 : blackwell ? 282.0 : 141.0;
+  const bool amd_cpu = system.cpu.rfind("AMD", 0) == 0;
+  m.ll_max_GBps[0] = one_node;
+  m.ll_max_GBps[1] = amd_cpu ? 22.5 : 39.0;
+  m.ll_max_GBps[2] = amd_cpu ? 19.0 : 20.4;
   return m;
 }
 

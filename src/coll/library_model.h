@@ -41,8 +41,15 @@ struct LibraryModel {
   // e.g. "16 coll channels" in NCCL's init log on 2x p5.48xlarge). Compute
   // that overlaps a collective loses this many SMs.
   int collective_ctas = 0;
+  double ll_max_GBps[3] = {0, 0, 0};  // LL bus-bandwidth cap: 1 node, 2 nodes, 3 or more
 
   double efficiency(Protocol p) const;
+  // NCCL's cap on an LL collective's bus bandwidth (llMaxBws, GB/s): by GPU
+  // generation on one node, by host CPU vendor across nodes; 0 = no cap.
+  double ll_max_busbw_GBps(int nodes) const;
+  // What NCCL's tree keeps of the link bandwidth per protocol (tuning.cc:
+  // x0.92, then LL /3.8, LL128 x7/9 on one node or x120/128 across nodes).
+  double tree_efficiency(Protocol p, int nodes) const;
   SimTime base_latency(AlgoClass a, Protocol p) const;
   SimTime hop_latency(LinkClass l, AlgoClass a, Protocol p) const;
   // Payload per channel per pipeline step.

@@ -89,6 +89,8 @@ Schedule build_ring(const Group& g, const Request& r, const LibraryModel& lib) {
   }
   s.steps = nsteps;
   if (!s.phases.empty()) s.phases.back().latency_after = hop * nsteps;
+  if (r.protocol == Protocol::kLL)
+    s.cap_bus_bandwidth(n, eff, Bandwidth::gigabytes_per_s(lib.ll_max_busbw_GBps(static_cast<int>(g.domains.size()))));
   s.merge_sends();
   return s;
 }

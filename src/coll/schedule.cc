@@ -29,3 +29,17 @@ void Schedule::merge_sends() {
 }
 
 }  // namespace anatomy::coll
+
+namespace anatomy::coll {
+
+void Schedule::cap_bus_bandwidth(int ranks, double efficiency, Bandwidth cap) {
+  if (cap.bps() <= 0 || ranks <= 0) return;
+  for (auto& p : phases) {
+    double wire = 0;
+    for (const auto& s : p.sends) wire += s.bytes.as_double();
+    const double payload_per_rank = wire * efficiency / ranks;
+    p.min_duration = SimTime::from_seconds(payload_per_rank / cap.bytes_per_second());
+  }
+}
+
+}  // namespace anatomy::coll

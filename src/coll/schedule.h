@@ -46,6 +46,9 @@ struct Phase {
   std::string label;
   std::vector<Send> sends;
   int64_t repeat = 1;
+  // A repetition lasts at least this long, however fast its sends drain:
+  // a protocol's own throughput limit (NCCL's LL cap, see library_model.h).
+  SimTime min_duration;
   // Waited once after the last repetition has drained: the latency terms
   // of the steps this phase stands for (see above).
   SimTime latency_after;
@@ -63,6 +66,10 @@ struct Schedule {
   Bytes total_bytes() const;
   // Merges sends with the same (src, dst, hash) within each phase.
   void merge_sends();
+  // Sets every phase's min_duration so that no rank moves payload faster
+  // than `cap` (bus bandwidth): a rank's share of a repetition's wire bytes,
+  // times `efficiency` (payload per wire byte), over the cap.
+  void cap_bus_bandwidth(int ranks, double efficiency, Bandwidth cap);
 };
 
 }  // namespace anatomy::coll

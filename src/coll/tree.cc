@@ -108,12 +108,15 @@ Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
     edges.insert(edges.end(), e.begin(), e.end());
   }
   for (const auto& e : edges) (g.same_domain(e.src, e.dst) ? intra : inter).push_back(e);
-  detail::add_parallel_edges(s, g, edges, per_channel / lib.efficiency(r.protocol), loops, r.fidelity,
-                             "all_reduce double binary tree");
+  const int nodes = static_cast<int>(g.domains.size());
+  const double eff = lib.tree_efficiency(r.protocol, nodes);
+  detail::add_parallel_edges(s, g, edges, per_channel / eff, loops, r.fidelity, "all_reduce double binary tree");
   const SimTime intra_hop = detail::mean_hop_latency(g, intra, lib, AlgoClass::kTree, r.protocol);
   const SimTime inter_hop = detail::mean_hop_latency(g, inter, lib, AlgoClass::kTree, r.protocol);
   s.steps = 2 * (intra_hops + inter_hops);
   s.phases.back().latency_after = (intra_hop * intra_hops + inter_hop * inter_hops) * 2;
+  if (r.protocol == Protocol::kLL)
+    s.cap_bus_bandwidth(g.size(), eff, Bandwidth::gigabytes_per_s(lib.ll_max_busbw_GBps(nodes)));
   s.merge_sends();
   return s;
 }

@@ -143,12 +143,18 @@ std::vector<System> make_systems() {
     g.storage_nic_speed = Gbps(400);
     s.push_back(g);
   }
+  s[0].cpu = "AMD EPYC 7742";                  // DGX A100
+  s[1].cpu = "Intel Xeon Platinum 8480C";      // DGX H100
+  s[2].cpu = "Intel Xeon Platinum 8480C";      // DGX H200
+  s[3].cpu = "Intel Xeon Platinum 8570";       // DGX B200
+  s[4].cpu = "NVIDIA Grace";                   // GB200 NVL72
   s.push_back(amd8("mi300x-8", "8x MI300X, Infinity Fabric mesh, 8x 400G", find_accelerator("MI300X"),
                    "AMD Instinct MI300X platform data sheet"));
   s.push_back(amd8("mi325x-8", "8x MI325X, Infinity Fabric mesh, 8x 400G", find_accelerator("MI325X"),
                    "AMD Instinct MI325X platform data sheet"));
   s.push_back(amd8("mi350x-8", "8x MI350X, Infinity Fabric mesh, 8x 400G", find_accelerator("MI350X"),
                    "AMD Instinct MI350X platform data sheet"));
+  for (size_t i = 5; i < s.size(); ++i) s[i].cpu = "AMD EPYC";  // AMD's OEM platforms
   return s;
 }
 

@@ -42,6 +42,7 @@ struct System {
   Bandwidth nic_speed;        // per NIC
   Bandwidth gpu_nic_link;     // PCIe between a GPU and its NIC, per direction
   SimTime nic_latency;        // NIC processing, one way, per end
+  std::string cpu;  // host CPU; NCCL's tuning tables depend on its vendor
   int storage_nics_per_host = 0;
   Bandwidth storage_nic_speed;
   std::string source;
