@@ -1,6 +1,7 @@
 #include "cli/collective_command.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include <fmt/format.h>
@@ -8,8 +9,12 @@
 
 #include "cli/cluster_options.h"
 #include "cli/network_factory.h"
+#include "cli/outputs.h"
 #include "coll/collective.h"
 #include "core/error.h"
+#include "report/collective_report.h"
+#include "report/csv.h"
+#include "report/progress.h"
 
 namespace anatomy::cli {
 namespace {
@@ -28,6 +33,7 @@ struct CollectiveArgs {
   int chunks = 0;
   std::string network = "flow";
   std::string format = "table";
+  OutputOptions outputs;
 };
 
 std::vector<core::Bytes> sizes(const CollectiveArgs& a) {
@@ -47,6 +53,71 @@ std::vector<core::Bytes> sizes(const CollectiveArgs& a) {
     if (s > hi.count() / a.step_factor) break;
   }
   return out;
+}
+
+// The command line as the report's inputs table.
+report::PageInfo collective_page_info(const CollectiveArgs& a, const std::string& topology, const std::string& library,
+                                      const std::string& fidelity, int gpus) {
+  report::PageInfo info;
+  info.title = fmt::format("{} on {} GPUs", a.op, gpus);
+  info.source = "anatomy collective";
+  info.facts = {{"topology", topology},
+                {"network", fmt::format("{} model; library: {}; fidelity: {}; algorithm: {}", a.network, library,
+                                        fidelity, a.algo)}};
+  const auto add = [&](const std::string& field, const std::string& value) {
+    if (!value.empty()) info.inputs.push_back({"collective", field, value});
+  };
+  add("--op", a.op);
+  add("--algo", a.algo);
+  add("--protocol", a.algo == "auto" ? "auto (every protocol)" : a.protocol);
+  add("--fidelity", fidelity);
+  add("--channels", a.channels > 0 ? fmt::format("{}", a.channels) : "as NCCL would");
+  add("--chunks", a.chunks > 0 ? fmt::format("{}", a.chunks) : "from the protocol's chunk size");
+  if (a.bytes.empty()) {
+    add("--min-bytes", a.min_bytes);
+    add("--max-bytes", a.max_bytes);
+    add("--step-factor", fmt::format("{}", a.step_factor));
+  } else {
+    add("--bytes", a.bytes);
+  }
+  const auto cl = [&](const std::string& field, const std::string& value) {
+    if (!value.empty()) info.inputs.push_back({"cluster", field, value});
+  };
+  const ClusterOptions& c = a.cluster;
+  cl("--topology", c.topology);
+  if (c.topology == "cluster") {
+    cl("--system", c.system);
+    cl("--gpus", fmt::format("{}", c.gpus));
+    cl("--tiers", c.tiers > 0 ? fmt::format("{}", c.tiers) : "auto");
+    cl("--radix", c.radix > 0 ? fmt::format("{}", c.radix) : "auto");
+    cl("--oversubscription", fmt::format("{:g}", c.oversubscription));
+    cl("--rails", c.no_rails ? "no (--no-rails)" : "rail-optimized");
+    cl("--planes", fmt::format("{}", c.planes));
+    cl("--nic-speed", c.nic_speed.empty() ? "the system's" : c.nic_speed);
+    cl("--link-speed", c.link_speed.empty() ? "the NIC port speed" : c.link_speed);
+    cl("--switch-latency", c.switch_latency);
+  } else {
+    cl("--gpus", fmt::format("{}", c.gpus));
+    cl("--dims", c.dims);
+    cl("--link-bandwidth", c.link_bandwidth);
+    cl("--hop-latency", c.hop_latency);
+  }
+  cl("--library", c.library.empty() ? library : c.library);
+  cl("--network", a.network);
+  cl("topology (built)", topology);
+  return info;
+}
+
+void write_collective_outputs(const CollectiveArgs& a, const std::vector<coll::CollectiveResult>& rows,
+                              const std::string& topology, const std::string& library, const std::string& fidelity) {
+  const int gpus = rows.empty() ? a.cluster.gpus : rows.front().ranks;
+  if (!a.outputs.report.empty())
+    write_output_file(a.outputs.report,
+                      report::collective_report_html(rows, collective_page_info(a, topology, library, fidelity, gpus)),
+                      "--report");
+  if (!a.outputs.csv.empty())
+    write_output_file((std::filesystem::path(a.outputs.csv) / "collective.csv").string(), report::collective_csv(rows),
+                      "--csv");
 }
 
 int run_collective(const CollectiveArgs& a) {
@@ -69,18 +140,24 @@ int run_collective(const CollectiveArgs& a) {
                                       ? (group.size() <= 4096 ? coll::Fidelity::kStep : coll::Fidelity::kBulk)
                                       : coll::parse_fidelity(a.fidelity, "--fidelity");
   const coll::CollectiveRunner runner(topo, registry, lib, factory);
+  check_writable(a.outputs.report, "--report");
 
   std::vector<coll::CollectiveResult> rows;
-  for (core::Bytes s : sweep) {
-    coll::Request r;
-    r.op = op;
-    r.bytes = s;
-    r.protocol = protocol;
-    r.fidelity = fidelity;
-    r.channels = a.channels;
-    r.chunks = a.chunks;
-    rows.push_back(runner.run(group, r, a.algo));
+  {  // the progress line is erased before anything is printed
+    report::Progress progress(stderr, a.outputs.progress(), static_cast<int64_t>(sweep.size()), "sizes");
+    for (core::Bytes s : sweep) {
+      coll::Request r;
+      r.op = op;
+      r.bytes = s;
+      r.protocol = protocol;
+      r.fidelity = fidelity;
+      r.channels = a.channels;
+      r.chunks = a.chunks;
+      rows.push_back(runner.run(group, r, a.algo));
+      progress.advance(rows.back().time);
+    }
   }
+  write_collective_outputs(a, rows, topo.description, lib.name, coll::to_string(fidelity));
 
   const std::string system_name = a.cluster.topology == "cluster" ? a.cluster.system : a.cluster.topology;
   if (a.format == "json") {
@@ -149,6 +226,7 @@ void add_collective_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   sub->add_option("--network", args->network, "network model: flow")->capture_default_str();
   sub->add_option("--format", args->format, "table or json")->capture_default_str();
+  args->outputs.add_to(*sub, OutputOptions::kReport | OutputOptions::kCsv | OutputOptions::kQuiet);
   sub->callback([args, &exit_code] { exit_code = run_collective(*args); });
 }
 

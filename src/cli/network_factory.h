@@ -10,5 +10,8 @@ namespace anatomy::cli {
 using coll::NetworkFactory;
 // Throws InputError (field --network) for an unknown model.
 NetworkFactory network_factory(const std::string& model);
+// The same model for bulk transfers (checkpoint shards): flow completions
+// within 1 ms are solved together (flow_network.h).
+NetworkFactory bulk_network_factory(const std::string& model);
 
 }  // namespace anatomy::cli

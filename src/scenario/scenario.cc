@@ -1,7 +1,10 @@
 #include "scenario/scenario.h"
 
+#include "scenario/job_fields.h"
+
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -56,6 +59,10 @@ const std::vector<Field<Scenario>>& top_fields() {
        "the published figure a validation case is compared with", {}},
       {"collective", Kind::kSection, derived("none: simulate a training iteration"), {},
        "time one collective instead of a training iteration", {}},
+      {"job", Kind::kSection, derived("none: one iteration"), {},
+       "a whole training run: duration, startup, checkpoints, failures, cost", {}},
+      {"placement", Kind::kSection, derived("none: the job is the whole cluster"), {},
+       "where the job lands in a larger cluster: policy, racks, power, busy hosts", {}},
   };
   return f;
 }
@@ -234,10 +241,48 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
   return f;
 }
 
+// A packet-model option: appended to the model as "packet:key=value,..."
+// (cli/network_factory.cc reads it back into the packet backend's config).
+std::function<void(Scenario&, const Value&)> packet_option(std::string_view key) {
+  return [key](Scenario& s, const Value& v) {
+    if (s.network_model.rfind("packet", 0) != 0)
+      throw core::InputError(fmt::format("applies to model: packet only (model is {})", s.network_model));
+    s.network_model += (s.network_model.find(':') == std::string::npos ? ":" : ",");
+    s.network_model += fmt::format("{}={}", key, v.text);
+  };
+}
+
 const std::vector<Field<Scenario>>& network_fields() {
   static const std::vector<Field<Scenario>> f = {
-      {"model", Kind::kEnum, by_default("flow"), {}, "flow: max-min fair sharing of links",
-       [](Scenario& s, const Value& v) { s.network_model = v.text; }, {"flow"}},
+      // First: the packet options below append to it.
+      {"model", Kind::kEnum, by_default("flow"), {},
+       "flow: max-min fair sharing of links; packet: packets, queues, buffers and transports (net/packet)",
+       [](Scenario& s, const Value& v) { s.network_model = v.text; }, {"flow", "packet"}},
+      {"transport", Kind::kEnum, derived("eqds"), {},
+       "packet: roce (DCQCN, go-back-N, PFC), eqds (endpoint-scheduled: receiver pulls, trimming) or uec "
+       "(ECN/delay window, spraying)",
+       packet_option("transport"), {"roce", "eqds", "uec"}},
+      {"fabric", Kind::kEnum, derived("endpoint"), {},
+       "packet: endpoint (shallow-buffer switches) or switch-scheduled (ingress VOQs, grants, deep buffers)",
+       packet_option("fabric"), {"endpoint", "switch-scheduled"}},
+      {"load_balancing", Kind::kEnum, derived("the transport's: ecmp for roce, spray otherwise"), {},
+       "packet: ecmp (per flow), spray (per packet) or adaptive (least-queued next hop)",
+       packet_option("load_balancing"), {"auto", "ecmp", "spray", "adaptive"}},
+      {"buffer", Kind::kEnum, derived("shared"), {}, "packet: switch buffers shared (dynamic thresholds) or static per port",
+       packet_option("buffer"), {"shared", "static"}},
+      {"switch_buffer", Kind::kBytes, derived("32MiB"), detail::bytes_positive(), "packet: shared buffer per switch",
+       packet_option("switch_buffer")},
+      {"port_buffer", Kind::kBytes, derived("1MiB"), detail::bytes_positive(), "packet: static buffer per egress port",
+       packet_option("port_buffer")},
+      {"ecn_kmin", Kind::kBytes, derived("100KB"), {}, "packet: queue where ECN marking starts", packet_option("ecn_kmin")},
+      {"ecn_kmax", Kind::kBytes, derived("400KB"), {}, "packet: queue where every packet is marked",
+       packet_option("ecn_kmax")},
+      {"trimming", Kind::kEnum, derived("the transport's: off for roce, on otherwise"), {},
+       "packet: cut packets a full buffer refuses to their headers", packet_option("trimming"), {"auto", "on", "off"}},
+      {"pfc", Kind::kEnum, derived("the transport's: on for roce, off otherwise"), {},
+       "packet: lossless fabric with per-port pause frames", packet_option("pfc"), {"auto", "on", "off"}},
+      {"pfc_xoff", Kind::kBytes, derived("256KiB"), detail::bytes_positive(),
+       "packet: bytes buffered from one ingress port that pause it", packet_option("pfc_xoff")},
   };
   return f;
 }
@@ -261,11 +306,13 @@ const std::vector<Field<Expected>>& expected_fields() {
        [](E& e, const Value& v) { e.case_id = v.text; }},
       {"metric", Kind::kEnum, required(), {}, "what the published figure measures",
        [](E& e, const Value& v) { e.metric = v.text; }, {"tflops_per_gpu", "megatron_tflops_per_gpu", "mfu", "tokens_per_s", "iteration_s",
-                                                          "busbw_GBps", "time_us"}},
+                                                          "busbw_GBps", "time_us", "interruptions", "ettr"}},
       {"value", Kind::kDouble, required(), detail::number_positive(), "the published figure",
        [](E& e, const Value& v) { e.value = v.number; }},
       {"source", Kind::kString, by_default(""), {}, "where the figure was published",
        [](E& e, const Value& v) { e.source = v.text; }},
+      {"bound", Kind::kEnum, by_default("equal"), {}, "equal, or a published bound: at_least / at_most",
+       [](E& e, const Value& v) { e.bound = v.text; }, {"equal", "at_least", "at_most"}},
   };
   return f;
 }
@@ -383,6 +430,18 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
   // The plan against the model and GPU count (and the model's own shape):
   // its errors name a field; point them at that field's line, or at the
   // line of the nearest section written.
+  if (top.count("job")) {
+    s.job = detail::read_job(sub(top, "job"), ctx.line_for("job"), ctx);
+    s.job->seed = s.seed;
+  }
+  if (top.count("placement")) {
+    s.placement = detail::read_placement(sub(top, "placement"), ctx.line_for("placement"), ctx,
+                                         &s.placement_cluster_gpus);
+    s.placement->seed = s.seed;
+    if (s.placement_cluster_gpus < s.cluster.gpus)
+      ctx.fail(ctx.line_for("placement.cluster_gpus"), "placement.cluster_gpus",
+               fmt::format("{} GPUs cannot hold a job of {} (cluster.gpus)", s.placement_cluster_gpus, s.cluster.gpus));
+  }
   if (s.collective && !top.count("model")) return s;
   try {
     workload::validate_plan(s.model, s.parallelism, s.training, s.cluster.gpus);
@@ -428,6 +487,7 @@ std::vector<FieldDoc> scenario_fields() {
   add("compute", compute_fields());
   add("expected", expected_fields());
   add("collective", collective_fields());
+  detail::add_job_docs(out);
   return out;
 }
 

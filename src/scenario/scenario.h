@@ -39,6 +39,8 @@
 #include <vector>
 
 #include "coll/ops.h"
+#include "job/job_spec.h"
+#include "job/placement.h"
 #include "topo/builders.h"
 #include "workload/model.h"
 #include "workload/training.h"
@@ -47,9 +49,12 @@ namespace anatomy::scenario {
 
 struct Expected {
   std::string case_id;
-  std::string metric;  // tflops_per_gpu, mfu, tokens_per_s, iteration_s
+  std::string metric;  // tflops_per_gpu, mfu, tokens_per_s, iteration_s, busbw_GBps, interruptions, ettr, ...
   double value = 0;
   std::string source;
+  // "equal" (error = relative difference), or a published bound: "at_least"
+  // ("higher than 90%") or "at_most"; a bound that holds has no error.
+  std::string bound = "equal";
 };
 
 // A single collective to time (validation cases against nccl-tests figures).
@@ -72,6 +77,11 @@ struct Scenario {
   bool memory_check_is_error = true;
   std::optional<Expected> expected;
   std::optional<CollectiveCase> collective;
+  std::optional<job::JobSpec> job;  // a whole training run (the seed above drives its failures)
+  // Placement in a larger cluster of placement_cluster_gpus GPUs (the seed
+  // above drives which hosts are busy); none: the job is the whole cluster.
+  std::optional<job::PlacementSpec> placement;
+  int placement_cluster_gpus = 0;
 };
 
 // Reads and validates a scenario (plan against model and GPU count; memory

@@ -158,6 +158,11 @@ void Topology::finalize() {
   }
 }
 
+void Topology::scale_link_bandwidth(LinkId l, double factor) {
+  ANATOMY_CHECK(factor > 0, "a link keeps some bandwidth (use a small factor for an outage)");
+  links_[l].bandwidth = links_[l].bandwidth * factor;
+}
+
 std::span<const LinkId> Topology::out_links(NodeId n) const {
   return {out_.data() + out_begin_[n], out_begin_[n + 1] - out_begin_[n]};
 }

@@ -95,6 +95,9 @@ class Topology {
   void set_fabric(NodeId n, uint8_t fabric);
   // Sorts adjacency for routing; call once when every link is added.
   void finalize();
+  // What-if analyses (a degraded or failed link): scale one link's
+  // bandwidth on a copy of a built topology. Routing is unchanged.
+  void scale_link_bandwidth(LinkId l, double factor);
 
   // --- structure ---
   size_t num_nodes() const { return kind_.size(); }
@@ -104,6 +107,10 @@ class Topology {
   const Link& link(LinkId l) const { return links_[l]; }
   std::span<const Link> links() const { return links_; }
   std::span<const LinkId> out_links(NodeId n) const;
+
+  // Which fabric a node is on: 0 the scale-out fabric, 1 a separate storage
+  // fabric, 255 none (GPUs, hosts, scale-up switches).
+  uint8_t fabric_of(NodeId n) const { return fabric_[n]; }
 
   uint32_t num_gpus() const { return static_cast<uint32_t>(gpu_node_.size()); }
   NodeId gpu_node(uint32_t gpu) const { return gpu_node_[gpu]; }

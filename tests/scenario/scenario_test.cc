@@ -333,14 +333,14 @@ TEST(ScenarioErrors, AKeyWithNoValue) {
 }
 
 TEST(ScenarioErrors, UnknownNetworkModelListsTheValidOnes) {
-  const std::string e = error_of(std::string(kMinimal) + "network:\n  model: packet\n");
-  EXPECT_EQ(e, "s.yaml:4: network.model: 'packet' is not one of: flow");
+  const std::string e = error_of(std::string(kMinimal) + "network:\n  model: cells\n");
+  EXPECT_EQ(e, "s.yaml:4: network.model: 'cells' is not one of: flow, packet");
 }
 
 TEST(ScenarioErrors, UnknownExpectedMetricListsTheValidOnes) {
   const std::string e = error_of(std::string(kMinimal) + "expected: {case: A1, metric: tflops, value: 140}\n");
   EXPECT_EQ(e, "s.yaml:3: expected.metric: 'tflops' is not one of: tflops_per_gpu, megatron_tflops_per_gpu, mfu, "
-               "tokens_per_s, iteration_s, busbw_GBps, time_us");
+               "tokens_per_s, iteration_s, busbw_GBps, time_us, interruptions, ettr");
 }
 
 TEST(Scenario, ACollectiveCaseNeedsNoModel) {

@@ -7,9 +7,10 @@
 
 namespace anatomy::net {
 
-FlowNetwork::FlowNetwork(engine::Simulator& sim, const topo::Topology& topo)
+FlowNetwork::FlowNetwork(engine::Simulator& sim, const topo::Topology& topo, Options options)
     : sim_(sim),
       topo_(topo),
+      options_(options),
       link_flows_(topo.num_links()),
       link_bits_(topo.num_links(), 0.0),
       link_dirty_(topo.num_links(), 0),
@@ -68,14 +69,18 @@ TransferId FlowNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback o
   return id;
 }
 
-void FlowNetwork::request_solve() {
-  if (solve_pending_) return;
+void FlowNetwork::request_solve(SimTime delay) {
+  // One solve runs after every event already queued for its instant, so
+  // flows that start or end together are solved once; a sooner request
+  // (a flow starting while a batched solve waits) gets its own solve, and
+  // the later one then finds less or nothing to do.
+  const SimTime at = sim_.now() + delay;
+  if (solve_pending_ && next_solve_ <= at) return;
   solve_pending_ = true;
-  // Runs after every event already queued for this instant, so flows that
-  // start or end together are solved once.
-  sim_.schedule_in(SimTime::zero(), [this] {
-    solve_pending_ = false;
-    solve();
+  next_solve_ = at;
+  sim_.schedule_at(at, [this, at] {
+    if (next_solve_ == at) solve_pending_ = false;
+    if (!dirty_.empty()) solve();
   });
 }
 
@@ -183,7 +188,7 @@ void FlowNetwork::finish_drain(uint32_t fi) {
   f.rate = 0;
   f.draining = false;
   unlink(fi);
-  request_solve();
+  request_solve(options_.completion_batch);
   if (f.complete_on_send) {
     deliver(fi);
   } else {

@@ -1,0 +1,108 @@
+#pragma once
+// PacketConfig: every knob of the packet backend, with its default and
+// what it models. Models never parse text: cli/network_factory.cc turns
+// "packet:transport=roce,pfc=on" (and the scenario's network section) into
+// this struct, and check_config() rejects impossible values naming the key.
+//
+// "auto" knobs take the transport's own choice (Transport::defaults()):
+// RoCE runs over a lossless (PFC) fabric with ECMP; the endpoint-scheduled
+// (EQDS) and UEC-like transports run over a lossy fabric with trimming and
+// per-packet spraying.
+
+#include <cstdint>
+#include <string>
+
+#include "core/time.h"
+#include "core/units.h"
+
+namespace anatomy::net::packet {
+
+using core::Bytes;
+using core::SimTime;
+
+enum class LoadBalancing : uint8_t {
+  kAuto,      // the transport's default
+  kEcmp,      // one path per flow, chosen by the flow hash (collisions included)
+  kSpray,     // every packet on the next of the flow's equal-cost paths (round robin from a per-flow offset)
+  kAdaptive,  // at every switch, the equal-cost next hop with the least queued bytes
+};
+
+enum class BufferKind : uint8_t {
+  kShared,  // one pool per switch; a port may hold alpha x (free pool) (dynamic thresholds)
+  kStatic,  // a fixed share per port
+};
+
+enum class Toggle : uint8_t { kAuto, kOn, kOff };
+
+enum class FabricKind : uint8_t {
+  kEndpoint,         // shallow-buffer switches; the endpoints' transport does the scheduling
+  kSwitchScheduled,  // ingress VOQs, a request/grant scheduler per egress port, cells sprayed over the fabric
+};
+
+const char* to_string(LoadBalancing lb);
+const char* to_string(BufferKind b);
+const char* to_string(FabricKind f);
+
+struct PacketConfig {
+  std::string transport = "eqds";  // a name in the transport registry (transport.h)
+  FabricKind fabric = FabricKind::kEndpoint;
+
+  // Packets. Payload per packet, and the bytes each packet adds on a fabric
+  // link (the topology's fabric links carry payload bandwidth = line rate x
+  // mtu / (mtu + wire_overhead), so these must match the FabricSpec the
+  // topology was built with). Control packets and trimmed headers are
+  // minimum Ethernet frames on fabric links.
+  int mtu = 4096;
+  int wire_overhead = 82;
+  int header_wire = 84;  // 64 B frame + 20 B preamble and gap
+
+  LoadBalancing load_balancing = LoadBalancing::kAuto;
+  int spray_paths = 32;  // equal-cost paths a flow sprays over (sampled by hashing, as entropy values are)
+
+  // Switch buffers (fabric switches only; NICs, NVSwitches and PCIe are lossless and unbounded).
+  BufferKind buffer = BufferKind::kShared;
+  Bytes switch_buffer = Bytes::MiB(32);  // shared pool per switch
+  double dt_alpha = 0.125;               // dynamic threshold: a port may queue alpha x (pool - used)
+  Bytes port_buffer = Bytes::MiB(1);     // kStatic: per egress port
+
+  // ECN: a data packet joining a queue of q bytes is marked with probability
+  // 0 below kmin, rising linearly to pmax at kmax, and 1 above kmax (RED as
+  // DCQCN uses it; kmin == kmax is DCTCP's step).
+  Bytes ecn_kmin = Bytes(100'000);
+  Bytes ecn_kmax = Bytes(400'000);
+  double ecn_pmax = 0.2;
+
+  // Trimming: a data packet the buffer refuses is cut to its header and
+  // forwarded at high priority (NDP, EQDS, UEC) instead of dropped.
+  Toggle trimming = Toggle::kAuto;
+  Bytes header_queue = Bytes::MiB(1);  // per port, for trimmed headers and control packets
+
+  // PFC: per ingress port, pause the upstream sender when this switch holds
+  // more than xoff bytes that arrived through it; resume below xon. The
+  // headroom above xoff (what is still on the wire when the pause lands,
+  // 2 x link delay x rate + 2 packets) is computed per link; overflowing it
+  // is a drop, counted apart.
+  Toggle pfc = Toggle::kAuto;
+  Bytes pfc_xoff = Bytes::KiB(256);
+  Bytes pfc_xon = Bytes(0);  // 0: xoff - 2 full packets
+
+  // Retransmission timeout: max(rto_min, srtt + 4 rttvar), doubled after
+  // every timeout without progress (up to 2^rto_backoff_max), reset by
+  // progress. 0: the transport's default.
+  SimTime rto_min = SimTime::zero();
+  int rto_backoff_max = 6;
+
+  // Endpoint-scheduled (EQDS) initial window; 0: one bandwidth-delay product.
+  Bytes initial_window = Bytes(0);
+  // RoCE: an ACK every this many packets (and for the last one).
+  int ack_every = 1;
+
+  // Switch-scheduled fabric.
+  SimTime deep_buffer_latency = SimTime::ns(500);  // extra latency of a packet that waits in off-chip (HBM) VOQ memory
+  Bytes voq_buffer = Bytes::GiB(4);                // per ingress switch (Jericho-class HBM)
+  int cell_bytes = 512;                            // fabric cell payload
+
+  uint64_t seed = 1;
+};
+
+}  // namespace anatomy::net::packet

@@ -1,0 +1,312 @@
+// PacketNetwork's endpoints: the NIC that feeds its port from the flows
+// queued there, the flows' lifecycle (transfer, completion, the slot
+// table), the retransmission timer, and the observations. The pipeline
+// (ports, switches, forwarding) is in packet_network.cc.
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "net/packet/packet_network.h"
+
+namespace anatomy::net::packet {
+
+// ---- senders ---------------------------------------------------------------
+
+uint32_t PacketNetwork::from_feeder(Port& port) {
+  Feeder& fd = feeders_[port.feeder];
+  size_t tries = fd.ring.size() - fd.head;
+  while (tries-- > 0 && !fd.empty()) {
+    const auto [slot, gen] = fd.ring[fd.head++];
+    if (fd.head == fd.ring.size()) {
+      fd.ring.clear();
+      fd.head = 0;
+    } else if (fd.head >= 1024 && 2 * fd.head >= fd.ring.size()) {
+      fd.ring.erase(fd.ring.begin(), fd.ring.begin() + static_cast<std::ptrdiff_t>(fd.head));
+      fd.head = 0;
+    }
+    Flow& f = flows_[slot];
+    if (f.gen != gen || !f.live || !f.in_ready) continue;
+    uint32_t seq = kNoSeq;
+    SimTime at;
+    switch (transport_->next(f, sim_.now(), seq, at)) {
+      case Transport::Next::kSend: {
+        const uint32_t pi = make_data(f, seq);
+        if (transport_->ready(f)) fd.ring.emplace_back(slot, gen);  // round robin: back of the ring
+        else f.in_ready = false;
+        return pi;
+      }
+      case Transport::Next::kWait:
+        f.in_ready = false;
+        if (!f.wake_pending) {
+          f.wake_pending = true;
+          sim_.schedule_at(std::max(at, sim_.now()), [this, slot, gen] { wake(slot, gen); });
+        }
+        break;
+      case Transport::Next::kBlocked:
+        f.in_ready = false;
+        break;
+    }
+  }
+  return kNoPacket;
+}
+
+uint32_t PacketNetwork::make_data(Flow& f, uint32_t seq) {
+  const uint32_t pi = pool_.alloc();
+  Packet& p = pool_[pi];
+  const PathSet& s = *f.paths;
+  uint32_t path = 0;
+  if (s.count > 1) path = f.path_cursor++ % s.count;
+  p.route = s.forward(path);
+  p.path = static_cast<uint16_t>(path);
+  p.hops = static_cast<uint16_t>(s.len);
+  p.kind = PacketKind::kData;
+  p.payload = f.payload(seq);
+  p.seq = seq;
+  p.flow = f.slot;
+  p.flow_gen = f.gen;
+  p.stamp_ps = sim_.now().count_ps();
+  if (seq < f.highest_sent) {
+    p.flags |= kFlagRetransmit;
+    ++stats_.retransmits;
+  } else {
+    f.highest_sent = seq + 1;
+  }
+  f.inflight += p.payload;
+  ++stats_.data_sent;
+  if (!f.rto_armed) arm_rto(f, false);
+  return pi;
+}
+
+void PacketNetwork::activate(Flow& f) {
+  if (!f.live || !f.started || f.in_ready || f.wake_pending || f.sender_done) return;
+  f.in_ready = true;
+  Port& port = ports_[f.inject];
+  feeders_[port.feeder].ring.emplace_back(f.slot, f.gen);
+  kick(f.inject);
+}
+
+void PacketNetwork::wake(uint32_t slot, uint32_t gen) {
+  Flow& f = flows_[slot];
+  if (f.gen != gen || !f.live) return;
+  f.wake_pending = false;
+  activate(f);
+}
+
+void PacketNetwork::send_control(Flow& f, PacketKind kind, uint32_t seq, uint32_t aux, uint8_t flags, uint16_t path,
+                                 int64_t stamp_ps) {
+  const uint32_t pi = pool_.alloc();
+  Packet& c = pool_[pi];
+  const PathSet& s = *f.paths;
+  c.route = s.reverse(path);
+  c.path = path;
+  c.hops = static_cast<uint16_t>(s.len);
+  c.kind = kind;
+  c.flags = flags;
+  c.seq = seq;
+  c.aux = aux;
+  c.flow = f.slot;
+  c.flow_gen = f.gen;
+  c.stamp_ps = stamp_ps;
+  ++stats_.control_sent;
+  arrive_at_port(port_index(c.route[0]), pi);
+}
+
+// ---- flows -----------------------------------------------------------------
+
+uint32_t PacketNetwork::new_slot() {
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(flows_.size());
+    flows_.emplace_back();
+    flows_.back().slot = slot;
+  }
+  Flow& f = flows_[slot];
+  ++f.gen;
+  f.live = f.started = f.reported = f.receiver_done = f.sender_done = false;
+  f.in_ready = f.wake_pending = f.rto_armed = f.rto_event = f.report_scheduled = false;
+  return slot;
+}
+
+void PacketNetwork::free_slot(uint32_t slot) {
+  Flow& f = flows_[slot];
+  f.live = false;
+  f.in_ready = false;
+  f.rto_armed = false;
+  f.on_done.reset();
+  free_slots_.push_back(slot);
+}
+
+TransferId PacketNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback on_done,
+                                   const TransferOptions& options) {
+  ANATOMY_CHECK(bytes.count() >= 0, "a transfer cannot move negative bytes");
+  const TransferId id = next_id_++;
+  ++counters_.transfers_started;
+  ++active_;
+  const uint32_t slot = new_slot();
+  Flow& f = flows_[slot];
+  f.id = id;
+  f.src = src;
+  f.dst = dst;
+  f.bytes = bytes.count();
+  f.on_done = std::move(on_done);
+  f.complete_on_send = options.complete_on_send;
+  const uint64_t hash = options.flow_hash != 0 ? options.flow_hash : core::mix64(id ^ (uint64_t{src} << 32) ^ dst);
+  if (src == dst || bytes.count() == 0) {
+    // Nothing to packetize: the (empty) message only travels.
+    f.sender_done = true;
+    f.npkts = 0;
+    const SimTime travel = src == dst || f.complete_on_send ? SimTime::zero() : path_latency(src, dst, hash);
+    sim_.schedule_in(travel, [this, slot] { report(slot); });
+    return id;
+  }
+  f.paths = lb_ == LoadBalancing::kEcmp ? &paths_.ecmp(src, dst, hash) : &paths_.spray(src, dst);
+  f.path_cursor = static_cast<uint32_t>(hash % f.paths->count);
+  f.inject = port_index(f.paths->forward(0)[0]);
+  Port& inject = ports_[f.inject];
+  if (inject.feeder == kNone) {
+    inject.feeder = static_cast<uint32_t>(feeders_.size());
+    feeders_.emplace_back();
+  }
+  f.mtu = static_cast<uint16_t>(cfg_.mtu);
+  f.npkts = static_cast<uint32_t>((f.bytes + cfg_.mtu - 1) / cfg_.mtu);
+  f.last_payload = static_cast<uint16_t>(f.bytes - static_cast<int64_t>(f.npkts - 1) * cfg_.mtu);
+  const size_t words = (f.npkts + 63) / 64;
+  f.acked_bits.assign(words, 0);
+  f.lost_bits.assign(words, 0);
+  f.rcv_bits.assign(words, 0);
+  f.retx.clear();
+  f.retx_head = 0;
+  f.snd_nxt = f.snd_una = f.highest_sent = f.acked = 0;
+  f.inflight = 0;
+  f.next_send = sim_.now();
+  f.srtt = f.paths->base_rtt;
+  f.rttvar = f.paths->base_rtt / 2;
+  f.cc = CcState{};
+  f.backoff = 0;
+  f.rcv_count = f.rcv_nxt = 0;
+  f.nak_sent = false;
+  f.live = true;
+  transport_->start(f);
+  const uint32_t gen = f.gen;
+  // The host-side hops (the NIC's DMA read and write) are charged at
+  // delivery (receiver_complete), so a send completion, like the flow
+  // model's, carries no path latency.
+  sim_.schedule_in(SimTime::zero(), [this, slot, gen] { start_flow(slot, gen); });
+  return id;
+}
+
+void PacketNetwork::start_flow(uint32_t slot, uint32_t gen) {
+  Flow& f = flows_[slot];
+  if (f.gen != gen || !f.live) return;
+  f.started = true;
+  activate(f);
+}
+
+void PacketNetwork::report(uint32_t slot) {
+  Flow& f = flows_[slot];
+  if (f.reported) return;
+  f.reported = true;
+  --active_;
+  ++counters_.transfers_finished;
+  counters_.bytes_delivered += Bytes(f.bytes);
+  Callback cb = std::move(f.on_done);
+  if (f.sender_done) free_slot(slot);
+  if (cb) cb();  // last: it may start transfers that reuse the slot
+}
+
+void PacketNetwork::receiver_complete(Flow& f) {
+  if (f.receiver_done) return;
+  f.receiver_done = true;
+  if (f.reported || f.report_scheduled) return;
+  if (f.complete_on_send) {  // every byte is in, so every byte has been sent
+    report(f.slot);
+    return;
+  }
+  // The NIC's DMA out of the source's and into the destination's memory
+  // (pre_delay + post_delay) ends the transfer.
+  const uint32_t slot = f.slot;
+  sim_.schedule_in(f.paths->pre_delay + f.paths->post_delay, [this, slot] { report(slot); });
+}
+
+void PacketNetwork::sender_complete(Flow& f) {
+  if (f.sender_done) return;
+  f.sender_done = true;
+  f.rto_armed = false;
+  f.in_ready = false;
+  if (f.reported) {
+    free_slot(f.slot);
+  } else if (f.complete_on_send && !f.report_scheduled) {
+    report(f.slot);
+  }
+}
+
+void PacketNetwork::arm_rto(Flow& f, bool progress) {
+  if (progress) f.backoff = 0;
+  f.rto_armed = true;
+  SimTime rto = std::max(cfg_.rto_min, f.srtt + f.rttvar * 4);
+  rto = rto * (int64_t{1} << f.backoff);
+  f.rto_deadline = sim_.now() + rto;
+  if (f.rto_event) return;
+  f.rto_event = true;
+  const uint32_t slot = f.slot, gen = f.gen;
+  sim_.schedule_at(f.rto_deadline, [this, slot, gen] { rto_fired(slot, gen); });
+}
+
+void PacketNetwork::rto_fired(uint32_t slot, uint32_t gen) {
+  Flow& f = flows_[slot];
+  if (f.gen != gen || !f.live) return;
+  f.rto_event = false;
+  if (!f.rto_armed || f.sender_done) return;
+  if (sim_.now() < f.rto_deadline) {  // progress moved the deadline: wait on
+    f.rto_event = true;
+    sim_.schedule_at(f.rto_deadline, [this, slot, gen] { rto_fired(slot, gen); });
+    return;
+  }
+  ++stats_.timeouts;
+  f.backoff = std::min(f.backoff + 1, cfg_.rto_backoff_max);
+  f.rto_armed = false;
+  transport_->on_timeout(f);
+  if (f.live && !f.sender_done && !f.rto_armed) arm_rto(f, false);
+}
+
+// ---- observations ----------------------------------------------------------
+
+const PacketStats& PacketNetwork::stats() const {
+  stats_.peak_packets = pool_.peak();
+  return stats_;
+}
+
+PortStats PacketNetwork::port_stats(LinkId l) const {
+  const uint32_t idx = port_of_link_[l];
+  if (idx == kNone) return {};
+  const Port& p = ports_[idx];
+  const PortCold& c = cold_[idx];
+  PortStats s = c.stats;
+  s.payload_bytes = p.payload_bytes;
+  s.peak_bytes = p.peak_bytes;
+  if (p.paused) s.paused_time += sim_.now() - c.paused_since;
+  return s;
+}
+
+Bytes PacketNetwork::link_bytes(LinkId l) const {
+  const uint32_t idx = port_of_link_[l];
+  return idx == kNone ? Bytes(0) : Bytes(ports_[idx].payload_bytes);
+}
+
+size_t PacketNetwork::memory_bytes() const {
+  size_t total = pool_.memory_bytes() + paths_.memory_bytes();
+  for (const Flow& f : flows_)
+    total += sizeof(Flow) + (f.acked_bits.capacity() + f.lost_bits.capacity() + f.rcv_bits.capacity()) * 8 +
+             f.retx.capacity() * 4;
+  total += ports_.size() * (sizeof(Port) + sizeof(PortCold)) + port_of_link_.capacity() * 4 +
+           switch_of_node_.capacity() * 4;
+  for (const Port& p : ports_) total += (p.wire ? p.wire_mask + 1 : 0) * sizeof(WireSlot);
+  for (const Feeder& fd : feeders_) total += sizeof(Feeder) + fd.ring.capacity() * 8;
+  total += ingress_bytes_.capacity() * 8 + pause_sent_.capacity();
+  return total;
+}
+
+}  // namespace anatomy::net::packet

@@ -1,0 +1,173 @@
+#include "net/packet/paths.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/rng.h"
+
+namespace anatomy::net::packet {
+namespace {
+
+uint64_t hash_links(const std::vector<LinkId>& links, SimTime pre, SimTime post) {
+  uint64_t h = core::mix64(static_cast<uint64_t>(pre.count_ps()) ^ (static_cast<uint64_t>(post.count_ps()) << 1));
+  for (LinkId l : links) h = core::mix64(h ^ l);
+  return h;
+}
+
+SimTime wire_time(int64_t wire_bytes, double line_bps) {
+  return SimTime::ps(static_cast<int64_t>(std::ceil(static_cast<double>(wire_bytes) * 8e12 / line_bps - 1e-6)));
+}
+
+}  // namespace
+
+void PathSet::block(uint32_t i, uint32_t hops, uint32_t& begin, uint32_t& end) const {
+  const LinkId* p = forward(i);
+  const size_t n = static_cast<size_t>(hops) * sizeof(LinkId);
+  begin = i;
+  while (begin > 0 && std::memcmp(forward(begin - 1), p, n) == 0) --begin;
+  end = i + 1;
+  while (end < count && std::memcmp(forward(end), p, n) == 0) ++end;
+}
+
+PathCache::PathCache(const topo::Topology& t, const PacketConfig& c)
+    : topo_(t), cfg_(c), reverse_(t.num_links(), topo::kNoLink) {}
+
+double PathCache::line_bps(LinkId l) const {
+  const topo::Link& k = topo_.link(l);
+  if (!is_fabric_link(k.kind)) return k.bandwidth.bps();
+  return k.bandwidth.bps() * static_cast<double>(cfg_.mtu + cfg_.wire_overhead) / cfg_.mtu;
+}
+
+int64_t PathCache::wire_bytes(LinkId l, int payload) const {
+  if (payload == 0) return cfg_.header_wire;
+  return payload + (is_fabric_link(topo_.link(l).kind) ? cfg_.wire_overhead : 0);
+}
+
+LinkId PathCache::reverse_of(LinkId l) {
+  if (reverse_[l] == topo::kNoLink) {
+    const topo::Link& k = topo_.link(l);
+    reverse_[l] = topo_.find_link(k.to, k.from);
+    ANATOMY_CHECK(reverse_[l] != topo::kNoLink, "a link without a reverse link cannot carry acknowledgements");
+  }
+  return reverse_[l];
+}
+
+void PathCache::model(const std::vector<LinkId>& full, std::vector<LinkId>& links, SimTime& pre, SimTime& post) const {
+  size_t first = full.size(), last = 0;
+  for (size_t i = 0; i < full.size(); ++i) {
+    if (is_fabric_link(topo_.link(full[i]).kind)) {
+      if (first == full.size()) first = i;
+      last = i;
+    }
+  }
+  if (first == full.size()) {  // no fabric on the way: model every link
+    first = 0;
+    last = full.size() - 1;
+  }
+  pre = post = SimTime::zero();
+  for (size_t i = 0; i < first; ++i) pre += topo_.link(full[i]).latency;
+  for (size_t i = last + 1; i < full.size(); ++i) post += topo_.link(full[i]).latency;
+  links.assign(full.begin() + static_cast<std::ptrdiff_t>(first), full.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+}
+
+PathSet& PathCache::finish(std::unique_ptr<PathSet> s) {
+  const uint32_t len = s->len;
+  ANATOMY_CHECK(len > 0 && len <= UINT16_MAX, "a modelled path needs 1 to 65535 links");
+  s->rev.resize(s->fwd.size());
+  for (uint32_t i = 0; i < s->count; ++i)
+    for (uint32_t k = 0; k < len; ++k) s->rev[i * len + k] = reverse_of(s->fwd[i * len + len - 1 - k]);
+  s->latency = SimTime::zero();
+  s->line_bps = 0;
+  SimTime data_out, ctrl_back;
+  for (uint32_t k = 0; k < len; ++k) {
+    const LinkId l = s->fwd[k];
+    const double bps = line_bps(l);
+    s->latency += topo_.link(l).latency;
+    if (s->line_bps == 0 || bps < s->line_bps) {
+      s->line_bps = bps;
+      s->wire_overhead = static_cast<int>(wire_bytes(l, cfg_.mtu) - cfg_.mtu);
+    }
+    data_out += wire_time(wire_bytes(l, cfg_.mtu), bps);
+    const LinkId r = s->rev[k];
+    ctrl_back += wire_time(wire_bytes(r, 0), line_bps(r)) + topo_.link(r).latency;
+  }
+  const LinkId last = s->fwd[len - 1];
+  s->data_time_last = wire_time(wire_bytes(last, cfg_.mtu), line_bps(last));
+  s->base_rtt = s->latency + data_out + ctrl_back;
+  owned_.push_back(std::move(s));
+  return *owned_.back();
+}
+
+const PathSet& PathCache::ecmp(NodeId src, NodeId dst, uint64_t hash) {
+  full_.clear();
+  topo_.route(src, dst, hash, full_);
+  ANATOMY_CHECK(!full_.empty(), "ecmp() needs a route with at least one link");
+  SimTime pre, post;
+  model(full_, links_, pre, post);
+  const uint64_t key = hash_links(links_, pre, post);
+  auto& bucket = by_route_[key];
+  for (PathSet* s : bucket)
+    if (s->pre_delay == pre && s->post_delay == post && s->fwd == links_) return *s;
+  auto s = std::make_unique<PathSet>();
+  s->count = 1;
+  s->len = static_cast<uint32_t>(links_.size());
+  s->fwd = links_;
+  s->pre_delay = pre;
+  s->post_delay = post;
+  PathSet& out = finish(std::move(s));
+  bucket.push_back(&out);
+  return out;
+}
+
+const PathSet& PathCache::spray(NodeId src, NodeId dst) {
+  const uint64_t key = core::mix64((static_cast<uint64_t>(src) << 32) ^ dst);
+  auto it = by_pair_.find(key);
+  if (it != by_pair_.end()) return *it->second;
+  // Sample entropy values until `spray_paths` distinct paths are found (or
+  // enough samples say there are no more). Every path keeps the first
+  // sample's first link: a flow sprays within one NIC port (one plane).
+  const uint32_t want = static_cast<uint32_t>(std::max(1, cfg_.spray_paths));
+  std::vector<std::vector<LinkId>> found;
+  SimTime pre, post;
+  LinkId first_link = topo::kNoLink;
+  uint32_t misses = 0;
+  for (uint64_t ev = 0; found.size() < want && misses < 4 * want + 16; ++ev) {
+    full_.clear();
+    topo_.route(src, dst, core::mix64(key + 0x5eed * (ev + 1)), full_);
+    SimTime a, b;
+    model(full_, links_, a, b);
+    if (found.empty()) {
+      pre = a;
+      post = b;
+      first_link = links_.front();
+      found.push_back(links_);
+      continue;
+    }
+    if (links_.front() != first_link || links_.size() != found.front().size() ||
+        std::find(found.begin(), found.end(), links_) != found.end()) {
+      ++misses;
+      continue;
+    }
+    found.push_back(links_);
+  }
+  std::sort(found.begin(), found.end());
+  auto s = std::make_unique<PathSet>();
+  s->count = static_cast<uint32_t>(found.size());
+  s->len = static_cast<uint32_t>(found.front().size());
+  for (const auto& p : found) s->fwd.insert(s->fwd.end(), p.begin(), p.end());
+  s->pre_delay = pre;
+  s->post_delay = post;
+  PathSet& out = finish(std::move(s));
+  by_pair_.emplace(key, &out);
+  return out;
+}
+
+size_t PathCache::memory_bytes() const {
+  size_t total = reverse_.capacity() * sizeof(LinkId);
+  for (const auto& s : owned_) total += sizeof(PathSet) + (s->fwd.capacity() + s->rev.capacity()) * sizeof(LinkId);
+  return total;
+}
+
+}  // namespace anatomy::net::packet

@@ -1,0 +1,127 @@
+// UEC-like sender-based transport: a congestion window driven by ECN and
+// queueing delay, packets sprayed over the equal-cost paths.
+//
+// The window starts at one bandwidth-delay product (BDP = path line rate x
+// unloaded RTT), rounded up to whole packets. The receiver acknowledges every packet, echoing its ECN
+// mark and send time; a trimmed header is NACKed and resent at once. The
+// window follows a simplified NSCC (UEC 1.0's sender congestion control),
+// which combines DCTCP's ECN fraction with a delay target:
+//   * per ACK without a mark, while the queueing delay d = RTT - base RTT
+//     is under the target (half the base RTT): w += b (MTU / w) + b k (1 - d/target)
+//     (additive increase of one MTU per window, plus a multiplicative term
+//     with k = 1/2 that refills an empty path within a few RTTs);
+//   * once per window of acknowledged bytes: alpha <- (1 - g) alpha + g F,
+//     with F the fraction of bytes marked and g = 1/16, and if any were
+//     marked, w <- w (1 - alpha / 2) (DCTCP);
+//   * per NACK (a trim): w <- w - MTU;
+//   * w stays within [1 MTU, 1.5 BDP].
+// Packets are sent while bytes in flight fit the window. On a timeout every
+// packet sent and not acknowledged is presumed lost and resent, and the
+// window halves.
+
+#include <algorithm>
+#include <cmath>
+
+#include "net/packet/transport.h"
+
+namespace anatomy::net::packet {
+namespace {
+
+constexpr double kGain = 1.0 / 16.0;
+constexpr double kMultiplicative = 0.5;
+
+class Uec final : public Transport {
+ public:
+  const char* name() const override { return "uec"; }
+  Defaults defaults() const override {
+    Defaults d;
+    d.load_balancing = LoadBalancing::kSpray;
+    d.trimming = true;
+    d.pfc = false;
+    d.rto_min = SimTime::us(200);
+    return d;
+  }
+
+  void start(Flow& f) override {
+    f.cc.cwnd = std::ceil(bdp(f) / f.mtu) * f.mtu;  // whole packets
+    f.cc.alpha = 1.0;  // DCTCP's cautious start: the first marked window halves
+    f.cc.acc_bytes = f.cc.marked_bytes = 0;
+  }
+
+  Next next(Flow& f, SimTime, uint32_t& seq, SimTime&) override {
+    if (f.inflight > 0 && static_cast<double>(f.inflight + f.mtu) > f.cc.cwnd) return Next::kBlocked;
+    seq = f.take_next();
+    return seq == kNoSeq ? Next::kBlocked : Next::kSend;
+  }
+
+  bool ready(const Flow& f) const override {
+    return (f.snd_nxt < f.npkts || f.retx_pending()) && static_cast<double>(f.inflight + f.mtu) <= f.cc.cwnd;
+  }
+
+  void on_data(Flow& f, const Packet& p) override {
+    if (p.kind == PacketKind::kHeader) {
+      if (!f.receiver_done) host().send_control(f, PacketKind::kNack, p.seq, 0, 0, p.path, p.stamp_ps);
+      return;
+    }
+    f.receive(p.seq);
+    uint8_t flags = (p.flags & kFlagEcn) ? kFlagEcnEcho : 0;
+    if (f.all_received()) flags |= kFlagAllDone;
+    host().send_control(f, PacketKind::kAck, p.seq, 0, flags, p.path, p.stamp_ps);
+    if (f.all_received()) host().receiver_complete(f);
+  }
+
+  void on_control(Flow& f, const Packet& p) override {
+    if (f.sender_done) return;
+    const SimTime now = host().sim().now();
+    if (p.kind == PacketKind::kAck) {
+      if (p.flags & kFlagAllDone) {
+        f.ack_all();
+        host().sender_complete(f);
+        return;
+      }
+      const uint16_t bytes = f.payload(p.seq);
+      if (!f.ack(p.seq)) return;
+      const SimTime rtt = now - SimTime::ps(p.stamp_ps);
+      sample_rtt(f, rtt);
+      on_ack(f, bytes, (p.flags & kFlagEcnEcho) != 0, rtt);
+      host().arm_rto(f, true);
+      host().activate(f);
+    } else if (p.kind == PacketKind::kNack) {
+      if (!f.mark_lost(p.seq)) return;
+      f.cc.cwnd = std::max<double>(f.mtu, f.cc.cwnd - f.mtu);
+      host().arm_rto(f, true);
+      host().activate(f);
+    }
+  }
+
+  void on_timeout(Flow& f) override {
+    for (uint32_t s = f.snd_una; s < f.snd_nxt; ++s) f.mark_lost(s);
+    f.cc.cwnd = std::max<double>(f.mtu, f.cc.cwnd / 2);
+    host().activate(f);
+  }
+
+ private:
+  static double bdp(const Flow& f) { return f.paths->line_bps / 8.0 * f.paths->base_rtt.seconds(); }
+
+  static void on_ack(Flow& f, double bytes, bool marked, SimTime rtt) {
+    CcState& cc = f.cc;
+    const double target = f.paths->base_rtt.seconds() / 2;
+    const double delay = std::max(0.0, (rtt - f.paths->base_rtt).seconds());
+    if (!marked && delay < target)
+      cc.cwnd += bytes * (f.mtu / cc.cwnd) + bytes * kMultiplicative * (1.0 - delay / target);
+    cc.acc_bytes += bytes;
+    if (marked) cc.marked_bytes += bytes;
+    if (cc.acc_bytes >= cc.cwnd) {
+      cc.alpha = (1 - kGain) * cc.alpha + kGain * (cc.marked_bytes / cc.acc_bytes);
+      if (cc.marked_bytes > 0) cc.cwnd *= 1 - cc.alpha / 2;
+      cc.acc_bytes = cc.marked_bytes = 0;
+    }
+    cc.cwnd = std::clamp(cc.cwnd, static_cast<double>(f.mtu), std::max<double>(f.mtu, 1.5 * bdp(f)));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_uec_transport() { return std::make_unique<Uec>(); }
+
+}  // namespace anatomy::net::packet

@@ -1,0 +1,144 @@
+// Transports: loss recovery, timeouts with backoff, congestion signals.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "packet_test_util.h"
+
+namespace anatomy::net::packet {
+namespace {
+
+using testing::fat_tree;
+using testing::make_packet;
+using testing::with_transport;
+
+// A transport whose receiver never answers: the sender sends packet 0,
+// and resends it on every timeout, recording when.
+class Silent final : public Transport {
+ public:
+  explicit Silent(std::vector<SimTime>* timeouts) : timeouts_(timeouts) {}
+  const char* name() const override { return "silent"; }
+  Defaults defaults() const override { return {}; }
+  void start(Flow&) override {}
+  Next next(Flow& f, SimTime, uint32_t& seq, SimTime&) override {
+    if (f.snd_nxt > 0 && !f.retx_pending()) return Next::kBlocked;
+    seq = f.take_next();
+    return Next::kSend;
+  }
+  bool ready(const Flow&) const override { return false; }
+  void on_data(Flow&, const Packet&) override {}
+  void on_control(Flow&, const Packet&) override {}
+  void on_timeout(Flow& f) override {
+    timeouts_->push_back(host().sim().now());
+    f.mark_lost(0);
+    host().activate(f);
+  }
+
+ private:
+  std::vector<SimTime>* timeouts_;
+};
+
+TEST(PacketTransport, TimeoutsBackOffExponentially) {
+  // rto_min = 100 us dominates srtt + 4 rttvar (3 x the ~6 us base RTT of
+  // one 1 GB/s hop). Each timeout doubles the next: 100, 200, 400, ... us
+  // after the previous one, until 2^6 x 100 us = 6.4 ms, where it stays.
+  const topo::Topology t = topo::build_torus({4}, Bandwidth::gbps(8), SimTime::us(1));
+  engine::Simulator sim;
+  std::vector<SimTime> timeouts;
+  PacketConfig c;
+  c.rto_min = SimTime::us(100);
+  c.rto_backoff_max = 6;
+  PacketNetwork net(sim, t, c, std::make_unique<Silent>(&timeouts), make_buffer_policy(c));
+  net.transfer(t.gpu_node(0), t.gpu_node(1), Bytes(4096), [] {});
+  sim.run_until(SimTime::ms(30));
+  ASSERT_GE(timeouts.size(), 9u);
+  EXPECT_EQ(timeouts[0], SimTime::us(100));
+  const int64_t expected_us[] = {200, 400, 800, 1600, 3200, 6400, 6400, 6400};
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(timeouts[i + 1] - timeouts[i], SimTime::us(expected_us[i])) << i;
+  EXPECT_EQ(net.stats().retransmits, timeouts.size());
+}
+
+struct IncastRun {
+  SimTime last;
+  int done = 0;
+  PacketStats stats;
+};
+
+// `n` hosts each send `bytes` to host 0 of a 128-host two-tier fat-tree.
+IncastRun incast(const PacketConfig& c, int n, Bytes bytes) {
+  static const topo::Topology t = fat_tree(128, 16, 2);
+  engine::Simulator sim;
+  auto net = make_packet(sim, t, c);
+  IncastRun r;
+  for (int i = 1; i <= n; ++i)
+    net->transfer(t.gpu_node(i), t.gpu_node(0), bytes, [&] {
+      r.last = sim.now();
+      ++r.done;
+    });
+  sim.run();
+  r.stats = net->stats();
+  return r;
+}
+
+TEST(PacketTransport, GoBackNRecoversFromDropsWithoutPfc) {
+  // RoCE on a lossy fabric (no PFC, 16 packets per port): an 8-to-1 incast
+  // overflows the receiver's port; the receiver NAKs the first gap and the
+  // sender goes back to it, so every flow still finishes, later.
+  PacketConfig c = with_transport("roce");
+  c.pfc = Toggle::kOff;
+  c.buffer = BufferKind::kStatic;
+  c.port_buffer = Bytes(16 * 4178);
+  const IncastRun r = incast(c, 8, Bytes::MiB(1));
+  EXPECT_EQ(r.done, 8);
+  EXPECT_GT(r.stats.drops, 0u);
+  EXPECT_GT(r.stats.retransmits, r.stats.drops);  // go-back-N resends what followed a loss too
+  EXPECT_EQ(r.stats.pfc_pauses, 0u);
+}
+
+TEST(PacketTransport, UecRecoversFromDropsByTimeout) {
+  // Without trimming a drop leaves no trace: the timeout finds it.
+  PacketConfig c = with_transport("uec");
+  c.trimming = Toggle::kOff;
+  c.buffer = BufferKind::kStatic;
+  c.port_buffer = Bytes(16 * 4178);
+  const IncastRun r = incast(c, 8, Bytes::MiB(1));
+  EXPECT_EQ(r.done, 8);
+  EXPECT_GT(r.stats.drops, 0u);
+  EXPECT_GT(r.stats.timeouts, 0u);
+  EXPECT_GE(r.stats.retransmits, r.stats.drops);
+}
+
+TEST(PacketTransport, TrimmedHeadersAreResentWithoutTimeouts) {
+  // EQDS and UEC with trimming: every packet a full queue refuses reaches
+  // the receiver as a header, is NACKed and resent; nothing is lost outright.
+  for (const char* name : {"eqds", "uec"}) {
+    SCOPED_TRACE(name);
+    PacketConfig c = with_transport(name);
+    c.buffer = BufferKind::kStatic;
+    c.port_buffer = Bytes(16 * 4178);
+    const IncastRun r = incast(c, 32, Bytes(256 * 1024));
+    EXPECT_EQ(r.done, 32);
+    EXPECT_GT(r.stats.trims, 0u);
+    EXPECT_EQ(r.stats.drops, 0u);
+    EXPECT_EQ(r.stats.timeouts, 0u);
+    EXPECT_EQ(r.stats.retransmits, r.stats.trims + r.stats.bounces);
+  }
+}
+
+TEST(PacketTransport, DcqcnCutsRatesOnlyWhenQueuesMark) {
+  // A 16-to-1 incast builds a queue past ecn_kmin: receivers send CNPs.
+  // With marking out of reach (kmin = kmax = 1 GiB) there are none.
+  PacketConfig c = with_transport("roce");
+  const IncastRun marked = incast(c, 16, Bytes::MiB(1));
+  EXPECT_EQ(marked.done, 16);
+  EXPECT_GT(marked.stats.cnps, 0u);
+  EXPECT_EQ(marked.stats.drops + marked.stats.pfc_headroom_drops, 0u);  // PFC: lossless
+  c.ecn_kmin = c.ecn_kmax = Bytes::GiB(1);
+  const IncastRun unmarked = incast(c, 16, Bytes::MiB(1));
+  EXPECT_EQ(unmarked.stats.cnps, 0u);
+  EXPECT_EQ(unmarked.stats.ecn_marks, 0u);
+}
+
+}  // namespace
+}  // namespace anatomy::net::packet
