@@ -4,6 +4,7 @@
 
 #include "cli/network_factory.h"
 #include "cli/run_command.h"
+#include "cli/setup.h"
 #include "coll/library_model.h"
 #include "core/error.h"
 #include "hw/compute_model.h"
@@ -27,28 +28,46 @@ std::string calibration_for(const scenario::Scenario& s) {
 
 }  // namespace
 
-workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description) {
-  topo::ClusterSpec spec = s.cluster;
-  const topo::Topology topology = topo::build_cluster(spec);
-  if (topology_description) *topology_description = topology.description;
-  const std::string table_path = calibration_for(s);
-  std::optional<hw::CalibrationTable> table;
-  if (!table_path.empty()) table = hw::load_calibration(table_path);
-  const hw::ComputeModel compute = hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr);
-  coll::AlgorithmRegistry registry;
-  coll::register_builtin_algorithms(registry);
-  workload::IterationInputs in;
-  in.model = &s.model;
-  in.plan = &s.parallelism;
-  in.training = &s.training;
-  in.topology = &topology;
-  in.compute = &compute;
-  in.library = coll::nccl_library(s.cluster.system);
-  in.make_network = network_factory(s.network_model);
-  in.algorithms = &registry;
-  in.enforce_memory = s.memory_check_is_error;
+std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
+  auto setup = std::make_unique<Setup>();
   try {
-    return workload::simulate_iteration(in);
+    topo::ClusterSpec spec = s.cluster;
+    if (s.placement) spec.gpus = s.placement_cluster_gpus;
+    setup->topology = topo::build_cluster(spec);
+    const std::string table_path = calibration_for(s);
+    std::optional<hw::CalibrationTable> table;
+    if (!table_path.empty()) table = hw::load_calibration(table_path);
+    setup->compute.emplace(hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr));
+    coll::register_builtin_algorithms(setup->registry);
+    workload::IterationInputs& in = setup->inputs;
+    in.model = &s.model;
+    in.plan = &s.parallelism;
+    in.training = &s.training;
+    in.topology = &setup->topology;
+    in.compute = &*setup->compute;
+    in.library = coll::nccl_library(s.cluster.system);
+    in.make_network = network_factory(s.network_model);
+    in.algorithms = &setup->registry;
+    in.enforce_memory = s.memory_check_is_error;
+    if (s.placement) {
+      setup->placement = job::place(*s.placement, setup->topology, s.parallelism, s.cluster.system.gpu.tdp_watts);
+      in.rank_to_gpu = setup->placement->rank_to_gpu;
+    }
+  } catch (const core::InputError& e) {
+    if (!e.where().file.empty() || s.file.empty()) throw;
+    throw e.with_location(s.file, 0);
+  }
+  return setup;
+}
+
+workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description) {
+  const std::unique_ptr<Setup> setup = make_setup(s);
+  if (topology_description) {
+    *topology_description = setup->topology.description;
+    if (setup->placement) *topology_description += "; placed " + setup->placement->summary;
+  }
+  try {
+    return workload::simulate_iteration(setup->inputs);
   } catch (const core::InputError& e) {
     if (!e.where().file.empty() || s.file.empty()) throw;
     throw e.with_location(s.file, 0);

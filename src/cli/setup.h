@@ -1,0 +1,34 @@
+#pragma once
+// Everything a scenario's simulation needs, built once in one place: the
+// topology (the whole cluster when the job is placed in a larger one), the
+// compute model, the collective algorithms, the placement, and the
+// iteration's inputs pointing at them. Not copyable: the inputs point into it.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "coll/algorithm.h"
+#include "hw/compute_model.h"
+#include "job/placement.h"
+#include "scenario/scenario.h"
+#include "topo/topology.h"
+#include "workload/iteration.h"
+
+namespace anatomy::cli {
+
+struct Setup {
+  topo::Topology topology;
+  std::optional<hw::ComputeModel> compute;
+  coll::AlgorithmRegistry registry;
+  std::optional<job::Placement> placement;
+  workload::IterationInputs inputs;
+  Setup() = default;
+  Setup(const Setup&) = delete;
+  Setup& operator=(const Setup&) = delete;
+};
+
+// Throws InputError (with the scenario's file) on what cannot be built or placed.
+std::unique_ptr<Setup> make_setup(const scenario::Scenario& s);
+
+}  // namespace anatomy::cli

@@ -1,0 +1,54 @@
+#pragma once
+// What a checkpoint costs, measured on the network.
+//
+// Size: every GPU writes its shard of the model state — the bf16 weights
+// (2 B/param) and the fp32 master weights with Adam's two moments
+// (12 B/param) of the parameters its pipeline stage and tensor rank hold,
+// divided over the data- and context-parallel ranks (sharded, as torch
+// distributed checkpoint and Megatron's dist-ckpt write), times the
+// compression ratio.
+//
+// Synchronous: all GPUs write to the storage servers at once over the
+// storage path (the storage fabric, or the training fabric when storage is
+// shared); training waits for the last byte (plus compression).
+// Asynchronous: training waits for the GPU-to-host snapshot only; the hosts
+// then write in the background while training goes on — the iteration is
+// re-simulated with the writes sharing its network, which measures how
+// much they slow it. Hierarchical: the snapshot goes to local NVMe
+// (training waits), then drains to storage in the background like the
+// asynchronous case.
+
+#include <string>
+
+#include "job/job_spec.h"
+#include "workload/iteration.h"
+
+namespace anatomy::job {
+
+struct CheckpointCost {
+  Bytes bytes_per_gpu;        // largest shard
+  Bytes bytes_total;
+  SimTime stall;              // training waits this long per checkpoint
+  SimTime background;         // then writing goes on this long
+  SimTime slowed_iteration;   // an iteration while the background write runs
+  int64_t slowed_iterations = 0;  // iterations that overlap it
+  std::string how;            // one line naming the inputs
+  // What a checkpoint costs the job, in wall time: stall plus the extra
+  // time of the iterations it slows.
+  SimTime cost(SimTime steady_iteration) const;
+};
+
+// Bytes one GPU writes (before compression), for pipeline stage `stage`.
+Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, int stage);
+
+// `bulk` builds the network the bulk transfers (16,384 shards) run on: the
+// same model, allowed to batch flow completions (flow_network.h).
+CheckpointCost measure_checkpoint(const CheckpointSpec& spec, const workload::IterationInputs& base,
+                                  const workload::IterationResult& steady, const coll::NetworkFactory& bulk);
+
+// Reading the last checkpoint back at restart: every GPU reads its shard
+// from storage at once (the load storm), measured on the network.
+SimTime measure_checkpoint_load(const workload::IterationInputs& base, double compression_ratio,
+                                const coll::NetworkFactory& bulk);
+
+}  // namespace anatomy::job

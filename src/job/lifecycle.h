@@ -1,0 +1,74 @@
+#pragma once
+// The whole job: start, train, checkpoint, fail, recover, for its wall time.
+//
+// The iteration is simulated once in steady state and once with a
+// checkpoint's background write sharing the network; startup and the
+// checkpoint load storm are measured on the network; everything else is
+// counted. Between perturbations identical iterations are fast-forwarded:
+// the job advances checkpoint interval by checkpoint interval, and a
+// failure splits the interval it lands in. A 54-day job is a few thousand
+// steps of arithmetic on these measured times.
+//
+// Time accounting (GPU-seconds of the job's GPUs, adding up to GPUs x wall
+// time): productive training (split as the steady iteration splits:
+// compute, exposed communication, pipeline bubble and waiting), checkpoint
+// stalls (and the slowdown of iterations a background write overlaps),
+// startup, lost work (iterations done since the last checkpoint when a
+// failure struck, and the partial one), failure recovery (detection,
+// teardown, rescheduling or waiting for repair, restart, checkpoint load).
+// Spares held in reserve are reported beside it as idle GPU-hours.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "job/checkpoint.h"
+#include "job/failures.h"
+#include "job/job_spec.h"
+#include "job/startup.h"
+#include "workload/iteration.h"
+
+namespace anatomy::job {
+
+struct JobEvent {
+  SimTime at;
+  std::string what;
+};
+
+struct JobBuckets {
+  SimTime compute, communication, bubble, checkpoint, startup, lost_work, recovery;
+  SimTime total() const { return compute + communication + bubble + checkpoint + startup + lost_work + recovery; }
+  std::vector<std::pair<const char*, SimTime>> named() const;
+};
+
+struct JobResult {
+  SimTime wall;
+  workload::IterationResult steady;
+  CheckpointCost checkpoint;
+  int64_t checkpoint_every = 0;  // iterations
+  StartupCost first_start;
+  StartupCost restart;           // a restart on cached images
+  JobBuckets time;               // per GPU (wall time split); x GPUs for GPU-time
+  int gpus = 0;
+  int64_t iterations_kept = 0, iterations_lost = 0, checkpoints = 0;
+  double ettr = 0;               // productive training / wall time
+  int interruptions = 0;
+  std::map<std::string, int> by_component, by_category;
+  double spare_gpu_hours = 0;
+  double mtbi_hours = 0;         // from the failure rates
+  SimTime young, daly, configured_interval;
+  double dollars_per_gpu_hour = 0;
+  std::vector<JobEvent> events;  // the first failures and restarts, for the report
+};
+
+struct JobInputs {
+  JobSpec spec;
+  workload::IterationInputs iteration;  // the job's plan on its placed GPUs
+  coll::NetworkFactory bulk_network;    // for checkpoint writes and loads; empty = iteration.make_network
+  Units units;                          // what can fail
+  int gpus_per_host = 8;
+};
+
+JobResult run_job(const JobInputs& in);
+
+}  // namespace anatomy::job

@@ -1,0 +1,19 @@
+#pragma once
+// The optimal checkpoint interval (case C6 in shared/data/validation).
+//
+// delta = time a checkpoint costs the job, M = mean time between
+// interruptions, R = restart cost.
+//   Young (1974):  tau = sqrt(2 delta M)
+//   Daly (2006, eq. 37 as LLNL SCR implements it):
+//     tau = sqrt(2 delta M) [1 + sqrt(delta / (2M)) / 3 + delta / (18 M)] - delta   if delta < 2M, else M
+//   Expected waste of interval tau: delta / tau + (tau / 2 + R) / M.
+
+#include "core/time.h"
+
+namespace anatomy::job {
+
+core::SimTime young_interval(core::SimTime delta, core::SimTime mtbi);
+core::SimTime daly_interval(core::SimTime delta, core::SimTime mtbi);
+double expected_waste(core::SimTime tau, core::SimTime delta, core::SimTime mtbi, core::SimTime restart);
+
+}  // namespace anatomy::job

@@ -1,0 +1,320 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "hw/catalog.h"
+#include "job/checkpoint.h"
+#include "job/failures.h"
+#include "job/lifecycle.h"
+#include "job/placement.h"
+#include "job/young_daly.h"
+#include "net/flow/flow_network.h"
+#include "topo/builders.h"
+
+namespace anatomy::job {
+namespace {
+
+TEST(YoungDaly, MatchesTheWorkedNumbersOfCaseC6) {
+  // Llama 3's MTBI of 3.09 h = 11,135 s and a 60 s checkpoint: Young gives
+  // sqrt(2 x 60 x 11135) = 1,156 s, Daly 1,116 s, and Young's interval
+  // wastes 60/1156 + 1156/(2 x 11135) = 10.4% before restarts.
+  const SimTime delta = SimTime::sec(60), mtbi = SimTime::sec(11135);
+  EXPECT_NEAR(young_interval(delta, mtbi).seconds(), 1156, 1);
+  EXPECT_NEAR(daly_interval(delta, mtbi).seconds(), 1116, 1);
+  EXPECT_NEAR(expected_waste(young_interval(delta, mtbi), delta, mtbi, SimTime::zero()), 0.104, 0.001);
+  // Daly's formula gives M itself when a checkpoint costs more than 2M.
+  EXPECT_EQ(daly_interval(SimTime::sec(30000), mtbi), mtbi);
+}
+
+FailureSpec two_classes() {
+  FailureSpec f;
+  f.classes.push_back({"GPU", "GPU", FailureClass::Per::kGpu, 1e-3, false, true});
+  f.classes.push_back({"Switch", "Network", FailureClass::Per::kJob, 0.5, true, true});
+  return f;
+}
+
+TEST(Failures, SameSeedSameHistoryOtherSeedOther) {
+  const Units u{1024, 128, 1024, 0};
+  const auto a = draw_failures(two_classes(), u, SimTime::sec(30 * 86400), 7);
+  const auto b = draw_failures(two_classes(), u, SimTime::sec(30 * 86400), 7);
+  const auto c = draw_failures(two_classes(), u, SimTime::sec(30 * 86400), 8);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].at, b[i].at);
+    EXPECT_EQ(a[i].unit, b[i].unit);
+  }
+  EXPECT_TRUE(a.size() != c.size() || a.front().at != c.front().at);
+}
+
+TEST(Failures, CountsFollowTheRates) {
+  // 1024 GPUs x 1e-3 per day + 0.5 per day = 1.524 per day: 45.7 expected
+  // in 30 days; over 20 seeds the mean is within 3 standard errors.
+  const Units u{1024, 128, 1024, 0};
+  double total = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed)
+    total += static_cast<double>(draw_failures(two_classes(), u, SimTime::sec(30 * 86400), seed).size());
+  const double mean = total / 20, expect = 1.524 * 30;
+  EXPECT_NEAR(mean, expect, 3 * std::sqrt(expect / 20));
+  EXPECT_NEAR(failures_per_day(two_classes(), u), 1.524, 1e-12);
+}
+
+TEST(Failures, AddingAClassDoesNotMoveAnotherClasssArrivals) {
+  const Units u{1024, 128, 1024, 0};
+  FailureSpec one;
+  one.classes.push_back(two_classes().classes[0]);
+  const auto a = draw_failures(one, u, SimTime::sec(30 * 86400), 3);
+  const auto b = draw_failures(two_classes(), u, SimTime::sec(30 * 86400), 3);
+  std::vector<SimTime> gpu_b;
+  for (const auto& e : b)
+    if (e.cls == 0) gpu_b.push_back(e.at);
+  ASSERT_EQ(a.size(), gpu_b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].at, gpu_b[i]);
+}
+
+// A 4-node DGX H100 job with storage; small enough to simulate quickly.
+struct Cluster {
+  workload::ModelSpec model = workload::find_model("gpt-1.7b");
+  workload::ParallelPlan plan;
+  workload::TrainingSpec training;
+  topo::Topology topology;
+  hw::ComputeModel compute = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  coll::AlgorithmRegistry registry;
+
+  explicit Cluster(bool shared_storage) {
+    topo::ClusterSpec spec;
+    spec.system = hw::find_system("dgx-h100");
+    spec.gpus = 32;
+    spec.storage.servers = 2;
+    spec.storage.nic_speed = Bandwidth::gbps(400);
+    spec.storage.shared_with_compute = shared_storage;
+    topology = topo::build_cluster(spec);
+    coll::register_builtin_algorithms(registry);
+    plan.dp = 32;
+    plan.zero_stage = 1;
+    training.seq_len = 2048;
+    training.global_batch = 64;
+    training.micro_batch = 2;
+  }
+  workload::IterationInputs inputs() {
+    workload::IterationInputs in;
+    in.model = &model;
+    in.plan = &plan;
+    in.training = &training;
+    in.topology = &topology;
+    in.compute = &compute;
+    in.library = coll::nccl_library(hw::find_system("dgx-h100"));
+    in.make_network = [](engine::Simulator& sim, const topo::Topology& t) -> std::unique_ptr<net::Network> {
+      return std::make_unique<net::FlowNetwork>(sim, t);
+    };
+    in.algorithms = &registry;
+    return in;
+  }
+};
+
+TEST(Checkpoint, ShardsAddUpToFourteenBytesPerParameter) {
+  // bf16 weights (2 B) + fp32 master, m and v (12 B), sharded over DP.
+  Cluster c(false);
+  const Bytes shard = shard_bytes(c.model, c.plan, 0);
+  EXPECT_NEAR(shard.as_double() * 32, 14.0 * c.model.params(), 14.0 * 32);
+}
+
+TEST(Checkpoint, WritesOnTheTrainingFabricSlowTheIterationsTheyOverlap) {
+  // The same asynchronous checkpoint, with storage on a separate fabric and
+  // on the training fabric: only the shared one slows the data-parallel
+  // all-reduce running beside it.
+  CheckpointSpec spec;
+  spec.policy = CheckpointPolicy::kAsynchronous;
+  spec.interval_iterations = 10;
+  for (bool shared : {false, true}) {
+    Cluster c(shared);
+    const auto in = c.inputs();
+    const auto steady = workload::simulate_iteration(in);
+    const CheckpointCost cost = measure_checkpoint(spec, in, steady, in.make_network);
+    EXPECT_GT(cost.background, SimTime::zero());
+    if (shared) {
+      EXPECT_GT(cost.slowed_iteration, steady.iteration) << "shared storage fabric";
+    } else {
+      EXPECT_EQ(cost.slowed_iteration, steady.iteration) << "separate storage fabric";
+    }
+  }
+}
+
+JobInputs job_inputs(Cluster& c, SimTime duration) {
+  JobInputs in;
+  in.iteration = c.inputs();
+  in.spec.duration = duration;
+  in.spec.checkpoint.policy = CheckpointPolicy::kSynchronous;
+  in.spec.checkpoint.interval_iterations = 50;
+  in.units = Units{32, 4, 32, 8};
+  return in;
+}
+
+TEST(Lifecycle, WithoutFailuresOnlyCheckpointsAndStartupCost) {
+  Cluster c(false);
+  JobInputs in = job_inputs(c, SimTime::sec(6 * 3600));
+  const JobResult r = run_job(in);
+  EXPECT_EQ(r.interruptions, 0);
+  EXPECT_EQ(r.time.lost_work + r.time.recovery, SimTime::zero());
+  EXPECT_EQ(r.time.total(), r.wall);  // every GPU-second accounted
+  // Each period is 50 iterations and one checkpoint: ETTR = 50T / (50T + C),
+  // less the startup.
+  const double T = r.steady.iteration.seconds(), C = r.checkpoint.cost(r.steady.iteration).seconds();
+  const double startup = r.first_start.total().seconds() / r.wall.seconds();
+  EXPECT_NEAR(r.ettr, 50 * T / (50 * T + C) * (1 - startup), 0.002);
+}
+
+TEST(Lifecycle, FailuresLoseWorkAndTimeAndAddUp) {
+  Cluster c(false);
+  JobInputs in = job_inputs(c, SimTime::sec(7 * 86400));
+  in.spec.failures = two_classes();
+  in.spec.seed = 11;
+  const JobResult a = run_job(in);
+  EXPECT_GT(a.interruptions, 0);
+  EXPECT_GT(a.time.lost_work, SimTime::zero());
+  EXPECT_GT(a.time.recovery, SimTime::zero());
+  EXPECT_EQ(a.time.total(), a.wall);
+  EXPECT_LT(a.ettr, 1.0);
+  // Same seed, same history; another seed, another.
+  const JobResult b = run_job(in);
+  EXPECT_EQ(a.interruptions, b.interruptions);
+  EXPECT_EQ(a.time.lost_work, b.time.lost_work);
+  in.spec.seed = 12;
+  const JobResult d = run_job(in);
+  EXPECT_TRUE(d.interruptions != a.interruptions || d.time.lost_work != a.time.lost_work);
+}
+
+TEST(Lifecycle, HangsCostTheWatchdogTimeout) {
+  // A class that hangs is found only when the collective watchdog fires.
+  Cluster c(false);
+  JobInputs in = job_inputs(c, SimTime::sec(2 * 86400));
+  in.spec.failures.classes.push_back({"Link", "Network", FailureClass::Per::kJob, 2.0, true, false});
+  in.spec.seed = 5;
+  const JobResult hang = run_job(in);
+  in.spec.failures.classes[0].hangs = false;
+  const JobResult crash = run_job(in);
+  ASSERT_EQ(hang.interruptions, crash.interruptions);
+  ASSERT_GT(hang.interruptions, 0);
+  const SimTime difference = in.spec.failures.watchdog_timeout - in.spec.failures.crash_detection;
+  EXPECT_EQ(hang.time.recovery - crash.time.recovery, difference * hang.interruptions);
+}
+
+}  // namespace
+}  // namespace anatomy::job
+
+namespace anatomy::job {
+namespace {
+
+topo::Topology inventory(int gpus) {
+  topo::ClusterSpec spec;
+  spec.system = hw::find_system("dgx-h100");
+  spec.gpus = gpus;
+  spec.fabric.radix = 16;  // 8 hosts per leaf and rail: leaves are small fault domains
+  return topo::build_cluster(spec);
+}
+
+workload::ParallelPlan plan_of(int gpus) {
+  workload::ParallelPlan p;
+  p.tp = 8;
+  p.dp = gpus / 8;
+  return p;
+}
+
+TEST(Placement, PackedFillsTheFewestRacks) {
+  const auto t = inventory(8 * 64);
+  PlacementSpec spec;
+  spec.hosts_per_rack = 4;
+  const Placement p = place(spec, t, plan_of(8 * 16), 700);
+  EXPECT_EQ(p.racks_used, 4);  // 16 hosts, 4 per rack
+  EXPECT_EQ(p.max_ranks_per_rack, 32);
+  EXPECT_EQ(p.rank_to_gpu.size(), 128u);
+  // A tensor-parallel group (8 consecutive ranks) stays on one host.
+  for (uint32_t r = 0; r < 128; r += 8) EXPECT_EQ(t.host_of(p.rank_to_gpu[r]), t.host_of(p.rank_to_gpu[r + 7]));
+}
+
+TEST(Placement, SpreadTakesOneHostPerRackAndCrossesMoreSwitches) {
+  const auto t = inventory(8 * 64);
+  PlacementSpec spec;
+  spec.hosts_per_rack = 4;
+  const Placement packed = place(spec, t, plan_of(8 * 16), 700);
+  spec.policy = PlacementPolicy::kSpread;
+  const Placement spread = place(spec, t, plan_of(8 * 16), 700);
+  EXPECT_EQ(spread.racks_used, 16);
+  EXPECT_EQ(spread.max_ranks_per_rack, 8);  // one host's worth
+  EXPECT_LT(spread.max_ranks_per_rack, packed.max_ranks_per_rack);
+  EXPECT_GE(spread.dp_hops, packed.dp_hops);
+  EXPECT_LE(spread.rail_aligned, packed.rail_aligned);
+}
+
+TEST(Placement, SaysWhyItCannotPlace) {
+  const auto t = inventory(8 * 16);
+  PlacementSpec spec;
+  spec.hosts_per_rack = 4;
+  // Too big.
+  EXPECT_THROW(place(spec, t, plan_of(8 * 32), 700), core::InputError);
+  // Power: 4 kW racks hold no 7.6 kW DGX host.
+  spec.rack_power_kw = 4;
+  try {
+    place(spec, t, plan_of(8 * 4), 700);
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("rack power"), std::string::npos) << e.what();
+  }
+  // Fault-domain rule: at most 8 ranks per rack with packed placement of 16 hosts in 4 racks.
+  spec.rack_power_kw = 0;
+  spec.max_ranks_per_rack = 8;
+  EXPECT_THROW(place(spec, t, plan_of(8 * 8), 700), core::InputError);
+}
+
+TEST(Placement, BusyHostsAreSkippedTheSameWayForEveryPolicy) {
+  const auto t = inventory(8 * 64);
+  PlacementSpec spec;
+  spec.busy_fraction = 0.5;
+  spec.seed = 3;
+  const Placement a = place(spec, t, plan_of(8 * 16), 700);
+  const Placement b = place(spec, t, plan_of(8 * 16), 700);
+  EXPECT_EQ(a.hosts, b.hosts);
+  // Some early hosts were busy, so packing reaches further into the cluster.
+  EXPECT_GT(a.hosts.back(), 15u);
+}
+
+}  // namespace
+}  // namespace anatomy::job
+
+#include "job/cascade.h"
+
+namespace anatomy::job {
+namespace {
+
+TEST(Cascade, FiftyMillisecondsOfCongestionStopAtTheTransport) {
+  // A congested (not failed) link keeps acknowledging packets: no retry
+  // runs out, so the chain stops after the slowdown it costs.
+  Cluster c(false);
+  JobInputs in = job_inputs(c, SimTime::sec(3600));
+  const JobResult job = run_job(in);
+  CongestionSpec spec;  // 10% for 50 ms
+  const CascadeResult r = trace_cascade(spec, in, job);
+  EXPECT_FALSE(r.failed_job);
+  ASSERT_EQ(r.chain.size(), 2u);
+  EXPECT_GT(r.total, SimTime::zero());
+  EXPECT_LT(r.total, spec.duration);  // at most the event's own length
+}
+
+TEST(Cascade, AnOutageLongerThanTheRetriesRestartsTheJob) {
+  Cluster c(false);
+  JobInputs in = job_inputs(c, SimTime::sec(3600));
+  const JobResult job = run_job(in);
+  CongestionSpec spec;
+  spec.bandwidth_fraction = 1e-4;
+  spec.duration = SimTime::sec(60);  // > 7 x 4.3 s of retries
+  const CascadeResult r = trace_cascade(spec, in, job);
+  EXPECT_TRUE(r.failed_job);
+  ASSERT_EQ(r.chain.size(), 3u);
+  EXPECT_GT(r.total, job.restart.total());
+  // A 20 s outage is survived by the retries.
+  spec.duration = SimTime::sec(20);
+  EXPECT_FALSE(trace_cascade(spec, in, job).failed_job);
+}
+
+}  // namespace
+}  // namespace anatomy::job
