@@ -1,0 +1,86 @@
+#include "cli/outputs.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/scenario_inputs.h"
+#include "core/error.h"
+#include "report/csv.h"
+#include "report/progress.h"
+#include "report/run_report.h"
+#include "report/stages.h"
+#include "report/trace.h"
+
+namespace anatomy::cli {
+
+void OutputOptions::add_to(CLI::App& app, int flags) {
+  if (flags & kReport) app.add_option("--report", report, "write an HTML report (one self-contained file) here");
+  if (flags & kTrace) {
+    app.add_option("--trace", trace, "write a Chrome/Perfetto trace (JSON; ui.perfetto.dev opens it) here");
+    app.add_option("--trace-ranks", trace_ranks,
+                   "pipeline stages whose representative GPU to trace, e.g. 0,3 or 0-7 (default: all)");
+    app.add_option("--trace-links", trace_links, "busiest links to trace as counter tracks (0: none)")
+        ->capture_default_str();
+  }
+  if (flags & kCsv) app.add_option("--csv", csv, "write CSV files (breakdown, per rank, timeline) into this folder");
+  if (flags & kQuiet) app.add_flag("-q,--quiet", quiet, "no progress bar on stderr");
+}
+
+bool OutputOptions::progress() const { return report::progress_wanted(quiet); }
+
+void write_output_file(const std::string& path, const std::string& text, const std::string& flag) {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!out) throw core::InputError({"", 0, flag}, fmt::format("cannot write '{}'", path));
+}
+
+void check_writable(const std::string& path, const std::string& flag) {
+  if (path.empty()) return;
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || access(dir.c_str(), W_OK) != 0 || std::filesystem::is_directory(p))
+    throw core::InputError({"", 0, flag}, fmt::format("cannot write '{}'", path));
+}
+
+void check_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s) {
+  check_writable(o.report, "--report");
+  check_writable(o.trace, "--trace");
+  if (!o.trace_ranks.empty()) report::parse_stage_list(o.trace_ranks, s.parallelism.pp, "--trace-ranks");
+  if (o.trace_links < 0) throw core::InputError({"", 0, "--trace-links"}, "must not be negative");
+  if (!o.csv.empty() && std::filesystem::exists(o.csv) && !std::filesystem::is_directory(o.csv))
+    throw core::InputError({"", 0, "--csv"}, fmt::format("'{}' is a file, not a folder", o.csv));
+}
+
+void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s, const std::string& topology,
+                             const workload::IterationResult& r, const std::vector<report::Section>& extra) {
+  const std::vector<uint32_t> gpus = r.stage_gpus.empty() ? report::representative_gpus(s.parallelism) : r.stage_gpus;
+  if (!o.report.empty()) {
+    const report::PageInfo info = scenario_page_info(s, topology, &r);
+    write_output_file(o.report, report::run_report_html(r, info, gpus, s.cluster.system.gpu.hbm_capacity, extra),
+                      "--report");
+  }
+  if (!o.trace.empty()) {
+    report::TraceOptions t;
+    t.name = s.name.empty() ? s.model.name : s.name;
+    if (!o.trace_ranks.empty()) t.stages = report::parse_stage_list(o.trace_ranks, s.parallelism.pp, "--trace-ranks");
+    t.links = o.trace_links;
+    write_output_file(o.trace, report::chrome_trace(r, gpus, t), "--trace");
+  }
+  if (!o.csv.empty()) {
+    const std::filesystem::path dir(o.csv);
+    write_output_file((dir / "breakdown.csv").string(), report::breakdown_csv(r, gpus), "--csv");
+    write_output_file((dir / "per_rank.csv").string(), report::per_rank_csv(r, gpus), "--csv");
+    write_output_file((dir / "timeline.csv").string(), report::timeline_csv(r, gpus), "--csv");
+  }
+}
+
+}  // namespace anatomy::cli

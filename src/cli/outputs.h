@@ -1,0 +1,51 @@
+#pragma once
+// What a command leaves behind besides stdout, and the flags that ask for
+// it: --report (HTML), --trace and --trace-ranks / --trace-links
+// (Perfetto), --csv (a folder of CSV files), and --quiet (no progress bar
+// on stderr). The report layer renders; this file parses the flags,
+// checks them before anything runs, and writes the files.
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "report/html_page.h"
+#include "report/page_info.h"
+#include "scenario/scenario.h"
+#include "workload/iteration.h"
+
+namespace anatomy::cli {
+
+struct OutputOptions {
+  std::string report;       // HTML file
+  std::string trace;        // Chrome / Perfetto JSON file
+  std::string trace_ranks;  // pipeline stages to trace ("0,3", "0-7"); "" = all
+  int trace_links = 16;     // busiest links as counter tracks
+  std::string csv;          // folder
+  bool quiet = false;
+
+  enum Flags { kReport = 1, kTrace = 2, kCsv = 4, kQuiet = 8 };
+  void add_to(CLI::App& app, int flags);
+  // Whether to draw progress on stderr (a terminal, and not --quiet).
+  bool progress() const;
+};
+
+// Writes `text` to `path` (creating its folder); throws InputError naming
+// `flag` when it cannot.
+void write_output_file(const std::string& path, const std::string& text, const std::string& flag);
+
+// Checks, before anything runs, that `path` can be written (its folder
+// exists or can be made, and is writable); throws InputError naming `flag`.
+void check_writable(const std::string& path, const std::string& flag);
+
+// Checks the iteration outputs' flags against the scenario (files can be
+// written, trace stages exist, trace links >= 0) before it runs; throws
+// InputError naming the flag.
+void check_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s);
+
+// Writes the report, trace and CSVs that `o` asks for.
+// `extra` report sections (the whole job's) come before the iteration's.
+void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s, const std::string& topology,
+                             const workload::IterationResult& r, const std::vector<report::Section>& extra = {});
+
+}  // namespace anatomy::cli

@@ -1,0 +1,19 @@
+#pragma once
+// A scenario as the report shows it: its facts (one line each, under the
+// title) and every input, with defaults and derived values filled in, as
+// table rows, so that a report or a comparison stands on its own.
+
+#include <string>
+
+#include "report/page_info.h"
+#include "scenario/scenario.h"
+#include "workload/iteration.h"
+
+namespace anatomy::cli {
+
+// `topology` is the built cluster's description; `result` (may be null)
+// adds what the run resolved (compute model, library, gradient algorithm).
+report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::string& topology,
+                                    const workload::IterationResult* result);
+
+}  // namespace anatomy::cli

@@ -1,0 +1,148 @@
+#include "report/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace anatomy::report {
+namespace {
+
+std::string json_key(std::string name) {
+  for (auto& c : name)
+    if (c == ' ') c = '_';
+  return name;
+}
+
+std::string signed_fixed(double v, int decimals) { return fmt::format("{:+.{}f}", v == 0 ? 0.0 : v, decimals); }
+
+}  // namespace
+
+std::optional<double> CompareMetric::diff_pct(size_t i) const {
+  if (values[0] == 0) return values[i] == 0 ? std::optional<double>(0.0) : std::nullopt;
+  return 100 * (values[i] - values[0]) / values[0];
+}
+
+std::vector<CompareMetric> compare_metrics(const std::vector<CompareRun>& runs) {
+  std::vector<CompareMetric> out;
+  const auto add = [&](std::string key, std::string name, std::string unit, double shown, int decimals, bool bucket,
+                       bool higher_is_better, auto value_of) {
+    CompareMetric m{std::move(key), std::move(name), std::move(unit), shown, decimals, bucket, higher_is_better, {}};
+    for (const auto& r : runs) m.values.push_back(value_of(r.result));
+    out.push_back(std::move(m));
+  };
+  add("iteration_s", "iteration time", "ms", 1e3, 3, false, false,
+      [](const workload::IterationResult& r) { return r.iteration.seconds(); });
+  const auto names = workload::TimeBreakdown{}.buckets();
+  for (size_t i = 0; i < names.size(); ++i)
+    add(json_key(names[i].first) + "_s", names[i].first, "ms", 1e3, 3, true, false,
+        [i](const workload::IterationResult& r) { return r.mean.buckets()[i].second.seconds(); });
+  add("recompute_s", "recompute, within backward", "ms", 1e3, 3, false, false,
+      [](const workload::IterationResult& r) { return r.mean.recompute.seconds(); });
+  add("tokens_per_s", "tokens/s", "", 1, 0, false, true,
+      [](const workload::IterationResult& r) { return r.tokens_per_s; });
+  add("tflops_per_gpu", "TFLOP/s per GPU", "", 1, 1, false, true,
+      [](const workload::IterationResult& r) { return r.tflops_per_gpu; });
+  add("mfu", "MFU", "%", 100, 2, false, true, [](const workload::IterationResult& r) { return r.mfu; });
+  add("memory_per_gpu_GB", "memory per GPU", "GB", 1, 2, false, false,
+      [](const workload::IterationResult& r) { return r.memory.total().as_double() / 1e9; });
+  return out;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> differing_inputs(const std::vector<CompareRun>& runs) {
+  // Every input named by any run, in the order first seen.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> values;
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (const auto& in : runs[i].info.inputs) {
+      if (in.names_run || in.derived) continue;
+      const std::string key = in.section + "." + in.field;
+      auto [it, fresh] = values.try_emplace(key, std::vector<std::string>(runs.size()));
+      if (fresh) order.push_back(key);
+      it->second[i] = in.value;
+    }
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (const auto& key : order) {
+    const auto& v = values[key];
+    if (std::any_of(v.begin(), v.end(), [&](const std::string& x) { return x != v[0]; })) out.emplace_back(key, v);
+  }
+  return out;
+}
+
+std::string compare_text(const std::vector<CompareRun>& runs, const std::vector<CompareMetric>& metrics) {
+  std::string out = fmt::format("# anatomy compare: {} runs, differences against {}\n", runs.size(),
+                                runs.empty() ? "" : runs[0].label);
+  for (const auto& r : runs)
+    out += fmt::format("# {}: {}{}\n", r.label, r.info.title, r.info.source.empty() ? "" : " (" + r.info.source + ")");
+  for (const auto& [key, v] : differing_inputs(runs)) {
+    out += "# differs: " + key + ":";
+    for (size_t i = 0; i < runs.size(); ++i)
+      out += fmt::format(" {} {}{}", runs[i].label, v[i].empty() ? "-" : v[i], i + 1 < runs.size() ? "," : "");
+    out += "\n";
+  }
+  out += "\n";
+  out += fmt::format("{:<30}", "metric");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    out += fmt::format(" {:>14}", runs[i].label);
+    if (i > 0) {
+      out += fmt::format(" {:>12}", runs[i].label + "-" + runs[0].label);
+      out += fmt::format(" {:>9}", runs[i].label + "-" + runs[0].label + " %");
+    }
+  }
+  out += "\n";
+  for (const auto& m : metrics) {
+    const std::string name = m.unit.empty() ? m.name : fmt::format("{} ({})", m.name, m.unit);
+    out += fmt::format("{:<30}", name);
+    for (size_t i = 0; i < m.values.size(); ++i) {
+      out += fmt::format(" {:>14.{}f}", m.values[i] * m.shown, m.decimals);
+      if (i > 0) {
+        out += fmt::format(" {:>12}", signed_fixed(m.diff(i) * m.shown, m.decimals));
+        const auto pct = m.diff_pct(i);
+        out += fmt::format(" {:>9}", pct ? signed_fixed(*pct, 2) + "%" : "-");
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::ordered_json compare_json(const std::vector<CompareRun>& runs, const std::vector<CompareMetric>& metrics) {
+  nlohmann::ordered_json j;
+  j["baseline"] = runs.empty() ? "" : runs[0].label;
+  j["runs"] = nlohmann::ordered_json::array();
+  for (const auto& r : runs) {
+    nlohmann::ordered_json x;
+    x["label"] = r.label;
+    x["scenario"] = r.info.title;
+    x["file"] = r.info.source;
+    j["runs"].push_back(x);
+  }
+  j["metrics"] = nlohmann::ordered_json::array();
+  for (const auto& m : metrics) {
+    nlohmann::ordered_json x;
+    x["metric"] = m.key;
+    x["name"] = m.name;
+    x["values"] = m.values;
+    x["diff"] = nlohmann::ordered_json::array();
+    x["diff_pct"] = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < m.values.size(); ++i) {
+      x["diff"].push_back(m.diff(i));
+      const auto pct = m.diff_pct(i);
+      if (pct)
+        x["diff_pct"].push_back(*pct);
+      else
+        x["diff_pct"].push_back(nullptr);
+    }
+    j["metrics"].push_back(x);
+  }
+  j["inputs_that_differ"] = nlohmann::ordered_json::array();
+  for (const auto& [key, v] : differing_inputs(runs)) {
+    nlohmann::ordered_json x;
+    x["input"] = key;
+    x["values"] = v;
+    j["inputs_that_differ"].push_back(x);
+  }
+  return j;
+}
+
+}  // namespace anatomy::report

@@ -1,0 +1,54 @@
+#include "report/hbars.h"
+
+#include <algorithm>
+
+namespace anatomy::report {
+namespace {
+
+constexpr double kValueColumn = 90;
+constexpr double kBarHeight = 16, kRowGap = 6;
+
+}  // namespace
+
+Svg draw_bars(const BarChart& c) {
+  double largest = c.axis_max;
+  for (const auto& b : c.rows) largest = std::max(largest, b.value);
+  const std::vector<double> ticks = linear_ticks(largest, 10);
+  const double top = ticks.back();
+  const double x0 = c.label_column, x1 = c.width - kValueColumn;
+  const auto to_px = [&](double v) { return x0 + (x1 - x0) * (top > 0 ? std::max(0.0, v) / top : 0); };
+
+  double rows_top = 8;
+  if (!c.legend.empty()) {
+    Svg scratch(c.width, 1, c.title);
+    rows_top = draw_legend(scratch, c.legend, 8, 8, c.width - 16) + 6;
+  }
+  const double axis_y = rows_top + c.rows.size() * (kBarHeight + kRowGap);
+  const double height = axis_y + 22 + (c.axis_caption.empty() ? 0 : 16) + 8;
+
+  Svg svg(c.width, height, c.title);
+  if (!c.legend.empty()) draw_legend(svg, c.legend, 8, 8, c.width - 16);
+  XAxis axis;
+  axis.x0 = x0;
+  axis.x1 = x1;
+  axis.y = axis_y;
+  axis.grid_top = rows_top - 4;
+  axis.to_px = to_px;
+  const double step = tick_step(ticks);
+  axis.label = [step](double v) { return tick_label(v, step); };
+  axis.caption = c.axis_caption;
+  draw_x_axis(svg, axis, ticks);
+  for (size_t i = 0; i < c.rows.size(); ++i) {
+    const Bar& b = c.rows[i];
+    const double y = rows_top + i * (kBarHeight + kRowGap);
+    svg.text(x0 - 8, y + kBarHeight / 2 + 4, fit_text(b.label, kLabelFont, x0 - 14), kLabelFont, Anchor::kEnd);
+    const double px = to_px(b.value);
+    svg.rect(x0, y, std::max(1.0, px - x0), kBarHeight, b.color.empty() ? "#4e79a7" : b.color,
+             b.tooltip.empty() ? b.label : b.tooltip);
+    svg.text(std::max(x0 + 1, px) + 6, y + kBarHeight / 2 + 4,
+             fit_text(b.value_text, kLabelFont, c.width - std::max(x0 + 1, px) - 10), kLabelFont, Anchor::kStart);
+  }
+  return svg;
+}
+
+}  // namespace anatomy::report

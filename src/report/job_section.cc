@@ -1,0 +1,66 @@
+#include "report/job_section.h"
+
+#include <fmt/format.h>
+
+#include "report/format.h"
+#include "report/palette.h"
+#include "report/stacked_bars.h"
+
+namespace anatomy::report {
+
+Section job_section(const job::JobResult& r) {
+  const auto buckets = r.time.named();
+  StackedBarChart c;
+  c.title = "where the job's GPU-hours go";
+  c.unit = "GPU-h";
+  c.axis_caption = "GPU-hours of the job's GPUs";
+  StackedBar bar;
+  bar.label = fmt::format("{} GPUs x {:.1f} days", r.gpus, r.wall.seconds() / 86400);
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    c.series.push_back({buckets[i].first, series_color(i)});
+    bar.values.push_back(buckets[i].second.seconds() / 3600 * r.gpus);
+  }
+  c.bars.push_back(std::move(bar));
+
+  Table t;
+  const bool dollars = r.dollars_per_gpu_hour > 0;
+  t.header = {"cause", "GPU-hours", "share"};
+  t.numeric = {false, true, true};
+  if (dollars) {
+    t.header.push_back("dollars");
+    t.numeric.push_back(true);
+  }
+  for (const auto& [name, time] : buckets) {
+    const double gh = time.seconds() / 3600 * r.gpus;
+    std::vector<std::string> row = {name, fmt::format("{:.0f}", gh), percent(time.seconds() / r.wall.seconds())};
+    if (dollars) row.push_back(fmt::format("${:.0f}", gh * r.dollars_per_gpu_hour));
+    t.rows.push_back(std::move(row));
+  }
+  if (r.spare_gpu_hours > 0) {
+    std::vector<std::string> row = {"idle spares (beside the job)", fmt::format("{:.0f}", r.spare_gpu_hours), "-"};
+    if (dollars) row.push_back(fmt::format("${:.0f}", r.spare_gpu_hours * r.dollars_per_gpu_hour));
+    t.rows.push_back(std::move(row));
+  }
+
+  Table causes;
+  causes.header = {"category", "interruptions"};
+  causes.numeric = {false, true};
+  for (const auto& [k, v] : r.by_category) causes.rows.push_back({k, std::to_string(v)});
+
+  Section s;
+  s.id = "job";
+  s.title = "The whole job: goodput and what the rest costs";
+  s.intro_html = fmt::format(
+      "<p>{:.1f}% effective training time over {:.1f} days: {} interruptions (MTBI {:.2f} h from the failure rates), "
+      "{} iterations kept and {} lost and redone, {} checkpoints. Productive time is split as the steady iteration "
+      "splits; checkpoint stalls include the slowdown of iterations a background write overlaps; recovery is "
+      "detection, teardown, rescheduling or waiting for repair, and the restart with its checkpoint load.</p>"
+      "<p>Checkpoint interval {}; for this job's failure rate and checkpoint cost Young's optimum is {} and "
+      "Daly's {}.</p>",
+      100 * r.ettr, r.wall.seconds() / 86400, r.interruptions, r.mtbi_hours, r.iterations_kept, r.iterations_lost,
+      r.checkpoints, core::format_time(r.configured_interval), core::format_time(r.young), core::format_time(r.daly));
+  s.body_html = draw_stacked_bars(c).str() + html_table(t) + (causes.rows.empty() ? "" : html_table(causes));
+  return s;
+}
+
+}  // namespace anatomy::report

@@ -1,0 +1,64 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/format.h"
+#include "report/hbars.h"
+#include "report/palette.h"
+#include "report/sections.h"
+
+namespace anatomy::report {
+namespace {
+
+// One color per kind of link, in the order they first appear.
+std::string kind_color_of(const std::string& kind, std::vector<Series>& legend) {
+  for (const auto& s : legend)
+    if (s.name == kind) return s.color;
+  legend.push_back({kind, series_color(legend.size())});
+  return legend.back().color;
+}
+
+}  // namespace
+
+Section links_section(const workload::IterationResult& r) {
+  BarChart c;
+  c.title = "utilization of the busiest links";
+  c.axis_caption = "mean utilization over the iteration: bytes carried / (bandwidth × iteration time), %";
+  Table t;
+  t.header = {"link", "kind", "carried", "utilization"};
+  t.numeric = {false, false, true, true};
+  // The model lists the links that carried the most bytes; shown by
+  // utilization (a slow link carries fewer bytes at a higher load).
+  std::vector<workload::LinkLoad> links = r.busiest_links;
+  std::stable_sort(links.begin(), links.end(), [](const workload::LinkLoad& a, const workload::LinkLoad& b) {
+    return a.utilization > b.utilization;
+  });
+  for (const auto& l : links) {
+    Bar b;
+    b.label = l.from + " → " + l.to;
+    b.value = 100 * l.utilization;
+    b.value_text = percent(l.utilization);
+    b.color = kind_color_of(l.kind, c.legend);
+    b.tooltip = fmt::format("{} ({}): {:.2f} GB, {}", b.label, l.kind, l.bytes.as_double() / 1e9, b.value_text);
+    c.rows.push_back(std::move(b));
+    t.rows.push_back(
+        {l.from + " → " + l.to, l.kind, fmt::format("{:.2f} GB", l.bytes.as_double() / 1e9), percent(l.utilization)});
+  }
+  Section s;
+  s.id = "links";
+  s.title = "Busiest links";
+  s.intro_html =
+      "<p>The links that carried the most bytes during the iteration (pipeline sends between the stages' "
+      "representative GPUs and every data-parallel communicator's gradient and parameter collectives, run "
+      "together on the shared network), by their mean utilization over the iteration. Tensor-, context- and "
+      "expert-parallel collectives inside a step are timed in isolation on the network and memoized, so they "
+      "do <em>not</em> appear in these link loads.</p>\n";
+  if (r.busiest_links.empty()) {
+    s.body_html = "<p><em>No link carried traffic in the simulated iteration.</em></p>\n";
+  } else {
+    s.body_html = draw_bars(c).str() + html_table(t);
+  }
+  return s;
+}
+
+}  // namespace anatomy::report
