@@ -7,9 +7,11 @@ ASAN_BUILD ?= build-asan
 BENCH_BUILD?= build-bench
 JOBS       ?= $(shell nproc)
 
-# Debian 12 packages the build and tests need.
+# Debian 12 packages the build and tests need (chromium: the test that opens
+# the HTML report in a headless browser; zlib: it decodes the screenshot).
 PACKAGES := cmake ninja-build g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev \
-            libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+            libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev \
+            zlib1g-dev chromium
 
 .PHONY: all deps configure build run test test-release test-asan bench clean
 

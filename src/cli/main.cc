@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/collective_command.h"
+#include "cli/compare_command.h"
 #include "cli/list_command.h"
 #include "cli/run_command.h"
 #include "core/error.h"
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   add_collective_command(app, exit_code);
+  add_compare_command(app, exit_code);
   add_list_command(app, exit_code);
   add_run_command(app, exit_code);
   add_validate_command(app, exit_code);

@@ -6,7 +6,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/outputs.h"
+#include "cli/job_output.h"
 #include "core/error.h"
+#include "report/job_section.h"
+#include "report/progress.h"
 #include "workload/flops.h"
 
 namespace anatomy::cli {
@@ -19,17 +23,6 @@ std::string seconds(core::SimTime t) {
 
 std::string gb(core::Bytes b) { return fmt::format("{:.1f} GB", b.as_double() / 1e9); }
 
-std::string plan_text(const scenario::Scenario& s) {
-  const auto& p = s.parallelism;
-  std::string out = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
-  if (p.cp > 1) out += fmt::format(" CP{}", p.cp);
-  if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
-  if (p.virtual_stages > 1) out += fmt::format(" (interleaved x{})", p.virtual_stages);
-  if (p.sequence_parallel && p.tp > 1) out += " +SP";
-  out += fmt::format(", ZeRO-{}", p.zero_stage);
-  return out;
-}
-
 nlohmann::ordered_json breakdown_json(const workload::TimeBreakdown& b) {
   nlohmann::ordered_json j;
   for (auto [name, t] : b.buckets()) {
@@ -41,13 +34,25 @@ nlohmann::ordered_json breakdown_json(const workload::TimeBreakdown& b) {
   return j;
 }
 
-int run(const std::string& file, const std::string& format) {
+int run(const std::string& file, const std::string& format, const OutputOptions& outputs) {
   if (format != "table" && format != "json")
     throw core::InputError({"", 0, "--format"}, fmt::format("unknown format '{}' (known: table, json)", format));
   const scenario::Scenario s =
       file.empty() ? scenario::parse_scenario(default_scenario_yaml(), "<built-in default>") : scenario::load_scenario(file);
+  check_iteration_outputs(outputs, s);
+  if (s.job) {  // a whole training run (job_output.h); the files show its steady iteration too
+    const JobRun job = simulate_job(s);
+    write_iteration_outputs(outputs, s, job.topology, job.result.steady, {report::job_section(job.result)});
+    return print_job(s, job, format);
+  }
   std::string topology;
-  const workload::IterationResult r = simulate_scenario(s, &topology);
+  workload::IterationResult r;
+  {
+    report::Progress progress(stderr, outputs.progress(), 1, "iteration");
+    r = simulate_scenario(s, &topology);
+    progress.advance(r.iteration);
+  }
+  write_iteration_outputs(outputs, s, topology, r);
   const auto& t = s.training;
   if (format == "json") {
     nlohmann::ordered_json j;
@@ -118,6 +123,17 @@ int run(const std::string& file, const std::string& format) {
 
 }  // namespace
 
+std::string plan_text(const scenario::Scenario& s) {
+  const auto& p = s.parallelism;
+  std::string out = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
+  if (p.cp > 1) out += fmt::format(" CP{}", p.cp);
+  if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
+  if (p.virtual_stages > 1) out += fmt::format(" (interleaved x{})", p.virtual_stages);
+  if (p.sequence_parallel && p.tp > 1) out += " +SP";
+  out += fmt::format(", ZeRO-{}", p.zero_stage);
+  return out;
+}
+
 const char* default_scenario_yaml() {
   return R"(# The built-in default: a 70B-parameter model on 512 GB200 superchips
 # (1,024 B200 GPUs in NVL72 racks) over an 800 Gb/s rail-optimized
@@ -150,17 +166,19 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto file = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("table");
   auto show = std::make_shared<bool>(false);
+  auto outputs = std::make_shared<OutputOptions>();
   CLI::App* sub = app.add_subcommand("run", "simulate one training iteration of a scenario (default: the built-in one)");
   sub->add_option("scenario", *file, "scenario YAML file");
   sub->add_option("--format", *format, "table or json")->capture_default_str();
   sub->add_flag("--show-default", *show, "print the built-in default scenario's YAML and exit");
-  sub->callback([file, format, show, &exit_code] {
+  outputs->add_to(*sub, OutputOptions::kReport | OutputOptions::kTrace | OutputOptions::kCsv | OutputOptions::kQuiet);
+  sub->callback([file, format, show, outputs, &exit_code] {
     if (*show) {
       std::fputs(default_scenario_yaml(), stdout);
       exit_code = 0;
       return;
     }
-    exit_code = run(*file, *format);
+    exit_code = run(*file, *format, *outputs);
   });
 }
 

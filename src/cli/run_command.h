@@ -20,6 +20,9 @@ void add_validate_command(CLI::App& app, int& exit_code);
 // The built-in default scenario, as YAML (also what `anatomy run` prints with --show-default).
 const char* default_scenario_yaml();
 
+// The parallelism plan in one line: "TP4 PP4 DP64 (interleaved x5) +SP, ZeRO-1".
+std::string plan_text(const scenario::Scenario& s);
+
 // Builds the cluster and runs one iteration of `s` (shared by run and validate).
 workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description);
 

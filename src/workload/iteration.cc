@@ -46,6 +46,15 @@ constexpr int64_t kParamBytes = 2;  // bf16 parameter all-gather
 constexpr int kMaxBucketsPerChunk = 16;
 const SimTime kNever = SimTime::max();
 
+uint32_t gpu_of(const IterationInputs& in, uint32_t rank) {
+  return in.rank_to_gpu.empty() ? rank : in.rank_to_gpu[rank];
+}
+
+std::vector<uint32_t> gpus_of(const IterationInputs& in, std::vector<uint32_t> ranks) {
+  for (auto& r : ranks) r = gpu_of(in, r);
+  return ranks;
+}
+
 // Times collectives alone on the network, memoized by their shape, and
 // remembers which algorithm "auto" chose for each.
 class IsolatedCollectives {
@@ -54,7 +63,7 @@ class IsolatedCollectives {
       : in_(in), runner_(*in.topology, *in.algorithms, in.library, in.make_network) {}
 
   const coll::CollectiveResult& run(coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks) {
-    const coll::Group g = coll::make_group(*in_.topology, ranks);
+    const coll::Group g = coll::make_group(*in_.topology, gpus_of(in_, ranks));
     size_t widest = 0;
     for (const auto& d : g.domains) widest = std::max(widest, d.size());
     const auto key = std::make_tuple(static_cast<int>(op), bytes.count(), g.size(), g.domains.size(), widest);
@@ -118,7 +127,7 @@ class IterationSim {
   int stage_of(int pos) const { return pos % p_.pp; }
   size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
   topo::NodeId rep_node(int stage) const {
-    return in_.topology->gpu_node(layout_.rank({0, 0, 0, stage}));
+    return in_.topology->gpu_node(gpu_of(in_, layout_.rank({0, 0, 0, stage})));
   }
 
   void account(Stage& st, IntervalKind kind, SimTime until, int64_t mb = -1, int chunk = -1);
@@ -217,7 +226,7 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes) {
   r.fidelity = coll::Fidelity::kBulk;
   auto merged = std::make_unique<coll::Schedule>();
   for (int tp = 0; tp < p_.tp; ++tp) {
-    const coll::Group g = coll::make_group(*in_.topology, layout_.dp_cp_group({tp, 0, 0, s}));
+    const coll::Group g = coll::make_group(*in_.topology, gpus_of(in_, layout_.dp_cp_group({tp, 0, 0, s})));
     coll::Schedule one = a.build(g, r, in_.library);
     if (tp == 0) {
       *merged = std::move(one);
@@ -445,6 +454,9 @@ IterationResult IterationSim::run() {
     }
   }
   for (int s = 0; s < p_.pp; ++s) try_start(s);
+  SimTime background_finished;
+  for (const auto& b : in_.background)
+    net_->transfer(b.src, b.dst, b.bytes, [this, &background_finished] { background_finished = sim_.now(); });
   sim_.run();
 
   IterationResult r;
@@ -454,6 +466,7 @@ IterationResult IterationSim::run() {
     T = std::max(T, st.end);
   }
   r.iteration = T;
+  for (int s = 0; s < p_.pp; ++s) r.stage_gpus.push_back(gpu_of(in_, layout_.rank({0, 0, 0, s})));
   for (auto& st : st_) {
     account(st, IntervalKind::kWaiting, T);
     ANATOMY_CHECK(st.b.total() == T, "a stage's time buckets do not add up to the iteration");
@@ -485,6 +498,7 @@ IterationResult IterationSim::run() {
   r.library = in_.library.name;
   r.dp_algorithm = dp_algorithm_.empty() ? "none (no data parallelism)" : dp_algorithm_;
   r.network_transfers = static_cast<int64_t>(net_->counters().transfers_started);
+  r.background_finished = background_finished;
   const topo::Topology& topo = *in_.topology;
   std::vector<LinkLoad> loads;
   for (topo::LinkId l = 0; l < topo.num_links(); ++l) {
@@ -498,7 +512,13 @@ IterationResult IterationSim::run() {
     loads.push_back(x);
   }
   std::stable_sort(loads.begin(), loads.end(), [](const LinkLoad& a, const LinkLoad& b) { return a.bytes > b.bytes; });
-  if (loads.size() > 16) loads.resize(16);
+  // The busiest 8 of each kind of link, so the fabric's show up beside the
+  // busier NVLink and PCIe links.
+  std::map<topo::LinkKind, int> kept;
+  std::vector<LinkLoad> busiest;
+  for (const auto& x : loads)
+    if (kept[topo.link(x.link).kind]++ < 8) busiest.push_back(x);
+  loads = std::move(busiest);
   for (auto& x : loads) {
     const topo::Link& link = topo.link(x.link);
     x.from = topo.node_label(link.from);
@@ -513,6 +533,9 @@ IterationResult IterationSim::run() {
 
 IterationResult simulate_iteration(const IterationInputs& in) {
   const hw::Accelerator& gpu = in.compute->accelerator();
+  if (!in.rank_to_gpu.empty() && static_cast<int>(in.rank_to_gpu.size()) != in.plan->gpus())
+    throw core::InputError({"", 0, "placement"}, fmt::format("{} GPUs placed for a plan of {}", in.rank_to_gpu.size(),
+                                                             in.plan->gpus()));
   if (static_cast<int>(in.topology->num_gpus()) < in.plan->gpus())
     throw core::InputError({"", 0, "cluster.gpus"},
                            fmt::format("the plan needs {} GPUs but the cluster has {}", in.plan->gpus(),

@@ -69,6 +69,7 @@ struct LinkLoad {
 struct IterationResult {
   SimTime iteration;
   std::vector<TimeBreakdown> stages;           // one representative GPU per pipeline stage
+  std::vector<uint32_t> stage_gpus;             // which GPU represents each stage
   std::vector<std::vector<Interval>> timeline;  // per stage
   TimeBreakdown mean;                           // over all GPUs (every stage has as many)
   int64_t micro_batches = 0;
@@ -85,7 +86,8 @@ struct IterationResult {
   std::string library;
   std::string dp_algorithm;              // what "auto" chose for the gradient collectives
   int64_t network_transfers = 0;
-  std::vector<LinkLoad> busiest_links;  // up to 16, busiest first
+  std::vector<LinkLoad> busiest_links;  // the 8 busiest of each link kind, busiest first
+  SimTime background_finished;          // when the last background transfer arrived (0: none)
 };
 
 struct IterationInputs {
@@ -100,6 +102,15 @@ struct IterationInputs {
   // false: a plan that does not fit in memory is simulated anyway and the
   // result's memory_warning says by how much.
   bool enforce_memory = true;
+  // Where each rank runs: rank r on GPU rank_to_gpu[r] (empty: GPU r).
+  std::vector<uint32_t> rank_to_gpu;
+  // Traffic that shares the network with the iteration from its start
+  // (e.g. checkpoint writes to storage); the result says when it finished.
+  struct Background {
+    topo::NodeId src = topo::kNoNode, dst = topo::kNoNode;
+    core::Bytes bytes;
+  };
+  std::vector<Background> background;
 };
 
 // Throws InputError when the plan does not fit the GPUs' memory (unless

@@ -191,7 +191,7 @@ StageCost StepCostModel::stage(int s) const {
       const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
       f.compute += lookup;
       b.compute += lookup * 2;
-      params += m_.embedding_params() / tp;
+      params += (m_.vocab + m_.max_seq) * h / tp;  // input embedding and learned positions
       if (tp > 1) {
         const SimTime r = timer_(p_.sequence_parallel ? coll::Op::kReduceScatter : coll::Op::kAllReduce,
                                  Bytes(T * h * kActivationBytes), layout_.tp_group(rep));
@@ -206,7 +206,8 @@ StageCost StepCostModel::stage(int s) const {
       const SimTime loss = cm_.memory_bound(Bytes(T * (V / tp) * 4 * 3));
       f.compute += logits + loss;
       b.compute += cm_.gemm(T, h, V / tp, prec) + cm_.gemm(h, V / tp, T, prec) + loss;
-      if (!m_.tied_embeddings || p_.pp > 1) params += V * h / tp;
+      if (!m_.tied_embeddings || p_.pp > 1) params += V * h / tp;  // the output layer
+      params += m_.norm_params();                                  // the final norm
       if (tp > 1 && p_.sequence_parallel) {
         const SimTime ag = timer_(coll::Op::kAllGather, Bytes(T * h * kActivationBytes), layout_.tp_group(rep));
         f.tp_comm += ag;

@@ -188,3 +188,33 @@ TEST(CliValidate, MegatronWeakScalingWithinTenPercentMedian) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliJob, CheckpointsOnTheTrainingFabricCostMoreThanOnTheirOwn) {
+  // The same job, the same checkpoints: with storage on the training fabric
+  // the background writes share links with the data-parallel collectives
+  // and lengthen the iterations they overlap.
+  auto cost = [](const char* file) {
+    Result r = run(std::string("run ") + ANATOMY_SOURCE_DIR + "/scenarios/" + file + " --format json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto separate = cost("checkpoint-separate-storage.yaml");
+  const auto shared = cost("checkpoint-shared-storage.yaml");
+  EXPECT_GT(shared["checkpoint_cost_s"].get<double>(), separate["checkpoint_cost_s"].get<double>());
+  EXPECT_DOUBLE_EQ(separate["checkpoint_cost_s"].get<double>(), separate["checkpoint_stall_s"].get<double>());
+  // Every GPU-hour is accounted.
+  double sum = 0;
+  for (auto& [k, v] : shared["gpu_hours"].items()) sum += v.get<double>();
+  EXPECT_NEAR(sum, shared["gpus"].get<double>() * shared["wall_hours"].get<double>(), 1e-6 * sum);
+}
+
+TEST(CliJob, SameSeedSameReportOtherSeedOtherHistory) {
+  const std::string file = std::string(ANATOMY_SOURCE_DIR) + "/scenarios/checkpoint-separate-storage.yaml";
+  Result a = run("run " + file + " --format json"), b = run("run " + file + " --format json");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+}
+
+}  // namespace
