@@ -224,7 +224,7 @@ void add_collective_command(CLI::App& app, int& exit_code) {
   sub->add_option("--channels", args->channels, "channels (0 = as NCCL would)")->capture_default_str();
   sub->add_option("--chunks", args->chunks, "pipeline chunks per channel (0 = from the protocol's chunk size)")
       ->capture_default_str();
-  sub->add_option("--network", args->network, "network model: flow")->capture_default_str();
+  sub->add_option("--network", args->network, "network model: flow, or packet[:key=value,...] (e.g. packet:transport=roce,fabric=switch-scheduled; keys in src/net/packet/config.h)")->capture_default_str();
   sub->add_option("--format", args->format, "table or json")->capture_default_str();
   args->outputs.add_to(*sub, OutputOptions::kReport | OutputOptions::kCsv | OutputOptions::kQuiet);
   sub->callback([args, &exit_code] { exit_code = run_collective(*args); });

@@ -122,22 +122,31 @@ JobResult JobSim::run() {
 
   SimTime t = std::min(D_, r_.first_start.total());
   add(r_.time.startup, SimTime::zero(), t);
+  // Counts an interruption by cause and recovers from it.
+  struct Interruption {
+    const FailureClass* cls;
+    SimTime resume;   // when training can go on
+    std::string how;  // detection, teardown, rescheduling, restart
+  };
+  auto interrupt = [&](const FailureEvent& f) {
+    const bool planned = f.cls == planned_cls;
+    const FailureClass& fc = planned ? kPlanned : spec_.failures.classes[f.cls];
+    ++r_.interruptions;
+    if (!planned) {
+      ++r_.by_component[fc.name];
+      ++r_.by_category[fc.category];
+    }
+    Interruption i{&fc, SimTime::zero(), {}};
+    i.resume = recover(f.at, fc, planned, i.how);
+    return i;
+  };
+
   SimTime productive, tentative;  // tentative: trained since the last checkpoint
-  int64_t q = 0;                  // iterations since the last checkpoint
   size_t fi = 0;
   while (t < D_) {
     // A failure while the job is (re)starting: the start begins again.
     while (fi < failures.size() && failures[fi].at < t) {
-      const FailureEvent& f = failures[fi++];
-      const bool planned = f.cls == planned_cls;
-      const FailureClass& fc = planned ? kPlanned : spec_.failures.classes[f.cls];
-      ++r_.interruptions;
-      if (!planned) {
-        ++r_.by_component[fc.name];
-        ++r_.by_category[fc.category];
-      }
-      std::string how;
-      const SimTime resume = recover(f.at, fc, planned, how);
+      const SimTime resume = interrupt(failures[fi++]).resume;
       if (resume > t) {
         add(r_.time.recovery, t, resume);
         t = std::min(D_, resume);
@@ -145,7 +154,7 @@ JobResult JobSim::run() {
     }
     if (t >= D_) break;
     const SimTime next_failure = fi < failures.size() ? failures[fi].at : SimTime::max();
-    const SimTime train_left = T * (K - q);
+    const SimTime train_left = T * K;
     const SimTime period_end = cs.enabled ? t + train_left + C : SimTime::max();
     if (period_end <= std::min(next_failure, D_)) {
       // The checkpoint period completes: its work is safe.
@@ -155,7 +164,6 @@ JobResult JobSim::run() {
       r_.iterations_kept += K;
       add(r_.time.checkpoint, t + train_left, period_end);
       ++r_.checkpoints;
-      q = 0;
       t = period_end;
       continue;
     }
@@ -165,7 +173,7 @@ JobResult JobSim::run() {
       const SimTime run = std::min(D_ - t, train_left);
       const int64_t n = static_cast<int64_t>(run.count_ps() / std::max<int64_t>(1, T.count_ps()));
       productive += tentative + run;
-      r_.iterations_kept += q + n;
+      r_.iterations_kept += n;
       add(r_.time.checkpoint, t + run, D_);
       t = D_;
       break;
@@ -173,42 +181,27 @@ JobResult JobSim::run() {
     // A failure strikes in this period: everything since the last
     // checkpoint is lost, including a checkpoint still being written.
     const FailureEvent& f = failures[fi++];
-    const bool planned = f.cls == planned_cls;
-    const FailureClass& fc = planned ? kPlanned : spec_.failures.classes[f.cls];
     const SimTime run = f.at - t;
     const SimTime trained = std::min(run, train_left);
     tentative += trained;
     if (run > train_left) add(r_.time.checkpoint, t + train_left, f.at);
-    const int64_t done = q + static_cast<int64_t>(trained.count_ps() / std::max<int64_t>(1, T.count_ps()));
+    const int64_t done = trained.count_ps() / std::max<int64_t>(1, T.count_ps());
     r_.time.lost_work += tentative;
     r_.iterations_lost += done;
-    ++r_.interruptions;
-    if (!planned) {
-      ++r_.by_component[fc.name];
-      ++r_.by_category[fc.category];
-    }
-    std::string how;
-    SimTime resume = recover(f.at, fc, planned, how);
+    Interruption first = interrupt(f);
+    SimTime resume = first.resume;
     // Failures during the recovery restart it from their own detection.
     while (fi < failures.size() && failures[fi].at < resume) {
-      const FailureEvent& g = failures[fi++];
-      const bool gp = g.cls == planned_cls;
-      const FailureClass& gc = gp ? kPlanned : spec_.failures.classes[g.cls];
-      ++r_.interruptions;
-      if (!gp) {
-        ++r_.by_component[gc.name];
-        ++r_.by_category[gc.category];
-      }
-      std::string how2;
-      resume = std::max(resume, recover(g.at, gc, gp, how2));
-      how += "; then " + gc.name + ": " + how2;
+      const Interruption next = interrupt(failures[fi++]);
+      resume = std::max(resume, next.resume);
+      first.how += "; then " + next.cls->name + ": " + next.how;
     }
     add(r_.time.recovery, f.at, resume);
     if (r_.events.size() < kMaxEvents)
-      r_.events.push_back({f.at, fmt::format("{} at {}: lost {} iterations ({}) since the last checkpoint; {}", fc.name,
-                                             hours(f.at), done, core::format_time(tentative), how)});
+      r_.events.push_back({f.at, fmt::format("{} at {}: lost {} iterations ({}) since the last checkpoint; {}",
+                                             first.cls->name, hours(f.at), done, core::format_time(tentative),
+                                             first.how)});
     tentative = SimTime::zero();
-    q = 0;
     t = std::min(D_, resume);
   }
   r_.wall = D_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace anatomy::report {
 
@@ -60,6 +61,20 @@ double draw_legend(Svg& svg, const std::vector<Series>& series, double x, double
     cx += w + kGap;
   }
   return cy + kLine + 4;
+}
+
+XAxis linear_axis(double x0, double x1, double y, double grid_top, std::function<double(double)> to_px,
+                  const std::vector<double>& ticks, std::string caption) {
+  XAxis axis;
+  axis.x0 = x0;
+  axis.x1 = x1;
+  axis.y = y;
+  axis.grid_top = grid_top;
+  axis.to_px = std::move(to_px);
+  const double step = tick_step(ticks);
+  axis.label = [step](double v) { return tick_label(v, step); };
+  axis.caption = std::move(caption);
+  return axis;
 }
 
 double draw_x_axis(Svg& svg, const XAxis& axis, const std::vector<double>& ticks) {

@@ -55,4 +55,10 @@ struct XAxis {
 // first and last are kept inside [0, svg width]. Returns the y below it.
 double draw_x_axis(Svg& svg, const XAxis& axis, const std::vector<double>& ticks);
 
+// The value axis of a horizontal chart over [x0, x1] from linear_ticks'
+// `ticks`, labelled with as many decimals as their step needs, its grid
+// reaching up to grid_top.
+XAxis linear_axis(double x0, double x1, double y, double grid_top, std::function<double(double)> to_px,
+                  const std::vector<double>& ticks, std::string caption);
+
 }  // namespace anatomy::report

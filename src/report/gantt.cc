@@ -69,16 +69,7 @@ Svg draw_gantt(const GanttChart& g) {
 
   Svg svg(g.width, height, g.title);
   draw_legend(svg, g.series, 8, 8, g.width - 16);
-  XAxis axis;
-  axis.x0 = x0;
-  axis.x1 = x1;
-  axis.y = axis_y;
-  axis.grid_top = rows_top - 4;
-  axis.to_px = to_px;
-  const double step = tick_step(ticks);
-  axis.label = [step](double v) { return tick_label(v, step); };
-  axis.caption = g.axis_caption;
-  draw_x_axis(svg, axis, shown);
+  draw_x_axis(svg, linear_axis(x0, x1, axis_y, rows_top - 4, to_px, ticks, g.axis_caption), shown);
   for (size_t r = 0; r < g.rows.size(); ++r) {
     const GanttRow& row = g.rows[r];
     const double y = rows_top + r * (kRowHeight + kRowGap);

@@ -28,16 +28,7 @@ Svg draw_bars(const BarChart& c) {
 
   Svg svg(c.width, height, c.title);
   if (!c.legend.empty()) draw_legend(svg, c.legend, 8, 8, c.width - 16);
-  XAxis axis;
-  axis.x0 = x0;
-  axis.x1 = x1;
-  axis.y = axis_y;
-  axis.grid_top = rows_top - 4;
-  axis.to_px = to_px;
-  const double step = tick_step(ticks);
-  axis.label = [step](double v) { return tick_label(v, step); };
-  axis.caption = c.axis_caption;
-  draw_x_axis(svg, axis, ticks);
+  draw_x_axis(svg, linear_axis(x0, x1, axis_y, rows_top - 4, to_px, ticks, c.axis_caption), ticks);
   for (size_t i = 0; i < c.rows.size(); ++i) {
     const Bar& b = c.rows[i];
     const double y = rows_top + i * (kBarHeight + kRowGap);

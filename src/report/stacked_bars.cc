@@ -36,16 +36,7 @@ Svg draw_stacked_bars(const StackedBarChart& c) {
 
   Svg svg(c.width, height, c.title);
   draw_legend(svg, c.series, 8, 8, c.width - 16);
-  XAxis axis;
-  axis.x0 = x0;
-  axis.x1 = x1;
-  axis.y = axis_y;
-  axis.grid_top = bars_top - 4;
-  axis.to_px = to_px;
-  const double step = tick_step(ticks);
-  axis.label = [step](double v) { return tick_label(v, step); };
-  axis.caption = c.axis_caption;
-  draw_x_axis(svg, axis, ticks);
+  draw_x_axis(svg, linear_axis(x0, x1, axis_y, bars_top - 4, to_px, ticks, c.axis_caption), ticks);
   for (size_t i = 0; i < c.bars.size(); ++i) {
     const StackedBar& b = c.bars[i];
     const double y = bars_top + i * (kBarHeight + kRowGap);
