@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "cli/job_output.h"
 #include "cli/outputs.h"
 #include "cli/run_command.h"
 #include "cli/scenario_inputs.h"
@@ -39,9 +40,19 @@ int compare(const CompareArgs& a) {
     report::Progress progress(stderr, a.outputs.progress(), static_cast<int64_t>(scenarios.size()), "runs");
     for (size_t i = 0; i < scenarios.size(); ++i) {
       std::string topology;
-      workload::IterationResult r = simulate_scenario(scenarios[i], &topology);
-      progress.advance(r.iteration);
-      runs.push_back({label_of(i), scenario_page_info(scenarios[i], topology, &r), std::move(r)});
+      report::CompareRun run;
+      if (scenarios[i].job) {
+        JobRun job = simulate_job(scenarios[i]);
+        topology = job.topology;
+        run.result = job.result.steady;
+        run.job = std::move(job.result);
+      } else {
+        run.result = simulate_scenario(scenarios[i], &topology);
+      }
+      progress.advance(run.result.iteration);
+      run.label = label_of(i);
+      run.info = scenario_page_info(scenarios[i], topology, &run.result);
+      runs.push_back(std::move(run));
     }
   }
   const std::vector<report::CompareMetric> metrics = report::compare_metrics(runs);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace anatomy::report {
@@ -14,7 +15,44 @@ std::string json_key(std::string name) {
   return name;
 }
 
-std::string signed_fixed(double v, int decimals) { return fmt::format("{:+.{}f}", v == 0 ? 0.0 : v, decimals); }
+// "+1.25", "-0.50"; what rounds to zero is "+0.00", never "-0.00".
+std::string signed_fixed(double v, int decimals) {
+  if (std::fabs(v) < 0.5 * std::pow(10.0, -decimals)) v = 0;
+  return fmt::format("{:+.{}f}", v, decimals);
+}
+
+// The whole job's figures: what the cluster's time became, and its cost.
+void add_job_metrics(const std::vector<CompareRun>& runs, std::vector<CompareMetric>& out) {
+  const auto add = [&](std::string key, std::string name, std::string unit, double shown, int decimals,
+                       bool higher_is_better, auto value_of) {
+    CompareMetric m{std::move(key), std::move(name), std::move(unit), shown, decimals, false, higher_is_better, {}};
+    for (const auto& r : runs) m.values.push_back(value_of(*r.job));
+    out.push_back(std::move(m));
+  };
+  add("ettr", "effective training time", "%", 100, 2, true, [](const job::JobResult& j) { return j.ettr; });
+  add("interruptions", "interruptions", "", 1, 0, false,
+      [](const job::JobResult& j) { return static_cast<double>(j.interruptions); });
+  add("checkpoint_cost_s", "cost of one checkpoint", "ms", 1e3, 3, false,
+      [](const job::JobResult& j) { return j.checkpoint.cost(j.steady.iteration).seconds(); });
+  const bool priced = std::all_of(runs.begin(), runs.end(), [](const CompareRun& r) {
+    return r.job->dollars_per_gpu_hour > 0;
+  });
+  const size_t causes = job::JobBuckets{}.named().size();
+  for (size_t i = 0; i < causes; ++i) {
+    const std::string cause = job::JobBuckets{}.named()[i].first;
+    const auto gpu_hours = [i](const job::JobResult& j) {
+      return j.time.named()[i].second.seconds() * j.gpus / 3600.0;
+    };
+    add(json_key(cause) + "_gpu_hours", cause + ", GPU-hours", "", 1, 0, false, gpu_hours);
+    if (priced)
+      add(json_key(cause) + "_dollars", cause + ", cost", "$", 1, 0, false,
+          [gpu_hours](const job::JobResult& j) { return gpu_hours(j) * j.dollars_per_gpu_hour; });
+  }
+  if (priced)
+    add("total_dollars", "total cost", "$", 1, 0, false, [](const job::JobResult& j) {
+      return j.time.total().seconds() * j.gpus / 3600.0 * j.dollars_per_gpu_hour;
+    });
+}
 
 }  // namespace
 
@@ -46,6 +84,8 @@ std::vector<CompareMetric> compare_metrics(const std::vector<CompareRun>& runs) 
   add("mfu", "MFU", "%", 100, 2, false, true, [](const workload::IterationResult& r) { return r.mfu; });
   add("memory_per_gpu_GB", "memory per GPU", "GB", 1, 2, false, false,
       [](const workload::IterationResult& r) { return r.memory.total().as_double() / 1e9; });
+  if (!runs.empty() && std::all_of(runs.begin(), runs.end(), [](const CompareRun& r) { return r.job.has_value(); }))
+    add_job_metrics(runs, out);
   return out;
 }
 
@@ -81,7 +121,7 @@ std::string compare_text(const std::vector<CompareRun>& runs, const std::vector<
     out += "\n";
   }
   out += "\n";
-  out += fmt::format("{:<30}", "metric");
+  out += fmt::format("{:<36}", "metric");
   for (size_t i = 0; i < runs.size(); ++i) {
     out += fmt::format(" {:>14}", runs[i].label);
     if (i > 0) {
@@ -92,7 +132,7 @@ std::string compare_text(const std::vector<CompareRun>& runs, const std::vector<
   out += "\n";
   for (const auto& m : metrics) {
     const std::string name = m.unit.empty() ? m.name : fmt::format("{} ({})", m.name, m.unit);
-    out += fmt::format("{:<30}", name);
+    out += fmt::format("{:<36}", name);
     for (size_t i = 0; i < m.values.size(); ++i) {
       out += fmt::format(" {:>14.{}f}", m.values[i] * m.shown, m.decimals);
       if (i > 0) {

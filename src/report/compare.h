@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "job/lifecycle.h"
 #include "report/page_info.h"
 #include "workload/iteration.h"
 
@@ -24,6 +25,7 @@ struct CompareRun {
   std::string label;  // "A", "B", ...
   PageInfo info;
   workload::IterationResult result;
+  std::optional<job::JobResult> job;  // when the scenario runs a whole job (result is then its steady iteration)
 };
 
 struct CompareMetric {
@@ -42,7 +44,9 @@ struct CompareMetric {
 };
 
 // Iteration time, every bucket of the mean breakdown (and recomputation),
-// tokens/s, TFLOP/s per GPU, MFU and memory per GPU.
+// tokens/s, TFLOP/s per GPU, MFU and memory per GPU; when every run is a
+// whole job, also its effective training time, interruptions, checkpoint
+// cost, GPU-hours per cause and (with a price) dollars per cause.
 std::vector<CompareMetric> compare_metrics(const std::vector<CompareRun>& runs);
 
 // The inputs whose values differ between runs: (section.field, value per

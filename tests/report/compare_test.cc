@@ -55,6 +55,26 @@ TEST(Compare, HasIterationEveryBucketAndTheHeadlineFigures) {
     EXPECT_NO_THROW(find(m, k)) << k;
 }
 
+TEST(Compare, WholeJobsAddGoodputGpuHoursAndDollarsPerCause) {
+  auto runs = two_runs();
+  EXPECT_THROW(find(compare_metrics(runs), "ettr"), std::runtime_error);  // iterations only: no job figures
+  for (auto& r : runs) {
+    r.job.emplace();
+    r.job->gpus = 100;
+    r.job->dollars_per_gpu_hour = 2;
+    r.job->time.compute = core::SimTime::from_seconds(3600);
+  }
+  // B loses half an hour per GPU to recovery: 50 GPU-hours, $100.
+  runs[1].job->time.recovery = core::SimTime::from_seconds(1800);
+  runs[1].job->ettr = 0.5;
+  const auto m = compare_metrics(runs);
+  EXPECT_EQ(find(m, "ettr").values[1], 0.5);
+  EXPECT_NEAR(find(m, "productive_compute_gpu_hours").values[0], 100, 1e-9);
+  EXPECT_NEAR(find(m, "failure_recovery_gpu_hours").diff(1), 50, 1e-9);
+  EXPECT_NEAR(find(m, "failure_recovery_dollars").diff(1), 100, 1e-9);
+  EXPECT_NEAR(find(m, "total_dollars").diff(1), 100, 1e-9);
+}
+
 TEST(Compare, PercentOfAZeroBaselineIsUndefinedUnlessEqual) {
   const auto m = compare_metrics(two_runs());
   EXPECT_EQ(find(m, "recompute_s").diff_pct(1), 0.0);  // 0 in both
