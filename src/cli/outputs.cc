@@ -61,7 +61,8 @@ void check_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s
 }
 
 void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s, const std::string& topology,
-                             const workload::IterationResult& r, const std::vector<report::Section>& extra) {
+                             const workload::IterationResult& r, const std::vector<report::Section>& extra,
+                             const std::vector<job::JobPhase>* lifecycle) {
   const std::vector<uint32_t> gpus = r.stage_gpus.empty() ? report::representative_gpus(s.parallelism) : r.stage_gpus;
   if (!o.report.empty()) {
     const report::PageInfo info = scenario_page_info(s, topology, &r);
@@ -73,6 +74,7 @@ void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s
     t.name = s.name.empty() ? s.model.name : s.name;
     if (!o.trace_ranks.empty()) t.stages = report::parse_stage_list(o.trace_ranks, s.parallelism.pp, "--trace-ranks");
     t.links = o.trace_links;
+    t.lifecycle = lifecycle;
     write_output_file(o.trace, report::chrome_trace(r, gpus, t), "--trace");
   }
   if (!o.csv.empty()) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "job/lifecycle.h"
 #include "report/html_page.h"
 #include "report/page_info.h"
 #include "scenario/scenario.h"
@@ -46,6 +47,7 @@ void check_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s
 // Writes the report, trace and CSVs that `o` asks for.
 // `extra` report sections (the whole job's) come before the iteration's.
 void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s, const std::string& topology,
-                             const workload::IterationResult& r, const std::vector<report::Section>& extra = {});
+                             const workload::IterationResult& r, const std::vector<report::Section>& extra = {},
+                             const std::vector<job::JobPhase>* lifecycle = nullptr);
 
 }  // namespace anatomy::cli

@@ -42,7 +42,8 @@ int run(const std::string& file, const std::string& format, const OutputOptions&
   check_iteration_outputs(outputs, s);
   if (s.job) {  // a whole training run (job_output.h); the files show its steady iteration too
     const JobRun job = simulate_job(s);
-    write_iteration_outputs(outputs, s, job.topology, job.result.steady, {report::job_section(job.result)});
+    write_iteration_outputs(outputs, s, job.topology, job.result.steady, {report::job_section(job.result)},
+                            &job.result.phases);
     return print_job(s, job, format);
   }
   std::string topology;

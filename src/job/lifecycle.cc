@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -34,6 +35,22 @@ class JobSim {
   void add(SimTime& bucket, SimTime a, SimTime b) {
     b = std::min(b, D_);
     if (b > a) bucket += b - a;
+  }
+  // Appends [a, b), clipped to the job's wall time, to the timeline,
+  // joining it to the last phase when that is of the same kind and ends at a.
+  void mark(const char* kind, SimTime a, SimTime b) {
+    b = std::min(b, D_);
+    if (b <= a) return;
+    auto& ph = r_.phases;
+    if (ph.size() >= kFoldCheckpointsAfter && std::string_view(kind) == "checkpoint") {
+      kind = "training";
+      r_.checkpoints_folded = true;
+    }
+    if (!ph.empty() && std::string_view(ph.back().kind) == kind && ph.back().end == a) {
+      ph.back().end = b;
+    } else {
+      ph.push_back({kind, a, b});
+    }
   }
   // Recovery from a failure at `at`; returns when training resumes and
   // appends how to `how`.
@@ -122,6 +139,7 @@ JobResult JobSim::run() {
 
   SimTime t = std::min(D_, r_.first_start.total());
   add(r_.time.startup, SimTime::zero(), t);
+  mark("startup", SimTime::zero(), t);
   // Counts an interruption by cause and recovers from it.
   struct Interruption {
     const FailureClass* cls;
@@ -149,6 +167,7 @@ JobResult JobSim::run() {
       const SimTime resume = interrupt(failures[fi++]).resume;
       if (resume > t) {
         add(r_.time.recovery, t, resume);
+        mark("recovery", t, resume);
         t = std::min(D_, resume);
       }
     }
@@ -163,6 +182,8 @@ JobResult JobSim::run() {
       tentative = SimTime::zero();
       r_.iterations_kept += K;
       add(r_.time.checkpoint, t + train_left, period_end);
+      mark("training", t, t + train_left);
+      mark("checkpoint", t + train_left, period_end);
       ++r_.checkpoints;
       t = period_end;
       continue;
@@ -175,6 +196,8 @@ JobResult JobSim::run() {
       productive += tentative + run;
       r_.iterations_kept += n;
       add(r_.time.checkpoint, t + run, D_);
+      mark("training", t, t + run);
+      mark("checkpoint", t + run, D_);
       t = D_;
       break;
     }
@@ -185,6 +208,7 @@ JobResult JobSim::run() {
     const SimTime trained = std::min(run, train_left);
     tentative += trained;
     if (run > train_left) add(r_.time.checkpoint, t + train_left, f.at);
+    mark("lost training", t, f.at);
     const int64_t done = trained.count_ps() / std::max<int64_t>(1, T.count_ps());
     r_.time.lost_work += tentative;
     r_.iterations_lost += done;
@@ -197,6 +221,7 @@ JobResult JobSim::run() {
       first.how += "; then " + next.cls->name + ": " + next.how;
     }
     add(r_.time.recovery, f.at, resume);
+    mark("recovery", f.at, resume);
     if (r_.events.size() < kMaxEvents)
       r_.events.push_back({f.at, fmt::format("{} at {}: lost {} iterations ({}) since the last checkpoint; {}",
                                              first.cls->name, hours(f.at), done, core::format_time(tentative),

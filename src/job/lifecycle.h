@@ -35,6 +35,15 @@ struct JobEvent {
   std::string what;
 };
 
+// One stretch of the job's wall time, for its timeline: "startup",
+// "training", "checkpoint" (the stall and slowed iterations of a
+// checkpoint), "lost training" (work a failure undid, partial checkpoints
+// included) and "recovery". Phases are in time order and do not overlap.
+struct JobPhase {
+  const char* kind;
+  SimTime start, end;
+};
+
 struct JobBuckets {
   SimTime compute, communication, bubble, checkpoint, startup, lost_work, recovery;
   SimTime total() const { return compute + communication + bubble + checkpoint + startup + lost_work + recovery; }
@@ -59,7 +68,14 @@ struct JobResult {
   SimTime young, daly, configured_interval;
   double dollars_per_gpu_hour = 0;
   std::vector<JobEvent> events;  // the first failures and restarts, for the report
+  // The timeline. Past kFoldCheckpointsAfter phases, checkpoints are folded
+  // into the training around them, so a long job with short iterations
+  // keeps a timeline of bounded size that still shows every failure.
+  std::vector<JobPhase> phases;
+  bool checkpoints_folded = false;
 };
+
+inline constexpr size_t kFoldCheckpointsAfter = 100000;
 
 struct JobInputs {
   JobSpec spec;

@@ -36,6 +36,12 @@ std::string chrome_trace(const workload::IterationResult& r, const std::vector<u
   ev.push_back(fmt::format(R"({{"name":"iteration","cat":"job","ph":"X","ts":0.000000,"dur":{},"pid":{},"tid":0,)"
                            R"("args":{{"iteration":1,"micro_batches":{}}}}})",
                            exact_micros(r.iteration), kJobPid, r.micro_batches));
+  if (o.lifecycle && !o.lifecycle->empty()) {
+    ev.push_back(meta("thread_name", kJobPid, 1, R"("name":"lifecycle")"));
+    for (const job::JobPhase& ph : *o.lifecycle)
+      ev.push_back(fmt::format(R"({{"name":"{}","cat":"lifecycle","ph":"X","ts":{},"dur":{},"pid":{},"tid":1}})",
+                               ph.kind, exact_micros(ph.start), exact_micros(ph.end - ph.start), kJobPid));
+  }
   ev.push_back(
       meta("process_name", kGpuPid, 0, R"("name":)" + json_string(o.name + ": GPUs (one per pipeline stage)")));
   ev.push_back(meta("process_sort_index", kGpuPid, 0, R"("sort_index":1)"));

@@ -10,8 +10,10 @@
 //   process 2 "links" one counter ("ph": "C") per busy link: its mean
 //                     utilization over the iteration (the model keeps bytes
 //                     per link, not a time series), from 0 to the end.
-//   process 0 "job"   the iteration as one span (the lifecycle's phases
-//                     join it when the job model exists).
+//   process 0 "job"   the iteration as one span; for a whole job, a
+//                     second track "lifecycle" with its phases (startup,
+//                     training, checkpoint, lost training, recovery) over
+//                     the job's wall time.
 // Metadata events ("ph": "M") name the processes and tracks and order them.
 //
 // Times are microseconds, as the format requires, written as exact
@@ -28,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "job/lifecycle.h"
 #include "workload/iteration.h"
 
 namespace anatomy::report {
@@ -36,6 +39,7 @@ struct TraceOptions {
   std::string name = "anatomy";  // the run's name (process names carry it)
   std::vector<int> stages;       // which pipeline stages' GPUs to trace; empty = all
   int links = 16;                // the N busiest links as counter tracks (0 = none)
+  const std::vector<job::JobPhase>* lifecycle = nullptr;  // a whole job's timeline, or none
 };
 
 std::string chrome_trace(const workload::IterationResult& r, const std::vector<uint32_t>& stage_gpus,

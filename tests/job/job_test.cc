@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include <cmath>
 
 #include "core/error.h"
@@ -182,6 +185,33 @@ TEST(Lifecycle, FailuresLoseWorkAndTimeAndAddUp) {
   in.spec.seed = 12;
   const JobResult d = run_job(in);
   EXPECT_TRUE(d.interruptions != a.interruptions || d.time.lost_work != a.time.lost_work);
+}
+
+TEST(Lifecycle, TimelineCoversTheWallTimeWithoutGapsAndMatchesTheBuckets) {
+  Cluster c(false);
+  JobInputs in = job_inputs(c, SimTime::sec(86400));
+  in.spec.failures = two_classes();
+  in.spec.failures.classes[1].rate_per_unit_day = 5;  // a few interruptions in the day
+  in.spec.seed = 11;
+  const JobResult r = run_job(in);
+  ASSERT_GT(r.interruptions, 0);
+  ASSERT_FALSE(r.phases.empty());
+  ASSERT_FALSE(r.checkpoints_folded);
+  EXPECT_EQ(r.phases.front().start, SimTime::zero());
+  EXPECT_EQ(r.phases.back().end, r.wall);
+  std::map<std::string, SimTime> by_kind;
+  for (size_t i = 0; i < r.phases.size(); ++i) {
+    if (i > 0) {
+      EXPECT_EQ(r.phases[i].start, r.phases[i - 1].end) << i;
+    }
+    EXPECT_LT(r.phases[i].start, r.phases[i].end) << i;
+    by_kind[r.phases[i].kind] += r.phases[i].end - r.phases[i].start;
+  }
+  EXPECT_EQ(by_kind["startup"], r.time.startup);
+  EXPECT_EQ(by_kind["recovery"], r.time.recovery);
+  // Lost training holds the lost work and the checkpoints it cut short.
+  EXPECT_EQ(by_kind["lost training"] + by_kind["checkpoint"], r.time.lost_work + r.time.checkpoint);
+  EXPECT_GT(by_kind["lost training"], SimTime::zero());
 }
 
 TEST(Lifecycle, HangsCostTheWatchdogTimeout) {

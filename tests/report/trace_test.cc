@@ -129,5 +129,27 @@ TEST(ParseStageList, RejectsWhatIsNotAStageNamingTheFlag) {
   }
 }
 
+TEST(Trace, AJobsLifecycleIsATrackOfItsOwnCoveringTheWallTime) {
+  using core::SimTime;
+  const std::vector<job::JobPhase> phases = {{"startup", SimTime::zero(), SimTime::sec(60)},
+                                             {"training", SimTime::sec(60), SimTime::sec(3600)},
+                                             {"recovery", SimTime::sec(3600), SimTime::sec(3700)}};
+  TraceOptions o;
+  o.lifecycle = &phases;
+  const auto j = parse(o);
+  std::vector<std::string> names;
+  double covered_us = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e.value("cat", "") != "lifecycle") continue;
+    EXPECT_EQ(e["tid"], 1);
+    names.push_back(e["name"]);
+    covered_us += e["dur"].get<double>();
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"startup", "training", "recovery"}));
+  EXPECT_DOUBLE_EQ(covered_us, 3700e6);
+  // Without a job there is no lifecycle track.
+  for (const auto& e : parse()["traceEvents"]) EXPECT_NE(e.value("cat", ""), "lifecycle");
+}
+
 }  // namespace
 }  // namespace anatomy::report
