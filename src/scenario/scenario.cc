@@ -218,6 +218,9 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
                                              : workload::ShardingFramework::kMegatron;
        },
        {"megatron", "deepspeed"}},
+      {"cp_all_gather", Kind::kBool, by_default("false"), {},
+       "CP: all-gather K/V before attention, exposed (Llama 3); false: ring attention behind the kernels",
+       [](P& p, const Value& v) { p.cp_all_gather = v.flag; }},
   };
   return f;
 }

@@ -57,6 +57,13 @@ struct ParallelPlan {
   // (stage3_prefetch_bucket_size, 5e7 elements = 100 MB in fp16).
   int64_t param_gather_bytes = 0;
   ShardingFramework framework = ShardingFramework::kMegatron;
+  // Context parallelism's K/V exchange. false: ring attention, K/V blocks
+  // passed around the CP ring behind the attention kernels (Megatron-LM's
+  // default). true: K and V all-gathered before attention and their
+  // gradients reduce-scattered after it, on the critical path, as Llama 3
+  // does (arXiv 2407.21783 Section 3.3.2: "the all-gather communication
+  // latency is exposed in the critical path").
+  bool cp_all_gather = false;
 
   int gpus() const { return tp * pp * dp * cp; }
 };
