@@ -105,6 +105,7 @@ report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::stri
   rows.add("overlap_p2p_comm", yes_no(p.overlap_p2p_comm));
   rows.add("bucket_size", core::format_bytes(core::Bytes(p.bucket_bytes)));
   if (p.param_gather_bytes > 0) rows.add("param_gather_size", core::format_bytes(core::Bytes(p.param_gather_bytes)));
+  if (p.framework == workload::ShardingFramework::kDeepSpeed) rows.add("framework", "deepspeed");
   rows.section("training");
   rows.add("seq_len", t.seq_len);
   rows.add("global_batch", t.global_batch);

@@ -210,6 +210,17 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
       {"param_gather_size", Kind::kBytes, by_default("0"), {},
        "ZeRO-3: parameters gathered per collective (0: one layer, as FSDP wraps blocks; DeepSpeed: 100MB)",
        [](P& p, const Value& v) { p.param_gather_bytes = v.bytes.count(); }},
+      {"framework", Kind::kEnum, by_default("megatron"), {},
+       "what shards the model state: megatron (distributed optimizer; FSDP per block: a layer at once) or "
+       "deepspeed (ZeRO: a sub-module's parameters at once, 2+2+12 bytes per fp16 parameter)",
+       [](P& p, const Value& v) {
+         p.framework = v.text == "deepspeed" ? workload::ShardingFramework::kDeepSpeed
+                                             : workload::ShardingFramework::kMegatron;
+       },
+       {"megatron", "deepspeed"}},
+      {"cp_all_gather", Kind::kBool, by_default("false"), {},
+       "CP: all-gather K/V before attention, exposed (Llama 3); false: ring attention behind the kernels",
+       [](P& p, const Value& v) { p.cp_all_gather = v.flag; }},
   };
   return f;
 }

@@ -18,7 +18,8 @@
 //     storage: {servers, nics_per_server, nic_speed, shared_with_compute}
 //   parallelism: {tp, pp, dp, cp, ep, sequence_parallel, virtual_stages,
 //                 zero_stage, overlap_grad_reduce, overlap_param_gather,
-//                 tp_comm_overlap, bucket_size}
+//                 tp_comm_overlap, bucket_size, param_gather_size,
+//                 framework: megatron|deepspeed, cp_all_gather}
 //   training: {seq_len, global_batch, micro_batch, precision: bf16|fp8,
 //              recompute: none|selective|full}
 //   network: {model: flow}

@@ -23,10 +23,11 @@ struct BytesPerParam {
   double weights, gradients, optimizer;
 };
 
-BytesPerParam bytes_per_param(hw::Precision p) {
+BytesPerParam bytes_per_param(hw::Precision p, ShardingFramework f) {
   switch (p) {
     case hw::Precision::kFp32: return {4, 4, 8};
-    case hw::Precision::kFp16: return {2, 2, 16};
+    // DeepSpeed keeps no fp32 gradient copy between steps (ShardingFramework).
+    case hw::Precision::kFp16: return {2, 2, f == ShardingFramework::kDeepSpeed ? 12.0 : 16.0};
     case hw::Precision::kBf16:
     case hw::Precision::kFp8: return {2, 4, 12};
   }
@@ -34,6 +35,15 @@ BytesPerParam bytes_per_param(hw::Precision p) {
 }
 
 Bytes to_bytes(double b) { return Bytes(static_cast<int64_t>(std::llround(b))); }
+
+// Elements of a layer's largest weight matrix: the fused QKV, the MLP's
+// (fused gate and) up projection, or its down projection; an expert's for MoE.
+double largest_matrix(const ModelSpec& m) {
+  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
+  const double qkv = h * static_cast<double>((m.heads + 2 * m.kv_heads) * m.head_dim());
+  const double up = (m.gated_mlp ? 2 : 1) * h * f;
+  return std::max({qkv, up, h * f});
+}
 
 // Activation bytes of one transformer layer for one micro-batch on one GPU.
 struct LayerActivations {
@@ -124,13 +134,21 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double d_experts = std::max(1.0, d / p.ep);
   const double shard = dense / d + experts / d_experts;
   const double unit = std::max((dense_layer + expert_layer / p.ep) / tp, ends / tp);  // gathered at once
-  const double sharded_in_flight = std::min(full, shard + 2 * unit);
+  double weights_in_flight = std::min(full, shard + 2 * unit);
+  double grads_in_flight = weights_in_flight;
+  const BytesPerParam bpp = bytes_per_param(t.precision, p.framework);
+  if (p.framework == ShardingFramework::kDeepSpeed) {
+    // Whole at once: one sub-module's weight (the largest matrix) plus the
+    // prefetch bucket; its gradient plus the reduce bucket.
+    const double largest = std::max(largest_matrix(m) / tp, ends / tp);
+    weights_in_flight = std::min(full, shard + largest + static_cast<double>(p.param_gather_bytes) / bpp.weights);
+    grads_in_flight = std::min(full, shard + largest + static_cast<double>(p.bucket_bytes) / bpp.gradients);
+  }
 
-  const BytesPerParam bpp = bytes_per_param(t.precision);
   MemoryBreakdown b;
   b.stage = r;
-  b.weights = to_bytes((p.zero_stage >= 3 ? sharded_in_flight : full) * bpp.weights);
-  b.gradients = to_bytes((p.zero_stage >= 2 ? sharded_in_flight : full) * bpp.gradients);
+  b.weights = to_bytes((p.zero_stage >= 3 ? weights_in_flight : full) * bpp.weights);
+  b.gradients = to_bytes((p.zero_stage >= 2 ? grads_in_flight : full) * bpp.gradients);
   b.optimizer = to_bytes((p.zero_stage >= 1 ? shard : full) * bpp.optimizer);
 
   const LayerActivations layer = layer_activations(m, p, t);

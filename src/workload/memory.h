@@ -21,7 +21,12 @@
 // stage 1 the optimizer state, 2 also the gradients, 3 also the weights.
 // Sharded gradients and weights keep the unsharded ones of two layers (or of
 // the embedding, if larger) in flight: the one being reduce-scattered or
-// computed, and the next one prefetched.
+// computed, and the next one prefetched. DeepSpeed (framework: deepspeed)
+// gathers per sub-module instead: the largest weight matrix (or the
+// embedding) plus the prefetch bucket (param_gather_size) of weights, and
+// that matrix's gradient plus the reduce bucket (bucket_size) of gradients;
+// its fp16 optimizer keeps 12 bytes per parameter, not 16 (no fp32 gradient
+// copy outside step(); ZeRO paper Section 3.1).
 //
 // Activations follow Korthikanti et al. 2022, "Reducing Activation
 // Recomputation in Large Transformer Models" (arXiv 2205.05198) Section 4,

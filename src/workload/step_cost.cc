@@ -142,8 +142,13 @@ StepCostModel::LayerCost StepCostModel::layer() const {
     const auto group = layout_.cp_group(rep);
     const SimTime ag = timer_(coll::Op::kAllGather, kv, group);
     const SimTime rs = timer_(coll::Op::kReduceScatter, kv, group);
-    fwd_comm += zero_floor(ag - attn_f);
-    bwd_comm += zero_floor(ag + rs - attn_b);
+    if (p_.cp_all_gather) {
+      fwd_comm += ag;
+      bwd_comm += ag + rs;  // K/V gathered again for backward, their gradients reduce-scattered
+    } else {
+      fwd_comm += zero_floor(ag - attn_f);
+      bwd_comm += zero_floor(ag + rs - attn_b);
+    }
   }
   if (moe && p_.ep > 1) {
     const Bytes dispatch(T * m_.top_k * h * kActivationBytes);

@@ -19,6 +19,22 @@ namespace anatomy::workload {
 enum class Recompute { kNone, kSelective, kFull };
 const char* to_string(Recompute r);
 
+// Which implementation shards the model state under ZeRO, where that changes
+// what a GPU holds at once.
+//   kMegatron: Megatron-LM's distributed optimizer, or PyTorch FSDP with one
+//     unit per transformer block: a whole layer's parameters (and
+//     gradients) are gathered (reduce-scattered) at once.
+//   kDeepSpeed: DeepSpeed ZeRO (Rajbhandari et al. 2020). Stage 3 gathers a
+//     sub-module's (an nn.Linear's) parameters in its forward pre-hook and
+//     releases them after it (deepspeed/runtime/zero/stage3.py,
+//     fetch_sub_module / release_sub_module), prefetching up to
+//     stage3_prefetch_bucket_size elements ahead; gradients are copied into a
+//     reduce_bucket_size bucket and reduce-scattered as it fills. Mixed-
+//     precision Adam keeps 2 + 2 + 12 bytes per parameter (ZeRO paper
+//     Section 3.1, K = 12): the fp32 copy of a gradient partition exists only
+//     inside step(), after the activations are freed.
+enum class ShardingFramework { kMegatron, kDeepSpeed };
+
 struct ParallelPlan {
   int tp = 1;
   int pp = 1;
@@ -40,6 +56,14 @@ struct ParallelPlan {
   // layer (FSDP's per-block wrapping). DeepSpeed gathers in prefetch buckets
   // (stage3_prefetch_bucket_size, 5e7 elements = 100 MB in fp16).
   int64_t param_gather_bytes = 0;
+  ShardingFramework framework = ShardingFramework::kMegatron;
+  // Context parallelism's K/V exchange. false: ring attention, K/V blocks
+  // passed around the CP ring behind the attention kernels (Megatron-LM's
+  // default). true: K and V all-gathered before attention and their
+  // gradients reduce-scattered after it, on the critical path, as Llama 3
+  // does (arXiv 2407.21783 Section 3.3.2: "the all-gather communication
+  // latency is exposed in the critical path").
+  bool cp_all_gather = false;
 
   int gpus() const { return tp * pp * dp * cp; }
 };

@@ -147,6 +147,7 @@ TEST(Scenario, DefaultsApplyToEveryOmittedKey) {
   EXPECT_EQ(s.parallelism.zero_stage, 1);
   EXPECT_TRUE(s.parallelism.sequence_parallel);
   EXPECT_EQ(s.parallelism.bucket_bytes, 80'000'000);
+  EXPECT_EQ(s.parallelism.framework, workload::ShardingFramework::kMegatron);
   EXPECT_EQ(s.training.seq_len, 2048);
   EXPECT_EQ(s.training.global_batch, 512);
   EXPECT_EQ(s.training.precision, hw::Precision::kBf16);
@@ -166,6 +167,11 @@ TEST(Scenario, ExplicitModelDefaultsKvHeadsToHeadsAndFfnToFourHidden) {
   EXPECT_EQ(s.model.ffn_hidden, 256);
   EXPECT_EQ(s.model.experts, 1);
   EXPECT_EQ(s.model.name, "custom");
+}
+
+TEST(Scenario, FrameworkDeepSpeedIsRead) {
+  const std::string yaml = std::string(kMinimal) + "parallelism: {framework: deepspeed}\n";
+  EXPECT_EQ(parse_scenario(yaml, "s.yaml").parallelism.framework, workload::ShardingFramework::kDeepSpeed);
 }
 
 TEST(Scenario, DpIsDerivedFromTheGpuCount) {

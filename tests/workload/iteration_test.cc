@@ -149,6 +149,32 @@ TEST(Iteration, APlanThatDoesNotFitIsAnErrorUnlessAskedToWarn) {
   EXPECT_THROW(h.run(), core::InputError);
 }
 
+TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {
+  // Llama 3 (arXiv 2407.21783 Section 3.3.2) all-gathers K and V before
+  // attention, on the critical path: forward pays one all-gather per layer,
+  // backward an all-gather and a reduce-scatter of the K/V gradients. Ring
+  // attention hides a 1 ns exchange behind the attention kernels entirely.
+  Harness h;
+  h.plan.cp = 2;
+  h.training.seq_len = 4096;
+  const SimTime ag = SimTime::us(100), rs = SimTime::us(70);
+  auto step = [&](bool all_gather, SimTime a, SimTime r) {
+    h.plan.cp_all_gather = all_gather;
+    StepCostModel costs(h.model, h.plan, h.training, h.compute,
+                        [&](coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
+                          return op == coll::Op::kAllGather ? a : op == coll::Op::kReduceScatter ? r : SimTime::zero();
+                        });
+    return costs.stage(0);
+  };
+  const int64_t layers = h.model.layers;
+  const StageCost gathered = step(true, ag, rs);
+  EXPECT_EQ(gathered.forward[0].tp_comm, ag * layers);
+  EXPECT_EQ(gathered.backward[0].tp_comm, (ag + rs) * layers);
+  const StageCost ring = step(false, SimTime::ns(1), SimTime::ns(1));
+  EXPECT_EQ(ring.forward[0].tp_comm, SimTime::zero());
+  EXPECT_EQ(ring.backward[0].tp_comm, SimTime::zero());
+}
+
 TEST(PipelineOrder, OneFOneBWarmsUpThenAlternates) {
   // Stage 0 of 4, 6 micro-batches: 3 warm-up forwards, then F3 B0 F4 B1 F5 B2, then B3 B4 B5.
   auto o = pipeline_order(0, 4, 6, 1);

@@ -121,6 +121,49 @@ TEST(Memory, EachZeroStageShardsOverDataParallel) {
   EXPECT_EQ(estimate_memory(m, cp, t).optimizer.count(), 1'505'673'984);
 }
 
+TEST(Memory, DeepSpeedZero3HoldsOneSubModuleWhole) {
+  // DeepSpeed gathers an nn.Linear's weight before its forward and releases
+  // it after, so besides its shard a GPU holds the largest matrix (GPT-3
+  // 175B: the 53,248 x 12,288 word and position embedding, larger than the
+  // 4h x h MLP matrix) plus the 5e7-element prefetch bucket of fp16 weights,
+  // and that matrix's gradient plus the 5e8-element reduce bucket; Megatron /
+  // FSDP granularity holds two whole layers. Its fp16 Adam keeps 12 bytes per
+  // parameter (fp32 master, m, v), Megatron's 16 (plus an fp32 gradient).
+  const ModelSpec& m = find_model("gpt3-175b");
+  ParallelPlan p = plan(1, 1, 1536, 3);
+  p.param_gather_bytes = 100'000'000;
+  p.bucket_bytes = 1'000'000'000;
+  TrainingSpec t = training(2048, 1536, 1, Recompute::kFull, false);
+  t.precision = hw::Precision::kFp16;
+  const double shard = static_cast<double>(m.params()) / 1536;
+  const double largest = static_cast<double>(m.embedding_params() + m.norm_params());
+  const MemoryBreakdown megatron = estimate_memory(m, p, t);
+  p.framework = ShardingFramework::kDeepSpeed;
+  const MemoryBreakdown ds = estimate_memory(m, p, t);
+  EXPECT_NEAR(ds.weights.as_double(), (shard + largest + 5e7) * 2, 2);
+  EXPECT_NEAR(ds.gradients.as_double(), (shard + largest + 5e8) * 2, 2);
+  EXPECT_NEAR(ds.optimizer.as_double(), shard * 12, 2);
+  EXPECT_NEAR(megatron.optimizer.as_double(), shard * 16, 2);
+  EXPECT_NEAR(megatron.weights.as_double(), (shard + 2 * static_cast<double>(m.params_per_layer())) * 2, 2);
+}
+
+TEST(Memory, DeepSpeedZero3At530bFitsOn640A100sNotOn560) {
+  // Narayanan et al. SC'21, Table 2: ZeRO-3 trained the 530B model at
+  // micro-batch 4 (full recomputation, fp16) on 640 A100 80GB because it did
+  // not fit on 560.
+  const ModelSpec& m = find_model("gpt-529.6b");
+  ParallelPlan p = plan(1, 1, 640, 3);
+  p.framework = ShardingFramework::kDeepSpeed;
+  p.param_gather_bytes = 100'000'000;
+  p.bucket_bytes = 1'000'000'000;
+  TrainingSpec t = training(2048, 2560, 4, Recompute::kFull, false);
+  t.precision = hw::Precision::kFp16;
+  EXPECT_LE(estimate_memory(m, p, t).total(), k80GB);
+  p.dp = 560;
+  t.global_batch = 2240;
+  EXPECT_GT(estimate_memory(m, p, t).total(), k80GB);
+}
+
 TEST(Memory, ActivationsScaleWithMicroBatch) {
   // Llama 3 70B, TP 8 x PP 4 x DP 8, 256 sequences: 32 or 16 micro-batches, so
   // every rank holds PP - r of them either way, each twice as big at micro-batch 2.
