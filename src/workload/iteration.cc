@@ -171,7 +171,9 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   // Collectives of one data-parallel group, timed alone and memoized: a
   // ZeRO-3 plan has no other traffic to contend with in the fabric (no
   // pipeline), and there are thousands of them per iteration.
-  SimTime t = isolated_.run(coll::Op::kAllGather, Bytes(gather_unit), group).time * gathers;
+  const coll::CollectiveResult& gather = isolated_.run(coll::Op::kAllGather, Bytes(gather_unit), group);
+  if (dp_algorithm_.empty()) dp_algorithm_ = "ZeRO-3 gathers " + gather.algorithm + "/" + gather.protocol;
+  SimTime t = gather.time * gathers;
   if (!step.forward) {
     const int64_t grad_bytes = cost_[s].chunk_params[step.chunk] * kGradBytes;
     const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, grad_bytes));
