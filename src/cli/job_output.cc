@@ -3,6 +3,9 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "cli/network_factory.h"
@@ -15,6 +18,12 @@ namespace anatomy::cli {
 namespace {
 
 std::string h(core::SimTime t) { return fmt::format("{:.1f} h", t.seconds() / 3600); }
+
+// An interval in whole iterations, as checkpoints can only be taken between them.
+std::string iterations_in(core::SimTime interval, core::SimTime iteration) {
+  const int64_t n = std::max<int64_t>(1, std::llround(interval.seconds() / iteration.seconds()));
+  return fmt::format("every {} iteration{}", n, n == 1 ? "" : "s");
+}
 
 }  // namespace
 
@@ -109,8 +118,10 @@ int print_job(const scenario::Scenario& s, const JobRun& run, const std::string&
   fmt::print("iterations              {} kept, {} lost and redone, {} checkpoints\n", r.iterations_kept,
              r.iterations_lost, r.checkpoints);
   if (r.young > core::SimTime::zero())
-    fmt::print("checkpoint interval     {} configured; Young {}, Daly {} for this job's failure rate and checkpoint cost\n",
-               core::format_time(r.configured_interval), core::format_time(r.young), core::format_time(r.daly));
+    fmt::print("checkpoint interval     {} configured; Young {}, Daly {} ({}) for this job's failure rate and "
+               "checkpoint cost\n",
+               core::format_time(r.configured_interval), core::format_time(r.young), core::format_time(r.daly),
+               iterations_in(r.daly, r.steady.iteration));
   fmt::print("\nGPU-hours by cause ({:.0f} in all{}):\n", gpu_hours,
              r.dollars_per_gpu_hour > 0 ? fmt::format(", at ${:.2f} per GPU-hour", r.dollars_per_gpu_hour) : "");
   for (auto [name, t] : buckets) {
