@@ -72,22 +72,26 @@ class BlockPool {
 };
 
 struct BlockList {
+  QueuedEvent* tail_events = nullptr;  // the tail block, to append without a lookup
   BlockPool::Id head = BlockPool::kNone;
   BlockPool::Id tail = BlockPool::kNone;
   size_t size = 0;
 
   bool empty() const { return size == 0; }
 
-  void append(BlockPool& pool, const QueuedEvent& e) {
+  void append(BlockPool& pool, const QueuedEvent& e) { *append(pool) = e; }
+  // Adds an event at the end and returns its (unwritten) storage.
+  QueuedEvent* append(BlockPool& pool) {
     const size_t fill = size % BlockPool::kEvents;
     if (fill == 0) {
       const BlockPool::Id b = pool.take();
       if (tail != BlockPool::kNone) pool.link(tail, b);
       else head = b;
       tail = b;
+      tail_events = pool.events(b);
     }
-    pool.events(tail)[fill] = e;
     ++size;
+    return &tail_events[fill];
   }
 
   // Visits every event in insertion order, returning each block to the pool

@@ -27,38 +27,35 @@ void EventRun::grow_back() {
   }
 }
 
-bool EventRun::insert(const QueuedEvent& e, size_t max_shift) {
-  const uint64_t t = e.time_ps;
+QueuedEvent* EventRun::insert(uint64_t t, size_t max_shift) {
   if (empty() || t >= buf_[end_ - 1].time_ps) {
-    push_back(e);
-    return true;
+    if (end_ == capacity_) grow_back();
+    return &buf_[end_++];
   }
   QueuedEvent* first = &buf_[head_];
   QueuedEvent* last = &buf_[end_];
   QueuedEvent* pos = std::upper_bound(first, last, t, [](uint64_t v, const QueuedEvent& x) { return v < x.time_ps; });
   const size_t left = static_cast<size_t>(pos - first);
   const size_t right = static_cast<size_t>(last - pos);
-  if (std::min(left, right) > max_shift) return false;
+  if (std::min(left, right) > max_shift) return nullptr;
   if (right <= left) {
     if (end_ == capacity_) {
       grow_back();
-      return insert(e, max_shift);
+      return insert(t, max_shift);
     }
     std::memmove(pos + 1, pos, right * sizeof(QueuedEvent));
-    *pos = e;
     ++end_;
-    return true;
+    return pos;
   }
   if (head_ == 0) {
     // Open as much room at the front as the run holds, so repeated early
     // inserts cost O(1) amortized moves each.
     reallocate(2 * size() + 16, size() + 16);
-    return insert(e, max_shift);
+    return insert(t, max_shift);
   }
   std::memmove(first - 1, first, left * sizeof(QueuedEvent));
   --head_;
-  buf_[head_ + left] = e;
-  return true;
+  return &buf_[head_ + left];
 }
 
 }  // namespace anatomy::engine

@@ -42,10 +42,11 @@ class EventRun {
     buf_[end_++] = e;
   }
 
-  // Inserts `e` after every event with a time <= e's, shifting at most
-  // `max_shift` events; returns false (and inserts nothing) if it would
-  // have to shift more.
-  bool insert(const QueuedEvent& e, size_t max_shift);
+  // Opens a slot for an event at `time_ps` after every event with a time
+  // <= time_ps, shifting at most `max_shift` events, and returns it
+  // unwritten; returns nullptr (and changes nothing) if it would have to
+  // shift more.
+  QueuedEvent* insert(uint64_t time_ps, size_t max_shift);
 
  private:
   // Moves the run to a buffer of `capacity` with `room` free slots before it.

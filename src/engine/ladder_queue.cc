@@ -26,6 +26,28 @@ void insertion_sort(QueuedEvent* a, size_t n) {
   }
 }
 
+// keys[i] = (offset of event i's time from start_ps, i): distinct, and in
+// the order the events must run.
+template <typename Key>
+void fill_rank_keys(BlockPool& pool, const BlockList& list, uint64_t start_ps, Key* keys) {
+  size_t i = 0;
+  for (BlockPool::Id b = list.head; i < list.size; b = pool.next(b)) {
+    const QueuedEvent* ev = pool.events(b);
+    const size_t m = std::min<size_t>(list.size - i, BlockPool::kEvents);
+    for (size_t k = 0; k < m; ++k, ++i)
+      keys[i] = static_cast<Key>(((ev[k].time_ps - start_ps) << LadderQueue::kRankBits) | i);
+  }
+}
+
+template <typename Key>
+void rank_keys(const Key* keys, size_t n, uint8_t* rank) {
+  for (size_t i = 0; i < n; ++i) {
+    unsigned r = 0;
+    for (size_t j = 0; j < n; ++j) r += keys[j] < keys[i];
+    rank[i] = static_cast<uint8_t>(r);
+  }
+}
+
 }  // namespace
 
 LadderQueue::~LadderQueue() {
@@ -66,21 +88,18 @@ void LadderQueue::load_bottom(BlockList& list, uint64_t start_ps, int width_log2
   // Small bucket: rank each event by counting the events before it in
   // (time, position) order, then write it straight to its place. The
   // comparisons are branch-free, unlike an insertion sort's, whose
-  // mispredictions cost more than the n^2 compares for n <= kSortMax.
-  uint64_t keys[kSortMax];
-  {
-    size_t i = 0;
-    for (BlockPool::Id b = list.head; i < n; b = pool_.next(b)) {
-      const QueuedEvent* ev = pool_.events(b);
-      const size_t m = std::min<size_t>(n - i, BlockPool::kEvents);
-      for (size_t k = 0; k < m; ++k, ++i) keys[i] = ((ev[k].time_ps - start_ps) << kRankBits) | i;
-    }
-  }
+  // mispredictions cost more than the n^2 compares for n <= kSortMax; with
+  // 32-bit keys (the usual case: buckets narrower than 2^26 ps) the
+  // compiler does them four at a time.
   uint8_t rank[kSortMax];
-  for (size_t i = 0; i < n; ++i) {
-    unsigned r = 0;
-    for (size_t j = 0; j < n; ++j) r += keys[j] < keys[i];
-    rank[i] = static_cast<uint8_t>(r);
+  if (width_log2 <= 32 - kRankBits) {
+    uint32_t keys[kSortMax];
+    fill_rank_keys(pool_, list, start_ps, keys);
+    rank_keys(keys, n, rank);
+  } else {
+    uint64_t keys[kSortMax];
+    fill_rank_keys(pool_, list, start_ps, keys);
+    rank_keys(keys, n, rank);
   }
   size_t i = 0;
   list.drain(pool_, [&](const QueuedEvent& e) { out[rank[i++]] = e; });
@@ -144,13 +163,12 @@ bool LadderQueue::refill() {
   }
 }
 
-void LadderQueue::push_bottom(const QueuedEvent& e) {
-  if (bottom_.insert(e, kSortMax)) return;
+QueuedEvent* LadderQueue::place_in_bottom(uint64_t time_ps) {
+  if (QueuedEvent* e = bottom_.insert(time_ps, kSortMax)) return e;
   // Events keep landing inside a large bottom: spread it over a rung
   // instead of shifting it on every insert.
   split_bottom();
-  --size_;  // push() counts it again
-  push(e);
+  return place(time_ps);
 }
 
 void LadderQueue::split_bottom() {

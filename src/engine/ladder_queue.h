@@ -43,11 +43,14 @@ class LadderQueue {
   // larger one (of more than one distinct time) is split into a finer rung.
   static constexpr size_t kSortMax = 48;
   // Most buckets a rung has, so that inserts touch few distinct tails.
-  static constexpr size_t kMaxBuckets = 4096;
+  static constexpr size_t kMaxBuckets = 2048;
   // Target events per bucket when cutting rung 0 from the top, and when
   // splitting a bucket (or the bottom) into a finer rung.
   static constexpr size_t kTopFill = 8;
   static constexpr size_t kChildFill = 8;
+  // Bits for an event's position when small buckets are sorted by rank.
+  static constexpr int kRankBits = 6;
+  static_assert(kSortMax < (size_t{1} << kRankBits));
 
   LadderQueue() = default;
   LadderQueue(const LadderQueue&) = delete;
@@ -55,27 +58,18 @@ class LadderQueue {
   // Destroys the callbacks of the events still queued.
   ~LadderQueue();
 
-  // `e.time_ps` must not be earlier than the last event popped.
-  void push(const QueuedEvent& e) {
+  // Adds an event at `time_ps`, which must not be earlier than the last
+  // event popped, and returns its storage with time_ps set; the caller
+  // fills in the rest before the next call. (Writing the fields in place,
+  // rather than copying a finished event in, avoids reading back a
+  // just-written temporary with wider loads, which stalls store forwarding.)
+  QueuedEvent& push(uint64_t time_ps) {
     ++size_;
-    const uint64_t t = e.time_ps;
-    if (t >= top_start_ps_) {
-      top_.append(pool_, e);
-      top_min_ps_ = t < top_min_ps_ ? t : top_min_ps_;
-      top_max_ps_ = t > top_max_ps_ ? t : top_max_ps_;
-      return;
-    }
-    // Coarsest rung first: in steady state almost every event lands in
-    // rung 0 or the top.
-    for (size_t r = 0; r < depth_; ++r) {
-      Rung& g = rungs_[r];
-      if (t >= g.current_start_ps) {
-        g.buckets[(t - g.start_ps) >> g.width_log2].append(pool_, e);
-        return;
-      }
-    }
-    push_bottom(e);
+    QueuedEvent* e = place(time_ps);
+    e->time_ps = time_ps;
+    return *e;
   }
+  void push(const QueuedEvent& e) { push(e.time_ps) = e; }
 
   // The earliest event, or nullptr when the queue is empty. The pointer is
   // valid until the next push() or pop_front().
@@ -103,6 +97,22 @@ class LadderQueue {
     std::vector<BlockList> buckets;
   };
 
+  // Where an event at `time_ps` goes.
+  QueuedEvent* place(uint64_t time_ps) {
+    if (time_ps >= top_start_ps_) {
+      top_min_ps_ = time_ps < top_min_ps_ ? time_ps : top_min_ps_;
+      top_max_ps_ = time_ps > top_max_ps_ ? time_ps : top_max_ps_;
+      return top_.append(pool_);
+    }
+    // Coarsest rung first: in steady state almost every event lands in
+    // rung 0 or the top.
+    for (size_t r = 0; r < depth_; ++r) {
+      Rung& g = rungs_[r];
+      if (time_ps >= g.current_start_ps) return g.buckets[(time_ps - g.start_ps) >> g.width_log2].append(pool_);
+    }
+    return place_in_bottom(time_ps);
+  }
+  QueuedEvent* place_in_bottom(uint64_t time_ps);
   // Loads the bottom from the lowest rung or the top; false if all empty.
   bool refill();
   void split_top();
@@ -112,8 +122,6 @@ class LadderQueue {
   // Moves `list`, whose times lie in [start_ps, start_ps + 2^width_log2),
   // into the bottom (empty on entry), sorted.
   void load_bottom(BlockList& list, uint64_t start_ps, int width_log2);
-  static constexpr int kRankBits = 6;  // positions < kSortMax < 64
-  void push_bottom(const QueuedEvent& e);
   // Turns a bottom that has grown too large to insert into cheaply into a
   // new lowest rung.
   void split_bottom();
