@@ -42,8 +42,12 @@ class LadderQueue {
   // A bucket with at most this many events is sorted into the bottom; a
   // larger one (of more than one distinct time) is split into a finer rung.
   static constexpr size_t kSortMax = 48;
-  // Most buckets a rung has, so that inserts touch few distinct tails.
-  static constexpr size_t kMaxBuckets = 2048;
+  // Most buckets a rung has, so that inserts touch few distinct tails and
+  // those stay in cache. On the hold model with 10^6 pending, 1,024 ran
+  // about 43 ns/event against 45 for 2,048, 50 for 4,096 and 45-50 for 256
+  // and 512 (fewer buckets make rung 0's buckets bigger and the split below
+  // them costlier).
+  static constexpr size_t kMaxBuckets = 1024;
   // Target events per bucket when cutting rung 0 from the top, and when
   // splitting a bucket (or the bottom) into a finer rung.
   static constexpr size_t kTopFill = 8;
