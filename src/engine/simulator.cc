@@ -1,59 +1,22 @@
 #include "engine/simulator.h"
 
-#include <bit>
 #include <limits>
 
 #include "core/error.h"
 
 namespace anatomy::engine {
 
-Simulator::Simulator() : buckets_(kBuckets) {}
-
-Simulator::~Simulator() {
-  for (size_t i = head_; i < current_.size(); ++i) current_[i].cb.destroy();
-  for (auto& b : buckets_)
-    for (auto& e : b) e.cb.destroy();
-}
-
-int Simulator::bucket_of(uint64_t key) const {
-  const uint64_t d = key ^ last_;
-  if (d == 0) return kCurrent;
-  const unsigned level = (static_cast<unsigned>(std::bit_width(d)) - 1) / kDigitBits;
-  return static_cast<int>(level * kDigits + ((key >> (kDigitBits * level)) & (kDigits - 1)));
-}
-
-void Simulator::mark(int bucket) {
-  const unsigned b = static_cast<unsigned>(bucket);
-  const unsigned level = b / kDigits, word = (b % kDigits) >> 6;
-  digit_bits_[level][word] |= uint64_t{1} << (b & 63);
-  word_bits_[level] |= uint64_t{1} << word;
-  level_bits_ |= 1u << level;
-}
-
-void Simulator::unmark(int bucket) {
-  const unsigned b = static_cast<unsigned>(bucket);
-  const unsigned level = b / kDigits, word = (b % kDigits) >> 6;
-  digit_bits_[level][word] &= ~(uint64_t{1} << (b & 63));
-  if (digit_bits_[level][word] == 0) {
-    word_bits_[level] &= ~(uint64_t{1} << word);
-    if (word_bits_[level] == 0) level_bits_ &= ~(1u << level);
-  }
-}
-
-void Simulator::push(const Entry& e) {
-  const int b = bucket_of(e.key);
-  if (b == kCurrent) {
-    current_.push_back(e);
-    return;
-  }
-  if (buckets_[b].empty()) mark(b);
-  buckets_[b].push_back(e);
-}
+// The queue destroys the callbacks of events still pending.
+Simulator::Simulator() = default;
+Simulator::~Simulator() = default;
 
 void Simulator::schedule_at(SimTime at, Callback cb) {
   ANATOMY_CHECK(at >= now_, "an event was scheduled in the past");
   ANATOMY_CHECK(static_cast<bool>(cb), "an event needs a callback");
-  push(Entry{static_cast<uint64_t>(at.count_ps()), kNoSlot, 0, std::move(cb).release()});
+  QueuedEvent& e = queue_.push(static_cast<uint64_t>(at.count_ps()));
+  e.slot = QueuedEvent::kNoSlot;
+  e.generation = 0;
+  e.cb = std::move(cb).release();
   ++live_;
 }
 
@@ -69,7 +32,10 @@ EventHandle Simulator::schedule_cancellable_at(SimTime at, Callback cb) {
     generation_.push_back(0);
   }
   const uint32_t gen = generation_[slot];
-  push(Entry{static_cast<uint64_t>(at.count_ps()), slot, gen, std::move(cb).release()});
+  QueuedEvent& e = queue_.push(static_cast<uint64_t>(at.count_ps()));
+  e.slot = slot;
+  e.generation = gen;
+  e.cb = std::move(cb).release();
   ++live_;
   return EventHandle{slot, gen};
 }
@@ -88,42 +54,17 @@ bool Simulator::cancel(EventHandle h) {
   return true;
 }
 
-bool Simulator::settle(uint64_t limit) {
-  if (head_ < current_.size()) return true;
-  current_.clear();
-  head_ = 0;
-  if (level_bits_ == 0) return false;
-  const int level = std::countr_zero(level_bits_);
-  const int word = std::countr_zero(word_bits_[level]);
-  const int b = level * kDigits + word * 64 + std::countr_zero(digit_bits_[level][word]);
-  auto& src = buckets_[b];
-  if (level == 0) {
-    // Every event here has the same time: adopt the bucket as the FIFO.
-    const uint64_t key = src.front().key;
-    if (key > limit) return false;
-    last_ = key;
-    std::swap(current_, src);
-    unmark(b);
-    return true;
-  }
-  uint64_t min_key = std::numeric_limits<uint64_t>::max();
-  for (const auto& e : src) min_key = e.key < min_key ? e.key : min_key;
-  if (min_key > limit) return false;
-  // Relative to the new minimum, every entry of this bucket belongs to a
-  // lower level, all of which are empty, so appending keeps tie order.
-  last_ = min_key;
-  unmark(b);
-  for (const auto& e : src) push(e);
-  src.clear();
-  return true;
-}
-
-bool Simulator::pop_and_run(uint64_t limit) {
+bool Simulator::pop_and_run(uint64_t limit_ps) {
   for (;;) {
-    if (!settle(limit)) return false;
-    if (last_ > limit) return false;
-    Entry& e = current_[head_++];
-    if (e.slot != kNoSlot) {
+    // Looking at the front may sort the next bucket but never moves time,
+    // so scheduling at or after now() stays legal when this returns false.
+    QueuedEvent* front = queue_.front();
+    if (front == nullptr || front->time_ps > limit_ps) return false;
+    // Copy the event out before running it: its callback may schedule
+    // events, which can move the queue's storage.
+    QueuedEvent e = *front;
+    queue_.pop_front();
+    if (e.slot != QueuedEvent::kNoSlot) {
       if (generation_[e.slot] != e.generation) {
         e.cb.destroy();  // cancelled: its slot was already freed
         continue;
@@ -131,13 +72,10 @@ bool Simulator::pop_and_run(uint64_t limit) {
       ++generation_[e.slot];
       free_slots_.push_back(e.slot);
     }
-    // Copy the callback out before running it: it may schedule events,
-    // which can reallocate the bucket it lives in.
-    Callback::Raw cb = e.cb;
     --live_;
-    now_ = SimTime::ps(static_cast<int64_t>(last_));
+    now_ = SimTime::ps(static_cast<int64_t>(e.time_ps));
     ++processed_;
-    cb.invoke();
+    e.cb.invoke();
     return true;
   }
 }
