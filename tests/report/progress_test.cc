@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <thread>
+
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -58,6 +61,10 @@ TEST(Progress, EnabledDrawsThenErasesItsLine) {
   {
     Progress p(f, true, 2, "runs", std::chrono::milliseconds(0));
     p.advance(core::SimTime::ms(1));
+    // The ticker may have drawn "0/2" just before the advance, which then
+    // waits out the 100 ms between draws; its next redraw (every 200 ms)
+    // shows the advance.
+    std::this_thread::sleep_for(std::chrono::milliseconds(450));
   }
   const std::string out = contents(f);
   EXPECT_NE(out.find("1/2 runs"), std::string::npos) << out;
