@@ -27,7 +27,7 @@ std::string iterations_in(core::SimTime interval, core::SimTime iteration) {
 
 }  // namespace
 
-JobRun simulate_job(const scenario::Scenario& s) {
+JobRun simulate_job(const scenario::Scenario& s, int link_samples) {
   const std::unique_ptr<Setup> setup = make_setup(s);
   const topo::Topology& topology = setup->topology;
   JobRun run;
@@ -36,6 +36,7 @@ JobRun simulate_job(const scenario::Scenario& s) {
   job::JobInputs in;
   in.spec = *s.job;
   in.iteration = setup->inputs;
+  in.iteration.link_samples = link_samples;
   in.bulk_network = bulk_network_factory(s.network_model);
   const int gpus = s.parallelism.gpus();
   const int per_host = s.cluster.system.gpus_per_host;
@@ -49,6 +50,7 @@ JobRun simulate_job(const scenario::Scenario& s) {
   in.units.switches = switches;
   try {
     run.result = job::run_job(in);
+    in.iteration.link_samples = 0;  // the cascade's what-if iterations need no samples
     if (s.job->trace_congestion) run.cascade = job::trace_cascade(s.job->congestion, in, run.result);
     return run;
   } catch (const core::InputError& e) {

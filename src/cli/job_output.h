@@ -18,7 +18,8 @@ struct JobRun {
   std::string topology;
 };
 
-JobRun simulate_job(const scenario::Scenario& s);
+// link_samples as simulate_scenario's, for the steady iteration.
+JobRun simulate_job(const scenario::Scenario& s, int link_samples = 0);
 int print_job(const scenario::Scenario& s, const JobRun& run, const std::string& format);
 
 }  // namespace anatomy::cli

@@ -29,6 +29,8 @@ struct OutputOptions {
   void add_to(CLI::App& app, int flags);
   // Whether to draw progress on stderr (a terminal, and not --quiet).
   bool progress() const;
+  // Intervals to sample the busiest links in (for a report or a trace), or 0.
+  int link_samples() const { return report.empty() && trace.empty() ? 0 : 100; }
 };
 
 // Writes `text` to `path` (creating its folder); throws InputError naming

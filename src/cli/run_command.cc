@@ -41,7 +41,7 @@ int run(const std::string& file, const std::string& format, const OutputOptions&
       file.empty() ? scenario::parse_scenario(default_scenario_yaml(), "<built-in default>") : scenario::load_scenario(file);
   check_iteration_outputs(outputs, s);
   if (s.job) {  // a whole training run (job_output.h); the files show its steady iteration too
-    const JobRun job = simulate_job(s);
+    const JobRun job = simulate_job(s, outputs.link_samples());
     write_iteration_outputs(outputs, s, job.topology, job.result.steady, {report::job_section(job.result)},
                             &job.result.phases);
     return print_job(s, job, format);
@@ -50,7 +50,7 @@ int run(const std::string& file, const std::string& format, const OutputOptions&
   workload::IterationResult r;
   {
     report::Progress progress(stderr, outputs.progress(), 1, "iteration");
-    r = simulate_scenario(s, &topology);
+    r = simulate_scenario(s, &topology, outputs.link_samples());
     progress.advance(r.iteration);
   }
   write_iteration_outputs(outputs, s, topology, r);

@@ -23,7 +23,10 @@ const char* default_scenario_yaml();
 // The parallelism plan in one line: "TP4 PP4 DP64 (interleaved x5) +SP, ZeRO-1".
 std::string plan_text(const scenario::Scenario& s);
 
-// Builds the cluster and runs one iteration of `s` (shared by run and validate).
-workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description);
+// Builds the cluster and runs one iteration of `s` (shared by run and validate);
+// link_samples > 0 also samples the busiest links through the iteration
+// (for reports and traces; IterationInputs::link_samples).
+workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description,
+                                            int link_samples = 0);
 
 }  // namespace anatomy::cli

@@ -60,8 +60,10 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
   return setup;
 }
 
-workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description) {
+workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description,
+                                            int link_samples) {
   const std::unique_ptr<Setup> setup = make_setup(s);
+  setup->inputs.link_samples = link_samples;
   if (topology_description) {
     *topology_description = setup->topology.description;
     if (setup->placement) *topology_description += "; placed " + setup->placement->summary;

@@ -102,9 +102,12 @@ SimTime JobSim::recover(SimTime at, const FailureClass& fc, bool planned, std::s
 }
 
 JobResult JobSim::run() {
-  const workload::IterationInputs& it = in_.iteration;
+  // The steady iteration samples links if asked (for reports); the
+  // checkpoint and startup measurements never need to.
+  workload::IterationInputs it = in_.iteration;
   r_.gpus = it.plan->gpus();
   r_.steady = workload::simulate_iteration(it);
+  it.link_samples = 0;
   const SimTime T = r_.steady.iteration;
   const CheckpointSpec& cs = spec_.checkpoint;
   SimTime C;  // what one checkpoint costs the job

@@ -57,7 +57,7 @@ class Network {
   // Transfers in flight (started, not yet delivered).
   virtual size_t active_transfers() const = 0;
   virtual const NetworkCounters& counters() const = 0;
-  // Bytes each link has carried so far (index = LinkId).
+  // Bytes each link has carried up to the current simulated time (index = LinkId).
   virtual Bytes link_bytes(LinkId l) const = 0;
 
   virtual const topo::Topology& topology() const = 0;

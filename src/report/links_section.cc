@@ -4,6 +4,7 @@
 
 #include "report/format.h"
 #include "report/hbars.h"
+#include "report/xy_chart.h"
 #include "report/palette.h"
 #include "report/sections.h"
 
@@ -16,6 +17,28 @@ std::string kind_color_of(const std::string& kind, std::vector<Series>& legend) 
     if (s.name == kind) return s.color;
   legend.push_back({kind, series_color(legend.size())});
   return legend.back().color;
+}
+
+// The busiest links' utilization interval by interval, when the run was
+// sampled: where in the iteration each link is loaded.
+std::string over_time(const std::vector<workload::LinkLoad>& links, core::SimTime iteration) {
+  constexpr size_t kShown = 6;
+  XyChart c;
+  c.title = "utilization of the busiest links through the iteration";
+  c.x_caption = "time in the iteration (ms)";
+  c.y_caption = "utilization, %";
+  c.width = 1100;
+  c.height = 300;
+  for (const auto& l : links) {
+    if (l.utilization_series.empty() || c.series.size() == kShown) continue;
+    const double step_ms = iteration.seconds() * 1e3 / static_cast<double>(l.utilization_series.size());
+    c.series.push_back({l.from + " → " + l.to, series_color(c.series.size())});
+    std::vector<std::pair<double, double>> pts;
+    for (size_t k = 0; k < l.utilization_series.size(); ++k)
+      pts.emplace_back((static_cast<double>(k) + 0.5) * step_ms, 100 * l.utilization_series[k]);
+    c.points.push_back(std::move(pts));
+  }
+  return c.series.empty() ? std::string() : draw_xy(c).str();
 }
 
 }  // namespace
@@ -50,13 +73,13 @@ Section links_section(const workload::IterationResult& r) {
   s.intro_html =
       "<p>The links that carried the most bytes during the iteration (pipeline sends between the stages' "
       "representative GPUs and every data-parallel communicator's gradient and parameter collectives, run "
-      "together on the shared network), by their mean utilization over the iteration. Tensor-, context- and "
+      "together on the shared network), by their mean utilization over the iteration and, below, through it. Tensor-, context- and "
       "expert-parallel collectives inside a step are timed in isolation on the network and memoized, so they "
       "do <em>not</em> appear in these link loads.</p>\n";
   if (r.busiest_links.empty()) {
     s.body_html = "<p><em>No link carried traffic in the simulated iteration.</em></p>\n";
   } else {
-    s.body_html = draw_bars(c).str() + html_table(t);
+    s.body_html = draw_bars(c).str() + over_time(links, r.iteration) + html_table(t);
   }
   return s;
 }

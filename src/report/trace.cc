@@ -64,16 +64,25 @@ std::string chrome_trace(const workload::IterationResult& r, const std::vector<u
   }
   const size_t links = std::min(r.busiest_links.size(), static_cast<size_t>(std::max(0, o.links)));
   if (links > 0) {
+    const bool sampled = !r.busiest_links[0].utilization_series.empty();
     ev.push_back(meta("process_name", kLinkPid, 0,
-                      R"("name":)" + json_string(o.name + ": busiest links (mean utilization over the iteration, %)")));
+                      R"("name":)" + json_string(o.name + (sampled ? ": busiest links (utilization, %)"
+                                                                   : ": busiest links (mean utilization over the "
+                                                                     "iteration, %)"))));
     ev.push_back(meta("process_sort_index", kLinkPid, 0, R"("sort_index":2)"));
   }
   for (size_t i = 0; i < links; ++i) {
     const auto& l = r.busiest_links[i];
     const std::string name = json_string(fmt::format("{} → {} ({})", l.from, l.to, l.kind));
-    const std::string util = fmt::format("{:.3f}", 100 * l.utilization);
-    ev.push_back(fmt::format(R"({{"name":{},"ph":"C","ts":0.000000,"pid":{},"tid":0,"args":{{"utilization_pct":{}}}}})",
-                             name, kLinkPid, util));
+    // One value per sampled interval, from its start; the mean over the
+    // whole iteration when the run was not sampled.
+    const std::vector<double> values =
+        l.utilization_series.empty() ? std::vector<double>{l.utilization} : l.utilization_series;
+    const int64_t n = static_cast<int64_t>(values.size());
+    for (int64_t k = 0; k < n; ++k)
+      ev.push_back(fmt::format(R"({{"name":{},"ph":"C","ts":{},"pid":{},"tid":0,"args":{{"utilization_pct":{:.3f}}}}})",
+                               name, exact_micros(core::SimTime::ps(r.iteration.count_ps() / n * k)), kLinkPid,
+                               100 * values[k]));
     ev.push_back(fmt::format(R"({{"name":{},"ph":"C","ts":{},"pid":{},"tid":0,"args":{{"utilization_pct":0}}}})", name,
                              exact_micros(r.iteration), kLinkPid));
   }

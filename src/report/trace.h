@@ -7,9 +7,10 @@
 //                     complete event ("ph": "X") per interval, named by its
 //                     kind, with micro_batch and chunk in args. A track's
 //                     durations add up to the iteration.
-//   process 2 "links" one counter ("ph": "C") per busy link: its mean
-//                     utilization over the iteration (the model keeps bytes
-//                     per link, not a time series), from 0 to the end.
+//   process 2 "links" one counter ("ph": "C") per busy link: its
+//                     utilization in each sampled interval of the iteration
+//                     (IterationInputs::link_samples), or its mean over the
+//                     iteration when it was not sampled, then 0 at the end.
 //   process 0 "job"   the iteration as one span; for a whole job, a
 //                     second track "lifecycle" with its phases (startup,
 //                     training, checkpoint, lost training, recovery) over

@@ -94,6 +94,10 @@ class IterationSim {
         net_(in.make_network(sim_, *in.topology)) {}
 
   IterationResult run();
+  // Runs the iteration while sampling the cumulative bytes of `links` every
+  // `interval`, `samples` times; returns each link's bytes per interval.
+  std::vector<std::vector<double>> run_sampling(const std::vector<topo::LinkId>& links, SimTime interval,
+                                                int samples);
 
  private:
   struct DpJob {
@@ -533,6 +537,22 @@ IterationResult IterationSim::run() {
 
 }  // namespace
 
+std::vector<std::vector<double>> IterationSim::run_sampling(const std::vector<topo::LinkId>& links,
+                                                            SimTime interval, int samples) {
+  std::vector<std::vector<double>> bytes(links.size());
+  std::vector<double> last(links.size(), 0.0);
+  for (int k = 1; k <= samples; ++k)
+    sim_.schedule_at(interval * k, [this, &links, &bytes, &last] {
+      for (size_t i = 0; i < links.size(); ++i) {
+        const double now = net_->link_bytes(links[i]).as_double();
+        bytes[i].push_back(now - last[i]);
+        last[i] = now;
+      }
+    });
+  run();
+  return bytes;
+}
+
 IterationResult simulate_iteration(const IterationInputs& in) {
   const hw::Accelerator& gpu = in.compute->accelerator();
   if (!in.rank_to_gpu.empty() && static_cast<int>(in.rank_to_gpu.size()) != in.plan->gpus())
@@ -551,6 +571,16 @@ IterationResult simulate_iteration(const IterationInputs& in) {
   }
   IterationSim sim(in);
   IterationResult r = sim.run();
+  if (in.link_samples > 0 && !r.busiest_links.empty() && r.iteration > SimTime::zero()) {
+    std::vector<topo::LinkId> links;
+    for (const auto& l : r.busiest_links) links.push_back(l.link);
+    const SimTime interval = SimTime::ps(std::max<int64_t>(1, r.iteration.count_ps() / in.link_samples));
+    const auto bytes = IterationSim(in).run_sampling(links, interval, in.link_samples);
+    for (size_t i = 0; i < links.size(); ++i) {
+      const double capacity = in.topology->link(links[i]).bandwidth.bps() / 8 * interval.seconds();
+      for (double b : bytes[i]) r.busiest_links[i].utilization_series.push_back(b / capacity);
+    }
+  }
   r.memory_warning = warning;
   r.memory = estimate_memory(*in.model, *in.plan, *in.training);
   return r;

@@ -64,6 +64,10 @@ struct LinkLoad {
   std::string kind;        // scale-up, pcie, fabric, storage
   core::Bytes bytes;
   double utilization = 0;  // bytes / (bandwidth x iteration time)
+  // With IterationInputs::link_samples: the utilization in each of that
+  // many equal intervals of the iteration (bytes carried in the interval /
+  // (bandwidth x interval)), interval after interval.
+  std::vector<double> utilization_series;
 };
 
 struct IterationResult {
@@ -111,6 +115,11 @@ struct IterationInputs {
     core::Bytes bytes;
   };
   std::vector<Background> background;
+  // > 0: also sample the busiest links' load in this many equal intervals
+  // of the iteration (LinkLoad::utilization_series). The busiest are known
+  // only at the end, so the iteration is simulated a second time, sampling
+  // them; the samples only read the network, so both runs are the same.
+  int link_samples = 0;
 };
 
 // Throws InputError when the plan does not fit the GPUs' memory (unless

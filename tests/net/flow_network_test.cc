@@ -24,6 +24,20 @@ TEST(FlowNetwork, OneFlowTakesSizeOverRatePlusLatency) {
   EXPECT_EQ(net.active_transfers(), 0u);
 }
 
+TEST(FlowNetwork, LinkBytesMidFlowAreWhatHasMovedSoFar) {
+  auto t = ring4();
+  engine::Simulator sim;
+  FlowNetwork net(sim, t);
+  const topo::LinkId l = t.find_link(t.gpu_node(0), t.gpu_node(1));
+  net.transfer(t.gpu_node(0), t.gpu_node(1), Bytes(1'000'000), [] {});
+  int64_t at_quarter = -1;
+  // 1 GB/s: a quarter of a millisecond in, 250 kB have crossed the link.
+  sim.schedule_at(SimTime::us(250), [&] { at_quarter = net.link_bytes(l).count(); });
+  sim.run();
+  EXPECT_EQ(at_quarter, 250'000);
+  EXPECT_EQ(net.link_bytes(l).count(), 1'000'000);
+}
+
 TEST(FlowNetwork, TwoFlowsShareALinkEqually) {
   auto t = ring4();
   engine::Simulator sim;

@@ -107,6 +107,25 @@ TEST(Trace, CounterHoldsTheMeanUtilizationOverTheIteration) {
   EXPECT_EQ(values, (std::vector<double>{60.0, 0.0}));  // 60% from 0, back to 0 at the end
 }
 
+TEST(Trace, SampledLinksHaveACounterValuePerInterval) {
+  auto r = testing::two_stage_result();
+  r.busiest_links[0].utilization_series = {0.9, 0.1, 0.5, 0.0};
+  TraceOptions o;
+  o.links = 1;
+  std::vector<std::pair<double, double>> points;  // (ts us, %)
+  const auto j = nlohmann::json::parse(chrome_trace(r, kGpus, o));
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "C") points.emplace_back(e["ts"].get<double>(), e["args"]["utilization_pct"].get<double>());
+  // Intervals are whole picoseconds: the iteration's, divided by 4, rounded down.
+  const double quarter = static_cast<double>(r.iteration.count_ps() / 4) * 1e-6;
+  ASSERT_EQ(points.size(), 5u);  // four intervals, then 0 at the end
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_NEAR(points[k].first, k * quarter, 1e-6) << k;
+    EXPECT_DOUBLE_EQ(points[k].second, 100 * r.busiest_links[0].utilization_series[k]) << k;
+  }
+  EXPECT_EQ(points[4].second, 0);
+}
+
 TEST(Trace, SameResultSameBytes) {
   const auto r = testing::two_stage_result();
   EXPECT_EQ(chrome_trace(r, kGpus, {}), chrome_trace(r, kGpus, {}));
@@ -148,7 +167,8 @@ TEST(Trace, AJobsLifecycleIsATrackOfItsOwnCoveringTheWallTime) {
   EXPECT_EQ(names, (std::vector<std::string>{"startup", "training", "recovery"}));
   EXPECT_DOUBLE_EQ(covered_us, 3700e6);
   // Without a job there is no lifecycle track.
-  for (const auto& e : parse()["traceEvents"]) EXPECT_NE(e.value("cat", ""), "lifecycle");
+  const auto plain = parse();
+  for (const auto& e : plain["traceEvents"]) EXPECT_NE(e.value("cat", ""), "lifecycle");
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ struct Harness {
   TrainingSpec training;
   hw::ComputeModel compute = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
   coll::AlgorithmRegistry registry;
+  std::vector<double> bandwidth_bps;  // of the last run's busiest links
 
   Harness() {
     coll::register_builtin_algorithms(registry);
@@ -37,7 +38,7 @@ struct Harness {
     plan.zero_stage = 0;
   }
 
-  IterationResult run() {
+  IterationResult run(int link_samples = 0) {
     topo::ClusterSpec spec;
     spec.system = hw::find_system("dgx-h100");
     spec.gpus = plan.gpus();
@@ -53,7 +54,10 @@ struct Harness {
       return std::make_unique<net::FlowNetwork>(sim, topo);
     };
     in.algorithms = &registry;
-    return simulate_iteration(in);
+    in.link_samples = link_samples;
+    IterationResult r = simulate_iteration(in);
+    for (auto& l : r.busiest_links) bandwidth_bps.push_back(t.link(l.link).bandwidth.bps());
+    return r;
   }
 
   StageCost stage_cost(int s) {
@@ -140,6 +144,31 @@ TEST(Iteration, OverlappingTheGradientReductionHidesIt) {
   const IterationResult overlapped = h.run();
   EXPECT_GT(after.mean.dp_comm, SimTime::zero());
   EXPECT_LT(overlapped.mean.dp_comm, after.mean.dp_comm);
+}
+
+TEST(Iteration, SampledLinkLoadsAddUpToTheBytesEachLinkCarried) {
+  Harness h;
+  h.plan.dp = 16;
+  h.training.global_batch = 32;
+  const IterationResult plain = h.run();
+  const IterationResult sampled = h.run(50);
+  // Sampling only reads the network: the iteration is the same.
+  EXPECT_EQ(sampled.iteration, plain.iteration);
+  EXPECT_EQ(sampled.mean.dp_comm, plain.mean.dp_comm);
+  ASSERT_FALSE(sampled.busiest_links.empty());
+  const double interval_s = sampled.iteration.seconds() / 50;
+  for (size_t i = 0; i < sampled.busiest_links.size(); ++i) {
+    const LinkLoad& l = sampled.busiest_links[i];
+    ASSERT_EQ(l.utilization_series.size(), 50u);
+    EXPECT_TRUE(plain.busiest_links[i].utilization_series.empty());
+    double bytes = 0;
+    for (double u : l.utilization_series) {
+      EXPECT_GE(u, 0);
+      EXPECT_LE(u, 1 + 1e-9);  // no interval carries more than the link's bandwidth
+      bytes += u * h.bandwidth_bps[i] / 8 * interval_s;
+    }
+    EXPECT_NEAR(bytes, l.bytes.as_double(), 1e-6 * l.bytes.as_double() + 64) << l.from << " -> " << l.to;
+  }
 }
 
 TEST(Iteration, APlanThatDoesNotFitIsAnErrorUnlessAskedToWarn) {

@@ -206,7 +206,18 @@ void FlowNetwork::deliver(uint32_t fi) {
   if (cb) cb();
 }
 
-Bytes FlowNetwork::link_bytes(LinkId l) const { return Bytes(std::llround(link_bits_[l] / 8.0)); }
+Bytes FlowNetwork::link_bytes(LinkId l) const {
+  // Settled bits, plus what the flows draining through the link have moved
+  // since they were last settled: exact at any instant, not only between flows.
+  double bits = link_bits_[l];
+  const SimTime now = sim_.now();
+  for (uint32_t fi : link_flows_[l]) {
+    const Flow& f = flows_[fi];
+    if (now > f.last_update && f.rate > 0)
+      bits += std::min(f.remaining_bits, f.rate * (now - f.last_update).seconds());
+  }
+  return Bytes(std::llround(bits / 8.0));
+}
 
 double FlowNetwork::rate_bps(TransferId id) const {
   for (const Flow& f : flows_)
