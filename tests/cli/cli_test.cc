@@ -4,42 +4,18 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "shell.h"
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+using Result = anatomy::testing::ShellResult;
 
-Result run(const std::string& args) {
-  static int calls = 0;
-  const std::string err_file = ::testing::TempDir() + "anatomy_cli_stderr_" + std::to_string(getpid()) + "_" +
-                               std::to_string(++calls) + ".txt";
-  const std::string cmd = std::string(ANATOMY_BINARY) + " " + args + " 2>" + err_file;
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (FILE* e = fopen(err_file.c_str(), "r")) {
-    while ((n = fread(buf.data(), 1, buf.size(), e)) > 0) r.err.append(buf.data(), n);
-    fclose(e);
-  }
-  std::remove(err_file.c_str());
-  return r;
-}
+Result run(const std::string& args) { return anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " " + args); }
 
 int lines(const std::string& s) {
   int n = 0;

@@ -21,34 +21,16 @@
 #include <string>
 
 #include "png_pixels.h"
+#include "shell.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int code = -1;
-  std::string out, err;
-};
+using Output = anatomy::testing::ShellResult;
 
 // Runs a shell command line, capturing stdout and stderr.
-Output shell(const std::string& cmd) {
-  static int calls = 0;
-  const std::string err_file =
-      ::testing::TempDir() + "anatomy_report_stderr_" + std::to_string(getpid()) + "_" + std::to_string(++calls);
-  Output r;
-  FILE* p = popen((cmd + " 2>" + err_file).c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err_file, std::ios::binary);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  fs::remove(err_file);
-  return r;
-}
+Output shell(const std::string& cmd) { return anatomy::testing::run_shell(cmd); }
 
 Output anatomy(const std::string& args) { return shell(std::string(ANATOMY_BINARY) + " " + args); }
 
