@@ -106,6 +106,7 @@ report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::stri
   rows.add("bucket_size", core::format_bytes(core::Bytes(p.bucket_bytes)));
   if (p.param_gather_bytes > 0) rows.add("param_gather_size", core::format_bytes(core::Bytes(p.param_gather_bytes)));
   if (p.framework == workload::ShardingFramework::kDeepSpeed) rows.add("framework", "deepspeed");
+  if (p.cp > 1) rows.add("cp_all_gather", yes_no(p.cp_all_gather));
   rows.section("training");
   rows.add("seq_len", t.seq_len);
   rows.add("global_batch", t.global_batch);
@@ -119,6 +120,41 @@ report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::stri
   rows.add("network.model", s.network_model);
   rows.add("compute.calibration", s.calibration.empty() ? "the system's own, if shipped" : s.calibration);
   rows.add("compute.memory_check", s.memory_check_is_error ? "error" : "warn");
+  if (s.placement) {
+    const job::PlacementSpec& pl = *s.placement;
+    rows.section("placement");
+    rows.add("cluster_gpus", s.placement_cluster_gpus);
+    rows.add("policy", job::to_string(pl.policy));
+    rows.add("hosts_per_rack", pl.hosts_per_rack);
+    rows.add("racks_per_feed", pl.racks_per_feed);
+    rows.add("rack_power", pl.rack_power_kw > 0 ? fmt::format("{:g} kW", pl.rack_power_kw) : "no budget");
+    rows.add("busy_fraction", fmt::format("{:g}", pl.busy_fraction));
+    if (pl.max_ranks_per_rack > 0) rows.add("max_ranks_per_rack", pl.max_ranks_per_rack);
+  }
+  if (s.job) {
+    const job::JobSpec& j = *s.job;
+    rows.section("job");
+    rows.add("duration", core::format_time(j.duration));
+    rows.add("checkpoint.policy", j.checkpoint.enabled ? job::to_string(j.checkpoint.policy) : "none");
+    if (j.checkpoint.enabled) {
+      rows.add("checkpoint.interval", j.checkpoint.interval_iterations > 0
+                                          ? fmt::format("{} iterations", j.checkpoint.interval_iterations)
+                                          : core::format_time(j.checkpoint.interval));
+      if (j.checkpoint.compression_ratio < 1)
+        rows.add("checkpoint.compression_ratio", fmt::format("{:g}", j.checkpoint.compression_ratio));
+    }
+    rows.add("failures.classes", j.failures.classes.size());
+    rows.add("failures.watchdog_timeout", core::format_time(j.failures.watchdog_timeout));
+    rows.add("failures.spare_hosts", j.failures.spare_hosts);
+    rows.add("startup.image_size", core::format_bytes(j.startup.image_size));
+    rows.add("startup.framework_init", core::format_time(j.startup.framework_init));
+    if (j.cost.dollars_per_gpu_hour > 0)
+      rows.add("cost.dollars_per_gpu_hour", fmt::format("{:.2f}", j.cost.dollars_per_gpu_hour));
+    rows.add("seed", j.seed);
+    if (j.trace_congestion)
+      rows.add("congestion", fmt::format("{:g} of the busiest link's bandwidth for {}", j.congestion.bandwidth_fraction,
+                                         core::format_time(j.congestion.duration)));
+  }
   return info;
 }
 
