@@ -36,7 +36,7 @@ JobRun simulate_job(const scenario::Scenario& s, int link_samples) {
   job::JobInputs in;
   in.spec = *s.job;
   in.iteration = setup->inputs;
-  in.iteration.link_samples = link_samples;
+  in.steady_link_samples = link_samples;
   in.bulk_network = bulk_network_factory(s.network_model);
   const int gpus = s.parallelism.gpus();
   const int per_host = s.cluster.system.gpus_per_host;
@@ -50,7 +50,6 @@ JobRun simulate_job(const scenario::Scenario& s, int link_samples) {
   in.units.switches = switches;
   try {
     run.result = job::run_job(in);
-    in.iteration.link_samples = 0;  // the cascade's what-if iterations need no samples
     if (s.job->trace_congestion) run.cascade = job::trace_cascade(s.job->congestion, in, run.result);
     return run;
   } catch (const core::InputError& e) {

@@ -28,6 +28,7 @@ struct Accelerator {
   Bandwidth scaleup_bandwidth;  // per GPU, per direction, all scale-up links together
   int scaleup_links = 0;        // links per GPU (NVLink / Infinity Fabric)
   double tdp_watts = 0;
+  int compute_units = 0;  // SMs (NVIDIA) or CUs (AMD) that run kernels; 0: not known
   std::string source;  // where the figures come from
 };
 

@@ -15,47 +15,50 @@ Bytes GB(double v) { return Bytes(static_cast<int64_t>(v * 1e9)); }
 
 std::vector<Accelerator> make_accelerators() {
   std::vector<Accelerator> a;
+  // Compute units (the figure before each source) from the architecture
+  // whitepapers and data sheets: A100 108 SMs, H100/H200 SXM 132, B200 148
+  // (two dies of 74), MI300X/MI325X 304 CUs, MI350X 256 CUs.
   // NVIDIA A100 Tensor Core GPU datasheet (2021): BF16/FP16 312 TFLOP/s dense
   // (624 with sparsity), no FP8; 80 GB HBM2e at 2,039 GB/s (SXM); NVLink 3
   // 600 GB/s bidirectional over 12 links; 400 W (SXM).
-  a.push_back({"A100", "NVIDIA", "A100 SXM4 80GB", 312, 312, 0, GB(80), GBps(2039), GBps(300), 12, 400,
+  a.push_back({"A100", "NVIDIA", "A100 SXM4 80GB", 312, 312, 0, GB(80), GBps(2039), GBps(300), 12, 400, 108,
                "NVIDIA A100 datasheet (SXM4 80GB)"});
   // NVIDIA H100 datasheet (SXM5): BF16/FP16 989.4 TFLOP/s dense, FP8 1,978.9
   // dense (datasheet lists 2x with sparsity); 80 GB HBM3 at 3.35 TB/s; NVLink 4
   // 900 GB/s bidirectional over 18 links; up to 700 W.
-  a.push_back({"H100", "NVIDIA", "H100 SXM5 80GB", 989, 989, 1979, GB(80), GBps(3350), GBps(450), 18, 700,
+  a.push_back({"H100", "NVIDIA", "H100 SXM5 80GB", 989, 989, 1979, GB(80), GBps(3350), GBps(450), 18, 700, 132,
                "NVIDIA H100 datasheet (SXM5)"});
   // NVIDIA H200 datasheet (SXM): same GH100 compute as H100 SXM; 141 GB HBM3e
   // at 4.8 TB/s; NVLink 900 GB/s; up to 700 W.
-  a.push_back({"H200", "NVIDIA", "H200 SXM 141GB", 989, 989, 1979, GB(141), GBps(4800), GBps(450), 18, 700,
+  a.push_back({"H200", "NVIDIA", "H200 SXM 141GB", 989, 989, 1979, GB(141), GBps(4800), GBps(450), 18, 700, 132,
                "NVIDIA H200 datasheet (SXM)"});
   // NVIDIA DGX B200 / HGX B200 datasheet: per GPU 2.25 PFLOP/s dense
   // FP16/BF16 and 4.5 PFLOP/s dense FP8 (datasheets print 2x with sparsity);
   // 180 GB HBM3e at 7.7-8 TB/s (DGX B200: 1,440 GB and 64 TB/s for 8 GPUs);
   // NVLink 5 1.8 TB/s bidirectional over 18 links; 1,000 W.
   a.push_back({"B200", "NVIDIA", "B200 (HGX/DGX B200)", 2250, 2250, 4500, GB(180), GBps(8000), GBps(900), 18,
-               1000, "NVIDIA DGX B200 datasheet"});
+               1000, 148, "NVIDIA DGX B200 datasheet"});
   // NVIDIA GB200 NVL72 datasheet: 72 GPUs give 180 PFLOP/s dense FP16/BF16
   // (360 sparse) and 360 PFLOP/s dense FP8, i.e. 2.5 / 5 PFLOP/s per GPU;
   // 13.4-13.8 TB HBM3e for 72 GPUs (~186 GB each) at 8 TB/s each; NVLink 5
   // 1.8 TB/s per GPU; the superchip (1 Grace + 2 B200) is rated ~2.7 kW, of
   // which ~1.2 kW per GPU.
   a.push_back({"GB200", "NVIDIA", "B200 in GB200 NVL72", 2500, 2500, 5000, GB(186), GBps(8000), GBps(900), 18,
-               1200, "NVIDIA GB200 NVL72 datasheet"});
+               1200, 148, "NVIDIA GB200 NVL72 datasheet"});
   // AMD Instinct MI300X data sheet: 1,307.4 TFLOP/s dense BF16/FP16, 2,614.9
   // dense FP8; 192 GB HBM3 at 5.3 TB/s; 7 Infinity Fabric links at 128 GB/s
   // bidirectional each (896 GB/s aggregate peer bandwidth); 750 W.
-  a.push_back({"MI300X", "AMD", "Instinct MI300X OAM", 1307, 1307, 2615, GB(192), GBps(5300), GBps(448), 7, 750,
+  a.push_back({"MI300X", "AMD", "Instinct MI300X OAM", 1307, 1307, 2615, GB(192), GBps(5300), GBps(448), 7, 750, 304,
                "AMD Instinct MI300X data sheet"});
   // AMD Instinct MI325X data sheet: same CDNA 3 compute as MI300X; 256 GB
   // HBM3e at 6 TB/s; 7 Infinity Fabric links (896 GB/s aggregate); 1,000 W.
-  a.push_back({"MI325X", "AMD", "Instinct MI325X OAM", 1307, 1307, 2615, GB(256), GBps(6000), GBps(448), 7, 1000,
+  a.push_back({"MI325X", "AMD", "Instinct MI325X OAM", 1307, 1307, 2615, GB(256), GBps(6000), GBps(448), 7, 1000, 304,
                "AMD Instinct MI325X data sheet"});
   // AMD Instinct MI350X data sheet: 2.3 PFLOP/s dense FP16/BF16, 4.6 PFLOP/s
   // dense FP8; 288 GB HBM3e at 8 TB/s; 7 Infinity Fabric links, 1,075 GB/s
   // aggregate bidirectional (153.6 GB/s per link); 1,000 W air-cooled.
   a.push_back({"MI350X", "AMD", "Instinct MI350X OAM", 2307, 2307, 4614, GB(288), GBps(8000), GBps(537.6), 7,
-               1000, "AMD Instinct MI350X data sheet"});
+               1000, 256, "AMD Instinct MI350X data sheet"});
   return a;
 }
 

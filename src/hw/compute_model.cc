@@ -114,13 +114,13 @@ struct detail::RooflineShape {
   int sms = 132;                 // SMs (NVIDIA) or CUs (AMD)
   double clock_fraction = 0.9;   // sustained tensor clock / the clock the datasheet peak assumes
   double flops_per_exp = 256;    // dense BF16 tensor FLOPs per exp, per clock per SM
-  bool assumed = false;          // part not in the table below: generic constants
+  bool assumed = false;          // part not in the table below (or no SM count): generic constants
   double plateau() const { return clock_fraction * kMainloopEfficiency; }
 };
 
 namespace {
 
-// SM counts from the vendors' architecture whitepapers. Clock fraction:
+// SM counts are the catalog's (Accelerator::compute_units). Clock fraction:
 // datasheet peaks assume the boost clock (H100 SXM: 989 TFLOP/s = 132 SMs x
 // 4,096 FLOP/clk x 1.83 GHz); dense tensor kernels at the board power limit
 // settle ~10% lower on NVIDIA parts; CDNA 3/4 parts quote a 2.1-2.4 GHz peak
@@ -130,19 +130,17 @@ namespace {
 // 8,192 tensor FLOP/clk per SM give 128 / 256 / 512); CDNA 3 runs 16/clk/CU
 // against 2,048 FLOP/clk, CDNA 4 doubles both.
 detail::RooflineShape shape_of(const Accelerator& gpu) {
+  // Per architecture: the clock the tensor pipes hold under load, and FLOP
+  // per exponential of the softmax unit. The SM count is the catalog's.
   struct Row {
     const char* name;
-    int sms;
     double clock_fraction;
     double flops_per_exp;
   };
   static constexpr Row kRows[] = {
-      {"A100", 108, 0.90, 128},  {"H100", 132, 0.90, 256},   {"H200", 132, 0.90, 256},
-      {"B200", 148, 0.90, 512},  {"GB200", 148, 0.90, 512},  {"MI300X", 304, 0.75, 128},
-      {"MI325X", 304, 0.75, 128}, {"MI350X", 256, 0.75, 128},
+      {"A100", 0.90, 128},   {"H100", 0.90, 256},   {"H200", 0.90, 256},   {"B200", 0.90, 512},
+      {"GB200", 0.90, 512},  {"MI300X", 0.75, 128}, {"MI325X", 0.75, 128}, {"MI350X", 0.75, 128},
   };
-  for (const Row& r : kRows)
-    if (gpu.name == r.name) return {r.sms, r.clock_fraction, r.flops_per_exp, false};
   detail::RooflineShape s;
   s.assumed = true;
   if (gpu.vendor == "AMD") {
@@ -150,6 +148,16 @@ detail::RooflineShape shape_of(const Accelerator& gpu) {
     s.clock_fraction = 0.75;
     s.flops_per_exp = 128;
   }
+  for (const Row& r : kRows)
+    if (gpu.name == r.name) {
+      s.clock_fraction = r.clock_fraction;
+      s.flops_per_exp = r.flops_per_exp;
+      s.assumed = false;
+    }
+  if (gpu.compute_units > 0)
+    s.sms = gpu.compute_units;
+  else
+    s.assumed = true;
   return s;
 }
 

@@ -102,12 +102,13 @@ SimTime JobSim::recover(SimTime at, const FailureClass& fc, bool planned, std::s
 }
 
 JobResult JobSim::run() {
-  // The steady iteration samples links if asked (for reports); the
-  // checkpoint and startup measurements never need to.
-  workload::IterationInputs it = in_.iteration;
+  const workload::IterationInputs& it = in_.iteration;
   r_.gpus = it.plan->gpus();
-  r_.steady = workload::simulate_iteration(it);
-  it.link_samples = 0;
+  {
+    workload::IterationInputs sampled = it;
+    sampled.link_samples = in_.steady_link_samples;
+    r_.steady = workload::simulate_iteration(sampled);
+  }
   const SimTime T = r_.steady.iteration;
   const CheckpointSpec& cs = spec_.checkpoint;
   SimTime C;  // what one checkpoint costs the job

@@ -82,6 +82,9 @@ struct JobInputs {
   workload::IterationInputs iteration;  // the job's plan on its placed GPUs
   coll::NetworkFactory bulk_network;    // for checkpoint writes and loads; empty = iteration.make_network
   Units units;                          // what can fail
+  // IterationInputs::link_samples for the steady iteration only (for
+  // reports); the checkpoint, startup and cascade measurements never sample.
+  int steady_link_samples = 0;
   int gpus_per_host = 8;
 };
 

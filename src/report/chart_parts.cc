@@ -63,6 +63,13 @@ double draw_legend(Svg& svg, const std::vector<Series>& series, double x, double
   return cy + kLine + 4;
 }
 
+double legend_bottom(const std::vector<Series>& series, double width) {
+  Svg scratch(width, 1, "");
+  return draw_legend(scratch, series, 8, 8, width - 16);
+}
+
+double below_x_axis(const std::string& caption) { return 22 + (caption.empty() ? 0 : 16) + 8; }
+
 XAxis linear_axis(double x0, double x1, double y, double grid_top, std::function<double(double)> to_px,
                   const std::vector<double>& ticks, std::string caption) {
   XAxis axis;

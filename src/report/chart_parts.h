@@ -37,6 +37,15 @@ std::string tick_label(double v, double step);
 // wrapping before `width`; returns the y just below it.
 double draw_legend(Svg& svg, const std::vector<Series>& series, double x, double y, double width);
 
+// The y just below the legend draw_legend(svg, series, 8, 8, width - 16)
+// would draw at the top of a chart `width` wide, before the chart exists
+// (its height depends on it).
+double legend_bottom(const std::vector<Series>& series, double width);
+
+// Height below an x axis drawn by draw_x_axis: ticks, labels, the caption
+// if any, and a margin.
+double below_x_axis(const std::string& caption);
+
 // A text color that reads on `fill` ("#rrggbb"): near-black on light
 // colors, white on dark ones (by relative luminance).
 const char* ink_on(const std::string& fill);

@@ -21,13 +21,19 @@ std::string signed_fixed(double v, int decimals) {
   return fmt::format("{:+.{}f}", v, decimals);
 }
 
+// Appends metric `m` with its value in each run, of_run(run).
+template <typename OfRun>
+void add_metric(std::vector<CompareMetric>& out, const std::vector<CompareRun>& runs, CompareMetric m, OfRun of_run) {
+  for (const auto& r : runs) m.values.push_back(of_run(r));
+  out.push_back(std::move(m));
+}
+
 // The whole job's figures: what the cluster's time became, and its cost.
 void add_job_metrics(const std::vector<CompareRun>& runs, std::vector<CompareMetric>& out) {
   const auto add = [&](std::string key, std::string name, std::string unit, double shown, int decimals,
                        bool higher_is_better, auto value_of) {
-    CompareMetric m{std::move(key), std::move(name), std::move(unit), shown, decimals, false, higher_is_better, {}};
-    for (const auto& r : runs) m.values.push_back(value_of(*r.job));
-    out.push_back(std::move(m));
+    add_metric(out, runs, {std::move(key), std::move(name), std::move(unit), shown, decimals, false, higher_is_better, {}},
+               [&](const CompareRun& r) { return value_of(*r.job); });
   };
   add("ettr", "effective training time", "%", 100, 2, true, [](const job::JobResult& j) { return j.ettr; });
   add("interruptions", "interruptions", "", 1, 0, false,
@@ -65,9 +71,8 @@ std::vector<CompareMetric> compare_metrics(const std::vector<CompareRun>& runs) 
   std::vector<CompareMetric> out;
   const auto add = [&](std::string key, std::string name, std::string unit, double shown, int decimals, bool bucket,
                        bool higher_is_better, auto value_of) {
-    CompareMetric m{std::move(key), std::move(name), std::move(unit), shown, decimals, bucket, higher_is_better, {}};
-    for (const auto& r : runs) m.values.push_back(value_of(r.result));
-    out.push_back(std::move(m));
+    add_metric(out, runs, {std::move(key), std::move(name), std::move(unit), shown, decimals, bucket, higher_is_better, {}},
+               [&](const CompareRun& r) { return value_of(r.result); });
   };
   add("iteration_s", "iteration time", "ms", 1e3, 3, false, false,
       [](const workload::IterationResult& r) { return r.iteration.seconds(); });

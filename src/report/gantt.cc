@@ -62,10 +62,9 @@ Svg draw_gantt(const GanttChart& g) {
   const double x0 = kLabelColumn, x1 = g.width - kRightMargin;
   const auto to_px = [&](double v) { return x0 + (x1 - x0) * v / end; };
 
-  Svg scratch(g.width, 1, g.title);
-  const double rows_top = draw_legend(scratch, g.series, 8, 8, g.width - 16) + 6;
+  const double rows_top = legend_bottom(g.series, g.width) + 6;
   const double axis_y = rows_top + g.rows.size() * (kRowHeight + kRowGap);
-  const double height = axis_y + 22 + (g.axis_caption.empty() ? 0 : 16) + 8;
+  const double height = axis_y + below_x_axis(g.axis_caption);
 
   Svg svg(g.width, height, g.title);
   draw_legend(svg, g.series, 8, 8, g.width - 16);

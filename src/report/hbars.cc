@@ -18,13 +18,9 @@ Svg draw_bars(const BarChart& c) {
   const double x0 = c.label_column, x1 = c.width - kValueColumn;
   const auto to_px = [&](double v) { return x0 + (x1 - x0) * (top > 0 ? std::max(0.0, v) / top : 0); };
 
-  double rows_top = 8;
-  if (!c.legend.empty()) {
-    Svg scratch(c.width, 1, c.title);
-    rows_top = draw_legend(scratch, c.legend, 8, 8, c.width - 16) + 6;
-  }
+  const double rows_top = c.legend.empty() ? 8 : legend_bottom(c.legend, c.width) + 6;
   const double axis_y = rows_top + c.rows.size() * (kBarHeight + kRowGap);
-  const double height = axis_y + 22 + (c.axis_caption.empty() ? 0 : 16) + 8;
+  const double height = axis_y + below_x_axis(c.axis_caption);
 
   Svg svg(c.width, height, c.title);
   if (!c.legend.empty()) draw_legend(svg, c.legend, 8, 8, c.width - 16);

@@ -27,12 +27,9 @@ Svg draw_stacked_bars(const StackedBarChart& c) {
   const double x0 = kLabelColumn, x1 = c.width - kValueColumn;
   const auto to_px = [&](double v) { return x0 + (x1 - x0) * (top > 0 ? v / top : 0); };
 
-  // The legend first, on a scratch canvas, to know its height.
-  Svg scratch(c.width, 1, c.title);
-  const double legend_bottom = draw_legend(scratch, c.series, 8, 8, c.width - 16);
-  const double bars_top = legend_bottom + 6 + (c.marker > 0 ? 16 : 0);
+  const double bars_top = legend_bottom(c.series, c.width) + 6 + (c.marker > 0 ? 16 : 0);
   const double axis_y = bars_top + c.bars.size() * (kBarHeight + kRowGap);
-  const double height = axis_y + 22 + (c.axis_caption.empty() ? 0 : 16) + 8;
+  const double height = axis_y + below_x_axis(c.axis_caption);
 
   Svg svg(c.width, height, c.title);
   draw_legend(svg, c.series, 8, 8, c.width - 16);

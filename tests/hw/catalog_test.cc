@@ -31,7 +31,9 @@ TEST(Catalog, DatasheetFiguresAreDenseAndConsistent) {
   EXPECT_EQ(find_accelerator("A100").fp8_tflops, 0);
   // Every FP8-capable part doubles its BF16 rate (within rounding of the datasheets).
   for (const auto& a : accelerators()) {
-    if (a.fp8_tflops > 0) EXPECT_NEAR(a.fp8_tflops / a.bf16_tflops, 2.0, 0.01) << a.name;
+    if (a.fp8_tflops > 0) {
+      EXPECT_NEAR(a.fp8_tflops / a.bf16_tflops, 2.0, 0.01) << a.name;
+    }
   }
   // H200 = H100 compute with more, faster HBM.
   const Accelerator& h200 = find_accelerator("H200");
