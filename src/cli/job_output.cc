@@ -53,8 +53,7 @@ JobRun simulate_job(const scenario::Scenario& s, int link_samples) {
     if (s.job->trace_congestion) run.cascade = job::trace_cascade(s.job->congestion, in, run.result);
     return run;
   } catch (const core::InputError& e) {
-    if (!e.where().file.empty() || s.file.empty()) throw;
-    throw e.with_location(s.file, 0);
+    throw scenario::locate_in_scenario(s, e);
   }
 }
 

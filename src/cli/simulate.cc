@@ -54,8 +54,7 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
       in.rank_to_gpu = setup->placement->rank_to_gpu;
     }
   } catch (const core::InputError& e) {
-    if (!e.where().file.empty() || s.file.empty()) throw;
-    throw e.with_location(s.file, 0);
+    throw scenario::locate_in_scenario(s, e);
   }
   return setup;
 }
@@ -71,8 +70,7 @@ workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::st
   try {
     return workload::simulate_iteration(setup->inputs);
   } catch (const core::InputError& e) {
-    if (!e.where().file.empty() || s.file.empty()) throw;
-    throw e.with_location(s.file, 0);
+    throw scenario::locate_in_scenario(s, e);
   }
 }
 

@@ -453,6 +453,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
       ctx.fail(ctx.line_for("placement.cluster_gpus"), "placement.cluster_gpus",
                fmt::format("{} GPUs cannot hold a job of {} (cluster.gpus)", s.placement_cluster_gpus, s.cluster.gpus));
   }
+  s.lines = ctx.lines;
   if (s.collective && !top.count("model")) return s;
   try {
     workload::validate_plan(s.model, s.parallelism, s.training, s.cluster.gpus);
@@ -461,6 +462,21 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
     throw e.with_field(field).with_location(file, ctx.line_for(field));
   }
   return s;
+}
+
+core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e) {
+  if (!e.where().file.empty() || s.file.empty()) return e;
+  // The builders below the scenario name fields as they know them: the
+  // cluster's relative to the cluster, the network's without its section.
+  std::string field = e.where().field;
+  const auto starts = [&](std::string_view prefix) { return field.rfind(prefix, 0) == 0; };
+  if (field == "gpus" || starts("fabric.") || starts("storage."))
+    field = "cluster." + field;
+  else if (starts("system."))
+    field = "cluster.system";
+  else if (field == "transport")
+    field = "network.transport";
+  return e.with_field(field).with_location(s.file, detail::nearest_line(s.lines, field));
 }
 
 Scenario load_scenario(const std::string& path) {

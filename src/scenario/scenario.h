@@ -35,11 +35,13 @@
 // dp may be omitted (GPUs / (tp x pp x cp)). Unknown keys are errors.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "coll/ops.h"
+#include "core/error.h"
 #include "job/job_spec.h"
 #include "job/placement.h"
 #include "topo/builders.h"
@@ -67,6 +69,9 @@ struct CollectiveCase {
 
 struct Scenario {
   std::string file;  // where it was read from ("" for built-in)
+  // The 1-based line of every key the file gave, by dotted path
+  // ("cluster.fabric.radix"), so errors found after loading can point there.
+  std::map<std::string, int> lines;
   std::string name;
   uint64_t seed = 1;
   workload::ModelSpec model;
@@ -91,6 +96,14 @@ struct Scenario {
 Scenario load_scenario(const std::string& path);
 // Same, from text (for tests); `file` names it in errors.
 Scenario parse_scenario(const std::string& yaml_text, const std::string& file);
+
+// An error found after loading (building the cluster, placing, simulating)
+// that names a field but no file, attributed to the scenario: the field
+// becomes its path in the file (the cluster builder's "fabric.radix" is
+// "cluster.fabric.radix") and the line is that key's, or the nearest
+// enclosing section's the file wrote. Errors that already name a file, and
+// built-in scenarios, pass through unchanged.
+core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e);
 
 // The schema itself, for help text and docs: every key with its kind,
 // default and meaning, in the order they are read.

@@ -66,7 +66,7 @@ Check not_empty() {
   return [](const Value& v) -> std::string { return v.text.empty() ? "must not be empty" : ""; };
 }
 
-int Context::line_for(std::string_view field) const {
+int nearest_line(const std::map<std::string, int>& lines, std::string_view field) {
   std::string f(field);
   while (!f.empty()) {
     if (auto it = lines.find(f); it != lines.end()) return it->second;
@@ -76,6 +76,8 @@ int Context::line_for(std::string_view field) const {
   }
   return 0;
 }
+
+int Context::line_for(std::string_view field) const { return nearest_line(lines, field); }
 
 void Context::fail(int line, const std::string& field, const std::string& message) const {
   throw core::InputError({file, line, field}, message);

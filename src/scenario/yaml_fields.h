@@ -96,6 +96,10 @@ struct Context {
   core::InputError locate(const core::InputError& e, const std::string& field, int line) const;
 };
 
+// The line of `field` in `lines`, or of its nearest enclosing section
+// ("parallelism.dp" -> "parallelism"); 0 when none is there.
+int nearest_line(const std::map<std::string, int>& lines, std::string_view field);
+
 // 1-based line of a node; 0 when yaml-cpp has no mark for it.
 int line_of(const YAML::Node& n);
 std::string join(std::string_view section, std::string_view key);

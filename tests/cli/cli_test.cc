@@ -127,6 +127,20 @@ TEST(CliRun, BadScenarioNamesFileLineAndField) {
   EXPECT_NE(r.err.find(path + ":4: parallelism.tp: 3 does not divide 64 attention heads"), std::string::npos) << r.err;
 }
 
+TEST(CliRun, ClusterThatCannotBeBuiltNamesFileLineAndField) {
+  const std::string path = write_temp("too_many_pods.yaml",
+                                      "model: llama3-8b\n"
+                                      "cluster:\n"
+                                      "  system: dgx-h100\n"
+                                      "  gpus: 512\n"
+                                      "  fabric: {radix: 8}\n");
+  Result r = run("run " + path);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(path + ":5: cluster.fabric.radix: 16 pods exceed"), std::string::npos) << r.err;
+}
+
 TEST(CliRun, PacketNetworkChangesOnlyTheNetworksNumbers) {
   // Same job on the flow and the packet backend: the compute buckets are
   // the same to the picosecond; only communication (TP over NVLink, DP

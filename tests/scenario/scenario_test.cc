@@ -393,6 +393,35 @@ TEST(ScenarioErrors, MissingFileNamesIt) {
 
 // ---- The shipped examples and the schema. ----
 
+// An error the cluster builder finds after loading names its field relative
+// to the cluster ("fabric.radix"); against the scenario it becomes the key's
+// path in the file, at that key's line or its nearest written section's.
+TEST(ScenarioErrors, LaterErrorsPointAtTheFieldsLineInTheFile) {
+  const Scenario s = parse_scenario(
+      "model: llama3-8b\n"
+      "cluster:\n"
+      "  system: dgx-h100\n"
+      "  gpus: 16\n"
+      "  fabric:\n"
+      "    radix: 8\n",
+      "s.yaml");
+  const auto where = [&](const std::string& field) {
+    return locate_in_scenario(s, InputError({"", 0, field}, "x")).where();
+  };
+  EXPECT_EQ(where("fabric.radix").field, "cluster.fabric.radix");
+  EXPECT_EQ(where("fabric.radix").line, 6);
+  EXPECT_EQ(where("fabric.radix").file, "s.yaml");
+  EXPECT_EQ(where("gpus").line, 4);
+  EXPECT_EQ(where("fabric.nic_speed").line, 5) << "not written: its section's line";
+  EXPECT_EQ(where("transport").field, "network.transport");
+  EXPECT_EQ(where("transport").line, 0) << "no network section in the file";
+  // Already attributed, or a built-in scenario: unchanged.
+  EXPECT_EQ(locate_in_scenario(s, InputError({"other.yaml", 3, "gpus"}, "x")).where().line, 3);
+  Scenario builtin = s;
+  builtin.file.clear();
+  EXPECT_EQ(locate_in_scenario(builtin, InputError({"", 0, "gpus"}, "x")).where().field, "gpus");
+}
+
 TEST(Scenario, ShippedLlama70bOnGb200Parses) {
   const Scenario s = load_scenario(std::string(ANATOMY_SOURCE_DIR) + "/scenarios/llama3-70b-gb200.yaml");
   EXPECT_EQ(s.cluster.gpus, 1024);
