@@ -168,7 +168,6 @@ Topology build_cluster(const ClusterSpec& spec) {
     p.radix = shape.radix;
     p.leaf_up = shape.leaf_up;
     p.leaves_per_pod = static_cast<int>(std::floor(p.radix * f.spine_oversubscription / (1.0 + f.spine_oversubscription)));
-    if (f.rail_optimized) p.leaves_per_pod = std::max(R, p.leaves_per_pod / R * R);
     p.spine_up = std::max(1, p.radix - p.leaves_per_pod);
     p.planes = f.planes;
     p.port_speed = port_speed * fabric_eff;
@@ -179,6 +178,16 @@ Topology build_cluster(const ClusterSpec& spec) {
       storage_groups(shape.leaf_down, groups.empty() ? 0 : groups.back().unit + 1, f.planes, groups);
     // Two tiers hold at most `radix` leaves (one spine port per leaf).
     p.tiers = f.tiers != 0 ? f.tiers : (static_cast<int>(groups.size()) <= shape.radix ? 2 : 3);
+    if (f.rail_optimized && p.tiers == 3) {
+      // A pod holds whole rail groups: a spine needs a port for each rail's leaf.
+      if (p.leaves_per_pod < R)
+        throw InputError({"", 0, "fabric.radix"},
+                         fmt::format("a spine of radix {} has {} ports for leaves, fewer than a rail-optimized "
+                                     "pod's {} rails: use a larger radix or rail_optimized: false",
+                                     p.radix, p.leaves_per_pod, R));
+      p.leaves_per_pod = p.leaves_per_pod / R * R;
+      p.spine_up = std::max(1, p.radix - p.leaves_per_pod);
+    }
     auto counts = detail::build_clos(t, 0, groups, p, "fabric");
     shape.tiers = p.tiers;
     shape.leaves = counts.leaves;

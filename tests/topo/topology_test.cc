@@ -117,6 +117,34 @@ TEST(Cluster, TwoTiersThatCannotHoldTheHostsIsAnInputError) {
   expect_path(t, route(t, t.gpu_node(0), t.gpu_node(8 * 511 + 7)), t.gpu_node(0), t.gpu_node(8 * 511 + 7));
 }
 
+// A switch of radix k has k ports: whatever the builder accepts (small or
+// large radix, rails or not, two or three tiers) cables no switch to more.
+// What it cannot build within the radix is an input error instead.
+TEST(Cluster, NoSwitchHasMorePortsThanItsRadix) {
+  int built = 0;
+  for (int radix : {4, 8, 16, 32, 64})
+    for (bool rails : {true, false})
+      for (int gpus : {16, 64, 256, 1024})
+        for (int tiers : {0, 2, 3}) {
+          ClusterSpec s = dgx("dgx-h100", gpus);
+          s.fabric.radix = radix;
+          s.fabric.rail_optimized = rails;
+          s.fabric.tiers = tiers;
+          Topology t;
+          try {
+            t = build_cluster(s);
+          } catch (const core::InputError&) {
+            continue;
+          }
+          ++built;
+          for (NodeId n = 0; n < t.num_nodes(); ++n)
+            if (t.kind(n) == NodeKind::kSwitch)
+              ASSERT_LE(t.out_links(n).size(), static_cast<size_t>(radix))
+                  << t.node_label(n) << " in " << t.description;
+        }
+  EXPECT_GT(built, 20);
+}
+
 TEST(Cluster, InfinityFabricMeshIsOneDirectLink) {
   Topology t = build_cluster(dgx("mi300x-8", 8));
   auto p = route(t, t.gpu_node(0), t.gpu_node(5));
