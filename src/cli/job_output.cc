@@ -85,9 +85,9 @@ int print_job(const scenario::Scenario& s, const JobRun& run, const std::string&
     }
     j["by_component"] = r.by_component;
     j["by_category"] = r.by_category;
-    j["mtbi_hours"] = r.mtbi_hours;
+    j["mtbi_hours"] = r.mtbi_hours > 0 ? nlohmann::ordered_json(r.mtbi_hours) : nlohmann::ordered_json();
     j["checkpoint_stall_s"] = r.checkpoint.stall.seconds();
-    j["checkpoint_cost_s"] = r.checkpoint.cost(r.steady.iteration).seconds();
+    j["checkpoint_cost_s"] = r.checkpoint_cost.seconds();
     j["checkpoint_interval_s"] = r.configured_interval.seconds();
     j["young_interval_s"] = r.young.seconds();
     j["daly_interval_s"] = r.daly.seconds();
@@ -106,7 +106,7 @@ int print_job(const scenario::Scenario& s, const JobRun& run, const std::string&
              r.steady.iteration.seconds(), 100 * r.steady.mfu);
   fmt::print("# checkpoint: {} every {} iterations ({}); costs the job {} each\n",
              s.job->checkpoint.enabled ? r.checkpoint.how : "disabled", r.checkpoint_every,
-             core::format_time(r.configured_interval), core::format_time(r.checkpoint.cost(r.steady.iteration)));
+             core::format_time(r.configured_interval), core::format_time(r.checkpoint_cost));
   fmt::print("# startup: {}", core::format_time(r.first_start.total()));
   for (const auto& p : r.first_start.phases) fmt::print(" | {} {}", p.name, core::format_time(p.duration));
   fmt::print("\n# restart: {}", core::format_time(r.restart.total()));
@@ -114,7 +114,9 @@ int print_job(const scenario::Scenario& s, const JobRun& run, const std::string&
   fmt::print("\n\n");
   fmt::print("wall time               {} ({:.1f} days) on {} GPUs\n", h(r.wall), r.wall.seconds() / 86400, r.gpus);
   fmt::print("effective training time {:.1f}% (productive training / wall time)\n", 100 * r.ettr);
-  fmt::print("interruptions           {} (MTBI from the failure rates: {:.2f} h)\n", r.interruptions, r.mtbi_hours);
+  fmt::print("interruptions           {} ({})\n", r.interruptions,
+             r.mtbi_hours > 0 ? fmt::format("MTBI from the failure rates: {:.2f} h", r.mtbi_hours)
+                              : std::string("no failure rates given"));
   fmt::print("iterations              {} kept, {} lost and redone, {} checkpoints\n", r.iterations_kept,
              r.iterations_lost, r.checkpoints);
   if (r.young > core::SimTime::zero())

@@ -108,9 +108,13 @@ const char* to_string(CheckpointPolicy p) {
   return "?";
 }
 
-SimTime CheckpointCost::cost(SimTime steady) const {
-  const SimTime extra = slowed_iteration > steady ? (slowed_iteration - steady) * slowed_iterations : SimTime::zero();
-  return stall + extra;
+SimTime CheckpointCost::cost(SimTime steady, int64_t every) const {
+  // Past `every` iterations the next checkpoint waits for the write instead.
+  const int64_t slowed = std::clamp<int64_t>(slowed_iterations, 0, every);
+  const SimTime extra = slowed_iteration > steady ? (slowed_iteration - steady) * slowed : SimTime::zero();
+  const SimTime between = slowed_iteration * slowed + steady * (every - slowed);
+  const SimTime backlog = background > between ? background - between : SimTime::zero();
+  return stall + extra + backlog;
 }
 
 Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, int stage) {
@@ -175,12 +179,17 @@ CheckpointCost measure_checkpoint(const CheckpointSpec& spec, const workload::It
   c.slowed_iteration = slowed.iteration;
   const double per = std::max(1e-12, slowed.iteration.seconds());
   c.slowed_iterations = static_cast<int64_t>(std::ceil(c.background.seconds() / per));
+  const std::string meanwhile =
+      slowed.iteration > steady.iteration
+          ? fmt::format("iterations meanwhile take {} instead of {}", core::format_time(slowed.iteration),
+                        core::format_time(steady.iteration))
+          : std::string("iterations meanwhile unslowed");
   c.how = fmt::format("{}: {} per GPU snapshot to {} in {}, then written to {} storage servers in the background "
-                      "over {} (iterations meanwhile take {} instead of {})",
+                      "over {} ({})",
                       to_string(spec.policy), core::format_bytes(stored),
                       spec.policy == CheckpointPolicy::kHierarchical ? "local NVMe" : "host memory",
                       core::format_time(snapshot), base.topology->storage_nodes().size(), core::format_time(c.background),
-                      core::format_time(slowed.iteration), core::format_time(steady.iteration));
+                      meanwhile);
   return c;
 }
 

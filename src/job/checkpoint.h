@@ -33,9 +33,13 @@ struct CheckpointCost {
   SimTime slowed_iteration;   // an iteration while the background write runs
   int64_t slowed_iterations = 0;  // iterations that overlap it
   std::string how;            // one line naming the inputs
-  // What a checkpoint costs the job, in wall time: stall plus the extra
-  // time of the iterations it slows.
-  SimTime cost(SimTime steady_iteration) const;
+  // What a checkpoint taken every `every` iterations costs the job, in wall
+  // time: the stall, the extra time of the iterations its write slows, and,
+  // when that write outlasts the interval, the wait for it to end before the
+  // next checkpoint starts (one write in flight: callers of PyTorch DCP's
+  // async_save wait on the previous save's future first, and a host holds
+  // one staged copy of its shard).
+  SimTime cost(SimTime steady_iteration, int64_t every) const;
 };
 
 // Bytes one GPU writes (before compression), for pipeline stage `stage`.

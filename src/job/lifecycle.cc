@@ -119,10 +119,12 @@ JobResult JobSim::run() {
       throw core::InputError({"", 0, "job.checkpoint.interval"}, "set an interval (a time) or interval_iterations");
     const coll::NetworkFactory& bulk = in_.bulk_network ? in_.bulk_network : it.make_network;
     r_.checkpoint = measure_checkpoint(cs, it, r_.steady, bulk);
-    C = r_.checkpoint.cost(T);
     K = cs.interval_iterations > 0
             ? cs.interval_iterations
             : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(cs.interval.seconds() / T.seconds())));
+    C = r_.checkpoint.cost(T, K);
+    r_.checkpoint_cost = C;
+    r_.configured_interval = T * K + C;
     load = measure_checkpoint_load(it, cs.compression_ratio, bulk);
   }
   r_.checkpoint_every = cs.enabled ? K : 0;
@@ -253,7 +255,6 @@ JobResult JobSim::run() {
     const SimTime mtbi = SimTime::from_seconds(86400.0 / per_day);
     r_.young = young_interval(C, mtbi);
     r_.daly = daly_interval(C, mtbi);
-    r_.configured_interval = T * K + C;
   }
   r_.dollars_per_gpu_hour = spec_.cost.dollars_per_gpu_hour;
   return r_;

@@ -55,6 +55,7 @@ struct JobResult {
   workload::IterationResult steady;
   CheckpointCost checkpoint;
   int64_t checkpoint_every = 0;  // iterations
+  SimTime checkpoint_cost;       // per checkpoint, at that interval (CheckpointCost::cost)
   StartupCost first_start;
   StartupCost restart;           // a restart on cached images
   JobBuckets time;               // per GPU (wall time split); x GPUs for GPU-time
@@ -64,7 +65,7 @@ struct JobResult {
   int interruptions = 0;
   std::map<std::string, int> by_component, by_category;
   double spare_gpu_hours = 0;
-  double mtbi_hours = 0;         // from the failure rates
+  double mtbi_hours = 0;         // from the failure rates; 0 when none are given
   SimTime young, daly, configured_interval;
   double dollars_per_gpu_hour = 0;
   std::vector<JobEvent> events;  // the first failures and restarts, for the report

@@ -50,15 +50,22 @@ Section job_section(const job::JobResult& r) {
   Section s;
   s.id = "job";
   s.title = "The whole job: goodput and what the rest costs";
+  const std::string mtbi = r.mtbi_hours > 0 ? fmt::format("MTBI {:.2f} h from the failure rates", r.mtbi_hours)
+                                             : std::string("no failure rates given");
+  const std::string optimum =
+      r.young > core::SimTime::zero()
+          ? fmt::format("; for this job's failure rate and checkpoint cost Young's optimum is {} and Daly's {}",
+                        core::format_time(r.young), core::format_time(r.daly))
+          : std::string();
   s.intro_html = fmt::format(
-      "<p>{:.1f}% effective training time over {:.1f} days: {} interruptions (MTBI {:.2f} h from the failure rates), "
+      "<p>{:.1f}% effective training time over {:.1f} days: {} interruptions ({}), "
       "{} iterations kept and {} lost and redone, {} checkpoints. Productive time is split as the steady iteration "
-      "splits; checkpoint stalls include the slowdown of iterations a background write overlaps; recovery is "
-      "detection, teardown, rescheduling or waiting for repair, and the restart with its checkpoint load.</p>"
-      "<p>Checkpoint interval {}; for this job's failure rate and checkpoint cost Young's optimum is {} and "
-      "Daly's {}.</p>",
-      100 * r.ettr, r.wall.seconds() / 86400, r.interruptions, r.mtbi_hours, r.iterations_kept, r.iterations_lost,
-      r.checkpoints, core::format_time(r.configured_interval), core::format_time(r.young), core::format_time(r.daly));
+      "splits; checkpoint stalls include the slowdown of iterations a background write overlaps, and the wait for "
+      "a write that outlasts the interval; recovery is detection, teardown, rescheduling or waiting for repair, "
+      "and the restart with its checkpoint load.</p>"
+      "<p>Checkpoint interval {}{}.</p>",
+      100 * r.ettr, r.wall.seconds() / 86400, r.interruptions, mtbi, r.iterations_kept, r.iterations_lost,
+      r.checkpoints, core::format_time(r.configured_interval), optimum);
   s.body_html = draw_stacked_bars(c).str() + html_table(t) + (causes.rows.empty() ? "" : html_table(causes));
   return s;
 }

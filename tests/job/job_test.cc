@@ -153,6 +153,25 @@ JobInputs job_inputs(Cluster& c, SimTime duration) {
   return in;
 }
 
+// An asynchronous checkpoint costs its stall and the slowdown of the
+// iterations its write overlaps; a write that outlasts the interval makes
+// the next checkpoint wait for the rest of it (one write in flight).
+TEST(Checkpoint, AWriteLongerThanTheIntervalHoldsTheNextCheckpoint) {
+  using core::SimTime;
+  CheckpointCost c;
+  c.stall = SimTime::ms(30);
+  c.background = SimTime::ms(700);
+  c.slowed_iteration = SimTime::ms(500);
+  c.slowed_iterations = 2;
+  const SimTime steady = SimTime::ms(400);
+  // Every 10 iterations: 2 x 100 ms slower, the write long done.
+  EXPECT_EQ(c.cost(steady, 10), SimTime::ms(30 + 200));
+  // Every iteration: one slowed iteration (500 ms), then 200 ms until the
+  // write that began after the stall ends: the period is 30 + 500 + 200.
+  EXPECT_EQ(c.cost(steady, 1), SimTime::ms(30 + 100 + 200));
+  EXPECT_EQ(steady + c.cost(steady, 1), c.stall + c.background);
+}
+
 TEST(Lifecycle, WithoutFailuresOnlyCheckpointsAndStartupCost) {
   Cluster c(false);
   JobInputs in = job_inputs(c, SimTime::sec(6 * 3600));
@@ -162,7 +181,7 @@ TEST(Lifecycle, WithoutFailuresOnlyCheckpointsAndStartupCost) {
   EXPECT_EQ(r.time.total(), r.wall);  // every GPU-second accounted
   // Each period is 50 iterations and one checkpoint: ETTR = 50T / (50T + C),
   // less the startup.
-  const double T = r.steady.iteration.seconds(), C = r.checkpoint.cost(r.steady.iteration).seconds();
+  const double T = r.steady.iteration.seconds(), C = r.checkpoint_cost.seconds();
   const double startup = r.first_start.total().seconds() / r.wall.seconds();
   EXPECT_NEAR(r.ettr, 50 * T / (50 * T + C) * (1 - startup), 0.002);
 }
