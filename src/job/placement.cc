@@ -48,7 +48,13 @@ Placement place(const PlacementSpec& spec, const topo::Topology& t, const worklo
                 double gpu_tdp_w) {
   const uint32_t hosts = t.num_hosts();
   if (hosts == 0) throw refuse("the cluster has no hosts to place on");
-  const uint32_t gpus_per_host = t.num_gpus() / hosts;
+  uint32_t gpus_per_host = 0;
+  while (gpus_per_host < t.num_gpus() && t.host_of(gpus_per_host) == 0) ++gpus_per_host;
+  // Placement hands out whole hosts; a cluster ending in a part-filled host
+  // (100 GPUs of 8-GPU hosts) does not exist.
+  if (gpus_per_host == 0 || gpus_per_host * hosts != t.num_gpus())
+    throw core::InputError({"", 0, "placement.cluster_gpus"},
+                           fmt::format("{} GPUs are not a whole number of {}-GPU hosts", t.num_gpus(), gpus_per_host));
   const int need_gpus = plan.gpus();
   const uint32_t need_hosts = (static_cast<uint32_t>(need_gpus) + gpus_per_host - 1) / gpus_per_host;
   const int per_rack = std::max(1, spec.hosts_per_rack);

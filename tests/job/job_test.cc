@@ -295,6 +295,20 @@ TEST(Placement, SpreadTakesOneHostPerRackAndCrossesMoreSwitches) {
   EXPECT_LE(spread.rail_aligned, packed.rail_aligned);
 }
 
+// Placement hands out whole hosts: a cluster whose last host is part-filled
+// (100 GPUs of 8-GPU hosts) is refused, naming placement.cluster_gpus,
+// rather than placed as if every host had 100 / 13 GPUs, which split
+// tensor-parallel groups across hosts.
+TEST(Placement, AClusterOfPartHostsIsRefused) {
+  try {
+    place(PlacementSpec{}, inventory(100), plan_of(64), 700);
+    FAIL() << "placed on 12.5 hosts";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "placement.cluster_gpus");
+  }
+  EXPECT_NO_THROW(place(PlacementSpec{}, inventory(104), plan_of(64), 700));
+}
+
 TEST(Placement, SaysWhyItCannotPlace) {
   const auto t = inventory(8 * 16);
   PlacementSpec spec;
