@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "coll/mesh_rings.h"
 #include "core/rng.h"
 
 namespace anatomy::coll::detail {
@@ -13,8 +14,25 @@ uint64_t edge_hash(const Group& g, uint32_t src, uint32_t dst, int channel) {
   return core::mix64((uint64_t{g.gpus[src]} << 32 | g.gpus[dst]) ^ (static_cast<uint64_t>(channel) * 0x9e3779b97f4a7c15ULL)) | 1;
 }
 
+namespace {
+
+// The mesh rings of domain `d` of the group (ranks in rank order), or none
+// when the domain is not a fully connected mesh.
+const std::vector<std::vector<int>>* mesh_rings_of(const Group& g, const std::vector<uint32_t>& d) {
+  if (d.size() < 3 || g.topo->domain(g.domain_of(d.front())).kind != topo::DomainKind::kMesh) return nullptr;
+  const auto& rings = mesh_rings(static_cast<int>(d.size()));
+  return rings.empty() ? nullptr : &rings;
+}
+
+}  // namespace
+
 int default_channels(const Group& g) {
-  if (g.domains.size() <= 1) return 1;
+  if (g.domains.size() <= 1) {
+    // A switched domain gives every GPU its whole bandwidth on one ring; a
+    // mesh needs a ring per set of links.
+    const auto* rings = g.domains.empty() ? nullptr : mesh_rings_of(g, g.domains.front());
+    return rings ? static_cast<int>(rings->size()) : 1;
+  }
   size_t nics = 0;
   for (const auto& d : g.domains) {
     std::set<topo::NodeId> distinct;
@@ -30,6 +48,14 @@ std::vector<uint32_t> ring_order(const Group& g, int channel) {
   for (const auto& d : g.domains) {
     const size_t n = d.size();
     const size_t off = static_cast<size_t>(channel) % n;
+    if (const auto* rings = mesh_rings_of(g, d)) {
+      // Channel c follows mesh ring c (its own links), entered at the same
+      // rotated GPU as on a switched domain.
+      const std::vector<int>& cyc = (*rings)[static_cast<size_t>(channel) % rings->size()];
+      const size_t at = static_cast<size_t>(std::find(cyc.begin(), cyc.end(), static_cast<int>(off)) - cyc.begin());
+      for (size_t i = 0; i < n; ++i) order.push_back(d[static_cast<size_t>(cyc[(at + i) % n])]);
+      continue;
+    }
     for (size_t i = 0; i < n; ++i) order.push_back(d[(off + i) % n]);
   }
   return order;

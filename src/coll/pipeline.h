@@ -18,13 +18,15 @@ struct Edge {
 // per-channel value, as NCCL's per-channel connections hash differently.
 uint64_t edge_hash(const Group& g, uint32_t src, uint32_t dst, int channel);
 
-// Default channel count: inside one domain the channels share the same
-// links, so one suffices for a fluid model; across domains, one per NIC of
-// a domain (capped at NCCL's 64) so every rail carries a ring.
+// Default channel count: inside one switched domain the channels share the
+// same links, so one suffices for a fluid model; inside one mesh, one per
+// mesh ring (mesh_rings.h), each on its own links; across domains, one per
+// NIC of a domain (capped at NCCL's 64) so every rail carries a ring.
 int default_channels(const Group& g);
 
 // Ring order of channel c: domains in order, each rotated by c so the
-// channel leaves a domain from a different GPU (and NIC) than its neighbours.
+// channel leaves a domain from a different GPU (and NIC) than its neighbours;
+// inside a mesh domain, along mesh ring c so channels use different links.
 std::vector<uint32_t> ring_order(const Group& g, int channel);
 
 // A chunked ring pipeline: every edge moves `step_wire_bytes` per step,

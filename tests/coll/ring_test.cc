@@ -178,6 +178,18 @@ TEST(Busbw, FactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(busbw_factor(Op::kSendRecv, 8), 1.0);
 }
 
+// On a fully connected mesh one ring would use one of a GPU's seven links;
+// the channels follow the mesh rings, so a large ring all-gather on an
+// MI300X platform runs on all seven: busbw = 7 x 48 GB/s of payload per
+// xGMI link, times the protocol's efficiency.
+TEST(Ring, OnAMeshEveryLinkCarriesAChannel) {
+  auto fx = cluster("mi300x-8", 8);
+  auto r = fx.run(Op::kAllGather, Bytes::GiB(1), "ring", Fidelity::kBulk);
+  EXPECT_EQ(r.channels, 7);
+  const double per_link_GBps = 64 * 0.75;
+  EXPECT_NEAR(r.busbw_GBps / (7 * per_link_GBps * fx.lib.efficiency(Protocol::kSimple)), 1.0, 0.03);
+}
+
 TEST(Direct, AllToAllOnOneSwitchIsBoundByEachGpusLink) {
   // 8 GPUs on an NVSwitch: each sends 7/8 of S out of its link.
   auto fx = cluster("dgx-h100", 8);

@@ -1,0 +1,116 @@
+#include "coll/mesh_rings.h"
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <numeric>
+
+namespace anatomy::coll {
+namespace {
+
+using Cycles = std::vector<std::vector<int>>;
+
+// Backtracking for `want` edge-disjoint directed Hamiltonian cycles, built
+// one after another, each from vertex 0. Each cycle leaves 0 by a different
+// link, so requiring those first steps to increase removes the orderings of
+// the same set. Gives up after `budget` extensions.
+class Search {
+ public:
+  Search(int n, int want, long budget)
+      : n_(n), want_(want), budget_(budget), used_(static_cast<size_t>(n) * n, 0), on_path_(n, 0) {}
+
+  bool run() { return next_cycle(1); }
+  Cycles take() { return std::move(found_); }
+
+ private:
+  uint8_t& used(int a, int b) { return used_[static_cast<size_t>(a) * n_ + b]; }
+
+  bool next_cycle(int first_step_min) {
+    if (static_cast<int>(found_.size()) == want_) return true;
+    for (int x = first_step_min; x < n_; ++x) {
+      if (used(0, x)) continue;
+      used(0, x) = 1;
+      path_ = {0, x};
+      on_path_.assign(n_, 0);
+      on_path_[0] = on_path_[x] = 1;
+      const bool ok = extend();
+      used(0, x) = 0;
+      if (ok) return true;
+      if (budget_ < 0) return false;
+    }
+    return false;
+  }
+
+  bool extend() {
+    if (--budget_ < 0) return false;
+    const int last = path_.back();
+    if (static_cast<int>(path_.size()) == n_) {
+      if (used(last, 0)) return false;
+      used(last, 0) = 1;
+      found_.push_back(path_);
+      const std::vector<int> mine = path_;
+      const std::vector<uint8_t> mine_on = on_path_;
+      if (next_cycle(mine[1] + 1)) return true;
+      found_.pop_back();
+      path_ = mine;
+      on_path_ = mine_on;
+      used(last, 0) = 0;
+      return false;
+    }
+    for (int v = 1; v < n_; ++v) {
+      if (on_path_[v] || used(last, v)) continue;
+      used(last, v) = 1;
+      on_path_[v] = 1;
+      path_.push_back(v);
+      if (extend()) return true;
+      path_.pop_back();
+      on_path_[v] = 0;
+      used(last, v) = 0;
+      if (budget_ < 0) return false;
+    }
+    return false;
+  }
+
+  int n_, want_;
+  long budget_;
+  std::vector<uint8_t> used_, on_path_;
+  std::vector<int> path_;
+  Cycles found_;
+};
+
+// i -> i + s (mod n) is a Hamiltonian cycle when s is coprime to n, and
+// different strides use different directed links.
+Cycles stride_cycles(int n) {
+  Cycles c;
+  for (int s = 1; s < n; ++s) {
+    if (std::gcd(s, n) != 1) continue;
+    std::vector<int> cyc(n);
+    for (int i = 0; i < n; ++i) cyc[i] = static_cast<int>((static_cast<long>(i) * s) % n);
+    c.push_back(std::move(cyc));
+  }
+  return c;
+}
+
+Cycles make_rings(int n) {
+  if (n < 3) return {};
+  const Cycles strides = stride_cycles(n);
+  // Try for every link first, then one cycle fewer, down to what strides give.
+  for (int want = n - 1; want > static_cast<int>(strides.size()); --want) {
+    Search s(n, want, 2'000'000);
+    if (s.run()) return s.take();
+  }
+  return strides;
+}
+
+}  // namespace
+
+const std::vector<std::vector<int>>& mesh_rings(int n) {
+  static std::mutex mu;
+  static std::map<int, Cycles> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(n);
+  if (it == cache.end()) it = cache.emplace(n, make_rings(n)).first;
+  return it->second;
+}
+
+}  // namespace anatomy::coll

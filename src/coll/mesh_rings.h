@@ -1,0 +1,23 @@
+#pragma once
+// Rings over a fully connected mesh (AMD's Infinity Fabric: every GPU of an
+// 8-GPU MI300X platform has a direct link to each of the other seven).
+//
+// One ring uses one outgoing link per GPU, so a ring library that wants the
+// mesh's bandwidth runs its channels on different links: each channel a
+// directed Hamiltonian cycle, no two sharing a directed link. The complete
+// directed graph on n vertices splits into n - 1 such cycles except for
+// n = 4 and 6 (Tillson, "A Hamiltonian decomposition of K*_2m, 2m >= 8",
+// J. Combin. Theory B 29, 1980). A bounded search finds the most it can,
+// n - 1 first; where it finds fewer than the stride cycles i -> i + s
+// (s coprime to n), those are used.
+
+#include <vector>
+
+namespace anatomy::coll {
+
+// Edge-disjoint directed Hamiltonian cycles of the complete directed graph
+// on vertices 0..n-1, each listed from vertex 0 in travel order. Empty for
+// n < 3 (a pair or a single GPU needs no ring). Deterministic; cached.
+const std::vector<std::vector<int>>& mesh_rings(int n);
+
+}  // namespace anatomy::coll
