@@ -64,12 +64,11 @@ std::vector<Edge> tree_edges(const Group& g, int channel, int* intra_hops, int* 
   std::vector<Edge> edges;
   int longest_chain = 0;
   for (int k = 0; k < m; ++k) {
-    const auto& d = g.domains[k];
+    const std::vector<uint32_t> d = domain_order(g, g.domains[k], channel);
     const size_t n = d.size();
-    const size_t off = static_cast<size_t>(channel) % n;
-    rep[k] = d[off];
+    rep[k] = d[0];
     for (size_t i = 0; i + 1 < n; ++i) {
-      const uint32_t a = d[(off + i) % n], b = d[(off + i + 1) % n];
+      const uint32_t a = d[i], b = d[i + 1];
       edges.push_back(Edge{b, a, 0});  // reduce toward the representative
       edges.push_back(Edge{a, b, 0});  // broadcast away from it
     }
