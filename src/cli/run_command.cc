@@ -9,6 +9,7 @@
 #include "cli/outputs.h"
 #include "cli/job_output.h"
 #include "core/error.h"
+#include "core/units.h"
 #include "report/job_section.h"
 #include "report/progress.h"
 #include "workload/flops.h"
@@ -82,7 +83,7 @@ int run(const std::string& file, const std::string& format, const OutputOptions&
     return 0;
   }
   fmt::print("# anatomy run: {}{}\n", s.name.empty() ? s.model.name : s.name, s.file.empty() ? "" : " (" + s.file + ")");
-  fmt::print("# model: {} ({:.1f}B parameters), {}\n", s.model.name, s.model.params() / 1e9, s.model.description);
+  fmt::print("# model: {} ({} parameters), {}\n", s.model.name, core::format_count(s.model.params()), s.model.description);
   fmt::print("# cluster: {}\n", topology);
   fmt::print("# plan: {}; seq {}, global batch {} x micro-batch {} ({} micro-batches per pipeline), {}, recompute {}\n",
              plan_text(s), t.seq_len, t.global_batch, t.micro_batch, r.micro_batches, hw::to_string(t.precision),

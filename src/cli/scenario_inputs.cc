@@ -35,7 +35,8 @@ report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::stri
   const auto& c = s.cluster;
   const auto& p = s.parallelism;
   const auto& t = s.training;
-  info.facts.push_back({"model", fmt::format("{} ({:.1f}B parameters), {}", m.name, m.params() / 1e9, m.description)});
+  info.facts.push_back(
+      {"model", fmt::format("{} ({} parameters), {}", m.name, core::format_count(m.params()), m.description)});
   info.facts.push_back({"cluster", topology});
   info.facts.push_back({"plan", fmt::format("{}; seq {}, global batch {} x micro-batch {}, {}, recompute {}",
                                             plan_text(s), t.seq_len, t.global_batch, t.micro_batch,
@@ -55,7 +56,7 @@ report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::stri
   rows.section("model");
   rows.add("name", m.name);
   rows.add("source", m.description);
-  rows.add("parameters", fmt::format("{:.2f}B", m.params() / 1e9));
+  rows.add("parameters", core::format_count(m.params()));
   rows.add("layers", m.layers);
   rows.add("hidden", m.hidden);
   rows.add("heads", m.heads);

@@ -128,6 +128,14 @@ std::string format_bandwidth(Bandwidth b) {
   return detail::format_number(v) + "bps";
 }
 
+std::string format_count(double n) {
+  static constexpr std::array<std::pair<double, const char*>, 4> kSuffix{
+      {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}}};
+  for (auto [scale, name] : kSuffix)
+    if (std::abs(n) >= scale) return fmt::format("{:.3g}{}", n / scale, name);
+  return fmt::format("{:.3g}", n);
+}
+
 std::string format_bytes_rate(Bandwidth b) {
   const double v = b.bytes_per_second();
   static constexpr std::array<std::pair<double, const char*>, 4> kUnits{

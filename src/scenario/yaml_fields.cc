@@ -177,7 +177,10 @@ Value read_value(const YAML::Node& node, Kind kind, const std::vector<std::strin
                  const std::string& path, int line, const Context& ctx) {
   if (node.IsScalar()) return parse_text(node.Scalar(), kind, choices, path, line, ctx);
   std::string what = to_string(kind);
-  if (kind == Kind::kEnum) what += " " + list(choices);
+  if (kind == Kind::kEnum) {
+    what += ' ';  // appended in two steps: GCC 12 warns (-Wrestrict, falsely) on " " + string
+    what += list(choices);
+  }
   if (node.IsNull()) ctx.fail(line, path, fmt::format("has no value (expected {})", what));
   ctx.fail(line, path, fmt::format("expects a single value ({}), not {}", what, node_kind(node)));
 }

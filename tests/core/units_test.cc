@@ -38,6 +38,14 @@ TEST(Bytes, FormatsBinaryWhenExactElseDecimal) {
   EXPECT_EQ(format_bytes(Bytes::MiB(1)), "1MiB");
 }
 
+TEST(Count, FormatsWithADecimalSuffixAndThreeDigits) {
+  EXPECT_EQ(format_count(70.6e9), "70.6B");
+  EXPECT_EQ(format_count(8.03e9), "8.03B");
+  EXPECT_EQ(format_count(2'090'000), "2.09M");
+  EXPECT_EQ(format_count(405e12), "405T");
+  EXPECT_EQ(format_count(950), "950");
+}
+
 TEST(Bandwidth, ParsesBitAndByteRates) {
   EXPECT_DOUBLE_EQ(parse_bandwidth("800Gbps").bps(), 800e9);
   EXPECT_DOUBLE_EQ(parse_bandwidth("800Gb/s").bps(), 800e9);
