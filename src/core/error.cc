@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 namespace anatomy::core {
 namespace {
 
@@ -10,7 +12,7 @@ std::string render(const SourceLocation& w, const std::string& message) {
   std::string out;
   if (!w.file.empty()) {
     out += w.file;
-    if (w.line > 0) out += ":" + std::to_string(w.line);
+    if (w.line > 0) out += fmt::format(":{}", w.line);
     out += ": ";
   }
   if (!w.field.empty()) out += w.field + ": ";

@@ -55,12 +55,14 @@ double Rng::uniform01() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-
 uint64_t Rng::uniform_index(uint64_t n) {
   ANATOMY_CHECK(n > 0, "uniform_index needs n > 0");
   // Lemire's multiply-and-reject: unbiased without a division in the common case.
-  unsigned __int128 m = static_cast<unsigned __int128>(next_u64()) * n;
+  // A GCC/Clang extension (128-bit product); __extension__ keeps -Wpedantic quiet.
+  __extension__ using u128 = unsigned __int128;
+  u128 m = static_cast<u128>(next_u64()) * n;
   uint64_t low = static_cast<uint64_t>(m);
   if (low < n) {
     const uint64_t threshold = (0 - n) % n;
     while (low < threshold) {
-      m = static_cast<unsigned __int128>(next_u64()) * n;
+      m = static_cast<u128>(next_u64()) * n;
       low = static_cast<uint64_t>(m);
     }
   }

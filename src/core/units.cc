@@ -131,8 +131,9 @@ std::string format_bandwidth(Bandwidth b) {
 std::string format_count(double n) {
   static constexpr std::array<std::pair<double, const char*>, 4> kSuffix{
       {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}}};
+  // 999.6M rounds to 1B, not "1e+03M".
   for (auto [scale, name] : kSuffix)
-    if (std::abs(n) >= scale) return fmt::format("{:.3g}{}", n / scale, name);
+    if (std::abs(n) >= scale * 0.9995) return fmt::format("{:.3g}{}", n / scale, name);
   return fmt::format("{:.3g}", n);
 }
 

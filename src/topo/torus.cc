@@ -45,7 +45,7 @@ Topology build_torus(const std::vector<uint32_t>& dims, Bandwidth link_bandwidth
   t.finalize();
   t.name = dims.size() == 1 ? fmt::format("ring x{}", n) : fmt::format("torus x{}", n);
   std::string shape;
-  for (uint32_t s : dims) shape += (shape.empty() ? "" : "x") + std::to_string(s);
+  for (uint32_t s : dims) shape += fmt::format("{}{}", shape.empty() ? "" : "x", s);
   t.description = fmt::format("{} devices in a {} {} at {} per link per direction, {} per hop", n, shape,
                               dims.size() == 1 ? "ring" : "torus", core::format_bytes_rate(link_bandwidth),
                               core::format_time(hop_latency));

@@ -44,6 +44,8 @@ TEST(Count, FormatsWithADecimalSuffixAndThreeDigits) {
   EXPECT_EQ(format_count(2'090'000), "2.09M");
   EXPECT_EQ(format_count(405e12), "405T");
   EXPECT_EQ(format_count(950), "950");
+  EXPECT_EQ(format_count(999.6e6), "1B");
+  EXPECT_EQ(format_count(999.7), "1K");
 }
 
 TEST(Bandwidth, ParsesBitAndByteRates) {
