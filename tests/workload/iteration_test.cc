@@ -1,5 +1,6 @@
 #include "workload/iteration.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/error.h"
@@ -209,7 +210,7 @@ TEST(PipelineOrder, OneFOneBWarmsUpThenAlternates) {
   auto o = pipeline_order(0, 4, 6, 1);
   ASSERT_EQ(o.size(), 12u);
   std::string seq;
-  for (const auto& s : o) seq += (s.forward ? "F" : "B") + std::to_string(s.micro_batch) + " ";
+  for (const auto& s : o) seq += fmt::format("{}{} ", s.forward ? "F" : "B", s.micro_batch);
   EXPECT_EQ(seq, "F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5 ");
   // The last stage has no warm-up: it alternates from the start.
   auto last = pipeline_order(3, 4, 6, 1);
