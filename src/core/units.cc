@@ -131,10 +131,12 @@ std::string format_bandwidth(Bandwidth b) {
 std::string format_count(double n) {
   static constexpr std::array<std::pair<double, const char*>, 4> kSuffix{
       {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}}};
-  // 999.6M rounds to 1B, not "1e+03M".
-  for (auto [scale, name] : kSuffix)
-    if (std::abs(n) >= scale * 0.9995) return fmt::format("{:.3g}{}", n / scale, name);
-  return fmt::format("{:.3g}", n);
+  for (auto [scale, name] : kSuffix) {
+    if (std::abs(n) < scale * 0.99995) continue;  // 999.97M prints as 1.00B, not 1000.0M
+    const double v = n / scale;
+    return std::abs(v) >= 10 ? fmt::format("{:.1f}{}", v, name) : fmt::format("{:.2f}{}", v, name);
+  }
+  return fmt::format("{:.4g}", n);
 }
 
 std::string format_bytes_rate(Bandwidth b) {

@@ -88,8 +88,8 @@ Bandwidth parse_bandwidth(std::string_view text, std::string_view what = "bandwi
 std::string format_bytes(Bytes b);
 // "800Gbps", "1.6Tbps".
 std::string format_bandwidth(Bandwidth b);
-// A count with a decimal suffix, three significant digits: "70.6B",
-// "8.03B", "1.64M", "950" (parameters, tokens).
+// A count with a decimal suffix: one decimal from 10 up ("70.6B",
+// "405.9B"), two below ("8.03B", "2.09M"), and "950" under a thousand.
 std::string format_count(double n);
 // "900GB/s", "50GB/s".
 std::string format_bytes_rate(Bandwidth b);

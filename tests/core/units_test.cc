@@ -38,14 +38,14 @@ TEST(Bytes, FormatsBinaryWhenExactElseDecimal) {
   EXPECT_EQ(format_bytes(Bytes::MiB(1)), "1MiB");
 }
 
-TEST(Count, FormatsWithADecimalSuffixAndThreeDigits) {
+TEST(Count, FormatsWithADecimalSuffix) {
   EXPECT_EQ(format_count(70.6e9), "70.6B");
+  EXPECT_EQ(format_count(405.85e9), "405.9B");
   EXPECT_EQ(format_count(8.03e9), "8.03B");
   EXPECT_EQ(format_count(2'090'000), "2.09M");
-  EXPECT_EQ(format_count(405e12), "405T");
+  EXPECT_EQ(format_count(999.6e6), "999.6M");
+  EXPECT_EQ(format_count(999.97e6), "1.00B");
   EXPECT_EQ(format_count(950), "950");
-  EXPECT_EQ(format_count(999.6e6), "1B");
-  EXPECT_EQ(format_count(999.7), "1K");
 }
 
 TEST(Bandwidth, ParsesBitAndByteRates) {
