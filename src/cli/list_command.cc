@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include "coll/algorithm.h"
+#include "core/units.h"
 #include "hw/catalog.h"
+#include "workload/model.h"
 
 namespace anatomy::cli {
 
 void add_list_command(CLI::App& app, int& exit_code) {
-  CLI::App* sub = app.add_subcommand("list", "list systems, accelerators and collective algorithms");
+  CLI::App* sub = app.add_subcommand("list", "list systems, accelerators, model presets and collective algorithms");
   sub->callback([&exit_code] {
     fmt::print("systems:\n");
     for (const auto& s : hw::systems()) fmt::print("  {:<12} {}\n", s.name, s.description);
@@ -17,6 +19,10 @@ void add_list_command(CLI::App& app, int& exit_code) {
       fmt::print("  {:<8} {:>6.0f} / {:>6.0f}  {:>6} at {:>9}  {:>8}  {:>5.0f} W  ({})\n", a.name, a.bf16_tflops,
                  a.fp8_tflops, core::format_bytes(a.hbm_capacity), core::format_bytes_rate(a.hbm_bandwidth),
                  core::format_bytes_rate(a.scaleup_bandwidth), a.tdp_watts, a.source);
+    fmt::print("\nmodel presets (parameters, layers x hidden, attention heads / key-value heads):\n");
+    for (const auto& m : workload::model_presets())
+      fmt::print("  {:<13} {:>7}  {:>3} x {:<6} {:>3} / {:<3}  {}\n", m.name, core::format_count(m.params()), m.layers,
+                 m.hidden, m.heads, m.kv_heads, m.description);
     coll::AlgorithmRegistry reg;
     coll::register_builtin_algorithms(reg);
     fmt::print("\ncollective algorithms:\n");

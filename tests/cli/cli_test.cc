@@ -73,10 +73,12 @@ TEST(Cli, TableLooksLikeNcclTests) {
   EXPECT_NE(r.out.find("nvls/Simple"), std::string::npos);
 }
 
-TEST(Cli, ListNamesSystemsAndAlgorithms) {
+// What a scenario can name: systems, model presets, algorithms.
+TEST(Cli, ListNamesSystemsModelsAndAlgorithms) {
   Result r = run("list");
   ASSERT_EQ(r.code, 0);
-  for (const char* s : {"dgx-h100", "gb200-nvl72", "mi350x-8", "ring", "nvls", "hierarchical"})
+  for (const char* s : {"dgx-h100", "gb200-nvl72", "mi350x-8", "llama3-405b", "mixtral-8x7b", "8 experts, top-2",
+                        "mpt-13b", "ring", "nvls", "hierarchical"})
     EXPECT_NE(r.out.find(s), std::string::npos) << s;
 }
 
