@@ -35,11 +35,44 @@ nlohmann::ordered_json breakdown_json(const workload::TimeBreakdown& b) {
   return j;
 }
 
+// A scenario with a `collective:` section times that one collective, as
+// `anatomy validate` does; its reports and CSVs are `anatomy collective`'s.
+int run_collective_case(const scenario::Scenario& s, const std::string& format, const OutputOptions& outputs) {
+  if (!outputs.report.empty() || !outputs.trace.empty() || !outputs.csv.empty())
+    throw scenario::locate_in_scenario(
+        s, core::InputError({"", 0, "collective"}, "a collective case has no iteration to report, trace or tabulate: "
+                                                   "use anatomy collective --report / --csv for one collective"));
+  std::string topology;
+  const coll::CollectiveResult r = simulate_collective_case(s, &topology);
+  const std::string what = fmt::format("{} of {} on {} GPUs", coll::to_string(s.collective->op),
+                                       core::format_bytes(s.collective->bytes), s.cluster.gpus);
+  if (format == "json") {
+    nlohmann::ordered_json j;
+    j["scenario"] = s.name;
+    j["op"] = coll::to_string(s.collective->op);
+    j["bytes"] = s.collective->bytes.count();
+    j["gpus"] = s.cluster.gpus;
+    j["system"] = s.cluster.system.name;
+    j["time_us"] = r.time.micros();
+    j["algbw_GBps"] = r.algbw_GBps;
+    j["busbw_GBps"] = r.busbw_GBps;
+    j["algorithm"] = r.algorithm + "/" + r.protocol;
+    std::puts(j.dump(2).c_str());
+    return 0;
+  }
+  fmt::print("# anatomy run: {} ({}): {}\n", s.name, s.file.empty() ? "built-in" : s.file, what);
+  fmt::print("# cluster: {}\n\n", topology);
+  fmt::print("time      {:.2f} us\nalgbw     {:.2f} GB/s\nbusbw     {:.2f} GB/s\nalgorithm {}/{}\n", r.time.micros(),
+             r.algbw_GBps, r.busbw_GBps, r.algorithm, r.protocol);
+  return 0;
+}
+
 int run(const std::string& file, const std::string& format, const OutputOptions& outputs) {
   if (format != "table" && format != "json")
     throw core::InputError({"", 0, "--format"}, fmt::format("unknown format '{}' (known: table, json)", format));
   const scenario::Scenario s =
       file.empty() ? scenario::parse_scenario(default_scenario_yaml(), "<built-in default>") : scenario::load_scenario(file);
+  if (s.collective) return run_collective_case(s, format, outputs);
   check_iteration_outputs(outputs, s);
   if (s.job) {  // a whole training run (job_output.h); the files show its steady iteration too
     const JobRun job = simulate_job(s, outputs.link_samples());

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "coll/collective.h"
 #include "scenario/scenario.h"
 #include "workload/iteration.h"
 
@@ -28,5 +29,9 @@ std::string plan_text(const scenario::Scenario& s);
 // (for reports and traces; IterationInputs::link_samples).
 workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description,
                                             int link_samples = 0);
+
+// Runs a collective case (a scenario with a `collective:` section) on its
+// whole cluster (shared by run and validate).
+coll::CollectiveResult simulate_collective_case(const scenario::Scenario& s, std::string* topology_description);
 
 }  // namespace anatomy::cli

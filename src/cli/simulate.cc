@@ -74,4 +74,20 @@ workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::st
   }
 }
 
+coll::CollectiveResult simulate_collective_case(const scenario::Scenario& s, std::string* topology_description) {
+  try {
+    const topo::Topology t = topo::build_cluster(s.cluster);
+    if (topology_description) *topology_description = t.description;
+    coll::AlgorithmRegistry reg;
+    coll::register_builtin_algorithms(reg);
+    coll::CollectiveRunner runner(t, reg, coll::nccl_library(s.cluster.system), network_factory(s.network_model));
+    coll::Request r;
+    r.op = s.collective->op;
+    r.bytes = s.collective->bytes;
+    return runner.run(coll::whole_topology(t), r, s.collective->algorithm);
+  } catch (const core::InputError& e) {
+    throw scenario::locate_in_scenario(s, e);
+  }
+}
+
 }  // namespace anatomy::cli

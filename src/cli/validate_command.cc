@@ -60,14 +60,7 @@ CaseResult run_case(const std::string& path) {
     return c;
   }
   if (s.collective) {
-    const topo::Topology t = topo::build_cluster(s.cluster);
-    coll::AlgorithmRegistry reg;
-    coll::register_builtin_algorithms(reg);
-    coll::CollectiveRunner runner(t, reg, coll::nccl_library(s.cluster.system), network_factory(s.network_model));
-    coll::Request r;
-    r.op = s.collective->op;
-    r.bytes = s.collective->bytes;
-    const coll::CollectiveResult res = runner.run(coll::whole_topology(t), r, s.collective->algorithm);
+    const coll::CollectiveResult res = simulate_collective_case(s, nullptr);
     if (c.metric == "busbw_GBps") c.simulated = res.busbw_GBps;
     else if (c.metric == "time_us") c.simulated = res.time.micros();
     else throw core::InputError({path, 0, "expected.metric"}, "a collective case measures busbw_GBps or time_us");

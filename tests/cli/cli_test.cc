@@ -148,6 +148,24 @@ TEST(CliRun, ClusterThatCannotBeBuiltNamesFileLineAndField) {
                         ":5: cluster.fabric.radix: a spine of radix 8");
 }
 
+// A scenario that is a collective case (as in validation/) times that
+// collective; it used to abort on the missing model.
+TEST(CliRun, CollectiveCaseTimesItsCollective) {
+  const std::string path = write_temp("collective_case.yaml",
+                                      "collective: {op: all_reduce, bytes: 1GiB}\n"
+                                      "cluster: {system: dgx-h100, gpus: 8}\n");
+  Result r = run("run " + path + " --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["op"], "all_reduce");
+  EXPECT_EQ(j["gpus"], 8);
+  EXPECT_GT(j["busbw_GBps"].get<double>(), 100);
+  Result rep = run("run " + path + " --report " + ::testing::TempDir() + "c.html");
+  EXPECT_EQ(rep.code, 2);
+  EXPECT_EQ(lines(rep.err), 1) << rep.err;
+  EXPECT_NE(rep.err.find(path + ":1: collective: "), std::string::npos) << rep.err;
+}
+
 TEST(CliRun, PacketNetworkChangesOnlyTheNetworksNumbers) {
   // Same job on the flow and the packet backend: the compute buckets are
   // the same to the picosecond; only communication (TP over NVLink, DP
