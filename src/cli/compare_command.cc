@@ -33,7 +33,10 @@ int compare(const CompareArgs& a) {
   if (a.files.size() < 2) throw core::InputError({"", 0, "scenarios"}, "give at least two scenario files to compare");
   // Read and check every scenario before running any.
   std::vector<scenario::Scenario> scenarios;
-  for (const auto& f : a.files) scenarios.push_back(scenario::load_scenario(f));
+  for (const auto& f : a.files) {
+    scenarios.push_back(scenario::load_scenario(f));
+    if (scenarios.back().collective) throw not_an_iteration(scenarios.back());
+  }
   check_writable(a.outputs.report, "--report");
   std::vector<report::CompareRun> runs;
   {

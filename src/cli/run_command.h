@@ -30,6 +30,9 @@ std::string plan_text(const scenario::Scenario& s);
 workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description,
                                             int link_samples = 0);
 
+// The error for a collective case given where a training job is needed.
+core::InputError not_an_iteration(const scenario::Scenario& s);
+
 // Runs a collective case (a scenario with a `collective:` section) on its
 // whole cluster (shared by run and validate).
 coll::CollectiveResult simulate_collective_case(const scenario::Scenario& s, std::string* topology_description);

@@ -28,7 +28,14 @@ std::string calibration_for(const scenario::Scenario& s) {
 
 }  // namespace
 
+core::InputError not_an_iteration(const scenario::Scenario& s) {
+  return scenario::locate_in_scenario(
+      s, core::InputError({"", 0, "collective"}, "this scenario is a collective case, not a training job: "
+                                                 "anatomy run and anatomy validate time it"));
+}
+
 std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
+  if (s.collective) throw not_an_iteration(s);
   auto setup = std::make_unique<Setup>();
   try {
     topo::ClusterSpec spec = s.cluster;

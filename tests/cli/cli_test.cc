@@ -164,6 +164,11 @@ TEST(CliRun, CollectiveCaseTimesItsCollective) {
   EXPECT_EQ(rep.code, 2);
   EXPECT_EQ(lines(rep.err), 1) << rep.err;
   EXPECT_NE(rep.err.find(path + ":1: collective: "), std::string::npos) << rep.err;
+  // Compare wants training jobs: one line, before anything runs.
+  Result cmp = run("compare " + path + " " + path);
+  EXPECT_EQ(cmp.code, 2);
+  EXPECT_EQ(lines(cmp.err), 1) << cmp.err;
+  EXPECT_NE(cmp.err.find(path + ":1: collective: this scenario is a collective case"), std::string::npos) << cmp.err;
 }
 
 TEST(CliRun, PacketNetworkChangesOnlyTheNetworksNumbers) {
