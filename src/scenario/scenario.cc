@@ -430,6 +430,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
   if (!plan.count("dp")) derive_dp(s.parallelism, s.cluster.gpus);
   detail::read_section(sub(top, "training"), "training", ctx.line_for("training"), training_fields(), s.training,
                        ctx);
+  if (s.training.precision == hw::Precision::kFp8 && s.cluster.system.gpu.fp8_tflops <= 0)
+    ctx.fail(ctx.line_for("training.precision"), "training.precision",
+             fmt::format("fp8 needs FP8 tensor cores, which the {} does not have (use bf16)",
+                         s.cluster.system.gpu.name));
   detail::read_section(sub(top, "network"), "network", ctx.line_for("network"), network_fields(), s, ctx);
   detail::read_section(sub(top, "compute"), "compute", ctx.line_for("compute"), compute_fields(), s, ctx);
   if (top.count("expected")) {

@@ -422,6 +422,19 @@ TEST(ScenarioErrors, LaterErrorsPointAtTheFieldsLineInTheFile) {
   EXPECT_EQ(locate_in_scenario(builtin, InputError({"", 0, "gpus"}, "x")).where().field, "gpus");
 }
 
+// The A100 has no FP8 tensor cores: an fp8 plan on it is refused at the
+// precision's line instead of run at the BF16 peak.
+TEST(ScenarioErrors, Fp8OnAGpuWithoutFp8) {
+  const std::string text =
+      "model: llama3-8b\n"
+      "cluster: {system: dgx-a100, gpus: 8}\n"
+      "training:\n"
+      "  precision: fp8\n";
+  EXPECT_TRUE(starts_with(error_of(text), "s.yaml:4: training.precision: fp8 needs FP8 tensor cores")) << error_of(text);
+  EXPECT_NO_THROW(parse_scenario("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\ntraining: {precision: fp8}\n",
+                                 "s.yaml"));
+}
+
 TEST(Scenario, ShippedLlama70bOnGb200Parses) {
   const Scenario s = load_scenario(std::string(ANATOMY_SOURCE_DIR) + "/scenarios/llama3-70b-gb200.yaml");
   EXPECT_EQ(s.cluster.gpus, 1024);
