@@ -170,15 +170,7 @@ int run_collective(const CollectiveArgs& a) {
     j["library"] = lib.name;
     j["fidelity"] = coll::to_string(fidelity);
     j["rows"] = nlohmann::json::array();
-    for (const auto& r : rows) {
-      nlohmann::ordered_json row;
-      row["bytes"] = r.bytes.count();
-      row["time_us"] = r.time.micros();
-      row["algbw_GBps"] = r.algbw_GBps;
-      row["busbw_GBps"] = r.busbw_GBps;
-      row["algo"] = r.algorithm + "/" + r.protocol;
-      j["rows"].push_back(row);
-    }
+    for (const auto& r : rows) j["rows"].push_back(collective_row_json(r));
     std::puts(j.dump(2).c_str());
     return 0;
   }
@@ -205,6 +197,16 @@ int run_collective(const CollectiveArgs& a) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json collective_row_json(const coll::CollectiveResult& r) {
+  nlohmann::ordered_json row;
+  row["bytes"] = r.bytes.count();
+  row["time_us"] = r.time.micros();
+  row["algbw_GBps"] = r.algbw_GBps;
+  row["busbw_GBps"] = r.busbw_GBps;
+  row["algo"] = r.algorithm + "/" + r.protocol;
+  return row;
+}
 
 void add_collective_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CollectiveArgs>();

@@ -87,7 +87,7 @@ int print_job(const scenario::Scenario& s, const JobRun& run, const std::string&
     j["by_category"] = r.by_category;
     j["mtbi_hours"] = r.mtbi_hours > 0 ? nlohmann::ordered_json(r.mtbi_hours) : nlohmann::ordered_json();
     j["checkpoint_stall_s"] = r.checkpoint.stall.seconds();
-    j["checkpoint_cost_s"] = r.checkpoint_cost.seconds();
+    j["checkpoint_cost_s"] = r.checkpoint_cost().seconds();
     j["checkpoint_interval_s"] = r.configured_interval.seconds();
     j["young_interval_s"] = r.young.seconds();
     j["daly_interval_s"] = r.daly.seconds();
@@ -106,7 +106,7 @@ int print_job(const scenario::Scenario& s, const JobRun& run, const std::string&
              r.steady.iteration.seconds(), 100 * r.steady.mfu);
   fmt::print("# checkpoint: {} every {} iterations ({}); costs the job {} each\n",
              s.job->checkpoint.enabled ? r.checkpoint.how : "disabled", r.checkpoint_every,
-             core::format_time(r.configured_interval), core::format_time(r.checkpoint_cost));
+             core::format_time(r.configured_interval), core::format_time(r.checkpoint_cost()));
   fmt::print("# startup: {}", core::format_time(r.first_start.total()));
   for (const auto& p : r.first_start.phases) fmt::print(" | {} {}", p.name, core::format_time(p.duration));
   fmt::print("\n# restart: {}", core::format_time(r.restart.total()));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/collective_command.h"
 #include "cli/outputs.h"
 #include "cli/job_output.h"
 #include "core/error.h"
@@ -50,13 +51,9 @@ int run_collective_case(const scenario::Scenario& s, const std::string& format, 
     nlohmann::ordered_json j;
     j["scenario"] = s.name;
     j["op"] = coll::to_string(s.collective->op);
-    j["bytes"] = s.collective->bytes.count();
     j["gpus"] = s.cluster.gpus;
     j["system"] = s.cluster.system.name;
-    j["time_us"] = r.time.micros();
-    j["algbw_GBps"] = r.algbw_GBps;
-    j["busbw_GBps"] = r.busbw_GBps;
-    j["algorithm"] = r.algorithm + "/" + r.protocol;
+    j.update(collective_row_json(r));  // as anatomy collective prints each size
     std::puts(j.dump(2).c_str());
     return 0;
   }

@@ -42,30 +42,24 @@ int default_channels(const Group& g) {
   return static_cast<int>(std::clamp<size_t>(nics, 1, 64));
 }
 
-std::vector<uint32_t> domain_order(const Group& g, const std::vector<uint32_t>& d, int channel) {
+void append_domain_order(const Group& g, const std::vector<uint32_t>& d, int channel, std::vector<uint32_t>& order) {
   const size_t n = d.size();
   const size_t off = static_cast<size_t>(channel) % n;
-  std::vector<uint32_t> order;
-  order.reserve(n);
   if (const auto* rings = mesh_rings_of(g, d)) {
     // Channel c follows mesh ring c (its own links), entered at the same
     // rotated GPU as on a switched domain.
     const std::vector<int>& cyc = (*rings)[static_cast<size_t>(channel) % rings->size()];
     const size_t at = static_cast<size_t>(std::find(cyc.begin(), cyc.end(), static_cast<int>(off)) - cyc.begin());
     for (size_t i = 0; i < n; ++i) order.push_back(d[static_cast<size_t>(cyc[(at + i) % n])]);
-    return order;
+    return;
   }
   for (size_t i = 0; i < n; ++i) order.push_back(d[(off + i) % n]);
-  return order;
 }
 
 std::vector<uint32_t> ring_order(const Group& g, int channel) {
   std::vector<uint32_t> order;
   order.reserve(g.gpus.size());
-  for (const auto& d : g.domains) {
-    const std::vector<uint32_t> part = domain_order(g, d, channel);
-    order.insert(order.end(), part.begin(), part.end());
-  }
+  for (const auto& d : g.domains) append_domain_order(g, d, channel, order);
   return order;
 }
 

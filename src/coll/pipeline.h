@@ -24,11 +24,11 @@ uint64_t edge_hash(const Group& g, uint32_t src, uint32_t dst, int channel);
 // NIC of a domain (capped at NCCL's 64) so every rail carries a ring.
 int default_channels(const Group& g);
 
-// The ranks of domain `d` (in rank order) in channel c's order: rotated by
-// c so the channel leaves the domain from a different GPU (and NIC) than
-// its neighbours; inside a mesh, along mesh ring c so channels use
-// different links.
-std::vector<uint32_t> domain_order(const Group& g, const std::vector<uint32_t>& d, int channel);
+// Appends the ranks of domain `d` (in rank order) to `order` in channel c's
+// order: rotated by c so the channel leaves the domain from a different GPU
+// (and NIC) than its neighbours; inside a mesh, along mesh ring c so
+// channels use different links.
+void append_domain_order(const Group& g, const std::vector<uint32_t>& d, int channel, std::vector<uint32_t>& order);
 
 // Ring order of channel c: domains in order, each rotated by c so the
 // channel leaves a domain from a different GPU (and NIC) than its neighbours;

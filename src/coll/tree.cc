@@ -63,8 +63,10 @@ std::vector<Edge> tree_edges(const Group& g, int channel, int* intra_hops, int* 
   std::vector<uint32_t> rep(m);
   std::vector<Edge> edges;
   int longest_chain = 0;
+  std::vector<uint32_t> d;
   for (int k = 0; k < m; ++k) {
-    const std::vector<uint32_t> d = domain_order(g, g.domains[k], channel);
+    d.clear();
+    append_domain_order(g, g.domains[k], channel, d);
     const size_t n = d.size();
     rep[k] = d[0];
     for (size_t i = 0; i + 1 < n; ++i) {

@@ -37,10 +37,6 @@ class EventRun {
     return buf_.get();
   }
   void clear() { head_ = end_ = 0; }
-  void push_back(const QueuedEvent& e) {
-    if (end_ == capacity_) grow_back();
-    buf_[end_++] = e;
-  }
 
   // Opens a slot for an event at `time_ps` after every event with a time
   // <= time_ps, shifting at most `max_shift` events, and returns it

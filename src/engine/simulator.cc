@@ -13,11 +13,7 @@ Simulator::~Simulator() = default;
 void Simulator::schedule_at(SimTime at, Callback cb) {
   ANATOMY_CHECK(at >= now_, "an event was scheduled in the past");
   ANATOMY_CHECK(static_cast<bool>(cb), "an event needs a callback");
-  QueuedEvent& e = queue_.push(static_cast<uint64_t>(at.count_ps()));
-  e.slot = QueuedEvent::kNoSlot;
-  e.generation = 0;
-  e.cb = std::move(cb).release();
-  ++live_;
+  enqueue(at, QueuedEvent::kNoSlot, 0, std::move(cb));
 }
 
 EventHandle Simulator::schedule_cancellable_at(SimTime at, Callback cb) {
@@ -32,11 +28,7 @@ EventHandle Simulator::schedule_cancellable_at(SimTime at, Callback cb) {
     generation_.push_back(0);
   }
   const uint32_t gen = generation_[slot];
-  QueuedEvent& e = queue_.push(static_cast<uint64_t>(at.count_ps()));
-  e.slot = slot;
-  e.generation = gen;
-  e.cb = std::move(cb).release();
-  ++live_;
+  enqueue(at, slot, gen, std::move(cb));
   return EventHandle{slot, gen};
 }
 

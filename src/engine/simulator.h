@@ -76,6 +76,14 @@ class Simulator {
  private:
   // Runs the earliest event if its time is <= limit_ps.
   bool pop_and_run(uint64_t limit_ps);
+  // Queues `cb` at `at`, writing the event in place (see LadderQueue::push).
+  void enqueue(SimTime at, uint32_t slot, uint32_t generation, Callback&& cb) {
+    QueuedEvent& e = queue_.push(static_cast<uint64_t>(at.count_ps()));
+    e.slot = slot;
+    e.generation = generation;
+    e.cb = std::move(cb).release();
+    ++live_;
+  }
 
   LadderQueue queue_;
   std::vector<uint32_t> generation_;

@@ -123,7 +123,6 @@ JobResult JobSim::run() {
             ? cs.interval_iterations
             : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(cs.interval.seconds() / T.seconds())));
     C = r_.checkpoint.cost(T, K);
-    r_.checkpoint_cost = C;
     r_.configured_interval = T * K + C;
     load = measure_checkpoint_load(it, cs.compression_ratio, bulk);
   }

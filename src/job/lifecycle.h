@@ -55,7 +55,6 @@ struct JobResult {
   workload::IterationResult steady;
   CheckpointCost checkpoint;
   int64_t checkpoint_every = 0;  // iterations
-  SimTime checkpoint_cost;       // per checkpoint, at that interval (CheckpointCost::cost)
   StartupCost first_start;
   StartupCost restart;           // a restart on cached images
   JobBuckets time;               // per GPU (wall time split); x GPUs for GPU-time
@@ -74,6 +73,9 @@ struct JobResult {
   // keeps a timeline of bounded size that still shows every failure.
   std::vector<JobPhase> phases;
   bool checkpoints_folded = false;
+
+  // What one checkpoint costs the job at its interval (CheckpointCost::cost).
+  SimTime checkpoint_cost() const { return checkpoint.cost(steady.iteration, checkpoint_every); }
 };
 
 inline constexpr size_t kFoldCheckpointsAfter = 100000;

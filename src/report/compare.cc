@@ -39,7 +39,7 @@ void add_job_metrics(const std::vector<CompareRun>& runs, std::vector<CompareMet
   add("interruptions", "interruptions", "", 1, 0, false,
       [](const job::JobResult& j) { return static_cast<double>(j.interruptions); });
   add("checkpoint_cost_s", "cost of one checkpoint", "ms", 1e3, 3, false,
-      [](const job::JobResult& j) { return j.checkpoint_cost.seconds(); });
+      [](const job::JobResult& j) { return j.checkpoint_cost().seconds(); });
   const bool priced = std::all_of(runs.begin(), runs.end(), [](const CompareRun& r) {
     return r.job->dollars_per_gpu_hour > 0;
   });

@@ -462,8 +462,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
   try {
     workload::validate_plan(s.model, s.parallelism, s.training, s.cluster.gpus);
   } catch (const core::InputError& e) {
-    const std::string field = e.where().field.empty() ? "parallelism" : e.where().field;
-    throw e.with_field(field).with_location(file, ctx.line_for(field));
+    throw locate_in_scenario(s, e.where().field.empty() ? e.with_field("parallelism") : e);
   }
   return s;
 }

@@ -181,7 +181,7 @@ TEST(Lifecycle, WithoutFailuresOnlyCheckpointsAndStartupCost) {
   EXPECT_EQ(r.time.total(), r.wall);  // every GPU-second accounted
   // Each period is 50 iterations and one checkpoint: ETTR = 50T / (50T + C),
   // less the startup.
-  const double T = r.steady.iteration.seconds(), C = r.checkpoint_cost.seconds();
+  const double T = r.steady.iteration.seconds(), C = r.checkpoint_cost().seconds();
   const double startup = r.first_start.total().seconds() / r.wall.seconds();
   EXPECT_NEAR(r.ettr, 50 * T / (50 * T + C) * (1 - startup), 0.002);
 }
