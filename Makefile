@@ -13,7 +13,7 @@ PACKAGES := cmake ninja-build g++ pkg-config libfmt-dev libcli11-dev nlohmann-js
             libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev \
             zlib1g-dev chromium
 
-.PHONY: all deps configure build run test test-release test-asan bench clean
+.PHONY: all deps configure build run test test-release test-asan golden bench clean
 
 all: build
 
@@ -48,9 +48,14 @@ test-asan: deps
 	@[ -f $(ASAN_BUILD)/build.ninja ] || cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DANATOMY_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --output-on-failure -j $(JOBS) -LE slow
+	  ctest --output-on-failure -j $(JOBS) -LE 'slow|golden'
 
 test: test-release test-asan
+
+# Rewrites every golden output (tests/golden/) from the current build: run it
+# when a change alters a number on purpose, and say why in the commit.
+golden: build
+	@for c in tests/golden/*/; do bash tests/golden/golden.sh $(CURDIR)/$(BUILD)/anatomy $(CURDIR) $(CURDIR)/$${c%/} --update; done
 
 bench: deps
 	@[ -f $(BENCH_BUILD)/build.ninja ] || cmake -S . -B $(BENCH_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DANATOMY_BENCH=ON -DANATOMY_TESTS=OFF
