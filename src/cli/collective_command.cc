@@ -7,12 +7,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/collective.h"
 #include "cli/cluster_options.h"
-#include "cli/network_factory.h"
 #include "cli/outputs.h"
 #include "coll/collective.h"
 #include "core/error.h"
 #include "report/collective_report.h"
+#include "report/collective_text.h"
 #include "report/csv.h"
 #include "report/progress.h"
 
@@ -38,21 +39,12 @@ struct CollectiveArgs {
 
 std::vector<core::Bytes> sizes(const CollectiveArgs& a) {
   if (!a.bytes.empty()) {
-    core::Bytes b = core::parse_bytes(a.bytes, "--bytes");
+    const core::Bytes b = core::parse_bytes(a.bytes, "--bytes");
     if (b.count() <= 0) throw core::InputError({"", 0, "--bytes"}, "must be greater than zero");
     return {b};
   }
-  const core::Bytes lo = core::parse_bytes(a.min_bytes, "--min-bytes");
-  const core::Bytes hi = core::parse_bytes(a.max_bytes, "--max-bytes");
-  if (lo.count() <= 0) throw core::InputError({"", 0, "--min-bytes"}, "must be greater than zero");
-  if (hi < lo) throw core::InputError({"", 0, "--max-bytes"}, "must not be smaller than --min-bytes");
-  if (a.step_factor < 2) throw core::InputError({"", 0, "--step-factor"}, "must be at least 2");
-  std::vector<core::Bytes> out;
-  for (int64_t s = lo.count(); s <= hi.count(); s *= a.step_factor) {
-    out.push_back(core::Bytes(s));
-    if (s > hi.count() / a.step_factor) break;
-  }
-  return out;
+  return app::sweep_sizes(core::parse_bytes(a.min_bytes, "--min-bytes"), core::parse_bytes(a.max_bytes, "--max-bytes"),
+                          a.step_factor, "--min-bytes", "--max-bytes", "--step-factor");
 }
 
 // The command line as the report's inputs table.
@@ -120,93 +112,37 @@ void write_collective_outputs(const CollectiveArgs& a, const std::vector<coll::C
                       "--csv");
 }
 
-int run_collective(const CollectiveArgs& a) {
-  if (a.format != "table" && a.format != "json")
-    throw core::InputError({"", 0, "--format"}, fmt::format("unknown format '{}' (known: table, json)", a.format));
-  if (a.channels < 0 || a.channels > 64) throw core::InputError({"", 0, "--channels"}, "must be 0 (auto) to 64");
-  if (a.chunks < 0) throw core::InputError({"", 0, "--chunks"}, "must not be negative");
-  const coll::Op op = coll::parse_op(a.op, "--op");
-  const coll::Protocol protocol = coll::parse_protocol(a.protocol, "--protocol");
-  const std::vector<core::Bytes> sweep = sizes(a);
-  const NetworkFactory factory = network_factory(a.network);
+void run_collective(const CollectiveArgs& a) {
+  check_format(a.format);
+  app::CollectiveSweep sweep;
+  sweep.op = coll::parse_op(a.op, "--op");
+  sweep.protocol = coll::parse_protocol(a.protocol, "--protocol");
+  sweep.sizes = sizes(a);
+  sweep.algorithm = a.algo;
+  sweep.fidelity = a.fidelity;
+  sweep.channels = a.channels;
+  sweep.chunks = a.chunks;
+  sweep.network = a.network;
   const topo::Topology topo = a.cluster.build();
-  const coll::LibraryModel lib = a.cluster.library_model();
-  coll::AlgorithmRegistry registry;
-  coll::register_builtin_algorithms(registry);
-  if (a.algo != "auto") registry.find(a.algo);  // fail before running anything
-  const coll::Group group = coll::whole_topology(topo);
-  // Step by step while the schedule stays small; bulk for large groups.
-  const coll::Fidelity fidelity = a.fidelity == "auto"
-                                      ? (group.size() <= 4096 ? coll::Fidelity::kStep : coll::Fidelity::kBulk)
-                                      : coll::parse_fidelity(a.fidelity, "--fidelity");
-  const coll::CollectiveRunner runner(topo, registry, lib, factory);
   check_writable(a.outputs.report, "--report");
-
-  std::vector<coll::CollectiveResult> rows;
+  app::CollectiveSweepRun run;
   {  // the progress line is erased before anything is printed
-    report::Progress progress(stderr, a.outputs.progress(), static_cast<int64_t>(sweep.size()), "sizes");
-    for (core::Bytes s : sweep) {
-      coll::Request r;
-      r.op = op;
-      r.bytes = s;
-      r.protocol = protocol;
-      r.fidelity = fidelity;
-      r.channels = a.channels;
-      r.chunks = a.chunks;
-      rows.push_back(runner.run(group, r, a.algo));
-      progress.advance(rows.back().time);
-    }
+    report::Progress progress(stderr, a.outputs.progress(), static_cast<int64_t>(sweep.sizes.size()), "sizes");
+    run = app::run_collective_sweep(topo, a.cluster.library_model(), sweep, on_step(progress));
   }
-  write_collective_outputs(a, rows, topo.description, lib.name, coll::to_string(fidelity));
-
-  const std::string system_name = a.cluster.topology == "cluster" ? a.cluster.system : a.cluster.topology;
-  if (a.format == "json") {
-    nlohmann::ordered_json j;
-    j["op"] = coll::to_string(op);
-    j["gpus"] = group.size();
-    j["system"] = system_name;
-    j["topology"] = topo.description;
-    j["network_model"] = a.network;
-    j["library"] = lib.name;
-    j["fidelity"] = coll::to_string(fidelity);
-    j["rows"] = nlohmann::json::array();
-    for (const auto& r : rows) j["rows"].push_back(collective_row_json(r));
-    std::puts(j.dump(2).c_str());
-    return 0;
-  }
-  fmt::print("# anatomy collective: {} on {} GPUs\n", coll::to_string(op), group.size());
-  fmt::print("# topology: {}\n", topo.description);
-  fmt::print("# network model: {}, library: {}, fidelity: {}, algorithm: {}\n", a.network, lib.name,
-             coll::to_string(fidelity), a.algo);
-  fmt::print("#\n");
-  fmt::print("# {:>12} {:>12} {:>6} {:>6} {:>5} {:>11} {:>8} {:>8}  {}\n", "size", "count", "type", "redop", "root",
-             "time", "algbw", "busbw", "algorithm");
-  fmt::print("# {:>12} {:>12} {:>6} {:>6} {:>5} {:>11} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "", "(us)",
-             "(GB/s)", "(GB/s)");
-  const bool rooted = op == coll::Op::kBroadcast || op == coll::Op::kReduce;
-  const bool reduces = op == coll::Op::kAllReduce || op == coll::Op::kReduceScatter || op == coll::Op::kReduce;
-  double sum_busbw = 0;
-  for (const auto& r : rows) {
-    fmt::print("  {:>12} {:>12} {:>6} {:>6} {:>5} {:>11.2f} {:>8.2f} {:>8.2f}  {}/{}\n", r.bytes.count(),
-               r.bytes.count() / 4, "float", reduces ? "sum" : "none", rooted ? 0 : -1, r.time.micros(), r.algbw_GBps,
-               r.busbw_GBps, r.algorithm, r.protocol);
-    sum_busbw += r.busbw_GBps;
-  }
-  fmt::print("# Avg bus bandwidth    : {:.3f}\n", rows.empty() ? 0.0 : sum_busbw / rows.size());
-  return 0;
+  const std::string fidelity = coll::to_string(run.fidelity);
+  write_collective_outputs(a, run.rows, run.topology, run.library, fidelity);
+  report::CollectiveSweepInfo info{
+      sweep.op,     run.gpus,  a.cluster.topology == "cluster" ? a.cluster.system : a.cluster.topology,
+      run.topology, a.network, run.library,
+      fidelity,     a.algo};
+  if (a.format == "json")
+    print_json(report::collective_sweep_json(info, run.rows));
+  else
+    std::fputs(report::collective_sweep_text(info, run.rows).c_str(), stdout);
 }
 
 }  // namespace
-
-nlohmann::ordered_json collective_row_json(const coll::CollectiveResult& r) {
-  nlohmann::ordered_json row;
-  row["bytes"] = r.bytes.count();
-  row["time_us"] = r.time.micros();
-  row["algbw_GBps"] = r.algbw_GBps;
-  row["busbw_GBps"] = r.busbw_GBps;
-  row["algo"] = r.algorithm + "/" + r.protocol;
-  return row;
-}
 
 void add_collective_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CollectiveArgs>();
@@ -226,10 +162,16 @@ void add_collective_command(CLI::App& app, int& exit_code) {
   sub->add_option("--channels", args->channels, "channels (0 = as NCCL would)")->capture_default_str();
   sub->add_option("--chunks", args->chunks, "pipeline chunks per channel (0 = from the protocol's chunk size)")
       ->capture_default_str();
-  sub->add_option("--network", args->network, "network model: flow, or packet[:key=value,...] (e.g. packet:transport=roce,fabric=switch-scheduled; keys in src/net/packet/config.h)")->capture_default_str();
+  sub->add_option("--network", args->network,
+                  "network model: flow, or packet[:key=value,...] (e.g. packet:transport=roce,fabric=switch-scheduled; "
+                  "keys in src/net/packet/config.h)")
+      ->capture_default_str();
   sub->add_option("--format", args->format, "table or json")->capture_default_str();
   args->outputs.add_to(*sub, OutputOptions::kReport | OutputOptions::kCsv | OutputOptions::kQuiet);
-  sub->callback([args, &exit_code] { exit_code = run_collective(*args); });
+  sub->callback([args, &exit_code] {
+    run_collective(*args);
+    exit_code = 0;
+  });
 }
 
 }  // namespace anatomy::cli

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/scenario_inputs.h"
 #include "core/error.h"
 #include "report/csv.h"
 #include "report/progress.h"
+#include "report/scenario_page.h"
 #include "report/run_report.h"
 #include "report/stages.h"
 #include "report/trace.h"
@@ -31,6 +31,20 @@ void OutputOptions::add_to(CLI::App& app, int flags) {
 }
 
 bool OutputOptions::progress() const { return report::progress_wanted(quiet); }
+
+void check_format(const std::string& format) {
+  if (format != "table" && format != "json")
+    throw core::InputError({"", 0, "--format"}, fmt::format("unknown format '{}' (known: table, json)", format));
+}
+
+void print_json(const nlohmann::ordered_json& j) { std::puts(j.dump(2).c_str()); }
+
+app::OnStep on_step(report::Progress& progress) {
+  return [&progress](core::SimTime simulated, int64_t total) {
+    progress.set_total(total);
+    progress.advance(simulated);
+  };
+}
 
 void write_output_file(const std::string& path, const std::string& text, const std::string& flag) {
   const std::filesystem::path p(path);
@@ -65,7 +79,7 @@ void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s
                              const std::vector<job::JobPhase>* lifecycle) {
   const std::vector<uint32_t> gpus = r.stage_gpus.empty() ? report::representative_gpus(s.parallelism) : r.stage_gpus;
   if (!o.report.empty()) {
-    const report::PageInfo info = scenario_page_info(s, topology, &r);
+    const report::PageInfo info = report::scenario_page_info(s, topology, &r);
     write_output_file(o.report, report::run_report_html(r, info, gpus, s.cluster.system.gpu.hbm_capacity, extra),
                       "--report");
   }

@@ -6,12 +6,16 @@
 // checks them before anything runs, and writes the files.
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "app/progress.h"
 
 #include "job/lifecycle.h"
 #include "report/html_page.h"
 #include "report/page_info.h"
+#include "report/progress.h"
 #include "scenario/scenario.h"
 #include "workload/iteration.h"
 
@@ -32,6 +36,13 @@ struct OutputOptions {
   // Intervals to sample the busiest links in (for a report or a trace), or 0.
   int link_samples() const { return report.empty() && trace.empty() ? 0 : 100; }
 };
+
+// --format: "table" or "json"; throws InputError naming --format otherwise.
+void check_format(const std::string& format);
+// A JSON document on stdout, indented by two.
+void print_json(const nlohmann::ordered_json& j);
+// A use case's steps drawn on `progress`.
+app::OnStep on_step(report::Progress& progress);
 
 // Writes `text` to `path` (creating its folder); throws InputError naming
 // `flag` when it cannot.

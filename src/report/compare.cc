@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/schema.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -152,7 +154,7 @@ std::string compare_text(const std::vector<CompareRun>& runs, const std::vector<
 }
 
 nlohmann::ordered_json compare_json(const std::vector<CompareRun>& runs, const std::vector<CompareMetric>& metrics) {
-  nlohmann::ordered_json j;
+  nlohmann::ordered_json j = schema_header("compare");
   j["baseline"] = runs.empty() ? "" : runs[0].label;
   j["runs"] = nlohmann::ordered_json::array();
   for (const auto& r : runs) {

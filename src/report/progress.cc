@@ -77,6 +77,11 @@ void Progress::advance(core::SimTime simulated) {
   if (now - start_ >= delay_ && now - last_draw_ >= std::chrono::milliseconds(100)) draw_locked();
 }
 
+void Progress::set_total(int64_t total) {
+  std::lock_guard lock(mu_);
+  state_.total = total;
+}
+
 void Progress::draw_locked() {
   last_draw_ = std::chrono::steady_clock::now();
   state_.wall_s = std::chrono::duration<double>(last_draw_ - start_).count();

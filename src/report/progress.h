@@ -53,6 +53,8 @@ class Progress {
 
   // One unit of work is done; `simulated` is the simulated time it covered.
   void advance(core::SimTime simulated = core::SimTime::zero());
+  // The units of work in all, when they are known only once it has started.
+  void set_total(int64_t total);
 
  private:
   void draw_locked();

@@ -1,4 +1,4 @@
-#include "cli/network_factory.h"
+#include "app/network_factory.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "net/flow/flow_network.h"
 #include "net/packet/packet_network.h"
 
-namespace anatomy::cli {
+namespace anatomy::app {
 namespace {
 
 using net::packet::PacketConfig;
@@ -192,4 +192,4 @@ NetworkFactory bulk_network_factory(const std::string& model) {
   return network_factory(model);
 }
 
-}  // namespace anatomy::cli
+}  // namespace anatomy::app

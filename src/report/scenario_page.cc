@@ -1,18 +1,17 @@
-#include "cli/scenario_inputs.h"
+#include "report/scenario_page.h"
 
 #include <fmt/format.h>
 
-#include "cli/run_command.h"
 #include "core/units.h"
 
-namespace anatomy::cli {
+namespace anatomy::report {
 namespace {
 
 std::string yes_no(bool b) { return b ? "true" : "false"; }
 
 class Rows {
  public:
-  explicit Rows(std::vector<report::InputRow>& out) : out_(out) {}
+  explicit Rows(std::vector<InputRow>& out) : out_(out) {}
   void section(std::string name) { section_ = std::move(name); }
   template <typename T>
   void add(std::string field, const T& value) {
@@ -20,15 +19,25 @@ class Rows {
   }
 
  private:
-  std::vector<report::InputRow>& out_;
+  std::vector<InputRow>& out_;
   std::string section_;
 };
 
 }  // namespace
 
-report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::string& topology,
+std::string plan_text(const workload::ParallelPlan& p) {
+  std::string out = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
+  if (p.cp > 1) out += fmt::format(" CP{}", p.cp);
+  if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
+  if (p.virtual_stages > 1) out += fmt::format(" (interleaved x{})", p.virtual_stages);
+  if (p.sequence_parallel && p.tp > 1) out += " +SP";
+  out += fmt::format(", ZeRO-{}", p.zero_stage);
+  return out;
+}
+
+PageInfo scenario_page_info(const scenario::Scenario& s, const std::string& topology,
                                     const workload::IterationResult* result) {
-  report::PageInfo info;
+  PageInfo info;
   info.title = s.name.empty() ? s.model.name : s.name;
   info.source = s.file.empty() ? "<built-in default>" : s.file;
   const auto& m = s.model;
@@ -39,7 +48,7 @@ report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::stri
       {"model", fmt::format("{} ({} parameters), {}", m.name, core::format_count(m.params()), m.description)});
   info.facts.push_back({"cluster", topology});
   info.facts.push_back({"plan", fmt::format("{}; seq {}, global batch {} x micro-batch {}, {}, recompute {}",
-                                            plan_text(s), t.seq_len, t.global_batch, t.micro_batch,
+                                            plan_text(s.parallelism), t.seq_len, t.global_batch, t.micro_batch,
                                             hw::to_string(t.precision), workload::to_string(t.recompute))});
   if (result) {
     info.facts.push_back({"compute", result->compute_source});
@@ -159,4 +168,4 @@ report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::stri
   return info;
 }
 
-}  // namespace anatomy::cli
+}  // namespace anatomy::report

@@ -1,16 +1,17 @@
+#include "app/setup.h"
+
 #include <filesystem>
 
 #include <fmt/format.h>
 
-#include "cli/network_factory.h"
-#include "cli/run_command.h"
-#include "cli/setup.h"
+#include "app/data_dir.h"
+#include "app/network_factory.h"
 #include "coll/library_model.h"
 #include "core/error.h"
 #include "hw/compute_model.h"
 #include "topo/builders.h"
 
-namespace anatomy::cli {
+namespace anatomy::app {
 namespace {
 
 // The calibration table a scenario uses: the one it names, else one shipped
@@ -20,8 +21,8 @@ std::string calibration_for(const scenario::Scenario& s) {
   if (!s.calibration.empty()) return s.calibration;
   const std::string& gpu = s.cluster.system.gpu.name;
   if (gpu == "H100" || gpu == "H200") {
-    const std::string shipped = std::string(ANATOMY_DATA_DIR) + "/data/calibration/h200.json";
-    if (std::filesystem::exists(shipped)) return shipped;
+    const std::string shipped = shipped_calibration("h200.json");
+    if (!shipped.empty()) return shipped;
   }
   return "";
 }
@@ -66,35 +67,8 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
   return setup;
 }
 
-workload::IterationResult simulate_scenario(const scenario::Scenario& s, std::string* topology_description,
-                                            int link_samples) {
-  const std::unique_ptr<Setup> setup = make_setup(s);
-  setup->inputs.link_samples = link_samples;
-  if (topology_description) {
-    *topology_description = setup->topology.description;
-    if (setup->placement) *topology_description += "; placed " + setup->placement->summary;
-  }
-  try {
-    return workload::simulate_iteration(setup->inputs);
-  } catch (const core::InputError& e) {
-    throw scenario::locate_in_scenario(s, e);
-  }
+std::string Setup::description() const {
+  return placement ? topology.description + "; placed " + placement->summary : topology.description;
 }
 
-coll::CollectiveResult simulate_collective_case(const scenario::Scenario& s, std::string* topology_description) {
-  try {
-    const topo::Topology t = topo::build_cluster(s.cluster);
-    if (topology_description) *topology_description = t.description;
-    coll::AlgorithmRegistry reg;
-    coll::register_builtin_algorithms(reg);
-    coll::CollectiveRunner runner(t, reg, coll::nccl_library(s.cluster.system), network_factory(s.network_model));
-    coll::Request r;
-    r.op = s.collective->op;
-    r.bytes = s.collective->bytes;
-    return runner.run(coll::whole_topology(t), r, s.collective->algorithm);
-  } catch (const core::InputError& e) {
-    throw scenario::locate_in_scenario(s, e);
-  }
-}
-
-}  // namespace anatomy::cli
+}  // namespace anatomy::app

@@ -3,6 +3,10 @@
 // topology (the whole cluster when the job is placed in a larger one), the
 // compute model, the collective algorithms, the placement, and the
 // iteration's inputs pointing at them. Not copyable: the inputs point into it.
+// This is the one place that names concrete implementations and wires them.
+//
+//   const std::unique_ptr<app::Setup> setup = app::make_setup(scenario);
+//   workload::simulate_iteration(setup->inputs);
 
 #include <memory>
 #include <optional>
@@ -15,7 +19,7 @@
 #include "topo/topology.h"
 #include "workload/iteration.h"
 
-namespace anatomy::cli {
+namespace anatomy::app {
 
 struct Setup {
   topo::Topology topology;
@@ -26,9 +30,15 @@ struct Setup {
   Setup() = default;
   Setup(const Setup&) = delete;
   Setup& operator=(const Setup&) = delete;
+
+  // The built cluster in one line, with where the job was placed in it.
+  std::string description() const;
 };
 
 // Throws InputError (with the scenario's file) on what cannot be built or placed.
 std::unique_ptr<Setup> make_setup(const scenario::Scenario& s);
 
-}  // namespace anatomy::cli
+// The error for a collective case given where a training job is needed.
+core::InputError not_an_iteration(const scenario::Scenario& s);
+
+}  // namespace anatomy::app

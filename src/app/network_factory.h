@@ -5,7 +5,7 @@
 
 #include "coll/collective.h"
 
-namespace anatomy::cli {
+namespace anatomy::app {
 
 using coll::NetworkFactory;
 // Throws InputError (field --network) for an unknown model.
@@ -14,4 +14,4 @@ NetworkFactory network_factory(const std::string& model);
 // within 1 ms are solved together (flow_network.h).
 NetworkFactory bulk_network_factory(const std::string& model);
 
-}  // namespace anatomy::cli
+}  // namespace anatomy::app

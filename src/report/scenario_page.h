@@ -9,11 +9,14 @@
 #include "scenario/scenario.h"
 #include "workload/iteration.h"
 
-namespace anatomy::cli {
+namespace anatomy::report {
+
+// The parallelism plan in one line: "TP4 PP4 DP64 (interleaved x5) +SP, ZeRO-1".
+std::string plan_text(const workload::ParallelPlan& p);
 
 // `topology` is the built cluster's description; `result` (may be null)
 // adds what the run resolved (compute model, library, gradient algorithm).
-report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::string& topology,
+PageInfo scenario_page_info(const scenario::Scenario& s, const std::string& topology,
                                     const workload::IterationResult* result);
 
-}  // namespace anatomy::cli
+}  // namespace anatomy::report

@@ -1,0 +1,69 @@
+#include "app/collective.h"
+
+#include "app/network_factory.h"
+#include "core/error.h"
+#include "topo/builders.h"
+
+namespace anatomy::app {
+
+CollectiveCaseRun run_collective_case(const scenario::Scenario& s) {
+  try {
+    const topo::Topology t = topo::build_cluster(s.cluster);
+    coll::AlgorithmRegistry reg;
+    coll::register_builtin_algorithms(reg);
+    coll::CollectiveRunner runner(t, reg, coll::nccl_library(s.cluster.system), network_factory(s.network_model));
+    coll::Request r;
+    r.op = s.collective->op;
+    r.bytes = s.collective->bytes;
+    return {runner.run(coll::whole_topology(t), r, s.collective->algorithm), t.description};
+  } catch (const core::InputError& e) {
+    throw scenario::locate_in_scenario(s, e);
+  }
+}
+
+std::vector<core::Bytes> sweep_sizes(core::Bytes lo, core::Bytes hi, int factor, const std::string& lo_field,
+                                     const std::string& hi_field, const std::string& factor_field) {
+  if (lo.count() <= 0) throw core::InputError({"", 0, lo_field}, "must be greater than zero");
+  if (hi < lo) throw core::InputError({"", 0, hi_field}, "must not be smaller than " + lo_field);
+  if (factor < 2) throw core::InputError({"", 0, factor_field}, "must be at least 2");
+  std::vector<core::Bytes> out;
+  for (int64_t s = lo.count(); s <= hi.count(); s *= factor) {
+    out.push_back(core::Bytes(s));
+    if (s > hi.count() / factor) break;
+  }
+  return out;
+}
+
+CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::LibraryModel& library,
+                                        const CollectiveSweep& sweep, const OnStep& on_step) {
+  if (sweep.channels < 0 || sweep.channels > 64)
+    throw core::InputError({"", 0, "--channels"}, "must be 0 (auto) to 64");
+  if (sweep.chunks < 0) throw core::InputError({"", 0, "--chunks"}, "must not be negative");
+  const NetworkFactory factory = network_factory(sweep.network);
+  coll::AlgorithmRegistry registry;
+  coll::register_builtin_algorithms(registry);
+  if (sweep.algorithm != "auto") registry.find(sweep.algorithm);  // fail before running anything
+  const coll::Group group = coll::whole_topology(t);
+  CollectiveSweepRun run;
+  run.gpus = group.size();
+  run.topology = t.description;
+  run.library = library.name;
+  // Step by step while the schedule stays small; bulk for large groups.
+  run.fidelity = sweep.fidelity == "auto" ? (group.size() <= 4096 ? coll::Fidelity::kStep : coll::Fidelity::kBulk)
+                                          : coll::parse_fidelity(sweep.fidelity, "--fidelity");
+  const coll::CollectiveRunner runner(t, registry, library, factory);
+  for (core::Bytes s : sweep.sizes) {
+    coll::Request r;
+    r.op = sweep.op;
+    r.bytes = s;
+    r.protocol = sweep.protocol;
+    r.fidelity = run.fidelity;
+    r.channels = sweep.channels;
+    r.chunks = sweep.chunks;
+    run.rows.push_back(runner.run(group, r, sweep.algorithm));
+    if (on_step) on_step(run.rows.back().time, static_cast<int64_t>(sweep.sizes.size()));
+  }
+  return run;
+}
+
+}  // namespace anatomy::app

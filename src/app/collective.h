@@ -1,0 +1,52 @@
+#pragma once
+// Use cases: time collectives. A collective case (a scenario with a
+// `collective:` section, as validation/ has) on its whole cluster, and an
+// nccl-tests-style sweep of one collective over message sizes on a built
+// topology (`anatomy collective`).
+
+#include <string>
+#include <vector>
+
+#include "app/progress.h"
+#include "coll/collective.h"
+#include "coll/library_model.h"
+#include "scenario/scenario.h"
+#include "topo/topology.h"
+
+namespace anatomy::app {
+
+struct CollectiveCaseRun {
+  coll::CollectiveResult result;
+  std::string topology;
+};
+CollectiveCaseRun run_collective_case(const scenario::Scenario& s);
+
+struct CollectiveSweep {
+  coll::Op op = coll::Op::kAllReduce;
+  std::vector<core::Bytes> sizes;
+  std::string algorithm = "auto";                     // a registered algorithm or "auto" (fastest, as NCCL picks)
+  coll::Protocol protocol = coll::Protocol::kSimple;  // with an explicit algorithm
+  std::string fidelity = "auto";                      // step, bulk or auto (step up to 4,096 GPUs)
+  int channels = 0;                                   // 0: as NCCL would
+  int chunks = 0;                                     // 0: from the protocol's chunk size
+  std::string network = "flow";                       // flow or packet[:key=value,...]
+};
+
+struct CollectiveSweepRun {
+  std::vector<coll::CollectiveResult> rows;  // one per size, in order
+  int gpus = 0;
+  std::string topology;
+  std::string library;
+  coll::Fidelity fidelity = coll::Fidelity::kStep;
+};
+
+// Sizes from `lo` to `hi`, each `factor` times the last (nccl-tests -b -e -f).
+// Throws InputError naming `lo_field` / `hi_field` / `factor_field`.
+std::vector<core::Bytes> sweep_sizes(core::Bytes lo, core::Bytes hi, int factor, const std::string& lo_field,
+                                     const std::string& hi_field, const std::string& factor_field);
+
+// Checks every input before the first size runs; on_step after each size.
+CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::LibraryModel& library,
+                                        const CollectiveSweep& sweep, const OnStep& on_step = {});
+
+}  // namespace anatomy::app

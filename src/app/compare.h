@@ -1,0 +1,18 @@
+#pragma once
+// Use case: several scenarios run one after another and set side by side
+// (`anatomy compare`): each one's iteration (or whole job), its inputs as
+// the report shows them, labelled A, B, ... in order; the first is the baseline.
+
+#include <string>
+#include <vector>
+
+#include "app/progress.h"
+#include "report/compare.h"
+
+namespace anatomy::app {
+
+// Reads and checks every file before running any; throws InputError for
+// fewer than two files or a collective case.
+std::vector<report::CompareRun> compare_scenarios(const std::vector<std::string>& files, const OnStep& on_run = {});
+
+}  // namespace anatomy::app

@@ -1,0 +1,28 @@
+#pragma once
+// Where anatomy finds the data it ships (calibration tables, validation
+// cases, scenarios): never through the source tree it was built from, so an
+// installed binary works wherever the checkout goes. In order:
+//   1. $ANATOMY_DATA_DIR, when set (an error when it is not a folder);
+//   2. <the binary's folder>/../share/anatomy (cmake --install's layout:
+//      bin/anatomy beside share/anatomy/{calibration,validation,scenarios});
+//   3. <the binary's folder>/share/anatomy (the build tree, whose share/
+//      links to the checkout's folders).
+// Paths come back canonical (links resolved), so outputs name the real file.
+
+#include <string>
+#include <string_view>
+
+namespace anatomy::app {
+
+// The data folder, or "" when none of the places above has one.
+std::string data_dir();
+
+// A shipped calibration table (data_dir()/calibration/<file>), or "" when
+// there is no such file.
+std::string shipped_calibration(std::string_view file);
+
+// The shipped validation cases; throws InputError (field `field`) when the
+// data folder cannot be found.
+std::string validation_dir(std::string_view field);
+
+}  // namespace anatomy::app

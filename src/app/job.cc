@@ -1,0 +1,40 @@
+#include "app/job.h"
+
+#include <memory>
+
+#include "app/network_factory.h"
+#include "app/setup.h"
+#include "core/error.h"
+
+namespace anatomy::app {
+
+JobRun run_job(const scenario::Scenario& s, int link_samples) {
+  const std::unique_ptr<Setup> setup = make_setup(s);
+  const topo::Topology& topology = setup->topology;
+  JobRun run;
+  run.topology = setup->description();
+  job::JobInputs in;
+  in.spec = *s.job;
+  in.iteration = setup->inputs;
+  in.steady_link_samples = link_samples;
+  in.bulk_network = bulk_network_factory(s.network_model);
+  const int gpus = s.parallelism.gpus();
+  const int per_host = s.cluster.system.gpus_per_host;
+  in.gpus_per_host = per_host;
+  in.units.gpus = gpus;
+  in.units.hosts = (gpus + per_host - 1) / per_host;
+  in.units.nics = in.units.hosts * s.cluster.system.nics_per_host;
+  int64_t switches = 0;
+  for (topo::NodeId n = 0; n < topology.num_nodes(); ++n)
+    if (topology.kind(n) == topo::NodeKind::kSwitch) ++switches;
+  in.units.switches = switches;
+  try {
+    run.result = job::run_job(in);
+    if (s.job->trace_congestion) run.cascade = job::trace_cascade(s.job->congestion, in, run.result);
+    return run;
+  } catch (const core::InputError& e) {
+    throw scenario::locate_in_scenario(s, e);
+  }
+}
+
+}  // namespace anatomy::app

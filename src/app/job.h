@@ -1,0 +1,24 @@
+#pragma once
+// Use case: a whole training run (a scenario with a `job:` section):
+// startup, checkpoints, failures and restarts on one clock, goodput, what
+// the idle time costs, and the congestion cascade when the scenario traces one.
+
+#include <optional>
+#include <string>
+
+#include "job/cascade.h"
+#include "job/lifecycle.h"
+#include "scenario/scenario.h"
+
+namespace anatomy::app {
+
+struct JobRun {
+  job::JobResult result;
+  std::optional<job::CascadeResult> cascade;  // when the scenario traces a congestion event
+  std::string topology;
+};
+
+// link_samples as run_iteration's, for the steady iteration.
+JobRun run_job(const scenario::Scenario& s, int link_samples = 0);
+
+}  // namespace anatomy::app

@@ -1,0 +1,98 @@
+#include "app/validate.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "app/collective.h"
+#include "app/data_dir.h"
+#include "app/iteration.h"
+#include "app/job.h"
+#include "core/error.h"
+#include "scenario/scenario.h"
+
+namespace anatomy::app {
+namespace {
+
+double metric_of(const std::string& metric, const workload::IterationResult& r) {
+  if (metric == "tflops_per_gpu") return r.tflops_per_gpu;
+  if (metric == "megatron_tflops_per_gpu") return r.megatron_tflops_per_gpu;
+  if (metric == "mfu") return r.mfu;
+  if (metric == "tokens_per_s") return r.tokens_per_s;
+  if (metric == "iteration_s") return r.iteration.seconds();
+  throw core::InputError({"", 0, "expected.metric"}, fmt::format("unknown metric '{}'", metric));
+}
+
+}  // namespace
+
+report::ValidationCase validate_case(const std::string& path) {
+  const scenario::Scenario s = scenario::load_scenario(path);
+  if (!s.expected) throw core::InputError({path, 0, "expected"}, "a validation case needs an expected: section");
+  report::ValidationCase c;
+  c.file = path;
+  c.case_id = s.expected->case_id;
+  c.metric = s.expected->metric;
+  c.published = s.expected->value;
+  c.source = s.expected->source;
+  c.bound = s.expected->bound;
+  if (s.job) {
+    const job::JobResult jr = run_job(s).result;
+    if (c.metric == "interruptions")
+      c.simulated = jr.interruptions;
+    else if (c.metric == "ettr")
+      c.simulated = jr.ettr;
+    else
+      throw core::InputError({path, 0, "expected.metric"}, "a job case measures interruptions or ettr");
+    c.note = fmt::format("{} interruptions, ETTR {:.1f}%, checkpoint every {}", jr.interruptions, 100 * jr.ettr,
+                         core::format_time(jr.configured_interval));
+    c.ran = true;
+    return c;
+  }
+  if (s.collective) {
+    const coll::CollectiveResult res = run_collective_case(s).result;
+    if (c.metric == "busbw_GBps")
+      c.simulated = res.busbw_GBps;
+    else if (c.metric == "time_us")
+      c.simulated = res.time.micros();
+    else
+      throw core::InputError({path, 0, "expected.metric"}, "a collective case measures busbw_GBps or time_us");
+    c.note = res.algorithm + "/" + res.protocol;
+    c.simulated_time = res.time;
+    c.ran = true;
+    return c;
+  }
+  workload::IterationResult r;
+  try {
+    r = run_iteration(s).result;
+  } catch (const core::InputError& e) {
+    // The case is reported as a miss with the model's reason, not dropped.
+    c.note = e.what();
+    return c;
+  }
+  c.ran = true;
+  c.simulated_time = r.iteration;
+  c.simulated = metric_of(c.metric, r);
+  c.note = fmt::format("iteration {:.2f} s, MFU {:.1f}%", r.iteration.seconds(), 100 * r.mfu);
+  if (!r.memory_warning.empty()) c.note += "; memory model: " + r.memory_warning;
+  return c;
+}
+
+report::Validation validate_folder(const std::string& dir_arg, const OnStep& on_case) {
+  report::Validation v;
+  v.dir = dir_arg.empty() ? validation_dir("dir") : dir_arg;
+  if (!std::filesystem::is_directory(v.dir))
+    throw core::InputError({"", 0, "dir"}, fmt::format("'{}' is not a folder", v.dir));
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(v.dir))
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw core::InputError({"", 0, "dir"}, fmt::format("no .yaml cases in '{}'", v.dir));
+  for (const auto& f : files) {
+    v.cases.push_back(validate_case(f));
+    if (on_case) on_case(v.cases.back().simulated_time, static_cast<int64_t>(files.size()));
+  }
+  return v;
+}
+
+}  // namespace anatomy::app

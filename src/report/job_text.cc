@@ -1,0 +1,131 @@
+#include "report/job_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+#include "report/scenario_page.h"
+#include "report/schema.h"
+
+namespace anatomy::report {
+namespace {
+
+std::string h(core::SimTime t) { return fmt::format("{:.1f} h", t.seconds() / 3600); }
+
+// An interval in whole iterations, as checkpoints can only be taken between them.
+std::string iterations_in(core::SimTime interval, core::SimTime iteration) {
+  const int64_t n = std::max<int64_t>(1, std::llround(interval.seconds() / iteration.seconds()));
+  return fmt::format("every {} iteration{}", n, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResult& r,
+                                const std::optional<job::CascadeResult>& cascade) {
+  const auto buckets = r.time.named();
+  nlohmann::ordered_json j = schema_header("run.job");
+  j["scenario"] = s.name;
+  j["gpus"] = r.gpus;
+  j["wall_hours"] = r.wall.seconds() / 3600;
+  j["iteration_s"] = r.steady.iteration.seconds();
+  j["ettr"] = r.ettr;
+  j["interruptions"] = r.interruptions;
+  j["iterations_kept"] = r.iterations_kept;
+  j["iterations_lost"] = r.iterations_lost;
+  j["checkpoints"] = r.checkpoints;
+  nlohmann::ordered_json gh;
+  for (auto [name, t] : buckets) gh[name] = t.seconds() / 3600 * r.gpus;
+  j["gpu_hours"] = gh;
+  j["spare_gpu_hours"] = r.spare_gpu_hours;
+  if (r.dollars_per_gpu_hour > 0) {
+    nlohmann::ordered_json d;
+    for (auto [name, t] : buckets) d[name] = t.seconds() / 3600 * r.gpus * r.dollars_per_gpu_hour;
+    d["idle spares"] = r.spare_gpu_hours * r.dollars_per_gpu_hour;
+    j["dollars"] = d;
+  }
+  j["by_component"] = r.by_component;
+  j["by_category"] = r.by_category;
+  j["mtbi_hours"] = r.mtbi_hours > 0 ? nlohmann::ordered_json(r.mtbi_hours) : nlohmann::ordered_json();
+  j["checkpoint_stall_s"] = r.checkpoint.stall.seconds();
+  j["checkpoint_cost_s"] = r.checkpoint_cost().seconds();
+  j["checkpoint_interval_s"] = r.configured_interval.seconds();
+  j["young_interval_s"] = r.young.seconds();
+  j["daly_interval_s"] = r.daly.seconds();
+  if (cascade) {
+    nlohmann::ordered_json chain = nlohmann::json::array();
+    for (const auto& step : cascade->chain)
+      chain.push_back({{"mechanism", step.mechanism}, {"what", step.what}, {"cost_s", step.cost.seconds()}});
+    j["cascade"] = {{"chain", chain}, {"total_s", cascade->total.seconds()}, {"failed_job", cascade->failed_job}};
+  }
+  return j;
+}
+
+std::string job_text(const scenario::Scenario& s, const job::JobResult& r,
+                     const std::optional<job::CascadeResult>& cascade, const std::string& topology) {
+  const double gpu_hours = r.gpus * r.wall.seconds() / 3600;
+  const auto buckets = r.time.named();
+  std::string out;
+  const auto to = std::back_inserter(out);
+  fmt::format_to(to, "# anatomy run: {} ({})\n", s.name, s.file.empty() ? "built-in" : s.file);
+  fmt::format_to(to, "# cluster: {}\n", topology);
+  fmt::format_to(to, "# model: {}, plan: {}; one iteration {:.3f} s ({:.1f}% MFU)\n", s.model.name,
+                 plan_text(s.parallelism), r.steady.iteration.seconds(), 100 * r.steady.mfu);
+  fmt::format_to(to, "# checkpoint: {} every {} iterations ({}); costs the job {} each\n",
+                 s.job->checkpoint.enabled ? r.checkpoint.how : "disabled", r.checkpoint_every,
+                 core::format_time(r.configured_interval), core::format_time(r.checkpoint_cost()));
+  fmt::format_to(to, "# startup: {}", core::format_time(r.first_start.total()));
+  for (const auto& p : r.first_start.phases) fmt::format_to(to, " | {} {}", p.name, core::format_time(p.duration));
+  fmt::format_to(to, "\n# restart: {}", core::format_time(r.restart.total()));
+  for (const auto& p : r.restart.phases) fmt::format_to(to, " | {} {}", p.name, core::format_time(p.duration));
+  fmt::format_to(to, "\n\n");
+  fmt::format_to(to, "wall time               {} ({:.1f} days) on {} GPUs\n", h(r.wall), r.wall.seconds() / 86400,
+                 r.gpus);
+  fmt::format_to(to, "effective training time {:.1f}% (productive training / wall time)\n", 100 * r.ettr);
+  fmt::format_to(to, "interruptions           {} ({})\n", r.interruptions,
+                 r.mtbi_hours > 0 ? fmt::format("MTBI from the failure rates: {:.2f} h", r.mtbi_hours)
+                                  : std::string("no failure rates given"));
+  fmt::format_to(to, "iterations              {} kept, {} lost and redone, {} checkpoints\n", r.iterations_kept,
+                 r.iterations_lost, r.checkpoints);
+  if (r.young > core::SimTime::zero())
+    fmt::format_to(to,
+                   "checkpoint interval     {} configured; Young {}, Daly {} ({}) for this job's failure rate and "
+                   "checkpoint cost\n",
+                   core::format_time(r.configured_interval), core::format_time(r.young), core::format_time(r.daly),
+                   iterations_in(r.daly, r.steady.iteration));
+  fmt::format_to(to, "\nGPU-hours by cause ({:.0f} in all{}):\n", gpu_hours,
+                 r.dollars_per_gpu_hour > 0 ? fmt::format(", at ${:.2f} per GPU-hour", r.dollars_per_gpu_hour) : "");
+  for (auto [name, t] : buckets) {
+    const double gh = t.seconds() / 3600 * r.gpus;
+    fmt::format_to(to, "  {:<22} {:>12.0f}  {:5.1f}%", name, gh, 100 * t.seconds() / r.wall.seconds());
+    if (r.dollars_per_gpu_hour > 0) fmt::format_to(to, "  ${:>14.0f}", gh * r.dollars_per_gpu_hour);
+    fmt::format_to(to, "\n");
+  }
+  const core::SimTime residue = r.wall - r.time.total();
+  fmt::format_to(to, "  {:<22} {:>12.0f}  (residue {} ps)\n", "total", gpu_hours, residue.count_ps());
+  if (r.spare_gpu_hours > 0)
+    fmt::format_to(
+        to, "  {:<22} {:>12.0f}  (spare hosts held in reserve, beside the job){}\n", "idle spares", r.spare_gpu_hours,
+        r.dollars_per_gpu_hour > 0 ? fmt::format(" ${:.0f}", r.spare_gpu_hours * r.dollars_per_gpu_hour) : "");
+  if (!r.by_category.empty()) {
+    fmt::format_to(to, "\ninterruptions by category:");
+    for (const auto& [k, v] : r.by_category) fmt::format_to(to, "  {} {}", k, v);
+    fmt::format_to(to, "\ninterruptions by component:\n");
+    for (const auto& [k, v] : r.by_component) fmt::format_to(to, "  {:<32} {}\n", k, v);
+  }
+  if (cascade) {
+    fmt::format_to(to, "\ncongestion cascade ({}):\n", cascade->failed_job ? "it fails the job" : "absorbed");
+    for (size_t i = 0; i < cascade->chain.size(); ++i)
+      fmt::format_to(to, "  {}. {}: {}\n", i + 1, cascade->chain[i].mechanism, cascade->chain[i].what);
+    fmt::format_to(to, "  total cost to the job: {}\n", core::format_time(cascade->total));
+  }
+  if (!r.events.empty()) {
+    fmt::format_to(to, "\nfirst interruptions:\n");
+    for (size_t i = 0; i < r.events.size() && i < 5; ++i) fmt::format_to(to, "  {}\n", r.events[i].what);
+  }
+  return out;
+}
+
+}  // namespace anatomy::report

@@ -1,0 +1,23 @@
+#pragma once
+// A whole training run as `anatomy run` prints it for a scenario with a
+// `job:` section: startup and restart phases, wall time, effective training
+// time, interruptions, the checkpoint interval against Young/Daly,
+// GPU-hours (and dollars) by cause, and the congestion cascade when one was
+// traced; or the same figures as JSON.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "job/cascade.h"
+#include "job/lifecycle.h"
+#include "scenario/scenario.h"
+
+namespace anatomy::report {
+
+std::string job_text(const scenario::Scenario& s, const job::JobResult& r,
+                     const std::optional<job::CascadeResult>& cascade, const std::string& topology);
+nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResult& r,
+                                const std::optional<job::CascadeResult>& cascade);
+
+}  // namespace anatomy::report

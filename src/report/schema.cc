@@ -1,0 +1,14 @@
+#include "report/schema.h"
+
+#include <string>
+
+namespace anatomy::report {
+
+nlohmann::ordered_json schema_header(std::string_view kind) {
+  nlohmann::ordered_json j;
+  j["schema"] = "anatomy." + std::string(kind);
+  j["schema_version"] = kSchemaVersion;
+  return j;
+}
+
+}  // namespace anatomy::report

@@ -1,0 +1,41 @@
+#pragma once
+// Published cases beside what anatomy simulates (`anatomy validate`): one
+// row per case, and the error summaries the validation targets are stated
+// in — over the training throughput/MFU cases, and over the rest
+// (collectives, whole jobs) on their own. Errors are (simulated - published)
+// / published, except that a published bound that holds has no error.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/time.h"
+
+namespace anatomy::report {
+
+struct ValidationCase {
+  std::string file, case_id, metric, source, note, bound = "equal";
+  double published = 0, simulated = 0;
+  bool ran = false;  // false: the model refused the case (e.g. it does not fit in memory); `note` says why
+  core::SimTime simulated_time;  // what the case simulated (for a progress line)
+  double error() const;
+  // Throughput, TFLOP/s or MFU of a training iteration (not a collective or a whole job).
+  bool is_training() const;
+};
+
+struct ErrorSummary {
+  size_t n = 0, refused = 0;  // cases simulated, and refused by the model
+  double median = 0, worst = 0;  // of |error|
+};
+
+struct Validation {
+  std::string dir;
+  std::vector<ValidationCase> cases;
+  ErrorSummary training() const;
+  ErrorSummary other() const;
+};
+
+std::string validation_text(const Validation& v);
+nlohmann::ordered_json validation_json(const Validation& v);
+
+}  // namespace anatomy::report
