@@ -11,23 +11,40 @@
 #include <string>
 #include <vector>
 
-#include "run_cli.h"
+#include "app/collective.h"
+#include "coll/library_model.h"
+#include "hw/catalog.h"
+#include "topo/builders.h"
 
 namespace {
 
+using namespace anatomy;
+
+// As `anatomy collective` runs it: the topology built inside the timed loop.
 void BM_AstraSimRing1024(benchmark::State& state) {
-  for (auto _ : state)
-    run_cli({"collective", "--topology", "ring", "--gpus", "1024", "--link-bandwidth", "50GB/s", "--hop-latency",
-             "500ns", "--bytes", "1GiB", "--chunks", "4", "--algo", "ring", "--fidelity", "step", "--format",
-             "json"});
+  app::CollectiveSweep sweep;
+  sweep.sizes = {core::Bytes(int64_t{1} << 30)};
+  sweep.chunks = 4;
+  sweep.algorithm = "ring";
+  sweep.fidelity = "step";
+  for (auto _ : state) {
+    const topo::Topology t = topo::build_torus({1024}, core::Bandwidth::gigabytes_per_s(50), core::SimTime::ns(500));
+    benchmark::DoNotOptimize(app::run_collective_sweep(t, coll::ideal_library(), sweep));
+  }
 }
 BENCHMARK(BM_AstraSimRing1024)->Unit(benchmark::kMillisecond);
 
 void BM_AllReduceBulk(benchmark::State& state) {
-  const std::string gpus = std::to_string(state.range(0));
-  for (auto _ : state)
-    run_cli({"collective", "--system", "dgx-h100", "--gpus", gpus, "--bytes", "1G", "--fidelity", "bulk",
-             "--format", "json"});
+  topo::ClusterSpec spec;
+  spec.system = hw::find_system("dgx-h100");
+  spec.gpus = static_cast<int>(state.range(0));
+  app::CollectiveSweep sweep;
+  sweep.sizes = {core::Bytes(1'000'000'000)};
+  sweep.fidelity = "bulk";
+  for (auto _ : state) {
+    const topo::Topology t = topo::build_cluster(spec);
+    benchmark::DoNotOptimize(app::run_collective_sweep(t, coll::nccl_library(spec.system), sweep));
+  }
 }
 BENCHMARK(BM_AllReduceBulk)->Arg(16'384)->Arg(131'072)->Unit(benchmark::kSecond)->Iterations(1);
 

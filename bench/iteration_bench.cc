@@ -11,30 +11,40 @@
 #include <string>
 #include <vector>
 
-#include "run_cli.h"
+#include "app/data_dir.h"
+#include "app/iteration.h"
+#include "app/job.h"
+#include "app/validate.h"
+#include "scenario/scenario.h"
 
 namespace {
 
+using namespace anatomy;
+
+std::string validation_case(const char* file) { return app::validation_dir("bench") + "/" + file; }
+
+// Each timed loop reads the scenario too, as `anatomy run` does.
 void BM_RunDefault(benchmark::State& state) {
-  for (auto _ : state) run_cli({"run"});
+  for (auto _ : state) benchmark::DoNotOptimize(app::run_iteration(app::load_or_default("")));
 }
 BENCHMARK(BM_RunDefault)->Unit(benchmark::kMillisecond);
 
 void BM_RunLlama405B16k(benchmark::State& state) {
-  for (auto _ : state) run_cli({"run", std::string(ANATOMY_SOURCE_DIR) + "/validation/a7-llama3-405b-16k-gpus.yaml"});
+  const std::string file = validation_case("a7-llama3-405b-16k-gpus.yaml");
+  for (auto _ : state) benchmark::DoNotOptimize(app::run_iteration(scenario::load_scenario(file)));
 }
 BENCHMARK(BM_RunLlama405B16k)->Unit(benchmark::kSecond)->Iterations(1);
 
 // The whole-job model: Llama 3 405B on 16,384 H100 for 54 days with Table
 // 5's failure rates (case C1), target < 10 s for 30 days.
 void BM_JobLlama405B54Days(benchmark::State& state) {
-  for (auto _ : state)
-    run_cli({"run", std::string(ANATOMY_SOURCE_DIR) + "/validation/c1-llama3-405b-54-days-ettr.yaml"});
+  const std::string file = validation_case("c1-llama3-405b-54-days-ettr.yaml");
+  for (auto _ : state) benchmark::DoNotOptimize(app::run_job(scenario::load_scenario(file)));
 }
 BENCHMARK(BM_JobLlama405B54Days)->Unit(benchmark::kSecond)->Iterations(1);
 
 void BM_ValidateAll(benchmark::State& state) {
-  for (auto _ : state) run_cli({"validate"});
+  for (auto _ : state) benchmark::DoNotOptimize(app::validate_folder(""));
 }
 BENCHMARK(BM_ValidateAll)->Unit(benchmark::kSecond)->Iterations(1);
 
