@@ -7,31 +7,14 @@
 
 #include "core/error.h"
 #include "workload/layout.h"
+#include "workload/params.h"
 #include "workload/step_cost.h"
 
 namespace anatomy::job {
 namespace {
 
-constexpr int64_t kStateBytesPerParam = 2 + 12;  // bf16 weights + fp32 master, Adam m and v
-
 uint32_t gpu_of(const workload::IterationInputs& in, uint32_t rank) {
   return in.rank_to_gpu.empty() ? rank : in.rank_to_gpu[rank];
-}
-
-// The parameters a GPU of `stage` holds (its tensor-parallel shard).
-int64_t stage_params(const workload::ModelSpec& m, const workload::ParallelPlan& p, int stage) {
-  const int64_t layers = workload::layers_per_stage(m, p)[stage];
-  const int64_t experts = m.experts > 1 ? m.expert_params_per_layer() : 0;
-  int64_t params = layers * ((m.params_per_layer() - experts) / p.tp + experts / (int64_t{p.tp} * std::max(1, p.ep)));
-  // Stage 0: the input embedding and learned positions; the last stage: the
-  // output layer (a copy of the embedding when tied across stages, as
-  // Megatron keeps) and the final norm.
-  if (stage == 0) params += (m.vocab + m.max_seq) * m.hidden / p.tp;
-  if (stage == p.pp - 1) {
-    if (!m.tied_embeddings || p.pp > 1) params += m.vocab * m.hidden / p.tp;
-    params += m.norm_params();
-  }
-  return params;
 }
 
 // Runs `transfers` alone on a fresh network; returns when the last arrives.
@@ -70,7 +53,7 @@ std::vector<workload::IterationInputs::Background> shard_transfers(const workloa
   std::vector<int64_t> host_bytes(separate ? in.topology->num_hosts() : 0, 0);
   for (uint32_t r = 0; r < static_cast<uint32_t>(in.plan->gpus()); ++r) {
     const int stage = layout.coord(r).pp;
-    const Bytes b(static_cast<int64_t>(std::llround(shard_bytes(*in.model, *in.plan, stage).as_double() * ratio)));
+    const Bytes b(static_cast<int64_t>(std::llround(shard_bytes(*in.model, *in.plan, in.training->precision, stage).as_double() * ratio)));
     const uint32_t gpu = gpu_of(in, r);
     if (separate) {
       host_bytes[in.topology->host_of(gpu)] += b.count();
@@ -117,9 +100,11 @@ SimTime CheckpointCost::cost(SimTime steady, int64_t every) const {
   return stall + extra + backlog;
 }
 
-Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, int stage) {
+Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, hw::Precision precision, int stage) {
   const int64_t shards = int64_t{p.dp} * p.cp;
-  return Bytes(stage_params(m, p, stage) * kStateBytesPerParam / shards);
+  const double bytes = static_cast<double>(workload::stage_params(m, p, stage).total()) *
+                       workload::checkpoint_bytes_per_param(precision);
+  return Bytes(static_cast<int64_t>(bytes) / shards);
 }
 
 CheckpointCost measure_checkpoint(const CheckpointSpec& spec, const workload::IterationInputs& base,
@@ -129,7 +114,7 @@ CheckpointCost measure_checkpoint(const CheckpointSpec& spec, const workload::It
   const auto& p = *base.plan;
   const double ratio = std::clamp(spec.compression_ratio, 0.0, 1.0);
   for (int s = 0; s < p.pp; ++s) {
-    const Bytes b = shard_bytes(m, p, s);
+    const Bytes b = shard_bytes(m, p, base.training->precision, s);
     c.bytes_per_gpu = std::max(c.bytes_per_gpu, b);
     c.bytes_total += b * (int64_t{p.tp} * p.dp * p.cp);
   }

@@ -43,7 +43,9 @@ struct CheckpointCost {
 };
 
 // Bytes one GPU writes (before compression), for pipeline stage `stage`.
-Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, int stage);
+// The state is weights and optimizer state at the training precision
+// (workload::checkpoint_bytes_per_param), sharded over DP x CP.
+Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, hw::Precision precision, int stage);
 
 // `bulk` builds the network the bulk transfers (16,384 shards) run on: the
 // same model, allowed to batch flow completions (flow_network.h).

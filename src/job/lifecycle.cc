@@ -261,6 +261,15 @@ JobResult JobSim::run() {
 
 }  // namespace
 
+std::vector<CauseCost> JobResult::costs_by_cause() const {
+  std::vector<CauseCost> out;
+  for (const auto& [name, t] : time.named()) {
+    const double gh = hours_of(t);
+    out.push_back({name, t, gh, gh * dollars_per_gpu_hour});
+  }
+  return out;
+}
+
 JobResult run_job(const JobInputs& in) {
   if (in.spec.duration <= SimTime::zero()) throw core::InputError({"", 0, "job.duration"}, "must be positive");
   JobSim sim(in);

@@ -50,6 +50,14 @@ struct JobBuckets {
   std::vector<std::pair<const char*, SimTime>> named() const;
 };
 
+// One cause of the job's GPU time as a planner reads it.
+struct CauseCost {
+  const char* name;
+  SimTime per_gpu;   // of each GPU's wall time
+  double gpu_hours;  // per_gpu x the job's GPUs
+  double dollars;    // gpu_hours x the price; 0 without one
+};
+
 struct JobResult {
   SimTime wall;
   workload::IterationResult steady;
@@ -76,6 +84,14 @@ struct JobResult {
 
   // What one checkpoint costs the job at its interval (CheckpointCost::cost).
   SimTime checkpoint_cost() const { return checkpoint.cost(steady.iteration, checkpoint_every); }
+  // Every cause of `time` in JobBuckets' order, in GPU-hours and dollars:
+  // the one place those are worked out, for every writer.
+  std::vector<CauseCost> costs_by_cause() const;
+  double gpu_hours() const { return hours_of(time.total()); }
+  double dollars() const { return gpu_hours() * dollars_per_gpu_hour; }
+  double spare_dollars() const { return spare_gpu_hours * dollars_per_gpu_hour; }
+  // GPU-hours of `per_gpu` on every GPU of the job.
+  double hours_of(SimTime per_gpu) const { return per_gpu.seconds() / 3600 * gpus; }
 };
 
 inline constexpr size_t kFoldCheckpointsAfter = 100000;

@@ -6,6 +6,7 @@
 
 #include "coll/collective.h"
 #include "workload/layout.h"
+#include "workload/params.h"
 #include "workload/step_cost.h"
 
 namespace anatomy::job {
@@ -82,13 +83,15 @@ StartupCost startup_cost(const StartupSpec& spec, const workload::IterationInput
     for (uint32_t r : layout.dp_group({0, 0, 0, 0})) group.push_back(base.rank_to_gpu.empty() ? r : base.rank_to_gpu[r]);
     coll::Request req;
     req.op = coll::Op::kBroadcast;
-    const int64_t params = base.model->params() / (int64_t{p.tp} * p.pp);
-    req.bytes = Bytes(params * 2);
+    // The group measured is stage 0's (rank 0's), so its GPUs send what stage 0 holds.
+    const workload::GpuParams held = workload::stage_params(*base.model, p, 0);
+    const double weight_bytes = workload::state_bytes_per_param(base.training->precision, p.framework).weights;
+    req.bytes = Bytes(static_cast<int64_t>(static_cast<double>(held.total()) * weight_bytes));
     req.fidelity = coll::Fidelity::kBulk;
     const coll::CollectiveResult r = runner.run(coll::make_group(t, group), req, "auto");
     out.phases.push_back({"initial broadcast", r.time,
-                          fmt::format("{} of bf16 parameters from rank 0 of each data-parallel group of {}, {}",
-                                      core::format_bytes(req.bytes), p.dp, r.algorithm + "/" + r.protocol)});
+                          fmt::format("{} of parameters ({:g} B each) from rank 0 of each data-parallel group of {}, {}",
+                                      core::format_bytes(req.bytes), weight_bytes, p.dp, r.algorithm + "/" + r.protocol)});
   }
   return out;
 }

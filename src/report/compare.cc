@@ -48,18 +48,14 @@ void add_job_metrics(const std::vector<CompareRun>& runs, std::vector<CompareMet
   const size_t causes = job::JobBuckets{}.named().size();
   for (size_t i = 0; i < causes; ++i) {
     const std::string cause = job::JobBuckets{}.named()[i].first;
-    const auto gpu_hours = [i](const job::JobResult& j) {
-      return j.time.named()[i].second.seconds() * j.gpus / 3600.0;
-    };
-    add(json_key(cause) + "_gpu_hours", cause + ", GPU-hours", "", 1, 0, false, gpu_hours);
+    add(json_key(cause) + "_gpu_hours", cause + ", GPU-hours", "", 1, 0, false,
+        [i](const job::JobResult& j) { return j.costs_by_cause()[i].gpu_hours; });
     if (priced)
       add(json_key(cause) + "_dollars", cause + ", cost", "$", 1, 0, false,
-          [gpu_hours](const job::JobResult& j) { return gpu_hours(j) * j.dollars_per_gpu_hour; });
+          [i](const job::JobResult& j) { return j.costs_by_cause()[i].dollars; });
   }
   if (priced)
-    add("total_dollars", "total cost", "$", 1, 0, false, [](const job::JobResult& j) {
-      return j.time.total().seconds() * j.gpus / 3600.0 * j.dollars_per_gpu_hour;
-    });
+    add("total_dollars", "total cost", "$", 1, 0, false, [](const job::JobResult& j) { return j.dollars(); });
 }
 
 }  // namespace

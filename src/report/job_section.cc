@@ -18,7 +18,7 @@ Section job_section(const job::JobResult& r) {
   bar.label = fmt::format("{} GPUs x {:.1f} days", r.gpus, r.wall.seconds() / 86400);
   for (size_t i = 0; i < buckets.size(); ++i) {
     c.series.push_back({buckets[i].first, series_color(i)});
-    bar.values.push_back(buckets[i].second.seconds() / 3600 * r.gpus);
+    bar.values.push_back(r.hours_of(buckets[i].second));
   }
   c.bars.push_back(std::move(bar));
 
@@ -30,15 +30,15 @@ Section job_section(const job::JobResult& r) {
     t.header.push_back("dollars");
     t.numeric.push_back(true);
   }
-  for (const auto& [name, time] : buckets) {
-    const double gh = time.seconds() / 3600 * r.gpus;
-    std::vector<std::string> row = {name, fmt::format("{:.0f}", gh), percent(time.seconds() / r.wall.seconds())};
-    if (dollars) row.push_back(fmt::format("${:.0f}", gh * r.dollars_per_gpu_hour));
+  for (const auto& c : r.costs_by_cause()) {
+    std::vector<std::string> row = {c.name, fmt::format("{:.0f}", c.gpu_hours),
+                                    percent(c.per_gpu.seconds() / r.wall.seconds())};
+    if (dollars) row.push_back(fmt::format("${:.0f}", c.dollars));
     t.rows.push_back(std::move(row));
   }
   if (r.spare_gpu_hours > 0) {
     std::vector<std::string> row = {"idle spares (beside the job)", fmt::format("{:.0f}", r.spare_gpu_hours), "-"};
-    if (dollars) row.push_back(fmt::format("${:.0f}", r.spare_gpu_hours * r.dollars_per_gpu_hour));
+    if (dollars) row.push_back(fmt::format("${:.0f}", r.spare_dollars()));
     t.rows.push_back(std::move(row));
   }
 

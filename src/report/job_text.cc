@@ -25,7 +25,7 @@ std::string iterations_in(core::SimTime interval, core::SimTime iteration) {
 
 nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResult& r,
                                 const std::optional<job::CascadeResult>& cascade) {
-  const auto buckets = r.time.named();
+  const std::vector<job::CauseCost> causes = r.costs_by_cause();
   nlohmann::ordered_json j = schema_header("run.job");
   j["scenario"] = s.name;
   j["gpus"] = r.gpus;
@@ -37,13 +37,13 @@ nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResul
   j["iterations_lost"] = r.iterations_lost;
   j["checkpoints"] = r.checkpoints;
   nlohmann::ordered_json gh;
-  for (auto [name, t] : buckets) gh[name] = t.seconds() / 3600 * r.gpus;
+  for (const auto& c : causes) gh[c.name] = c.gpu_hours;
   j["gpu_hours"] = gh;
   j["spare_gpu_hours"] = r.spare_gpu_hours;
   if (r.dollars_per_gpu_hour > 0) {
     nlohmann::ordered_json d;
-    for (auto [name, t] : buckets) d[name] = t.seconds() / 3600 * r.gpus * r.dollars_per_gpu_hour;
-    d["idle spares"] = r.spare_gpu_hours * r.dollars_per_gpu_hour;
+    for (const auto& c : causes) d[c.name] = c.dollars;
+    d["idle spares"] = r.spare_dollars();
     j["dollars"] = d;
   }
   j["by_component"] = r.by_component;
@@ -65,8 +65,7 @@ nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResul
 
 std::string job_text(const scenario::Scenario& s, const job::JobResult& r,
                      const std::optional<job::CascadeResult>& cascade, const std::string& topology) {
-  const double gpu_hours = r.gpus * r.wall.seconds() / 3600;
-  const auto buckets = r.time.named();
+  const double gpu_hours = r.gpu_hours();
   std::string out;
   const auto to = std::back_inserter(out);
   fmt::format_to(to, "# anatomy run: {} ({})\n", s.name, s.file.empty() ? "built-in" : s.file);
@@ -97,10 +96,9 @@ std::string job_text(const scenario::Scenario& s, const job::JobResult& r,
                    iterations_in(r.daly, r.steady.iteration));
   fmt::format_to(to, "\nGPU-hours by cause ({:.0f} in all{}):\n", gpu_hours,
                  r.dollars_per_gpu_hour > 0 ? fmt::format(", at ${:.2f} per GPU-hour", r.dollars_per_gpu_hour) : "");
-  for (auto [name, t] : buckets) {
-    const double gh = t.seconds() / 3600 * r.gpus;
-    fmt::format_to(to, "  {:<22} {:>12.0f}  {:5.1f}%", name, gh, 100 * t.seconds() / r.wall.seconds());
-    if (r.dollars_per_gpu_hour > 0) fmt::format_to(to, "  ${:>14.0f}", gh * r.dollars_per_gpu_hour);
+  for (const auto& c : r.costs_by_cause()) {
+    fmt::format_to(to, "  {:<22} {:>12.0f}  {:5.1f}%", c.name, c.gpu_hours, 100 * c.per_gpu.seconds() / r.wall.seconds());
+    if (r.dollars_per_gpu_hour > 0) fmt::format_to(to, "  ${:>14.0f}", c.dollars);
     fmt::format_to(to, "\n");
   }
   const core::SimTime residue = r.wall - r.time.total();
@@ -108,7 +106,7 @@ std::string job_text(const scenario::Scenario& s, const job::JobResult& r,
   if (r.spare_gpu_hours > 0)
     fmt::format_to(
         to, "  {:<22} {:>12.0f}  (spare hosts held in reserve, beside the job){}\n", "idle spares", r.spare_gpu_hours,
-        r.dollars_per_gpu_hour > 0 ? fmt::format(" ${:.0f}", r.spare_gpu_hours * r.dollars_per_gpu_hour) : "");
+        r.dollars_per_gpu_hour > 0 ? fmt::format(" ${:.0f}", r.spare_dollars()) : "");
   if (!r.by_category.empty()) {
     fmt::format_to(to, "\ninterruptions by category:");
     for (const auto& [k, v] : r.by_category) fmt::format_to(to, "  {} {}", k, v);

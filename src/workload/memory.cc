@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "workload/params.h"
 
 namespace anatomy::workload {
 namespace {
@@ -18,21 +19,6 @@ using core::Bytes;
 
 const Bytes kWorkspace{3'000'000'000};
 constexpr int kMaxTp = 8;  // one NVLink node: TP's all-reduces must stay on NVLink
-
-struct BytesPerParam {
-  double weights, gradients, optimizer;
-};
-
-BytesPerParam bytes_per_param(hw::Precision p, ShardingFramework f) {
-  switch (p) {
-    case hw::Precision::kFp32: return {4, 4, 8};
-    // DeepSpeed keeps no fp32 gradient copy between steps (ShardingFramework).
-    case hw::Precision::kFp16: return {2, 2, f == ShardingFramework::kDeepSpeed ? 12.0 : 16.0};
-    case hw::Precision::kBf16:
-    case hw::Precision::kFp8: return {2, 4, 12};
-  }
-  return {2, 4, 12};
-}
 
 Bytes to_bytes(double b) { return Bytes(static_cast<int64_t>(std::llround(b))); }
 
@@ -113,20 +99,17 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double h = static_cast<double>(m.hidden), V = static_cast<double>(m.vocab);
   const double tp = p.tp;
 
-  // Parameters on this GPU: dense ones split over TP, experts over TP x EP.
+  // Parameters on this GPU (workload/params.h).
+  const GpuParams held = chunk_params(m, p, layers, first, last);
   const double expert_layer = static_cast<double>(m.expert_params_per_layer());
   const double dense_layer = static_cast<double>(m.params_per_layer()) - expert_layer;
-  double ends = 0;  // embedding, position table, final norm, output layer
-  if (p.pp == 1) {
-    ends = static_cast<double>(m.embedding_params() + m.norm_params());
-  } else if (first) {
-    ends = V * h + static_cast<double>(m.max_seq) * h;
-  } else if (last) {
-    ends = V * h + static_cast<double>(m.norm_params());  // the output layer, or the tied embedding's copy
-  }
-  const double n_layers = static_cast<double>(layers);
-  const double dense = (n_layers * dense_layer + ends) / tp;
-  const double experts = n_layers * expert_layer / (tp * p.ep);
+  // The embedding, position table, final norm and output layer, as the
+  // largest unit gathered at once.
+  double ends = 0;
+  if (first) ends += V * h + static_cast<double>(m.max_seq) * h;
+  if (last) ends += (m.tied_embeddings && p.pp == 1 ? 0 : V * h) + static_cast<double>(m.norm_params());
+  const double dense = static_cast<double>(held.dense);
+  const double experts = static_cast<double>(held.experts);
   const double full = dense + experts;
 
   // ZeRO shards over DP x CP; an expert is replicated over DP x CP / EP.
@@ -136,7 +119,7 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double unit = std::max((dense_layer + expert_layer / p.ep) / tp, ends / tp);  // gathered at once
   double weights_in_flight = std::min(full, shard + 2 * unit);
   double grads_in_flight = weights_in_flight;
-  const BytesPerParam bpp = bytes_per_param(t.precision, p.framework);
+  const StateBytes bpp = state_bytes_per_param(t.precision, p.framework);
   if (p.framework == ShardingFramework::kDeepSpeed) {
     // Whole at once: one sub-module's weight (the largest matrix) plus the
     // prefetch bucket; its gradient plus the reduce bucket.

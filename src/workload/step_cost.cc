@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workload/params.h"
+
 namespace anatomy::workload {
 namespace {
 
@@ -172,10 +174,6 @@ StageCost StepCostModel::stage(int s) const {
   const int64_t h = m_.hidden;
   StageCost out;
   out.activation_bytes = Bytes(T * h * kActivationBytes / tp);
-  const int64_t layer_params = m_.params_per_layer();
-  const int64_t expert_params = m_.experts > 1 ? m_.expert_params_per_layer() : 0;
-  const int64_t layer_params_per_gpu =
-      (layer_params - expert_params) / tp + expert_params / (tp * std::max(1, p_.ep));
   const RankCoord rep{};
   for (int c = 0; c < v; ++c) {
     const int64_t n = layers_in_chunk(s, c);
@@ -188,7 +186,6 @@ StageCost StepCostModel::stage(int s) const {
       b.recompute = layer_.attn_fwd * n;
     }
     b.compute += b.recompute;
-    int64_t params = layer_params_per_gpu * n;
     const bool first = s == 0 && c == 0;
     const bool last = s == p_.pp - 1 && c == v - 1;
     if (first) {
@@ -196,7 +193,6 @@ StageCost StepCostModel::stage(int s) const {
       const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
       f.compute += lookup;
       b.compute += lookup * 2;
-      params += (m_.vocab + m_.max_seq) * h / tp;  // input embedding and learned positions
       if (tp > 1) {
         const SimTime r = timer_(p_.sequence_parallel ? coll::Op::kReduceScatter : coll::Op::kAllReduce,
                                  Bytes(T * h * kActivationBytes), layout_.tp_group(rep));
@@ -211,8 +207,6 @@ StageCost StepCostModel::stage(int s) const {
       const SimTime loss = cm_.memory_bound(Bytes(T * (V / tp) * 4 * 3));
       f.compute += logits + loss;
       b.compute += cm_.gemm(T, h, V / tp, prec) + cm_.gemm(h, V / tp, T, prec) + loss;
-      if (!m_.tied_embeddings || p_.pp > 1) params += V * h / tp;  // the output layer
-      params += m_.norm_params();                                  // the final norm
       if (tp > 1 && p_.sequence_parallel) {
         const SimTime ag = timer_(coll::Op::kAllGather, Bytes(T * h * kActivationBytes), layout_.tp_group(rep));
         f.tp_comm += ag;
@@ -221,7 +215,7 @@ StageCost StepCostModel::stage(int s) const {
     }
     out.forward.push_back(f);
     out.backward.push_back(b);
-    out.chunk_params.push_back(params);
+    out.chunk_params.push_back(chunk_params(m_, p_, n, first, last).total());
   }
   return out;
 }

@@ -118,8 +118,17 @@ struct Cluster {
 TEST(Checkpoint, ShardsAddUpToFourteenBytesPerParameter) {
   // bf16 weights (2 B) + fp32 master, m and v (12 B), sharded over DP.
   Cluster c(false);
-  const Bytes shard = shard_bytes(c.model, c.plan, 0);
+  const Bytes shard = shard_bytes(c.model, c.plan, hw::Precision::kBf16, 0);
   EXPECT_NEAR(shard.as_double() * 32, 14.0 * c.model.params(), 14.0 * 32);
+}
+
+TEST(Checkpoint, Fp32TrainingStoresTwelveBytesPerParameter) {
+  // fp32 weights are their own master copy: 4 B + Adam's m and v (8 B), so
+  // a shard is 12/14 of the mixed-precision one (to the byte, up to rounding).
+  Cluster c(false);
+  const Bytes mixed = shard_bytes(c.model, c.plan, hw::Precision::kBf16, 0);
+  const Bytes fp32 = shard_bytes(c.model, c.plan, hw::Precision::kFp32, 0);
+  EXPECT_NEAR(fp32.as_double(), mixed.as_double() * 12 / 14, 1.0);
 }
 
 TEST(Checkpoint, WritesOnTheTrainingFabricSlowTheIterationsTheyOverlap) {

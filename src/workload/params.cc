@@ -1,0 +1,41 @@
+#include "workload/params.h"
+
+#include <algorithm>
+
+#include "workload/training.h"
+
+namespace anatomy::workload {
+
+GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, int64_t layers, bool first, bool last) {
+  const int64_t tp = p.tp;
+  const int64_t expert_layer = m.experts > 1 ? m.expert_params_per_layer() : 0;
+  GpuParams g;
+  g.dense = layers * ((m.params_per_layer() - expert_layer) / tp);
+  g.experts = layers * (expert_layer / (tp * std::max(1, p.ep)));
+  const int64_t h = m.hidden, V = m.vocab;
+  if (first) g.dense += (V + m.max_seq) * h / tp;
+  if (last) {
+    if (!m.tied_embeddings || p.pp > 1) g.dense += V * h / tp;
+    g.dense += m.norm_params();
+  }
+  return g;
+}
+
+GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage) {
+  return chunk_params(m, p, layers_per_stage(m, p)[stage], stage == 0, stage == p.pp - 1);
+}
+
+StateBytes state_bytes_per_param(hw::Precision p, ShardingFramework f) {
+  switch (p) {
+    case hw::Precision::kFp32: return {4, 4, 8};
+    // DeepSpeed keeps no fp32 gradient copy between steps (ShardingFramework).
+    case hw::Precision::kFp16: return {2, 2, f == ShardingFramework::kDeepSpeed ? 12.0 : 16.0};
+    case hw::Precision::kBf16:
+    case hw::Precision::kFp8: return {2, 4, 12};
+  }
+  return {};
+}
+
+double checkpoint_bytes_per_param(hw::Precision p) { return p == hw::Precision::kFp32 ? 4 + 8 : 2 + 12; }
+
+}  // namespace anatomy::workload

@@ -1,0 +1,51 @@
+#pragma once
+// The parameters one GPU holds, and the bytes each takes: the one place
+// the step costs, the memory model, checkpoints and startup count them.
+//
+// A GPU of pipeline stage s holds its layers' dense parameters (attention,
+// dense MLP, per-layer norms) split over TP, their experts split over
+// TP x EP, and — on the stage that has them — the input embedding and
+// learned positions (first chunk), the output layer and final norm (last
+// chunk). The output layer is a second copy of a tied embedding when the
+// two ends are on different stages, as Megatron-LM keeps it; the final
+// norm is whole on every TP rank. Counts are whole parameters before any
+// ZeRO sharding over data-parallel ranks.
+//
+//   const GpuParams g = stage_params(model, plan, 0);
+//   g.total();  // parameters on one GPU of stage 0
+
+#include <cstdint>
+
+#include "hw/precision.h"
+#include "workload/model.h"
+#include "workload/training.h"
+
+namespace anatomy::workload {
+
+struct GpuParams {
+  int64_t dense = 0;    // split over TP
+  int64_t experts = 0;  // split over TP x EP
+  int64_t total() const { return dense + experts; }
+};
+
+// `layers` layers of one pipeline chunk; `first`: the chunk has the input
+// embedding, `last`: the output layer and the final norm.
+GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, int64_t layers, bool first, bool last);
+// Every chunk of pipeline stage `stage` (0 .. pp - 1).
+GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage);
+
+// Bytes per parameter of the model state on a GPU at a training precision:
+// the weights, their gradients, and the optimizer (Adam) state. Mixed
+// precision keeps an fp32 master copy and fp32 moments (12 B); Megatron-LM
+// under fp16 keeps an fp32 gradient too (16 B), DeepSpeed does not.
+struct StateBytes {
+  double weights = 2, gradients = 4, optimizer = 12;
+};
+StateBytes state_bytes_per_param(hw::Precision p, ShardingFramework f);
+
+// Bytes per parameter a checkpoint stores: the weights as trained and the
+// optimizer's master copy and moments (no gradients): 2 + 12 under mixed
+// precision, 4 + 8 in fp32.
+double checkpoint_bytes_per_param(hw::Precision p);
+
+}  // namespace anatomy::workload

@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include "hw/catalog.h"
+#include "hw/compute_model.h"
+#include "workload/memory.h"
+#include "workload/model.h"
+#include "workload/params.h"
+#include "workload/step_cost.h"
+
+namespace anatomy::workload {
+namespace {
+
+TEST(Params, OneGpuWithoutParallelismHoldsTheWholeModel) {
+  // TP = PP = 1: the one stage holds every layer, the embedding, the
+  // output layer and the final norm, exactly ModelSpec::params().
+  const ModelSpec m = find_model("llama3-8b");
+  ParallelPlan p;
+  EXPECT_EQ(stage_params(m, p, 0).total(), m.params());
+}
+
+TEST(Params, StagesSplitTheModelAndTheTiedEmbeddingIsCopied) {
+  // GPT-3 175B (tied embeddings, learned positions) on PP 4, TP 2: the stages together,
+  // times TP, hold every parameter once, plus a second copy of the V x h
+  // tied embedding on the last stage, less what TP rounding drops, plus the
+  // final norm that every TP rank keeps whole (2h with LayerNorm biases).
+  const ModelSpec m = find_model("gpt3-175b");
+  ParallelPlan p;
+  p.tp = 2;
+  p.pp = 4;
+  int64_t sum = 0;
+  for (int s = 0; s < p.pp; ++s) sum += stage_params(m, p, s).total() * p.tp;
+  const int64_t expected = m.params() + m.vocab * m.hidden + m.norm_params();
+  EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(expected), 64.0);
+}
+
+TEST(Params, ExpertsSplitOverTensorAndExpertParallel) {
+  // An MoE layer's experts go over TP x EP, the rest over TP only.
+  ModelSpec m = find_model("llama3-8b");
+  m.experts = 8;
+  m.top_k = 2;
+  ParallelPlan p;
+  p.tp = 2;
+  p.ep = 4;
+  const GpuParams g = chunk_params(m, p, 1, false, false);
+  EXPECT_EQ(g.experts, m.expert_params_per_layer() / 8);
+  EXPECT_EQ(g.dense, (m.params_per_layer() - m.expert_params_per_layer()) / 2);
+}
+
+TEST(Params, StepCostsCountWhatTheStagesHold) {
+  // The step cost model's per-chunk parameters (what gradients reduce and
+  // the optimizer steps) add up to stage_params, chunk by chunk.
+  const ModelSpec m = find_model("llama3-70b");
+  ParallelPlan p;
+  p.tp = 4;
+  p.pp = 4;
+  p.virtual_stages = 5;
+  p.dp = 2;
+  TrainingSpec t;
+  t.seq_len = 2048;
+  t.global_batch = 16;
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const StepCostModel cost(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+    return core::SimTime::zero();
+  });
+  for (int s = 0; s < p.pp; ++s) EXPECT_EQ(cost.stage(s).params(), stage_params(m, p, s).total()) << "stage " << s;
+}
+
+TEST(Params, CheckpointStateIsWeightsAndOptimizerAtThePrecision) {
+  // Mixed precision: 2 B weights + 12 B fp32 master, m and v; fp32: 4 + 8.
+  EXPECT_EQ(checkpoint_bytes_per_param(hw::Precision::kBf16), 14);
+  EXPECT_EQ(checkpoint_bytes_per_param(hw::Precision::kFp8), 14);
+  EXPECT_EQ(checkpoint_bytes_per_param(hw::Precision::kFp32), 12);
+}
+
+}  // namespace
+}  // namespace anatomy::workload
