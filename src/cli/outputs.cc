@@ -11,6 +11,7 @@
 #include "report/csv.h"
 #include "report/progress.h"
 #include "report/scenario_page.h"
+#include "report/schema.h"
 #include "report/run_report.h"
 #include "report/stages.h"
 #include "report/trace.h"
@@ -37,7 +38,7 @@ void check_format(const std::string& format) {
     throw core::InputError({"", 0, "--format"}, fmt::format("unknown format '{}' (known: table, json)", format));
 }
 
-void print_json(const nlohmann::ordered_json& j) { std::puts(j.dump(2).c_str()); }
+void print_json(const nlohmann::ordered_json& j) { std::puts(report::json_text(j, 2).c_str()); }
 
 app::OnStep on_step(report::Progress& progress) {
   return [&progress](core::SimTime simulated, int64_t total) {

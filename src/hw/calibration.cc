@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "hw/compute_model.h"
 
 #include <algorithm>
@@ -132,11 +133,7 @@ void read_attention(const Reader& r, const json& rows, const std::string& key,
 }  // namespace
 
 CalibrationTable load_calibration(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::InputError({path, 0, ""}, "cannot read calibration table (missing or unreadable file)");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string body = buf.str();
+  const std::string body = core::read_input_file(path, core::kMaxCalibrationBytes, "calibration table");
 
   json doc;
   try {

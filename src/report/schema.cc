@@ -11,4 +11,8 @@ nlohmann::ordered_json schema_header(std::string_view kind) {
   return j;
 }
 
+std::string json_text(const nlohmann::ordered_json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 }  // namespace anatomy::report

@@ -6,6 +6,7 @@
 // keeps it.
 
 #include <nlohmann/json.hpp>
+#include <string>
 #include <string_view>
 
 namespace anatomy::report {
@@ -14,5 +15,9 @@ inline constexpr int kSchemaVersion = 1;
 
 // {"schema": "anatomy.<kind>", "schema_version": kSchemaVersion}
 nlohmann::ordered_json schema_header(std::string_view kind);
+
+// `j` as text (indent < 0: one line). Bytes that are not UTF-8 (a file name
+// in Latin-1, say) come out as U+FFFD instead of stopping the writer.
+std::string json_text(const nlohmann::ordered_json& j, int indent = -1);
 
 }  // namespace anatomy::report

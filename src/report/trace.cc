@@ -15,7 +15,10 @@ namespace {
 
 constexpr int kJobPid = 0, kGpuPid = 1, kLinkPid = 2;
 
-std::string json_string(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+// Not-UTF-8 bytes become U+FFFD (report/schema.h's json_text).
+std::string json_string(std::string_view s) {
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 // A metadata event; ts is not used by viewers but every event carries it.
 std::string meta(const char* what, int pid, int64_t tid, const std::string& args) {

@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.h"
+#include "core/input_file.h"
 #include "hw/catalog.h"
 #include "hw/precision.h"
 #include "scenario/yaml_fields.h"
@@ -483,11 +484,7 @@ core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e
 }
 
 Scenario load_scenario(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw core::InputError({path, 0, ""}, "cannot read the scenario file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_scenario(text.str(), path);
+  return parse_scenario(core::read_input_file(path, core::kMaxScenarioBytes, "scenario file"), path);
 }
 
 std::vector<FieldDoc> scenario_fields() {

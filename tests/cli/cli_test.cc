@@ -57,6 +57,34 @@ TEST(Cli, JsonHasTheDocumentedShape) {
   EXPECT_EQ(j["rows"][0]["bytes"], 1 << 20);
 }
 
+TEST(Cli, JsonCarriesItsSchemaAndVersion) {
+  // Every JSON document opens with what it is, so a script can check it.
+  Result r = run("collective --system dgx-h100 --gpus 8 -b 1M -e 1M --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::ordered_json::parse(r.out);
+  EXPECT_EQ(j.begin().key(), "schema");
+  EXPECT_EQ(j["schema"], "anatomy.collective");
+  EXPECT_EQ(j["schema_version"], 1);
+}
+
+TEST(Cli, JsonWritersSurviveANameThatIsNotUtf8) {
+  // A scenario name with bytes 0xFF 0xFE: the JSON comes out (as U+FFFD)
+  // instead of the writer aborting on the library's exception.
+  const std::string file = ::testing::TempDir() + "anatomy_latin1.yaml";
+  FILE* f = std::fopen(file.c_str(), "w");
+  std::fputs("name: \"\xff\xfe\"\nmodel: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism: {tp: 8}\n"
+             "training: {seq_len: 2048, global_batch: 8, micro_batch: 1}\n", f);
+  std::fclose(f);
+  const Result r = run("run " + file + " --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["scenario"], "\xef\xbf\xbd\xef\xbf\xbd");
+  std::remove(file.c_str());
+}
+
+TEST(Cli, ScenarioThatIsNotARegularFileIsOneError) {
+  expect_input_error("run /dev/zero", "/dev/zero: the scenario file is not a regular file");
+}
+
 TEST(Cli, SameInputsGiveByteIdenticalOutput) {
   const std::string args = "collective --gpus 64 -b 1K -e 64M -f 8";
   Result a = run(args), b = run(args);

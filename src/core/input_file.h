@@ -1,0 +1,22 @@
+#pragma once
+// Reading a file a user names (a scenario, a calibration table, a trace):
+// only a regular file, and only up to a size limit, so that /dev/zero, a
+// FIFO or a runaway file is one clear error instead of a hang or a run out
+// of memory.
+//
+//   const std::string text = read_input_file(path, kMaxScenarioBytes, "scenario file");
+
+#include <cstdint>
+#include <string>
+
+namespace anatomy::core {
+
+inline constexpr int64_t kMaxScenarioBytes = 4 << 20;      // 4 MiB: a scenario is a page of YAML
+inline constexpr int64_t kMaxCalibrationBytes = 64 << 20;  // 64 MiB: the shipped H200 table is 96 kB
+
+// The whole file. Throws InputError naming `path` (line 0, no field) when it
+// is missing or unreadable, not a regular file, or larger than `max_bytes`;
+// `what` names it in the message ("scenario file").
+std::string read_input_file(const std::string& path, int64_t max_bytes, const std::string& what);
+
+}  // namespace anatomy::core
