@@ -5,6 +5,8 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 BENCH_BUILD?= build-bench
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
 JOBS       ?= $(shell nproc)
 
 # Debian 12 packages the build and tests need (chromium: the test that opens
@@ -13,7 +15,7 @@ PACKAGES := cmake ninja-build g++ pkg-config libfmt-dev libcli11-dev nlohmann-js
             libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev \
             zlib1g-dev chromium
 
-.PHONY: all deps configure build run test test-release test-asan golden bench clean
+.PHONY: all deps configure build run test test-release test-asan golden bench fuzz clean
 
 all: build
 
@@ -62,5 +64,15 @@ bench: deps
 	cmake --build $(BENCH_BUILD) -j $(JOBS)
 	./bench/run.sh $(BENCH_BUILD)
 
+# libFuzzer over the scenario parser and the calibration reader (fuzz/),
+# FUZZ_SECONDS per target; outside `make test`. Needs clang and its runtime.
+fuzz: deps
+	@for p in clang libclang-rt-14-dev; do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || \
+	  { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$p || { echo "missing $$p"; exit 1; }; }; done
+	@[ -f $(FUZZ_BUILD)/build.ninja ] || cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DANATOMY_FUZZ=ON -DANATOMY_TESTS=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target scenario_fuzzer calibration_fuzzer
+	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)

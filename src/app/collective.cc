@@ -35,7 +35,7 @@ std::vector<core::Bytes> sweep_sizes(core::Bytes lo, core::Bytes hi, int factor,
 }
 
 CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::LibraryModel& library,
-                                        const CollectiveSweep& sweep, const OnStep& on_step) {
+                                        const CollectiveSweep& sweep, const OnRow& on_row) {
   if (sweep.channels < 0 || sweep.channels > 64)
     throw core::InputError({"", 0, "--channels"}, "must be 0 (auto) to 64");
   if (sweep.chunks < 0) throw core::InputError({"", 0, "--chunks"}, "must not be negative");
@@ -61,7 +61,7 @@ CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::Lib
     r.channels = sweep.channels;
     r.chunks = sweep.chunks;
     run.rows.push_back(runner.run(group, r, sweep.algorithm));
-    if (on_step) on_step(run.rows.back().time, static_cast<int64_t>(sweep.sizes.size()));
+    if (on_row) on_row(run);
   }
   return run;
 }

@@ -4,10 +4,10 @@
 // nccl-tests-style sweep of one collective over message sizes on a built
 // topology (`anatomy collective`).
 
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "app/progress.h"
 #include "coll/collective.h"
 #include "coll/library_model.h"
 #include "scenario/scenario.h"
@@ -45,8 +45,12 @@ struct CollectiveSweepRun {
 std::vector<core::Bytes> sweep_sizes(core::Bytes lo, core::Bytes hi, int factor, const std::string& lo_field,
                                      const std::string& hi_field, const std::string& factor_field);
 
-// Checks every input before the first size runs; on_step after each size.
+// Called after each size with the sweep so far (its last row is the new
+// one), so a front end can write rows as they finish.
+using OnRow = std::function<void(const CollectiveSweepRun& so_far)>;
+
+// Checks every input before the first size runs.
 CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::LibraryModel& library,
-                                        const CollectiveSweep& sweep, const OnStep& on_step = {});
+                                        const CollectiveSweep& sweep, const OnRow& on_row = {});
 
 }  // namespace anatomy::app

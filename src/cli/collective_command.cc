@@ -1,10 +1,10 @@
 #include "cli/collective_command.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "app/collective.h"
@@ -125,21 +125,30 @@ void run_collective(const CollectiveArgs& a) {
   sweep.network = a.network;
   const topo::Topology topo = a.cluster.build();
   check_writable(a.outputs.report, "--report");
+  const std::string system = a.cluster.topology == "cluster" ? a.cluster.system : a.cluster.topology;
+  const auto info_of = [&](const app::CollectiveSweepRun& run) {
+    return report::CollectiveSweepInfo{
+        sweep.op, run.gpus, system, run.topology, a.network, run.library, coll::to_string(run.fidelity), a.algo};
+  };
   app::CollectiveSweepRun run;
-  {  // the progress line is erased before anything is printed
+  if (a.format == "json") {  // one document at the end; the progress line meanwhile
     report::Progress progress(stderr, a.outputs.progress(), static_cast<int64_t>(sweep.sizes.size()), "sizes");
-    run = app::run_collective_sweep(topo, a.cluster.library_model(), sweep, on_step(progress));
+    run = app::run_collective_sweep(topo, a.cluster.library_model(), sweep,
+                                    [&](const app::CollectiveSweepRun& r) { progress.advance(r.rows.back().time); });
+  } else {  // each row as its size finishes, so a run stopped early keeps what it did
+    run = app::run_collective_sweep(topo, a.cluster.library_model(), sweep, [&](const app::CollectiveSweepRun& r) {
+      const report::CollectiveSweepInfo info = info_of(r);
+      if (r.rows.size() == 1) std::fputs(report::collective_sweep_header(info).c_str(), stdout);
+      std::fputs(report::collective_sweep_row(info, r.rows.back()).c_str(), stdout);
+      std::fflush(stdout);
+    });
   }
-  const std::string fidelity = coll::to_string(run.fidelity);
-  write_collective_outputs(a, run.rows, run.topology, run.library, fidelity);
-  report::CollectiveSweepInfo info{
-      sweep.op,     run.gpus,  a.cluster.topology == "cluster" ? a.cluster.system : a.cluster.topology,
-      run.topology, a.network, run.library,
-      fidelity,     a.algo};
+  const report::CollectiveSweepInfo info = info_of(run);
+  write_collective_outputs(a, run.rows, run.topology, run.library, info.fidelity);
   if (a.format == "json")
     print_json(report::collective_sweep_json(info, run.rows));
   else
-    std::fputs(report::collective_sweep_text(info, run.rows).c_str(), stdout);
+    std::fputs(report::collective_sweep_footer(run.rows).c_str(), stdout);
 }
 
 }  // namespace

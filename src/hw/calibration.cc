@@ -133,8 +133,10 @@ void read_attention(const Reader& r, const json& rows, const std::string& key,
 }  // namespace
 
 CalibrationTable load_calibration(const std::string& path) {
-  const std::string body = core::read_input_file(path, core::kMaxCalibrationBytes, "calibration table");
+  return parse_calibration(core::read_input_file(path, core::kMaxCalibrationBytes, "calibration table"), path);
+}
 
+CalibrationTable parse_calibration(const std::string& body, const std::string& path) {
   json doc;
   try {
     doc = json::parse(body);

@@ -62,6 +62,8 @@ struct CalibrationTable {
 
 // Throws InputError naming the file (and field) when it is missing or malformed.
 CalibrationTable load_calibration(const std::string& path);
+// The same from text (the fuzz target); `path` names it in errors.
+CalibrationTable parse_calibration(const std::string& text, const std::string& path);
 
 class ComputeModel {
  public:

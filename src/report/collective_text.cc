@@ -1,8 +1,8 @@
 #include "report/collective_text.h"
 
-#include <iterator>
-
 #include <fmt/format.h>
+
+#include <iterator>
 
 #include "core/units.h"
 #include "report/schema.h"
@@ -34,7 +34,7 @@ nlohmann::ordered_json collective_sweep_json(const CollectiveSweepInfo& info,
   return j;
 }
 
-std::string collective_sweep_text(const CollectiveSweepInfo& info, const std::vector<coll::CollectiveResult>& rows) {
+std::string collective_sweep_header(const CollectiveSweepInfo& info) {
   std::string out;
   const auto to = std::back_inserter(out);
   fmt::format_to(to, "# anatomy collective: {} on {} GPUs\n", coll::to_string(info.op), info.gpus);
@@ -46,18 +46,22 @@ std::string collective_sweep_text(const CollectiveSweepInfo& info, const std::ve
                  "root", "time", "algbw", "busbw", "algorithm");
   fmt::format_to(to, "# {:>12} {:>12} {:>6} {:>6} {:>5} {:>11} {:>8} {:>8}\n", "(B)", "(elements)", "", "", "", "(us)",
                  "(GB/s)", "(GB/s)");
+  return out;
+}
+
+std::string collective_sweep_row(const CollectiveSweepInfo& info, const coll::CollectiveResult& r) {
   const bool rooted = info.op == coll::Op::kBroadcast || info.op == coll::Op::kReduce;
   const bool reduces =
       info.op == coll::Op::kAllReduce || info.op == coll::Op::kReduceScatter || info.op == coll::Op::kReduce;
+  return fmt::format("  {:>12} {:>12} {:>6} {:>6} {:>5} {:>11.2f} {:>8.2f} {:>8.2f}  {}/{}\n", r.bytes.count(),
+                     r.bytes.count() / 4, "float", reduces ? "sum" : "none", rooted ? 0 : -1, r.time.micros(),
+                     r.algbw_GBps, r.busbw_GBps, r.algorithm, r.protocol);
+}
+
+std::string collective_sweep_footer(const std::vector<coll::CollectiveResult>& rows) {
   double sum_busbw = 0;
-  for (const auto& r : rows) {
-    fmt::format_to(to, "  {:>12} {:>12} {:>6} {:>6} {:>5} {:>11.2f} {:>8.2f} {:>8.2f}  {}/{}\n", r.bytes.count(),
-                   r.bytes.count() / 4, "float", reduces ? "sum" : "none", rooted ? 0 : -1, r.time.micros(),
-                   r.algbw_GBps, r.busbw_GBps, r.algorithm, r.protocol);
-    sum_busbw += r.busbw_GBps;
-  }
-  fmt::format_to(to, "# Avg bus bandwidth    : {:.3f}\n", rows.empty() ? 0.0 : sum_busbw / rows.size());
-  return out;
+  for (const auto& r : rows) sum_busbw += r.busbw_GBps;
+  return fmt::format("# Avg bus bandwidth    : {:.3f}\n", rows.empty() ? 0.0 : sum_busbw / rows.size());
 }
 
 std::string collective_case_text(const scenario::Scenario& s, const coll::CollectiveResult& r,

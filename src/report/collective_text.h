@@ -28,7 +28,11 @@ struct CollectiveSweepInfo {
 // busbw_GBps and algo ("ring/Simple").
 nlohmann::ordered_json collective_row_json(const coll::CollectiveResult& r);
 
-std::string collective_sweep_text(const CollectiveSweepInfo& info, const std::vector<coll::CollectiveResult>& rows);
+// The table in three parts, so rows can be written as each size finishes:
+// the header, one line per size, and the closing average.
+std::string collective_sweep_header(const CollectiveSweepInfo& info);
+std::string collective_sweep_row(const CollectiveSweepInfo& info, const coll::CollectiveResult& r);
+std::string collective_sweep_footer(const std::vector<coll::CollectiveResult>& rows);
 nlohmann::ordered_json collective_sweep_json(const CollectiveSweepInfo& info,
                                              const std::vector<coll::CollectiveResult>& rows);
 
