@@ -438,7 +438,8 @@ Output on_a_terminal(const std::string& args) {
   return shell("ANATOMY_PROGRESS_DELAY_MS=0 script -qefc '" + std::string(ANATOMY_BINARY) + " " + args + "' /dev/null");
 }
 
-constexpr const char* kSweep = "collective --gpus 16 -b 1M -e 1G -f 8";
+// The JSON form: the table writes each row as it finishes instead of a bar.
+constexpr const char* kSweep = "collective --gpus 16 -b 1M -e 1G -f 8 --format json";
 
 TEST(CliProgress, DrawnOnATerminal) {
   const Output r = on_a_terminal(kSweep);
