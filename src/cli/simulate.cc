@@ -13,14 +13,14 @@
 namespace anatomy::cli {
 namespace {
 
-// The calibration table a scenario uses: the one it names, else one shipped
-// for a GPU of the same architecture (Hopper: the measured H200 table,
-// scaled to the GPU's own peaks), else none (the roofline).
+// The calibration table a scenario uses: the one it names, else the one
+// shipped for the GPU's architecture family (Hopper: the measured H200
+// table, scaled to the GPU's own peaks), else none (the roofline).
 std::string calibration_for(const scenario::Scenario& s) {
   if (!s.calibration.empty()) return s.calibration;
-  const std::string& gpu = s.cluster.system.gpu.name;
-  if (gpu == "H100" || gpu == "H200") {
-    const std::string shipped = std::string(ANATOMY_DATA_DIR) + "/data/calibration/h200.json";
+  const std::string& table = s.cluster.system.gpu.arch.calibration_table;
+  if (!table.empty()) {
+    const std::string shipped = std::string(ANATOMY_DATA_DIR) + "/data/calibration/" + table;
     if (std::filesystem::exists(shipped)) return shipped;
   }
   return "";
