@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "hw/catalog.h"
 #include "hw/precision.h"
+#include "scenario/hardware_fields.h"
 #include "scenario/yaml_fields.h"
 
 namespace anatomy::scenario {
@@ -111,8 +112,10 @@ const std::vector<Field<ModelSpec>>& model_fields() {
 const std::vector<Field<topo::ClusterSpec>>& cluster_fields() {
   using C = topo::ClusterSpec;
   static const std::vector<Field<C>> f = {
-      {"system", Kind::kString, required(), {}, "the system preset, e.g. dgx-h100 (anatomy list)",
-       [](C& c, const Value& v) { c.system = hw::find_system(v.text); }},
+      {"system", Kind::kSection, required(), {},
+       "a system preset, e.g. dgx-h100; or a mapping: a preset and overrides, or a whole definition "
+       "(anatomy list --format yaml prints every preset that way)",
+       {}},
       {"gpus", Kind::kInt, required(), int_range(1, kMaxGpus), "GPUs in the job",
        [](C& c, const Value& v) { c.gpus = v.as_int(); }},
       {"fabric", Kind::kSection, derived("every key at its default"), {}, "the scale-out fabric joining the hosts' NICs", {}},
@@ -420,6 +423,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
 
   const Present cluster =
       detail::read_section(sub(top, "cluster"), "cluster", ctx.line_for("cluster"), cluster_fields(), s.cluster, ctx);
+  s.cluster.system = detail::read_system(sub(cluster, "system"), "cluster.system", ctx.line_for("cluster.system"), ctx);
   detail::read_section(sub(cluster, "fabric"), "cluster.fabric", ctx.line_for("cluster.fabric"), fabric_fields(),
                        s.cluster.fabric, ctx);
   detail::read_section(sub(cluster, "storage"), "cluster.storage", ctx.line_for("cluster.storage"), storage_fields(),
@@ -473,10 +477,8 @@ core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e
   // cluster's relative to the cluster, the network's without its section.
   std::string field = e.where().field;
   const auto starts = [&](std::string_view prefix) { return field.rfind(prefix, 0) == 0; };
-  if (field == "gpus" || starts("fabric.") || starts("storage."))
+  if (field == "gpus" || starts("fabric.") || starts("storage.") || starts("system."))
     field = "cluster." + field;
-  else if (starts("system."))
-    field = "cluster.system";
   else if (field == "transport")
     field = "network.transport";
   return e.with_field(field).with_location(s.file, detail::nearest_line(s.lines, field));
@@ -509,6 +511,9 @@ std::vector<FieldDoc> scenario_fields() {
   add("", top_fields());
   add("model", model_fields());
   add("cluster", cluster_fields());
+  add("cluster.system", detail::system_fields());
+  add("cluster.system.gpu", detail::accelerator_fields());
+  add("cluster.system.scaleup", detail::scaleup_fields());
   add("cluster.fabric", fabric_fields());
   add("cluster.storage", storage_fields());
   add("parallelism", parallelism_fields());

@@ -11,7 +11,11 @@
 //   #   {preset: gpt3-175b, layers: 48} / {layers, hidden, heads, kv_heads,
 //   #    ffn_hidden, vocab, gated_mlp, experts, top_k, ...}
 //   cluster:
-//     system: gb200-nvl72               # hw preset
+//     system: gb200-nvl72               # a hw preset, or a mapping (scenario/hardware_fields.h):
+//     #   {preset: dgx-b200, nic_speed: 1600Gbps, gpu_nic_link: pcie-gen6,
+//     #    gpu: {preset: B200, ...}} / a whole definition {name, gpu: {...},
+//     #    gpus_per_host, scaleup: {...}, nics_per_host, nic_speed,
+//     #    gpu_nic_link, host_link, ...} as `anatomy list --format yaml` prints
 //     gpus: 1024
 //     fabric: {tiers, radix, oversubscription, spine_oversubscription,
 //              rail_optimized, planes, nic_speed, link_speed, switch_latency}
