@@ -83,6 +83,8 @@ std::vector<System> make_systems() {
 
   const Link pcie_gen4 = parse_link("pcie-gen4", "gpu_nic_link");
   const Link pcie_gen5 = parse_link("pcie-gen5", "gpu_nic_link");
+  const Link pcie_gen6 = parse_link("pcie-gen6", "gpu_nic_link");
+  const Link nvlink_c2c = parse_link("nvlink-c2c", "host_link");
   std::vector<System> out;
   // DGX A100: 8 A100 on 6 NVSwitch (gen 2), 8 ConnectX-6 200 Gb/s HDR for
   // compute, PCIe Gen4 switches between GPU and NIC; 2 AMD EPYC 7742.
@@ -154,7 +156,8 @@ std::vector<System> make_systems() {
   // GB200 NVL72: 18 compute trays of 2 superchips (4 B200 + 2 Grace) and
   // 9 NVLink switch trays make one 72-GPU NVLink domain; each tray has 4
   // ConnectX-7 400 Gb/s (one per GPU) for the scale-out fabric and one
-  // 400 Gb/s BlueField-3 for storage.
+  // 400 Gb/s BlueField-3 for storage; each B200 reaches its Grace's memory
+  // over NVLink-C2C (900 GB/s bidirectional), not PCIe.
   out.push_back(
       System{.name = "gb200-nvl72",
              .description = "72x B200 (GB200) in one NVLink 5 domain, 4 trays' GPUs per host, 1x 400G per GPU",
@@ -164,13 +167,52 @@ std::vector<System> make_systems() {
              .nics_per_host = 4,
              .nic_speed = Gbps(400),
              .gpu_nic_link = pcie_gen5,
-             .host_link = pcie_gen5,
+             .host_link = nvlink_c2c,
              .nic_latency = kNicLatency,
              .cpu = "NVIDIA Grace",
              .cpu_vendor = CpuVendor::kNvidia,
              .storage_nics_per_host = 1,
              .storage_nic_speed = Gbps(400),
              .source = "NVIDIA GB200 NVL72 datasheet / reference architecture"});
+  // DGX B300: 8 B300 on NVLink 5 switches (14.4 TB/s aggregate), 8
+  // single-port ConnectX-8 SuperNICs at up to 800 Gb/s, whose built-in PCIe
+  // Gen6 switch joins GPU and NIC; 2 Intel Xeon 6776P (PCIe Gen5 to the
+  // host); 2 dual-port BlueField-3 at up to 400 Gb/s for storage.
+  out.push_back(System{.name = "dgx-b300",
+                       .description = "8x B300, NVLink 5 + NVSwitch (NVLS), 8x 800G ConnectX-8 on PCIe Gen6",
+                       .gpu = find_accelerator("B300"),
+                       .gpus_per_host = 8,
+                       .scaleup = kNvlink5Board,
+                       .nics_per_host = 8,
+                       .nic_speed = Gbps(800),
+                       .gpu_nic_link = pcie_gen6,
+                       .host_link = pcie_gen5,
+                       .nic_latency = kNicLatency,
+                       .cpu = "Intel Xeon 6776P",
+                       .cpu_vendor = CpuVendor::kIntel,
+                       .storage_nics_per_host = 2,
+                       .storage_nic_speed = Gbps(400),
+                       .source = "NVIDIA DGX B300 datasheet"});
+  // GB300 NVL72: the GB200 NVL72 rack with Blackwell Ultra: 18 compute
+  // trays of 4 B300 and 2 Grace (NVLink-C2C, 900 GB/s bidirectional, between
+  // a GPU and its Grace), one 72-GPU NVLink domain, and one ConnectX-8 800
+  // Gb/s per GPU on PCIe Gen6 (72 per rack); one BlueField-3 per tray (18).
+  out.push_back(System{
+      .name = "gb300-nvl72",
+      .description = "72x B300 (GB300) in one NVLink 5 domain, 4 trays' GPUs per host, 1x 800G ConnectX-8 per GPU",
+      .gpu = find_accelerator("GB300"),
+      .gpus_per_host = 4,
+      .scaleup = kNvl72Rack,
+      .nics_per_host = 4,
+      .nic_speed = Gbps(800),
+      .gpu_nic_link = pcie_gen6,
+      .host_link = nvlink_c2c,
+      .nic_latency = kNicLatency,
+      .cpu = "NVIDIA Grace",
+      .cpu_vendor = CpuVendor::kNvidia,
+      .storage_nics_per_host = 1,
+      .storage_nic_speed = Gbps(400),
+      .source = "NVIDIA GB300 NVL72 datasheet"});
   // AMD's 8-GPU OEM platforms: a full Infinity Fabric mesh (one link per
   // GPU pair), 8x 400 Gb/s NICs on PCIe Gen5, AMD EPYC hosts.
   out.push_back(System{.name = "mi300x-8",
@@ -218,6 +260,23 @@ std::vector<System> make_systems() {
                        .storage_nics_per_host = 2,
                        .storage_nic_speed = Gbps(200),
                        .source = "AMD Instinct MI350X platform data sheet"});
+  // MI355X platform: 8 MI355X in the MI350X's Infinity Fabric mesh, 8x
+  // 400 Gb/s NICs (AMD Pensando Pollara 400) on PCIe Gen5, AMD EPYC hosts.
+  out.push_back(System{.name = "mi355x-8",
+                       .description = "8x MI355X, Infinity Fabric mesh, 8x 400G",
+                       .gpu = find_accelerator("MI355X"),
+                       .gpus_per_host = 8,
+                       .scaleup = kInfinityFabricMesh537,
+                       .nics_per_host = 8,
+                       .nic_speed = Gbps(400),
+                       .gpu_nic_link = pcie_gen5,
+                       .host_link = pcie_gen5,
+                       .nic_latency = kNicLatency,
+                       .cpu = "AMD EPYC",
+                       .cpu_vendor = CpuVendor::kAmd,
+                       .storage_nics_per_host = 2,
+                       .storage_nic_speed = Gbps(200),
+                       .source = "AMD Instinct MI355X platform data sheet"});
   return out;
 }
 

@@ -255,6 +255,20 @@ TEST(UserHardware, PcieGen6LiftsADgxB200WithOneSixTNicsAboveTheGen5Cap) {
   EXPECT_GT(gen6, 0.97 * 721.8);
 }
 
+TEST(UserHardware, DgxB300sEightHundredGNicsAreNotCappedByTheirPcie) {
+  // DGX B300's ConnectX-8 sits behind PCIe Gen6 (128 GB/s), so one GPU and
+  // one NIC per host moves what the 800 Gb/s NIC carries: 800e9 / 8 x 4096
+  // / (4096 + 82) = 98.04 GB/s of RoCE payload; on Gen5 it would be the
+  // 64 GB/s of the PCIe link.
+  const std::string one = "{preset: dgx-b300, gpus_per_host: 1, nics_per_host: 1, scaleup: {domain_gpus: 1}";
+  const double gen6 = all_reduce_busbw_GBps(one + "}", 2);
+  const double gen5 = all_reduce_busbw_GBps(one + ", gpu_nic_link: pcie-gen5}", 2);
+  EXPECT_LE(gen6, 98.04);
+  EXPECT_GT(gen6, 0.99 * 98.04);
+  EXPECT_LE(gen5, 64.0);
+  EXPECT_GT(gen5, 0.99 * 64);
+}
+
 TEST(UserHardware, APresetWithOverridesKeepsTheRest) {
   const Scenario s = parse_scenario(
       "collective: {bytes: 1MiB}\n"
