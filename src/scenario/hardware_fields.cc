@@ -206,6 +206,27 @@ const std::vector<Field<System>>& system_fields() {
   return f;
 }
 
+const std::vector<Field<hw::Switch>>& switch_fields() {
+  using W = hw::Switch;
+  static const std::vector<Field<W>> f = {
+      {"name", Kind::kString, by_default("custom"), not_empty(), "the switch's name in reports",
+       [](W& w, const Value& v) { w.name = v.text; }, {}, [](const W& w) { return w.name; }},
+      {"radix", Kind::kInt, required(), int_range(4, 1024), "ports per switch",
+       [](W& w, const Value& v) { w.radix = v.as_int(); }, {}, [](const W& w) { return int_text(w.radix); }},
+      {"port_speed", Kind::kBandwidth, required(), positive_rate(),
+       "per port; the fabric's switch-to-switch links run at it, e.g. 800Gbps",
+       [](W& w, const Value& v) { w.port_speed = v.rate; }, {}, [](const W& w) { return bit_rate_text(w.port_speed); }},
+      {"buffer", Kind::kBytes, by_default("0"), {},
+       "shared packet buffer, for the packet model (0: the model's default); the flow model has no buffers",
+       [](W& w, const Value& v) { w.buffer = v.bytes; }, {}, [](const W& w) { return bytes_text(w.buffer); }},
+      {"latency", Kind::kTime, by_default("600ns"), {}, "forwarding delay, port to port",
+       [](W& w, const Value& v) { w.latency = v.time; }, {}, [](const W& w) { return time_text(w.latency); }},
+      {"source", Kind::kString, by_default("defined in the scenario"), {}, "where the figures come from",
+       [](W& w, const Value& v) { w.source = v.text; }, {}, [](const W& w) { return w.source; }},
+  };
+  return f;
+}
+
 namespace {
 
 YAML::Node sub(const Present& p, std::string_view key) {
@@ -273,6 +294,13 @@ System read_system(const YAML::Node& node, const std::string& path, int line, Co
     ctx.fail(ctx.line_for(join(path, "nics_per_host")), join(path, "nics_per_host"),
              fmt::format("{} NICs per host do not divide {} GPUs per host", s.nics_per_host, s.gpus_per_host));
   return s;
+}
+
+hw::Switch read_switch(const YAML::Node& node, const std::string& path, int line, Context& ctx) {
+  if (!node.IsMap()) ctx.fail(line, path, "expects a mapping: {radix, port_speed, buffer, latency}");
+  hw::Switch w;
+  read_section(node, path, line, switch_fields(), w, ctx);
+  return w;
 }
 
 }  // namespace anatomy::scenario::detail

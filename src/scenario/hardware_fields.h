@@ -24,6 +24,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "hw/switch.h"
 #include "hw/system.h"
 #include "scenario/yaml_fields.h"
 
@@ -32,8 +33,11 @@ namespace anatomy::scenario::detail {
 const std::vector<Field<hw::System>>& system_fields();
 const std::vector<Field<hw::ScaleUp>>& scaleup_fields();
 const std::vector<Field<hw::Accelerator>>& accelerator_fields();
+const std::vector<Field<hw::Switch>>& switch_fields();
 
 // Reads the value of `path` (cluster.system), whose key is on `line`.
 hw::System read_system(const YAML::Node& node, const std::string& path, int line, Context& ctx);
+// Reads cluster.fabric.switch, a mapping.
+hw::Switch read_switch(const YAML::Node& node, const std::string& path, int line, Context& ctx);
 
 }  // namespace anatomy::scenario::detail

@@ -18,7 +18,10 @@
 //     #    gpu_nic_link, host_link, ...} as `anatomy list --format yaml` prints
 //     gpus: 1024
 //     fabric: {tiers, radix, oversubscription, spine_oversubscription,
-//              rail_optimized, planes, nic_speed, link_speed, switch_latency}
+//              rail_optimized, planes, nic_speed, link_speed, switch_latency,
+//              switch: {name, radix, port_speed, buffer, latency}}
+//     #   the switch's figures fill the fabric keys left out (and the
+//     #   packet model's switch_buffer)
 //     storage: {servers, nics_per_server, nic_speed, shared_with_compute}
 //   parallelism: {tp, pp, dp, cp, ep, sequence_parallel, virtual_stages,
 //                 zero_stage, overlap_grad_reduce, overlap_param_gather,

@@ -285,6 +285,48 @@ TEST(UserHardware, APresetWithOverridesKeepsTheRest) {
   EXPECT_EQ(s.cluster.system.name, "dgx-b200");
 }
 
+void expect_error_at(const std::string& yaml, const std::string& where) {
+  try {
+    parse_scenario(yaml, "sw.yaml");
+    FAIL() << "expected an error at " << where;
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(where, 0), 0u) << e.what();
+  }
+}
+
+TEST(UserHardware, TheFabricsSwitchGivesWhatTheFabricLeavesOut) {
+  // A 32-port 400G switch with 450 ns of latency and a 64 MB buffer: the
+  // fabric takes its radix, link speed and latency, and the packet model
+  // its buffer; a key the fabric (or network) section sets wins.
+  const std::string base =
+      "collective: {bytes: 1MiB}\n"
+      "cluster:\n"
+      "  system: dgx-h100\n"
+      "  gpus: 64\n"
+      "  fabric:\n"
+      "    switch: {name: my-32x400, radix: 32, port_speed: 400Gbps, buffer: 64MB, latency: 450ns}\n";
+  const Scenario s = parse_scenario(base + "network: {model: packet}\n", "sw.yaml");
+  EXPECT_EQ(s.cluster.fabric.radix, 32);
+  EXPECT_DOUBLE_EQ(s.cluster.fabric.link_speed.bps(), 400e9);
+  EXPECT_EQ(s.cluster.fabric.switch_latency, core::SimTime::ns(450));
+  EXPECT_EQ(s.network_model, "packet:switch_buffer=64000000B");
+  // The topology is built on 32-port switches.
+  EXPECT_NE(topo::build_cluster(s.cluster).description.find("radix 32"), std::string::npos);
+
+  const Scenario o = parse_scenario(base + "    radix: 64\n    switch_latency: 300ns\n"
+                                           "network: {model: packet, switch_buffer: 16MiB}\n",
+                                    "sw.yaml");
+  EXPECT_EQ(o.cluster.fabric.radix, 64);
+  EXPECT_EQ(o.cluster.fabric.switch_latency, core::SimTime::ns(300));
+  EXPECT_DOUBLE_EQ(o.cluster.fabric.link_speed.bps(), 400e9);
+  EXPECT_EQ(o.network_model, "packet:switch_buffer=16MiB");
+  // The flow model has no buffers: nothing is added to it.
+  EXPECT_EQ(parse_scenario(base, "sw.yaml").network_model, "flow");
+  // A switch without its ports is an error at its line.
+  expect_error_at(base.substr(0, base.find("    switch")) + "    switch: {port_speed: 400Gbps}\n",
+                  "sw.yaml:6: cluster.fabric.switch.radix: is required");
+}
+
 void expect_error(const std::string& yaml, const std::string& where) {
   try {
     parse_scenario(yaml, "bad.yaml");
