@@ -14,17 +14,13 @@
 namespace anatomy::app {
 namespace {
 
-// The calibration table a scenario uses: the one it names, else one shipped
-// for a GPU of the same architecture (Hopper: the measured H200 table,
-// scaled to the GPU's own peaks), else none (the roofline).
+// The calibration table a scenario uses: the one it names, else the one
+// shipped for the GPU's architecture family (Hopper: the measured H200
+// table, scaled to the GPU's own peaks), else none (the roofline).
 std::string calibration_for(const scenario::Scenario& s) {
   if (!s.calibration.empty()) return s.calibration;
-  const std::string& gpu = s.cluster.system.gpu.name;
-  if (gpu == "H100" || gpu == "H200") {
-    const std::string shipped = shipped_calibration("h200.json");
-    if (!shipped.empty()) return shipped;
-  }
-  return "";
+  const std::string& table = s.cluster.system.gpu.arch.calibration_table;
+  return table.empty() ? "" : shipped_calibration(table);
 }
 
 }  // namespace

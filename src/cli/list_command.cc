@@ -1,17 +1,33 @@
 #include "cli/list_command.h"
 
+#include <memory>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "coll/algorithm.h"
+#include "core/error.h"
 #include "core/units.h"
 #include "hw/catalog.h"
+#include "scenario/hardware_yaml.h"
 #include "workload/model.h"
 
 namespace anatomy::cli {
 
 void add_list_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("list", "list systems, accelerators, model presets and collective algorithms");
-  sub->callback([&exit_code] {
+  auto format = std::make_shared<std::string>("table");
+  sub->add_option("--format", *format,
+                  "table, or yaml: the hardware presets as a scenario's cluster.system takes them, to copy and edit")
+      ->capture_default_str();
+  sub->callback([format, &exit_code] {
+    if (*format != "table" && *format != "yaml")
+      throw core::InputError({"", 0, "--format"}, fmt::format("unknown format '{}' (known: table, yaml)", *format));
+    if (*format == "yaml") {
+      fmt::print("{}", scenario::presets_yaml());
+      exit_code = 0;
+      return;
+    }
     fmt::print("systems:\n");
     for (const auto& s : hw::systems()) fmt::print("  {:<12} {}\n", s.name, s.description);
     fmt::print("\naccelerators (dense TFLOP/s BF16 / FP8, HBM, scale-up per direction, TDP):\n");

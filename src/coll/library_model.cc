@@ -80,20 +80,16 @@ LibraryModel ideal_library() {
 }
 
 LibraryModel nccl_library(const hw::System& system) {
+  const hw::Architecture& arch = system.gpu.arch;
   LibraryModel m;
-  m.name = system.gpu.vendor == "AMD" ? "RCCL (NCCL 2.28 tuning model)" : "NCCL 2.28 tuning model";
-  // nvlsEfficiency: Hopper 0.85, Blackwell 0.74 (NCCL 2.28 tuning.cc).
-  const std::string& g = system.gpu.name;
-  m.nvls_efficiency = (g == "B200" || g == "GB200") ? 0.74 : 0.85;
+  m.name = arch.library == hw::CollectiveLibrary::kRccl ? "RCCL (NCCL 2.28 tuning model)" : "NCCL 2.28 tuning model";
+  m.nvls_efficiency = arch.nvls_efficiency;
   m.collective_ctas = 16;
-  // llMaxBws (NCCL 2.28 tuning.cc): rows by compute capability on one node
-  // (Ampere 87.7, Hopper 141, Blackwell 282), by CPU vendor across nodes
-  // (Intel and others: 39.0 / 20.4 for 2 / 3+ nodes; AMD: 22.5 / 19.0). AMD
-  // GPUs under RCCL take the Hopper row on one node.
-  const bool blackwell = g == "B200" || g == "GB200";
-  const double one_node = g == "A100" ? 87.7 : blackwell ? 282.0 : 141.0;
-  const bool amd_cpu = system.cpu.rfind("AMD", 0) == 0;
-  m.ll_max_GBps[0] = one_node;
+  // llMaxBws (NCCL 2.28 tuning.cc): the one-node row by GPU generation (the
+  // architecture record's), the rows across nodes by host CPU vendor (Intel
+  // and others: 39.0 / 20.4 GB/s for 2 / 3+ nodes; AMD: 22.5 / 19.0).
+  const bool amd_cpu = system.cpu_vendor == hw::CpuVendor::kAmd;
+  m.ll_max_GBps[0] = arch.ll_max_one_node_GBps;
   m.ll_max_GBps[1] = amd_cpu ? 22.5 : 39.0;
   m.ll_max_GBps[2] = amd_cpu ? 19.0 : 20.4;
   return m;

@@ -90,19 +90,11 @@ Precision runnable(const Accelerator& gpu, Precision p) {
   return peak_tflops(gpu, p) > 0 ? p : Precision::kBf16;
 }
 
-// The catalog accelerator the table was measured on: the longest catalog name
-// inside meta.name ("NVIDIA H200" -> H200; "NVIDIA GB200" -> GB200, not B200).
+// The catalog accelerator the table was measured on, named in meta.name.
 const Accelerator& table_accelerator(const CalibrationTable& t) {
-  const Accelerator* best = nullptr;
-  for (const auto& a : accelerators())
-    if (t.gpu_name.find(a.name) != std::string::npos && (!best || a.name.size() > best->name.size())) best = &a;
-  if (!best) {
-    std::string known;
-    for (const auto& a : accelerators()) known += (known.empty() ? "" : ", ") + a.name;
-    throw core::InputError({t.source, 0, "meta.name"},
-                           fmt::format("'{}' names no catalog accelerator (known: {})", t.gpu_name, known));
-  }
-  return *best;
+  if (const Accelerator* a = accelerator_named_in(t.gpu_name)) return *a;
+  throw core::InputError({t.source, 0, "meta.name"}, fmt::format("'{}' names no catalog accelerator (known: {})",
+                                                                 t.gpu_name, accelerator_names()));
 }
 
 std::string tflops_text(double v) { return fmt::format("{:g}", v); }
@@ -114,50 +106,22 @@ struct detail::RooflineShape {
   int sms = 132;                 // SMs (NVIDIA) or CUs (AMD)
   double clock_fraction = 0.9;   // sustained tensor clock / the clock the datasheet peak assumes
   double flops_per_exp = 256;    // dense BF16 tensor FLOPs per exp, per clock per SM
-  bool assumed = false;          // part not in the table below (or no SM count): generic constants
+  bool assumed = false;          // the part gives no SM count: its family's typical one
   double plateau() const { return clock_fraction * kMainloopEfficiency; }
 };
 
 namespace {
 
-// SM counts are the catalog's (Accelerator::compute_units). Clock fraction:
-// datasheet peaks assume the boost clock (H100 SXM: 989 TFLOP/s = 132 SMs x
-// 4,096 FLOP/clk x 1.83 GHz); dense tensor kernels at the board power limit
-// settle ~10% lower on NVIDIA parts; CDNA 3/4 parts quote a 2.1-2.4 GHz peak
-// engine clock and are reported to settle far lower under dense matrix load
-// at 750-1,000 W (medium-low confidence). FLOPs per exp: the multi-function
-// unit runs 16 exp/clk/SM on Ampere, Hopper and Blackwell (so 2,048 / 4,096 /
-// 8,192 tensor FLOP/clk per SM give 128 / 256 / 512); CDNA 3 runs 16/clk/CU
-// against 2,048 FLOP/clk, CDNA 4 doubles both.
+// The clock the tensor pipes hold and the softmax unit's rate are the
+// family's (hw/architecture.cc says where they come from); the SM count is
+// the part's own, or its family's typical count when it gives none.
 detail::RooflineShape shape_of(const Accelerator& gpu) {
-  // Per architecture: the clock the tensor pipes hold under load, and FLOP
-  // per exponential of the softmax unit. The SM count is the catalog's.
-  struct Row {
-    const char* name;
-    double clock_fraction;
-    double flops_per_exp;
-  };
-  static constexpr Row kRows[] = {
-      {"A100", 0.90, 128},   {"H100", 0.90, 256},   {"H200", 0.90, 256},   {"B200", 0.90, 512},
-      {"GB200", 0.90, 512},  {"MI300X", 0.75, 128}, {"MI325X", 0.75, 128}, {"MI350X", 0.75, 128},
-  };
   detail::RooflineShape s;
-  s.assumed = true;
-  if (gpu.vendor == "AMD") {
-    s.sms = 304;
-    s.clock_fraction = 0.75;
-    s.flops_per_exp = 128;
-  }
-  for (const Row& r : kRows)
-    if (gpu.name == r.name) {
-      s.clock_fraction = r.clock_fraction;
-      s.flops_per_exp = r.flops_per_exp;
-      s.assumed = false;
-    }
-  if (gpu.compute_units > 0)
-    s.sms = gpu.compute_units;
-  else
-    s.assumed = true;
+  s.clock_fraction = gpu.arch.tensor_clock_fraction;
+  s.flops_per_exp = gpu.arch.flops_per_exp;
+  s.assumed = gpu.compute_units <= 0;
+  s.sms = s.assumed ? gpu.arch.typical_compute_units : gpu.compute_units;
+  ANATOMY_CHECK(s.sms > 0, "accelerator " + gpu.name + " has no compute units and its family no typical count");
   return s;
 }
 
@@ -252,7 +216,7 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
         "roofline over the {} datasheet ({} TFLOP/s BF16, {} HBM), GEMM efficiency by shape ({} {}{}, "
         "{}x{} tiles, {:.0f}% plateau)",
         gpu.part, tflops_text(gpu.bf16_tflops), core::format_bytes_rate(gpu.hbm_bandwidth), shape.sms,
-        gpu.vendor == "AMD" ? "CUs" : "SMs", shape.assumed ? " assumed" : "", kTileM, kTileN,
+        gpu.arch.compute_unit_name, shape.assumed ? " assumed" : "", kTileM, kTileN,
         100 * shape.plateau());
     return cm;
   }
@@ -261,7 +225,9 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
   cm.calibrated_ = build_calibrated(*table, measured);
   cm.table_peak_scale_ = gpu.bf16_tflops / measured.bf16_tflops;
   cm.table_hbm_scale_ = gpu.hbm_bandwidth / measured.hbm_bandwidth;
-  if (measured.name == gpu.name) {
+  // Measured on this very part (or one with the same peak and HBM): the
+  // table as it is, nothing scaled.
+  if (cm.table_peak_scale_ == 1.0 && cm.table_hbm_scale_ == 1.0) {
     cm.description_ = fmt::format("calibration table {} ({})", table->source, table->gpu_name);
   } else {
     cm.description_ = fmt::format(

@@ -16,6 +16,7 @@
 #include "core/input_file.h"
 #include "hw/catalog.h"
 #include "hw/precision.h"
+#include "scenario/hardware_fields.h"
 #include "scenario/yaml_fields.h"
 
 namespace anatomy::scenario {
@@ -112,8 +113,10 @@ const std::vector<Field<ModelSpec>>& model_fields() {
 const std::vector<Field<topo::ClusterSpec>>& cluster_fields() {
   using C = topo::ClusterSpec;
   static const std::vector<Field<C>> f = {
-      {"system", Kind::kString, required(), {}, "the system preset, e.g. dgx-h100 (anatomy list)",
-       [](C& c, const Value& v) { c.system = hw::find_system(v.text); }},
+      {"system", Kind::kSection, required(), {},
+       "a system preset, e.g. dgx-h100; or a mapping: a preset and overrides, or a whole definition "
+       "(anatomy list --format yaml prints every preset that way)",
+       {}},
       {"gpus", Kind::kInt, required(), int_range(1, kMaxGpus), "GPUs in the job",
        [](C& c, const Value& v) { c.gpus = v.as_int(); }},
       {"fabric", Kind::kSection, derived("every key at its default"), {}, "the scale-out fabric joining the hosts' NICs", {}},
@@ -132,6 +135,10 @@ Check radix_check() {
 const std::vector<Field<topo::FabricSpec>>& fabric_fields() {
   using F = topo::FabricSpec;
   static const std::vector<Field<F>> f = {
+      {"switch", Kind::kSection, derived("none: the keys below describe the fabric's switches"), {},
+       "the switch the fabric is built of: {radix, port_speed, buffer, latency}; radix, link_speed and "
+       "switch_latency below, and network.switch_buffer, override its figures",
+       {}},
       {"tiers", Kind::kInt, by_default("0"),
        detail::int_one_of({0, 2, 3}, "must be 2 or 3, or 0 for the fewest tiers that hold the cluster"),
        "switch tiers of the folded Clos (0: the fewest that hold the cluster)",
@@ -387,6 +394,21 @@ void derive_dp(ParallelPlan& p, int gpus) {
   p.dp = static_cast<int>(std::max<int64_t>(1, gpus / others));
 }
 
+// The fabric's switch gives the figures the fabric section left out.
+void apply_switch(const hw::Switch& w, const Present& given, topo::FabricSpec& f) {
+  if (!given.count("radix")) f.radix = w.radix;
+  if (!given.count("link_speed")) f.link_speed = w.port_speed;
+  if (!given.count("switch_latency")) f.switch_latency = w.latency;
+}
+
+// ... and the packet model its buffer, unless network.switch_buffer is set
+// (the flow model has no buffers).
+void apply_switch_buffer(const hw::Switch& w, const Present& given, Scenario& s) {
+  if (w.buffer.count() <= 0 || given.count("switch_buffer") || s.network_model.rfind("packet", 0) != 0) return;
+  s.network_model += (s.network_model.find(':') == std::string::npos ? ":" : ",");
+  s.network_model += fmt::format("switch_buffer={}B", w.buffer.count());
+}
+
 std::string stem_of(const std::string& file) { return std::filesystem::path(file).stem().string(); }
 
 }  // namespace
@@ -421,8 +443,15 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
 
   const Present cluster =
       detail::read_section(sub(top, "cluster"), "cluster", ctx.line_for("cluster"), cluster_fields(), s.cluster, ctx);
-  detail::read_section(sub(cluster, "fabric"), "cluster.fabric", ctx.line_for("cluster.fabric"), fabric_fields(),
-                       s.cluster.fabric, ctx);
+  s.cluster.system = detail::read_system(sub(cluster, "system"), "cluster.system", ctx.line_for("cluster.system"), ctx);
+  const Present fabric = detail::read_section(sub(cluster, "fabric"), "cluster.fabric", ctx.line_for("cluster.fabric"),
+                                              fabric_fields(), s.cluster.fabric, ctx);
+  std::optional<hw::Switch> fabric_switch;
+  if (fabric.count("switch")) {
+    fabric_switch = detail::read_switch(sub(fabric, "switch"), "cluster.fabric.switch",
+                                        ctx.line_for("cluster.fabric.switch"), ctx);
+    apply_switch(*fabric_switch, fabric, s.cluster.fabric);
+  }
   detail::read_section(sub(cluster, "storage"), "cluster.storage", ctx.line_for("cluster.storage"), storage_fields(),
                        s.cluster.storage, ctx);
 
@@ -435,7 +464,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
     ctx.fail(ctx.line_for("training.precision"), "training.precision",
              fmt::format("fp8 needs FP8 tensor cores, which the {} does not have (use bf16)",
                          s.cluster.system.gpu.name));
-  detail::read_section(sub(top, "network"), "network", ctx.line_for("network"), network_fields(), s, ctx);
+  const Present network =
+      detail::read_section(sub(top, "network"), "network", ctx.line_for("network"), network_fields(), s, ctx);
+  if (fabric_switch) apply_switch_buffer(*fabric_switch, network, s);
   detail::read_section(sub(top, "compute"), "compute", ctx.line_for("compute"), compute_fields(), s, ctx);
   if (top.count("expected")) {
     Expected e;
@@ -474,10 +505,8 @@ core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e
   // cluster's relative to the cluster, the network's without its section.
   std::string field = e.where().field;
   const auto starts = [&](std::string_view prefix) { return field.rfind(prefix, 0) == 0; };
-  if (field == "gpus" || starts("fabric.") || starts("storage."))
+  if (field == "gpus" || starts("fabric.") || starts("storage.") || starts("system."))
     field = "cluster." + field;
-  else if (starts("system."))
-    field = "cluster.system";
   else if (field == "transport")
     field = "network.transport";
   return e.with_field(field).with_location(s.file, detail::nearest_line(s.lines, field));
@@ -506,7 +535,11 @@ std::vector<FieldDoc> scenario_fields() {
   add("", top_fields());
   add("model", model_fields());
   add("cluster", cluster_fields());
+  add("cluster.system", detail::system_fields());
+  add("cluster.system.gpu", detail::accelerator_fields());
+  add("cluster.system.scaleup", detail::scaleup_fields());
   add("cluster.fabric", fabric_fields());
+  add("cluster.fabric.switch", detail::switch_fields());
   add("cluster.storage", storage_fields());
   add("parallelism", parallelism_fields());
   add("training", training_fields());

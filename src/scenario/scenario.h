@@ -11,10 +11,17 @@
 //   #   {preset: gpt3-175b, layers: 48} / {layers, hidden, heads, kv_heads,
 //   #    ffn_hidden, vocab, gated_mlp, experts, top_k, ...}
 //   cluster:
-//     system: gb200-nvl72               # hw preset
+//     system: gb200-nvl72               # a hw preset, or a mapping (scenario/hardware_fields.h):
+//     #   {preset: dgx-b200, nic_speed: 1600Gbps, gpu_nic_link: pcie-gen6,
+//     #    gpu: {preset: B200, ...}} / a whole definition {name, gpu: {...},
+//     #    gpus_per_host, scaleup: {...}, nics_per_host, nic_speed,
+//     #    gpu_nic_link, host_link, ...} as `anatomy list --format yaml` prints
 //     gpus: 1024
 //     fabric: {tiers, radix, oversubscription, spine_oversubscription,
-//              rail_optimized, planes, nic_speed, link_speed, switch_latency}
+//              rail_optimized, planes, nic_speed, link_speed, switch_latency,
+//              switch: {name, radix, port_speed, buffer, latency}}
+//     #   the switch's figures fill the fabric keys left out (and the
+//     #   packet model's switch_buffer)
 //     storage: {servers, nics_per_server, nic_speed, shared_with_compute}
 //   parallelism: {tp, pp, dp, cp, ep, sequence_parallel, virtual_stages,
 //                 zero_stage, overlap_grad_reduce, overlap_param_gather,

@@ -80,6 +80,10 @@ struct Field {
   std::string_view help;
   std::function<void(T&, const Value&)> set;  // may throw InputError; it is given file and line
   std::vector<std::string_view> choices;  // kEnum (left out elsewhere: empty)
+  // The value as the key would be written so that reading it back gives the
+  // same value ("" when the key is left out: its default gives the value);
+  // set where a section is also printed (the hardware presets).
+  std::function<std::string(const T&)> show;
 };
 
 // Where the text came from, and the line of every key read so far.

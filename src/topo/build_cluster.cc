@@ -89,7 +89,7 @@ Topology build_cluster(const ClusterSpec& spec) {
       const int g = static_cast<int>(dom.first_gpu + i);
       gpu[g] = t.add_node(NodeKind::kGpu);
       t.add_gpu(gpu[g], di, static_cast<uint32_t>(g / G));
-      const LinkId up = t.add_cable(gpu[g], host_node[g / G], sys.gpu_nic_link, SimTime::ns(500), LinkKind::kPcie);
+      const LinkId up = t.add_cable(gpu[g], host_node[g / G], sys.host_link.per_direction, SimTime::ns(500), LinkKind::kPcie);
       t.attach_host_gpu(static_cast<uint32_t>(g), up, up + 1);
       if (dom.kind == DomainKind::kSwitch && dom.num_gpus > 1)
         t.add_cable(gpu[g], dom.switch_node, sys.scaleup.per_gpu * sys.scaleup.payload_efficiency,
@@ -118,7 +118,7 @@ Topology build_cluster(const ClusterSpec& spec) {
     for (int g = 0; g < spec.gpus; ++g) {
       const int h = g / G, local = g % G, r = local * R / G;
       const NodeId n = nic[static_cast<size_t>(h) * R + r];
-      const LinkId up = t.add_cable(gpu[g], n, sys.gpu_nic_link, sys.nic_latency, LinkKind::kPcie);
+      const LinkId up = t.add_cable(gpu[g], n, sys.gpu_nic_link.per_direction, sys.nic_latency, LinkKind::kPcie);
       t.attach_nic(static_cast<uint32_t>(g), n, up, up + 1, static_cast<uint32_t>(r));
     }
     const int hpu = shape.hosts_per_unit;
@@ -208,7 +208,7 @@ Topology build_cluster(const ClusterSpec& spec) {
     for (int h = 0; h < hosts; ++h)
       for (int k = 0; k < sn; ++k) {
         NodeId n = t.add_node(NodeKind::kNic);
-        const LinkId up = t.add_cable(host_node[h], n, sys.gpu_nic_link, sys.nic_latency, LinkKind::kPcie);
+        const LinkId up = t.add_cable(host_node[h], n, sys.gpu_nic_link.per_direction, sys.nic_latency, LinkKind::kPcie);
         t.add_storage_nic(static_cast<uint32_t>(h), n, up, up + 1);
         snic.push_back(n);
       }

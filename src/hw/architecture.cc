@@ -1,0 +1,113 @@
+#include "hw/architecture.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace anatomy::hw {
+namespace {
+
+// Tensor clock fraction: datasheet peaks assume the boost clock (H100 SXM:
+// 989 TFLOP/s = 132 SMs x 4,096 FLOP/clk x 1.83 GHz); dense tensor kernels
+// at the board power limit settle ~10% lower on NVIDIA parts; CDNA 3/4
+// parts quote a 2.1-2.4 GHz peak engine clock and are reported to settle
+// far lower under dense matrix load at 750-1,400 W (medium-low confidence).
+//
+// FLOPs per exp: the multi-function unit runs 16 exp/clk/SM on Ampere,
+// Hopper and Blackwell, so 2,048 / 4,096 / 8,192 dense BF16 tensor
+// FLOP/clk per SM give 128 / 256 / 512. Blackwell Ultra doubles the exp
+// rate at the same tensor rate (NVIDIA's Blackwell Ultra technical brief:
+// 10.7 against 5 TeraExponentials/s), so 256. CDNA 3 runs 16/clk/CU against
+// 2,048 FLOP/clk; CDNA 4 doubles both, so 128 for both.
+//
+// nvlsEfficiency (NCCL 2.28 src/graph/tuning.cc): Hopper 0.85, Blackwell
+// 0.74. Ampere and the AMD parts have no NVLink SHARP; their 0.85 is never
+// applied (no system of theirs has in-network reduction).
+//
+// llMaxBws one-node row (NCCL 2.28 tuning.cc, GB/s): Ampere 87.7, Hopper
+// 141, Blackwell 2 x 141 = 282; RCCL keeps NCCL's table and AMD GPUs fall in
+// the Hopper row.
+std::vector<Architecture> make_architectures() {
+  std::vector<Architecture> out;
+  out.push_back(Architecture{.family = "ampere",
+                             .description = "NVIDIA Ampere (SM80)",
+                             .compute_unit_name = "SMs",
+                             .typical_compute_units = 108,  // A100 SXM
+                             .tensor_clock_fraction = 0.90,
+                             .flops_per_exp = 128,
+                             .nvls_efficiency = 0.85,
+                             .ll_max_one_node_GBps = 87.7,
+                             .library = CollectiveLibrary::kNccl,
+                             .calibration_table = ""});
+  out.push_back(Architecture{.family = "hopper",
+                             .description = "NVIDIA Hopper (SM90)",
+                             .compute_unit_name = "SMs",
+                             .typical_compute_units = 132,  // H100 / H200 SXM
+                             .tensor_clock_fraction = 0.90,
+                             .flops_per_exp = 256,
+                             .nvls_efficiency = 0.85,
+                             .ll_max_one_node_GBps = 141.0,
+                             .library = CollectiveLibrary::kNccl,
+                             // Measured on an H200 (data/calibration/h200.json); an H100 shares
+                             // its GH100 compute and takes it scaled by HBM bandwidth.
+                             .calibration_table = "h200.json"});
+  out.push_back(Architecture{.family = "blackwell",
+                             .description = "NVIDIA Blackwell (SM100)",
+                             .compute_unit_name = "SMs",
+                             .typical_compute_units = 148,  // B200: two dies of 74
+                             .tensor_clock_fraction = 0.90,
+                             .flops_per_exp = 512,
+                             .nvls_efficiency = 0.74,
+                             .ll_max_one_node_GBps = 282.0,
+                             .library = CollectiveLibrary::kNccl,
+                             .calibration_table = ""});
+  out.push_back(Architecture{.family = "blackwell-ultra",
+                             .description = "NVIDIA Blackwell Ultra (SM103)",
+                             .compute_unit_name = "SMs",
+                             .typical_compute_units = 160,  // B300: two dies of 80
+                             .tensor_clock_fraction = 0.90,
+                             .flops_per_exp = 256,
+                             // NCCL tunes SM103 as Blackwell (compute capability 10.x).
+                             .nvls_efficiency = 0.74,
+                             .ll_max_one_node_GBps = 282.0,
+                             .library = CollectiveLibrary::kNccl,
+                             .calibration_table = ""});
+  out.push_back(Architecture{.family = "cdna3",
+                             .description = "AMD CDNA 3 (gfx942)",
+                             .compute_unit_name = "CUs",
+                             .typical_compute_units = 304,  // MI300X / MI325X
+                             .tensor_clock_fraction = 0.75,
+                             .flops_per_exp = 128,
+                             .nvls_efficiency = 0.85,
+                             .ll_max_one_node_GBps = 141.0,
+                             .library = CollectiveLibrary::kRccl,
+                             .calibration_table = ""});
+  out.push_back(Architecture{.family = "cdna4",
+                             .description = "AMD CDNA 4 (gfx950)",
+                             .compute_unit_name = "CUs",
+                             .typical_compute_units = 256,  // MI350X / MI355X: 8 XCDs of 32
+                             .tensor_clock_fraction = 0.75,
+                             .flops_per_exp = 128,
+                             .nvls_efficiency = 0.85,
+                             .ll_max_one_node_GBps = 141.0,
+                             .library = CollectiveLibrary::kRccl,
+                             .calibration_table = ""});
+  return out;
+}
+
+}  // namespace
+
+const std::vector<Architecture>& architectures() {
+  static const std::vector<Architecture> kAll = make_architectures();
+  return kAll;
+}
+
+const Architecture& find_architecture(std::string_view family) {
+  for (const auto& a : architectures())
+    if (a.family == family) return a;
+  std::string known;
+  for (const auto& a : architectures()) known += (known.empty() ? "" : ", ") + a.family;
+  throw core::InputError(fmt::format("unknown architecture '{}' (known: {})", std::string(family), known));
+}
+
+}  // namespace anatomy::hw

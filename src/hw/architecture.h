@@ -1,0 +1,55 @@
+#pragma once
+// Architecture: what one GPU family shares, whatever the part — the
+// constants the compute and collective models take from the silicon rather
+// than from a datasheet line. Every accelerator carries its family's record
+// (Accelerator::arch), so the models read fields and never compare names.
+//
+//   const Architecture& a = find_architecture("hopper");
+//   a.tensor_clock_fraction;   // 0.90: dense tensor kernels hold 90% of boost
+//   a.nvls_efficiency;         // 0.85: NCCL's nvlsEfficiency for SM90
+//   a.calibration_table;       // "h200.json" under data/calibration/
+//
+// Units: fractions are dimensionless (0..1), FLOP per exp is tensor FLOPs
+// per softmax exponential at one SM's rates, bandwidths are GB/s of NCCL
+// bus bandwidth. Every figure names its source in architecture.cc.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace anatomy::hw {
+
+// The collective library the vendor ships (RCCL keeps NCCL's tuning model).
+enum class CollectiveLibrary { kNccl, kRccl };
+
+struct Architecture {
+  std::string family;       // catalog key: "ampere", "hopper", "blackwell", "blackwell-ultra", "cdna3", "cdna4"
+  std::string description;  // "NVIDIA Hopper (SM90)", for `anatomy list`
+  std::string compute_unit_name;  // what the parts call a compute unit in reports: "SMs" or "CUs"
+  // Compute units assumed when a part does not give its own count
+  // (Accelerator::compute_units == 0): the family's usual full-size part.
+  int typical_compute_units = 0;
+  // Sustained tensor clock under dense GEMM load over the clock the
+  // datasheet peak assumes (the roofline's plateau is this x the mainloop's
+  // issue efficiency).
+  double tensor_clock_fraction = 0.9;
+  // Dense BF16 tensor FLOPs per exponential of the softmax unit, per clock
+  // per SM: what makes attention slower than a GEMM of the same FLOPs.
+  double flops_per_exp = 256;
+  // NCCL's nvlsEfficiency: what NVLink SHARP keeps of the NVLink bandwidth.
+  double nvls_efficiency = 0.85;
+  // NCCL's llMaxBws cap on an LL collective inside one node (GB/s); the
+  // cross-node rows depend on the host CPU, not the GPU (System::cpu_vendor).
+  double ll_max_one_node_GBps = 0;
+  CollectiveLibrary library = CollectiveLibrary::kNccl;
+  // The calibration table shipped for this family (file name under
+  // data/calibration/, measured on one of its parts and scaled to the
+  // others by peak and HBM bandwidth); "" when none ships.
+  std::string calibration_table;
+};
+
+const std::vector<Architecture>& architectures();
+// Throws InputError listing the known families.
+const Architecture& find_architecture(std::string_view family);
+
+}  // namespace anatomy::hw

@@ -1,0 +1,13 @@
+#pragma once
+// Internal to hw/: the catalog's entries, built once by catalog.cc.
+
+#include <vector>
+
+#include "hw/system.h"
+
+namespace anatomy::hw::detail {
+
+std::vector<Accelerator> make_accelerators();  // catalog_accelerators.cc
+std::vector<System> make_systems();            // catalog_systems.cc
+
+}  // namespace anatomy::hw::detail
