@@ -39,7 +39,7 @@ uint32_t PacketNetwork::from_feeder(Port& port) {
         f.in_ready = false;
         if (!f.wake_pending) {
           f.wake_pending = true;
-          sim_.schedule_at(std::max(at, sim_.now()), [this, slot, gen] { wake(slot, gen); });
+          sim_.schedule_at(std::max(at, sim_.now()), [this, slot = slot, gen = gen] { wake(slot, gen); });
         }
         break;
       case Transport::Next::kBlocked:
