@@ -128,7 +128,7 @@ int run_collective(const CollectiveArgs& a) {
   const coll::Op op = coll::parse_op(a.op, "--op");
   const coll::Protocol protocol = coll::parse_protocol(a.protocol, "--protocol");
   const std::vector<core::Bytes> sweep = sizes(a);
-  const NetworkFactory factory = network_factory(a.network);
+  const NetworkFactory factory = network_factory(net::parse_network_spec(a.network, "--network"));
   const topo::Topology topo = a.cluster.build();
   const coll::LibraryModel lib = a.cluster.library_model();
   coll::AlgorithmRegistry registry;

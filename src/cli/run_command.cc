@@ -119,7 +119,7 @@ int run(const std::string& file, const std::string& format, const OutputOptions&
              plan_text(s), t.seq_len, t.global_batch, t.micro_batch, r.micro_batches, hw::to_string(t.precision),
              workload::to_string(t.recompute));
   fmt::print("# compute: {}\n", r.compute_source);
-  fmt::print("# network: {} model; library: {}; gradient collectives: {}\n", s.network_model, r.library, r.dp_algorithm);
+  fmt::print("# network: {} model; library: {}; gradient collectives: {}\n", net::to_string(s.network), r.library, r.dp_algorithm);
   fmt::print("# memory per GPU: {} of {} (weights {}, gradients {}, optimizer {}, activations {}, workspace {})\n",
              gb(r.memory.total()), gb(s.cluster.system.gpu.hbm_capacity), gb(r.memory.weights), gb(r.memory.gradients),
              gb(r.memory.optimizer), gb(r.memory.activations), gb(r.memory.workspace));

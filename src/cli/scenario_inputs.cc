@@ -43,7 +43,7 @@ report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::stri
                                             hw::to_string(t.precision), workload::to_string(t.recompute))});
   if (result) {
     info.facts.push_back({"compute", result->compute_source});
-    info.facts.push_back({"network", fmt::format("{} model; library: {}; gradient collectives: {}", s.network_model,
+    info.facts.push_back({"network", fmt::format("{} model; library: {}; gradient collectives: {}", net::to_string(s.network),
                                                  result->library, result->dp_algorithm)});
   }
 
@@ -118,7 +118,7 @@ report::PageInfo scenario_page_info(const scenario::Scenario& s, const std::stri
   rows.add("recompute", workload::to_string(t.recompute));
   rows.add("flash_attention", yes_no(t.flash_attention));
   rows.section("network and compute");
-  rows.add("network.model", s.network_model);
+  rows.add("network.model", net::to_string(s.network));
   rows.add("compute.calibration", s.calibration.empty() ? "the system's own, if shipped" : s.calibration);
   rows.add("compute.memory_check", s.memory_check_is_error ? "error" : "warn");
   if (s.placement) {

@@ -53,7 +53,7 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
     in.topology = &setup->topology;
     in.compute = &*setup->compute;
     in.library = coll::nccl_library(s.cluster.system);
-    in.make_network = network_factory(s.network_model);
+    in.make_network = network_factory(s.network);
     in.algorithms = &setup->registry;
     in.enforce_memory = s.memory_check_is_error;
     if (s.placement) {
@@ -87,7 +87,7 @@ coll::CollectiveResult simulate_collective_case(const scenario::Scenario& s, std
     if (topology_description) *topology_description = t.description;
     coll::AlgorithmRegistry reg;
     coll::register_builtin_algorithms(reg);
-    coll::CollectiveRunner runner(t, reg, coll::nccl_library(s.cluster.system), network_factory(s.network_model));
+    coll::CollectiveRunner runner(t, reg, coll::nccl_library(s.cluster.system), network_factory(s.network));
     coll::Request r;
     r.op = s.collective->op;
     r.bytes = s.collective->bytes;

@@ -1,6 +1,7 @@
 #include "scenario/scenario.h"
 
 #include "scenario/job_fields.h"
+#include "scenario/network_fields.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -153,6 +154,13 @@ const std::vector<Field<topo::FabricSpec>>& fabric_fields() {
        [](F& x, const Value& v) { x.link_speed = v.rate; }},
       {"switch_latency", Kind::kTime, by_default("600ns"), {}, "forwarding delay per switch",
        [](F& x, const Value& v) { x.switch_latency = v.time; }},
+      {"mtu", Kind::kInt, by_default("4096"), int_range(256, 9216),
+       "payload bytes per packet on the fabric: derates its links (mtu / (mtu + packet_overhead)) and sizes the "
+       "packet model's packets",
+       [](F& x, const Value& v) { x.framing.mtu_bytes = v.as_int(); }},
+      {"packet_overhead", Kind::kInt, by_default("82"), int_range(0, 1024),
+       "wire bytes each packet adds (RoCEv2: preamble, Ethernet, gap, IPv4, UDP, BTH, ICRC)",
+       [](F& x, const Value& v) { x.framing.overhead_bytes = v.as_int(); }},
   };
   return f;
 }
@@ -248,52 +256,6 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
       {"flash_attention", Kind::kBool, by_default("true"), {},
        "fused attention (FlashAttention); false: attention scores materialized, as in Megatron-LM 2021",
        [](T& t, const Value& v) { t.flash_attention = v.flag; }},
-  };
-  return f;
-}
-
-// A packet-model option: appended to the model as "packet:key=value,..."
-// (cli/network_factory.cc reads it back into the packet backend's config).
-std::function<void(Scenario&, const Value&)> packet_option(std::string_view key) {
-  return [key](Scenario& s, const Value& v) {
-    if (s.network_model.rfind("packet", 0) != 0)
-      throw core::InputError(fmt::format("applies to model: packet only (model is {})", s.network_model));
-    s.network_model += (s.network_model.find(':') == std::string::npos ? ":" : ",");
-    s.network_model += fmt::format("{}={}", key, v.text);
-  };
-}
-
-const std::vector<Field<Scenario>>& network_fields() {
-  static const std::vector<Field<Scenario>> f = {
-      // First: the packet options below append to it.
-      {"model", Kind::kEnum, by_default("flow"), {},
-       "flow: max-min fair sharing of links; packet: packets, queues, buffers and transports (net/packet)",
-       [](Scenario& s, const Value& v) { s.network_model = v.text; }, {"flow", "packet"}},
-      {"transport", Kind::kEnum, derived("eqds"), {},
-       "packet: roce (DCQCN, go-back-N, PFC), eqds (endpoint-scheduled: receiver pulls, trimming) or uec "
-       "(ECN/delay window, spraying)",
-       packet_option("transport"), {"roce", "eqds", "uec"}},
-      {"fabric", Kind::kEnum, derived("endpoint"), {},
-       "packet: endpoint (shallow-buffer switches) or switch-scheduled (ingress VOQs, grants, deep buffers)",
-       packet_option("fabric"), {"endpoint", "switch-scheduled"}},
-      {"load_balancing", Kind::kEnum, derived("the transport's: ecmp for roce, spray otherwise"), {},
-       "packet: ecmp (per flow), spray (per packet) or adaptive (least-queued next hop)",
-       packet_option("load_balancing"), {"auto", "ecmp", "spray", "adaptive"}},
-      {"buffer", Kind::kEnum, derived("shared"), {}, "packet: switch buffers shared (dynamic thresholds) or static per port",
-       packet_option("buffer"), {"shared", "static"}},
-      {"switch_buffer", Kind::kBytes, derived("32MiB"), detail::bytes_positive(), "packet: shared buffer per switch",
-       packet_option("switch_buffer")},
-      {"port_buffer", Kind::kBytes, derived("1MiB"), detail::bytes_positive(), "packet: static buffer per egress port",
-       packet_option("port_buffer")},
-      {"ecn_kmin", Kind::kBytes, derived("100KB"), {}, "packet: queue where ECN marking starts", packet_option("ecn_kmin")},
-      {"ecn_kmax", Kind::kBytes, derived("400KB"), {}, "packet: queue where every packet is marked",
-       packet_option("ecn_kmax")},
-      {"trimming", Kind::kEnum, derived("the transport's: off for roce, on otherwise"), {},
-       "packet: cut packets a full buffer refuses to their headers", packet_option("trimming"), {"auto", "on", "off"}},
-      {"pfc", Kind::kEnum, derived("the transport's: on for roce, off otherwise"), {},
-       "packet: lossless fabric with per-port pause frames", packet_option("pfc"), {"auto", "on", "off"}},
-      {"pfc_xoff", Kind::kBytes, derived("256KiB"), detail::bytes_positive(),
-       "packet: bytes buffered from one ingress port that pause it", packet_option("pfc_xoff")},
   };
   return f;
 }
@@ -434,7 +396,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
     ctx.fail(ctx.line_for("training.precision"), "training.precision",
              fmt::format("fp8 needs FP8 tensor cores, which the {} does not have (use bf16)",
                          s.cluster.system.gpu.name));
-  detail::read_section(sub(top, "network"), "network", ctx.line_for("network"), network_fields(), s, ctx);
+  s.network = detail::read_network(sub(top, "network"), ctx.line_for("network"), ctx);
   detail::read_section(sub(top, "compute"), "compute", ctx.line_for("compute"), compute_fields(), s, ctx);
   if (top.count("expected")) {
     Expected e;
@@ -513,7 +475,7 @@ std::vector<FieldDoc> scenario_fields() {
   add("cluster.storage", storage_fields());
   add("parallelism", parallelism_fields());
   add("training", training_fields());
-  add("network", network_fields());
+  add("network", detail::network_fields());
   add("compute", compute_fields());
   add("expected", expected_fields());
   add("collective", collective_fields());

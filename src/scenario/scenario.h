@@ -14,7 +14,8 @@
 //     system: gb200-nvl72               # hw preset
 //     gpus: 1024
 //     fabric: {tiers, radix, oversubscription, spine_oversubscription,
-//              rail_optimized, planes, nic_speed, link_speed, switch_latency}
+//              rail_optimized, planes, nic_speed, link_speed, switch_latency,
+//              mtu, packet_overhead}
 //     storage: {servers, nics_per_server, nic_speed, shared_with_compute}
 //   parallelism: {tp, pp, dp, cp, ep, sequence_parallel, virtual_stages,
 //                 zero_stage, overlap_grad_reduce, overlap_param_gather,
@@ -22,7 +23,8 @@
 //                 framework: megatron|deepspeed, cp_all_gather}
 //   training: {seq_len, global_batch, micro_batch, precision: bf16|fp8,
 //              recompute: none|selective|full}
-//   network: {model: flow}
+//   network: {model: flow|packet, transport, fabric, load_balancing, ...}
+//   #   packet options (net/packet/packet_options.h), with model: packet only
 //   compute: {calibration: path/to/table.json,   # default: the system's own, if shipped
 //             memory_check: error|warn}          # warn: simulate a plan that does not fit, and say so
 //   collective: {op: all_reduce, bytes: 8GiB, algorithm: auto}
@@ -44,6 +46,7 @@
 #include "core/error.h"
 #include "job/job_spec.h"
 #include "job/placement.h"
+#include "net/network_spec.h"
 #include "topo/builders.h"
 #include "workload/model.h"
 #include "workload/training.h"
@@ -78,7 +81,7 @@ struct Scenario {
   topo::ClusterSpec cluster;
   workload::ParallelPlan parallelism;
   workload::TrainingSpec training;
-  std::string network_model = "flow";
+  net::NetworkSpec network;  // the model and, for packet, every setting
   std::string calibration;  // path to a calibration table, "" = none
   bool memory_check_is_error = true;
   std::optional<Expected> expected;
