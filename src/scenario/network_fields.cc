@@ -40,7 +40,7 @@ Field<NetworkSpec> packet_field(const PacketOption& o) {
                                fmt::format("applies to model: packet only (model is {})", net::to_string(s.model)));
                          o.set(s.packet, v.text);
                        },
-                       o.choices};
+                       [&o](const NetworkSpec& s) { return o.show(s.packet); }, o.choices};
   return f;
 }
 
@@ -54,7 +54,7 @@ const std::vector<Field<NetworkSpec>>& network_fields() {
          "flow: max-min fair sharing of links; packet: packets, queues, buffers and transports (net/packet), set "
          "by the keys below",
          [](NetworkSpec& s, const Value& v) { s.model = v.text == "packet" ? NetworkModel::kPacket : NetworkModel::kFlow; },
-         {"flow", "packet"}},
+         [](const NetworkSpec& s) { return std::string(net::to_string(s.model)); }, {"flow", "packet"}},
     };
     for (const PacketOption& o : net::packet::packet_options()) t.push_back(packet_field(o));
     return t;

@@ -112,10 +112,23 @@ core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e
 // default and meaning, in the order they are read.
 struct FieldDoc {
   std::string path;           // "parallelism.tp"
-  std::string kind;           // "integer", "rate", "one of flow", "section", ...
+  std::string kind;           // "integer", "rate", "one of flow|packet", "section", ...
+  std::string unit;           // what a size, rate or time is written in; "" for plain numbers
   std::string default_value;  // as it would be written, "required", or how it is derived
   std::string help;
 };
 std::vector<FieldDoc> scenario_fields();
+
+// One input of a scenario as a report lists it, from the same tables: the
+// top-level section ("cluster"; "scenario" for top-level keys), the key's
+// path inside it ("fabric.nic_speed") and its value as it would be written.
+// Every key of every section the scenario has appears, defaults included.
+struct InputValue {
+  std::string section;
+  std::string field;
+  std::string value;
+  bool derived = false;  // left to be derived: the value says how (the default's text)
+};
+std::vector<InputValue> input_rows(const Scenario& s);
 
 }  // namespace anatomy::scenario

@@ -71,6 +71,12 @@ Check number_positive();
 Check bytes_positive();
 Check not_empty();
 
+// How a field's value reads in a report: as it would be written in YAML.
+// "" means the field was left to be derived (a zero nic_speed: the
+// system's), and the report shows the default's text instead.
+template <typename T>
+using Show = std::function<std::string(const T&)>;
+
 template <typename T>
 struct Field {
   std::string_view key;
@@ -79,8 +85,32 @@ struct Field {
   Check check;
   std::string_view help;
   std::function<void(T&, const Value&)> set;  // may throw InputError; it is given file and line
+  Show<T> show;                           // empty: not shown (a preset name, a section)
   std::vector<std::string_view> choices;  // kEnum (left out elsewhere: empty)
 };
+
+// A value as it would be written: 7, 0.5, true, 80MB, 800Gbps, 30min, text.
+std::string show_value(bool b);
+std::string show_value(int64_t n);
+inline std::string show_value(int n) { return show_value(int64_t{n}); }
+inline std::string show_value(uint64_t n) { return show_value(static_cast<int64_t>(n)); }
+std::string show_value(double x);
+std::string show_value(core::Bytes b);
+std::string show_value(core::Bandwidth b);
+std::string show_value(core::SimTime t);
+inline std::string show_value(const std::string& s) { return s; }
+
+// The member as show_value writes it.
+template <typename T, typename M>
+Show<T> shows(M T::*member) {
+  return [member](const T& t) { return show_value(t.*member); };
+}
+// The same, but "" (derived) while the member holds its zero value, which
+// the field's default text explains ("0: the system preset's NIC speed").
+template <typename T, typename M>
+Show<T> shows_unless_zero(M T::*member) {
+  return [member](const T& t) { return t.*member == M{} ? std::string() : show_value(t.*member); };
+}
 
 // Where the text came from, and the line of every key read so far.
 struct Context {
