@@ -9,9 +9,10 @@
 
 namespace anatomy::cli {
 
-void add_list_command(CLI::App& app, int& exit_code) {
+CLI::App& add_list_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("list", "list systems, accelerators, model presets and collective algorithms");
-  sub->callback([&exit_code] {
+  sub->callback([sub, &exit_code] {
+    if (!sub->get_subcommands().empty()) return;  // `list fields` printed the schema instead
     fmt::print("systems:\n");
     for (const auto& s : hw::systems()) fmt::print("  {:<12} {}\n", s.name, s.description);
     fmt::print("\naccelerators (dense TFLOP/s BF16 / FP8, HBM, scale-up per direction, TDP):\n");
@@ -34,6 +35,7 @@ void add_list_command(CLI::App& app, int& exit_code) {
     }
     exit_code = 0;
   });
+  return *sub;
 }
 
 }  // namespace anatomy::cli

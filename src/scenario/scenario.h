@@ -4,7 +4,9 @@
 // default, validator, help) and every error names the file, line and field:
 //   scenario.yaml:14: parallelism.tp: 3 does not divide 64 attention heads
 //
-// Schema (units are written in the values: "800Gbps", "2h", "80GB"):
+// Schema in short (every key with its type, unit, default and meaning:
+// `anatomy schema`, docs/scenario.md; units are written in the values:
+// "800Gbps", "2h", "80GB"):
 //   name: llama3-70b-on-gb200          # optional
 //   seed: 1
 //   model: llama3-70b                   # a preset, or a mapping:
@@ -113,7 +115,7 @@ core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e
 struct FieldDoc {
   std::string path;           // "parallelism.tp"
   std::string kind;           // "integer", "rate", "one of flow|packet", "section", ...
-  std::string unit;           // what a size, rate or time is written in; "" for plain numbers
+  std::string unit;           // B, bit/s or s (written with any prefix: 80MB, 800Gbps, 30min); "" for plain numbers
   std::string default_value;  // as it would be written, "required", or how it is derived
   std::string help;
 };

@@ -12,9 +12,9 @@ namespace detail {
 
 const char* unit_of(Kind k) {
   switch (k) {
-    case Kind::kBytes: return "bytes";
-    case Kind::kBandwidth: return "bits/s";
-    case Kind::kTime: return "time";
+    case Kind::kBytes: return "B";
+    case Kind::kBandwidth: return "bit/s";
+    case Kind::kTime: return "s";
     default: return "";
   }
 }
