@@ -2,16 +2,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <fstream>
-#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include "core/error.h"
-#include "hw/catalog.h"
 #include "hw/precision.h"
 #include "scenario/job_fields.h"
 #include "scenario/network_fields.h"

@@ -2,7 +2,8 @@
 // Internal to scenario/: a YAML mapping read against a table of fields.
 //
 // Every scenario key is declared once, as a Field: its key, kind, default,
-// validator, help text, and the setter that stores the typed value.
+// validator, help text, the setter that stores the typed value, and how
+// the value reads back in a report (show).
 // read_section() first checks the mapping's keys against the table (an
 // unknown key is an error that names the nearest valid key and lists the
 // section's keys; a repeated key is an error), then walks the table in
@@ -14,7 +15,7 @@
 //
 //   const std::vector<Field<ParallelPlan>> kFields = {
 //       {"tp", Kind::kInt, by_default("1"), int_range(1, 65536), "tensor-parallel size",
-//        [](ParallelPlan& p, const Value& v) { p.tp = v.as_int(); }},
+//        [](ParallelPlan& p, const Value& v) { p.tp = v.as_int(); }, shows(&ParallelPlan::tp)},
 //   };
 //   read_section(node, "parallelism", line, kFields, plan, ctx);
 

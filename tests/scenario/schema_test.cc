@@ -37,10 +37,18 @@ TEST(Schema, DocumentsEveryPacketOptionAsANetworkKey) {
 
 TEST(Schema, GivesUnitsByKind) {
   for (const FieldDoc& d : scenario_fields()) {
-    if (d.path == "cluster.fabric.nic_speed") EXPECT_EQ(d.unit, "bit/s");
-    if (d.path == "job.checkpoint.interval") EXPECT_EQ(d.unit, "s");
-    if (d.path == "parallelism.bucket_size") EXPECT_EQ(d.unit, "B");
-    if (d.path == "parallelism.tp") EXPECT_EQ(d.unit, "");
+    if (d.path == "cluster.fabric.nic_speed") {
+      EXPECT_EQ(d.unit, "bit/s");
+    }
+    if (d.path == "job.checkpoint.interval") {
+      EXPECT_EQ(d.unit, "s");
+    }
+    if (d.path == "parallelism.bucket_size") {
+      EXPECT_EQ(d.unit, "B");
+    }
+    if (d.path == "parallelism.tp") {
+      EXPECT_EQ(d.unit, "");
+    }
   }
 }
 
@@ -122,9 +130,13 @@ TEST(InputRows, SectionsTheScenarioLeavesOutHaveNoRows) {
 TEST(InputRows, EveryShownFieldOfATableHasARow) {
   const std::vector<InputValue> rows = input_rows(parse_scenario(kJob, "s.yaml"));
   for (const auto& f : detail::parallelism_fields())
-    if (f.show) EXPECT_NE(find(rows, "parallelism", std::string(f.key)), nullptr) << f.key;
+    if (f.show) {
+      EXPECT_NE(find(rows, "parallelism", std::string(f.key)), nullptr) << f.key;
+    }
   for (const auto& f : detail::fabric_fields())
-    if (f.show) EXPECT_NE(find(rows, "cluster", "fabric." + std::string(f.key)), nullptr) << f.key;
+    if (f.show) {
+      EXPECT_NE(find(rows, "cluster", "fabric." + std::string(f.key)), nullptr) << f.key;
+    }
   for (const auto& o : net::packet::packet_options())
     EXPECT_NE(find(rows, "network", std::string(o.key)), nullptr) << o.key;
 }

@@ -204,6 +204,9 @@ const PacketOption* find_packet_option(std::string_view key) {
 
 void set_packet_option(PacketConfig& c, std::string_view key, std::string_view value) {
   const PacketOption* o = find_packet_option(key);
+  if (!o && key == "mtu")  // it was one until the fabric became its only owner
+    fail(key, "the MTU belongs to the fabric, not to the packet model: set cluster.fabric.mtu, which the links' "
+              "bandwidth and the packet size both follow");
   if (!o) {
     std::vector<std::string_view> known;
     for (const PacketOption& x : packet_options()) known.push_back(x.key);
