@@ -280,7 +280,8 @@ void add_job_sections(std::vector<Section>& out) {
     const auto& list = s.job->failures.classes;
     for (size_t i = 0; i < list.size(); ++i) {
       std::string value;
-      for (const auto& f : class_fields()) value += fmt::format("{}{}: {}", value.empty() ? "" : ", ", f.key, f.show(list[i]));
+      for (const auto& f : class_fields())
+        if (f.show) value += fmt::format("{}{}: {}", value.empty() ? "" : ", ", f.key, f.show(list[i]));
       rows.push_back({"job", fmt::format("failures.classes[{}]", i), value, false});
     }
   };
