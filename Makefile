@@ -15,7 +15,7 @@ PACKAGES := cmake ninja-build g++ pkg-config libfmt-dev libcli11-dev nlohmann-js
             libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev \
             zlib1g-dev chromium
 
-.PHONY: all deps configure build run test test-release test-asan golden bench fuzz clean
+.PHONY: all deps configure build run test test-release test-asan golden docs bench fuzz clean
 
 all: build
 
@@ -58,6 +58,11 @@ test: test-release test-asan
 # when a change alters a number on purpose, and say why in the commit.
 golden: build
 	@for c in tests/golden/*/; do bash tests/golden/golden.sh $(CURDIR)/$(BUILD)/anatomy $(CURDIR) $(CURDIR)/$${c%/} --update; done
+
+# Rewrites docs/scenario.md, the schema as `anatomy schema --format markdown`
+# prints it from the field declarations (a test fails while it is stale).
+docs: build
+	./$(BUILD)/anatomy schema --format markdown > docs/scenario.md
 
 bench: deps
 	@[ -f $(BENCH_BUILD)/build.ninja ] || cmake -S . -B $(BENCH_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DANATOMY_BENCH=ON -DANATOMY_TESTS=OFF

@@ -85,7 +85,7 @@ struct PermutationResult {
 PermutationResult run_permutation(const topo::Topology& t, const std::string& network, core::Bytes bytes,
                                   uint64_t seed) {
   engine::Simulator sim;
-  auto net = app::network_factory(network)(sim, t);
+  auto net = app::network_factory(::anatomy::net::parse_network_spec(network))(sim, t);
   const std::vector<int> perm = permutation(static_cast<int>(t.num_gpus()), seed);
   PermutationResult r;
   const auto t0 = std::chrono::steady_clock::now();
@@ -113,7 +113,7 @@ struct IncastResult {
 
 IncastResult run_incast(const topo::Topology& t, const std::string& network, int n, core::Bytes bytes) {
   engine::Simulator sim;
-  auto net = app::network_factory(network)(sim, t);
+  auto net = app::network_factory(::anatomy::net::parse_network_spec(network))(sim, t);
   IncastResult r;
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 1; i <= n; ++i)
@@ -247,12 +247,12 @@ void victim_experiment(const YAML::Node& e) {
     double alone = 0, with = 0, incast_done = 0;
     {
       engine::Simulator sim;
-      auto net = app::network_factory(network)(sim, t);
+      auto net = app::network_factory(::anatomy::net::parse_network_spec(network))(sim, t);
       net->transfer(t.gpu_node(victim_src), t.gpu_node(0), victim, [&] { alone = sim.now().micros(); }, vo);
       sim.run();
     }
     engine::Simulator sim;
-    auto net = app::network_factory(network)(sim, t);
+    auto net = app::network_factory(::anatomy::net::parse_network_spec(network))(sim, t);
     net->transfer(t.gpu_node(victim_src), t.gpu_node(0), victim, [&] { with = sim.now().micros(); }, vo);
     for (int i = 0; i < n; ++i)
       net->transfer(t.gpu_node(first_sender + static_cast<uint32_t>(i) % (hosts - first_sender - 1)), t.gpu_node(1),
@@ -300,7 +300,7 @@ void collective_experiment(const YAML::Node& e) {
       const coll::Schedule schedule = reg.find(algo).build(group, req, lib);
       for (const std::string& network : list<std::string>(e["networks"])) {
         engine::Simulator sim;
-        auto net = app::network_factory(network)(sim, t);
+        auto net = app::network_factory(::anatomy::net::parse_network_spec(network))(sim, t);
         coll::Executor exec(*net, coll::Executor::Options{.exclusive = true});
         const auto t0 = std::chrono::steady_clock::now();
         exec.start(schedule, [] {});

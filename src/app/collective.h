@@ -10,6 +10,7 @@
 
 #include "coll/collective.h"
 #include "coll/library_model.h"
+#include "net/network_spec.h"
 #include "scenario/scenario.h"
 #include "topo/topology.h"
 
@@ -29,7 +30,7 @@ struct CollectiveSweep {
   std::string fidelity = "auto";                      // step, bulk or auto (step up to 4,096 GPUs)
   int channels = 0;                                   // 0: as NCCL would
   int chunks = 0;                                     // 0: from the protocol's chunk size
-  std::string network = "flow";                       // flow or packet[:key=value,...]
+  net::NetworkSpec network;                           // flow, or packet with its settings
 };
 
 struct CollectiveSweepRun {

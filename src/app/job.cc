@@ -17,7 +17,7 @@ JobRun run_job(const scenario::Scenario& s, int link_samples) {
   in.spec = *s.job;
   in.iteration = setup->inputs;
   in.steady_link_samples = link_samples;
-  in.bulk_network = bulk_network_factory(s.network_model);
+  in.bulk_network = bulk_network_factory(s.network);
   const int gpus = s.parallelism.gpus();
   const int per_host = s.cluster.system.gpus_per_host;
   in.gpus_per_host = per_host;

@@ -122,7 +122,7 @@ void run_collective(const CollectiveArgs& a) {
   sweep.fidelity = a.fidelity;
   sweep.channels = a.channels;
   sweep.chunks = a.chunks;
-  sweep.network = a.network;
+  sweep.network = net::parse_network_spec(a.network, "--network");
   const topo::Topology topo = a.cluster.build();
   check_writable(a.outputs.report, "--report");
   const std::string system = a.cluster.topology == "cluster" ? a.cluster.system : a.cluster.topology;

@@ -1,55 +1,31 @@
 #include "cli/list_command.h"
 
+#include <cstdio>
 #include <memory>
 #include <string>
 
 #include <fmt/format.h>
 
-#include "coll/algorithm.h"
 #include "core/error.h"
-#include "core/units.h"
-#include "hw/catalog.h"
+#include "report/catalog_text.h"
 #include "scenario/hardware_yaml.h"
-#include "workload/model.h"
 
 namespace anatomy::cli {
 
-void add_list_command(CLI::App& app, int& exit_code) {
+CLI::App& add_list_command(CLI::App& app, int& exit_code) {
   CLI::App* sub = app.add_subcommand("list", "list systems, accelerators, model presets and collective algorithms");
   auto format = std::make_shared<std::string>("table");
   sub->add_option("--format", *format,
                   "table, or yaml: the hardware presets as a scenario's cluster.system takes them, to copy and edit")
       ->capture_default_str();
-  sub->callback([format, &exit_code] {
+  sub->callback([sub, format, &exit_code] {
+    if (!sub->get_subcommands().empty()) return;  // `list fields` printed the schema instead
     if (*format != "table" && *format != "yaml")
       throw core::InputError({"", 0, "--format"}, fmt::format("unknown format '{}' (known: table, yaml)", *format));
-    if (*format == "yaml") {
-      fmt::print("{}", scenario::presets_yaml());
-      exit_code = 0;
-      return;
-    }
-    fmt::print("systems:\n");
-    for (const auto& s : hw::systems()) fmt::print("  {:<12} {}\n", s.name, s.description);
-    fmt::print("\naccelerators (dense TFLOP/s BF16 / FP8, HBM, scale-up per direction, TDP):\n");
-    for (const auto& a : hw::accelerators())
-      fmt::print("  {:<8} {:>6.0f} / {:>6.0f}  {:>6} at {:>9}  {:>8}  {:>5.0f} W  ({})\n", a.name, a.bf16_tflops,
-                 a.fp8_tflops, core::format_bytes(a.hbm_capacity), core::format_bytes_rate(a.hbm_bandwidth),
-                 core::format_bytes_rate(a.scaleup_bandwidth), a.tdp_watts, a.source);
-    fmt::print("\nmodel presets (parameters, layers x hidden, attention heads / key-value heads):\n");
-    for (const auto& m : workload::model_presets())
-      fmt::print("  {:<13} {:>7}  {:>3} x {:<6} {:>3} / {:<3}  {}\n", m.name, core::format_count(m.params()), m.layers,
-                 m.hidden, m.heads, m.kv_heads, m.description);
-    coll::AlgorithmRegistry reg;
-    coll::register_builtin_algorithms(reg);
-    fmt::print("\ncollective algorithms:\n");
-    for (const auto& a : reg.all()) {
-      std::string ops;
-      for (auto op : a.ops) ops += (ops.empty() ? "" : ", ") + std::string(coll::to_string(op));
-      fmt::print("  {:<13} {}\n  {:<13} ops: {}{}\n", a.name, a.description, "", ops,
-                 a.in_auto ? "" : " (not chosen by auto: not an NCCL algorithm)");
-    }
+    std::fputs(*format == "yaml" ? scenario::presets_yaml().c_str() : report::catalog_text().c_str(), stdout);
     exit_code = 0;
   });
+  return *sub;
 }
 
 }  // namespace anatomy::cli

@@ -4,5 +4,6 @@
 #include <CLI/CLI.hpp>
 
 namespace anatomy::cli {
-void add_list_command(CLI::App& app, int& exit_code);
+// Returns the subcommand, to which `anatomy list fields` (schema_command.h) is added.
+CLI::App& add_list_command(CLI::App& app, int& exit_code);
 }

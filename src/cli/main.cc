@@ -8,6 +8,7 @@
 #include "cli/compare_command.h"
 #include "cli/list_command.h"
 #include "cli/run_command.h"
+#include "cli/schema_command.h"
 #include "core/error.h"
 
 namespace anatomy::cli {
@@ -18,8 +19,9 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   add_collective_command(app, exit_code);
   add_compare_command(app, exit_code);
-  add_list_command(app, exit_code);
+  CLI::App& list = add_list_command(app, exit_code);
   add_run_command(app, exit_code);
+  add_schema_command(app, list, exit_code);
   add_validate_command(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -66,7 +66,7 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
       plan_text(s.parallelism), t.seq_len, t.global_batch, t.micro_batch, r.micro_batches, hw::to_string(t.precision),
       workload::to_string(t.recompute));
   fmt::format_to(to, "# compute: {}\n", r.compute_source);
-  fmt::format_to(to, "# network: {} model; library: {}; gradient collectives: {}\n", s.network_model, r.library,
+  fmt::format_to(to, "# network: {} model; library: {}; gradient collectives: {}\n", net::to_string(s.network), r.library,
                  r.dp_algorithm);
   fmt::format_to(to,
                  "# memory per GPU: {} of {} (weights {}, gradients {}, optimizer {}, activations {}, workspace {})\n",

@@ -1,7 +1,10 @@
 #pragma once
 // A scenario as the report shows it: its facts (one line each, under the
 // title) and every input, with defaults and derived values filled in, as
-// table rows, so that a report or a comparison stands on its own.
+// table rows, so that a report or a comparison stands on its own. The rows
+// are scenario::input_rows() (walked from the field tables, so a new key
+// appears with no edit here) plus the few values derived from them (the
+// built topology, micro-batches per pipeline), marked derived.
 
 #include <string>
 

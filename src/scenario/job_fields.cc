@@ -24,7 +24,7 @@ Check ratio() {
 const std::vector<Field<JobSpec>>& job_fields() {
   static const std::vector<Field<JobSpec>> f = {
       {"duration", Kind::kTime, required(), time_positive(), "wall time the job runs, e.g. 54d",
-       [](JobSpec& j, const Value& v) { j.duration = v.time; }},
+       [](JobSpec& j, const Value& v) { j.duration = v.time; }, shows(&JobSpec::duration)},
       {"startup", Kind::kSection, derived("every key at its default"), {}, "image pull, launch, NCCL init", {}},
       {"checkpoint", Kind::kSection, derived("every key at its default"), {}, "checkpoint policy and interval", {}},
       {"failures", Kind::kSection, derived("no failures"), {}, "failure classes, detection and recovery", {}},
@@ -38,21 +38,21 @@ const std::vector<Field<StartupSpec>>& startup_fields() {
   using S = StartupSpec;
   static const std::vector<Field<S>> f = {
       {"image_size", Kind::kBytes, by_default("20GiB"), {}, "container image",
-       [](S& s, const Value& v) { s.image_size = v.bytes; }},
+       [](S& s, const Value& v) { s.image_size = v.bytes; }, shows(&S::image_size)},
       {"registry_bandwidth", Kind::kBandwidth, by_default("100Gbps"), {}, "registry egress shared by all hosts",
-       [](S& s, const Value& v) { s.registry_bandwidth = v.rate; }},
+       [](S& s, const Value& v) { s.registry_bandwidth = v.rate; }, shows(&S::registry_bandwidth)},
       {"image_cached", Kind::kBool, by_default("true"), {}, "the image is already on the hosts at the first start",
-       [](S& s, const Value& v) { s.image_cached = v.flag; }},
+       [](S& s, const Value& v) { s.image_cached = v.flag; }, shows(&S::image_cached)},
       {"peer_to_peer", Kind::kBool, by_default("false"), {}, "hosts relay the image to each other",
-       [](S& s, const Value& v) { s.peer_to_peer = v.flag; }},
+       [](S& s, const Value& v) { s.peer_to_peer = v.flag; }, shows(&S::peer_to_peer)},
       {"bootstrap_per_rank", Kind::kTime, by_default("20us"), {}, "NCCL bootstrap: per rank at the root",
-       [](S& s, const Value& v) { s.bootstrap_per_rank = v.time; }},
+       [](S& s, const Value& v) { s.bootstrap_per_rank = v.time; }, shows(&S::bootstrap_per_rank)},
       {"topology_discovery", Kind::kTime, by_default("2s"), {}, "NCCL topology probing per host (in parallel)",
-       [](S& s, const Value& v) { s.topology_discovery = v.time; }},
+       [](S& s, const Value& v) { s.topology_discovery = v.time; }, shows(&S::topology_discovery)},
       {"connect_per_peer", Kind::kTime, by_default("2ms"), {}, "connection setup per peer per channel",
-       [](S& s, const Value& v) { s.connect_per_peer = v.time; }},
+       [](S& s, const Value& v) { s.connect_per_peer = v.time; }, shows(&S::connect_per_peer)},
       {"framework_init", Kind::kTime, by_default("60s"), {}, "process launch, imports, model build",
-       [](S& s, const Value& v) { s.framework_init = v.time; }},
+       [](S& s, const Value& v) { s.framework_init = v.time; }, shows(&S::framework_init)},
   };
   return f;
 }
@@ -61,27 +61,28 @@ const std::vector<Field<CheckpointSpec>>& checkpoint_fields() {
   using C = CheckpointSpec;
   static const std::vector<Field<C>> f = {
       {"enabled", Kind::kBool, by_default("true"), {}, "write checkpoints at all",
-       [](C& c, const Value& v) { c.enabled = v.flag; }},
+       [](C& c, const Value& v) { c.enabled = v.flag; }, shows(&C::enabled)},
       {"policy", Kind::kEnum, by_default("asynchronous"), {}, "how training waits for a checkpoint",
        [](C& c, const Value& v) {
          c.policy = v.text == "synchronous"    ? CheckpointPolicy::kSynchronous
                     : v.text == "hierarchical" ? CheckpointPolicy::kHierarchical
                                                : CheckpointPolicy::kAsynchronous;
        },
+       [](const C& c) { return std::string(job::to_string(c.policy)); },
        {"synchronous", "asynchronous", "hierarchical"}},
       {"interval", Kind::kTime, derived("none (interval_iterations)"), {}, "wall time between checkpoints",
-       [](C& c, const Value& v) { c.interval = v.time; }},
+       [](C& c, const Value& v) { c.interval = v.time; }, shows_unless_zero(&C::interval)},
       {"interval_iterations", Kind::kInt, by_default("0"), int_range(0, int64_t{1} << 40),
        "iterations between checkpoints (0: use interval)",
-       [](C& c, const Value& v) { c.interval_iterations = v.integer; }},
+       [](C& c, const Value& v) { c.interval_iterations = v.integer; }, shows(&C::interval_iterations)},
       {"compression_ratio", Kind::kDouble, by_default("1"), ratio(), "stored / raw bytes",
-       [](C& c, const Value& v) { c.compression_ratio = v.number; }},
+       [](C& c, const Value& v) { c.compression_ratio = v.number; }, shows(&C::compression_ratio)},
       {"compression_rate", Kind::kBandwidth, derived("none"), {}, "bytes compressed per second per GPU",
-       [](C& c, const Value& v) { c.compression_rate = v.rate; }},
+       [](C& c, const Value& v) { c.compression_rate = v.rate; }, shows_unless_zero(&C::compression_rate)},
       {"host_copy_rate", Kind::kBandwidth, derived("the GPU-host link"), {}, "GPU to host snapshot rate",
-       [](C& c, const Value& v) { c.host_copy_rate = v.rate; }},
+       [](C& c, const Value& v) { c.host_copy_rate = v.rate; }, shows_unless_zero(&C::host_copy_rate)},
       {"local_nvme_rate", Kind::kBandwidth, by_default("6GB/s"), {}, "per host, for hierarchical checkpoints",
-       [](C& c, const Value& v) { c.local_nvme_rate = v.rate; }},
+       [](C& c, const Value& v) { c.local_nvme_rate = v.rate; }, shows(&C::local_nvme_rate)},
   };
   return f;
 }
@@ -91,19 +92,19 @@ const std::vector<Field<FailureSpec>>& failure_fields() {
   static const std::vector<Field<F>> f = {
       {"watchdog_timeout", Kind::kTime, by_default("10min"), time_positive(),
        "a hung collective is noticed after this (PyTorch's NCCL watchdog default)",
-       [](F& x, const Value& v) { x.watchdog_timeout = v.time; }},
+       [](F& x, const Value& v) { x.watchdog_timeout = v.time; }, shows(&F::watchdog_timeout)},
       {"crash_detection", Kind::kTime, by_default("30s"), {}, "a crashed process is noticed after this",
-       [](F& x, const Value& v) { x.crash_detection = v.time; }},
+       [](F& x, const Value& v) { x.crash_detection = v.time; }, shows(&F::crash_detection)},
       {"teardown", Kind::kTime, by_default("60s"), {}, "stopping the job and releasing its nodes",
-       [](F& x, const Value& v) { x.teardown = v.time; }},
+       [](F& x, const Value& v) { x.teardown = v.time; }, shows(&F::teardown)},
       {"reschedule", Kind::kTime, by_default("2min"), {}, "attaching a spare host",
-       [](F& x, const Value& v) { x.reschedule = v.time; }},
+       [](F& x, const Value& v) { x.reschedule = v.time; }, shows(&F::reschedule)},
       {"repair", Kind::kTime, by_default("4h"), {}, "repairing a failed host (when no spare is left)",
-       [](F& x, const Value& v) { x.repair = v.time; }},
+       [](F& x, const Value& v) { x.repair = v.time; }, shows(&F::repair)},
       {"spare_hosts", Kind::kInt, by_default("16"), int_range(0, 1 << 20), "hosts held in reserve",
-       [](F& x, const Value& v) { x.spare_hosts = static_cast<int>(v.integer); }},
+       [](F& x, const Value& v) { x.spare_hosts = static_cast<int>(v.integer); }, shows(&F::spare_hosts)},
       {"planned_interval", Kind::kTime, by_default("0s"), {}, "planned maintenance restarts (0: none)",
-       [](F& x, const Value& v) { x.planned_interval = v.time; }},
+       [](F& x, const Value& v) { x.planned_interval = v.time; }, shows(&F::planned_interval)},
       {"classes", Kind::kSection, derived("none"), {}, "a list of failure classes", {}},
   };
   return f;
@@ -113,9 +114,9 @@ const std::vector<Field<FailureClass>>& class_fields() {
   using C = FailureClass;
   static const std::vector<Field<C>> f = {
       {"name", Kind::kString, required(), not_empty(), "the component, e.g. Faulty GPU",
-       [](C& c, const Value& v) { c.name = v.text; }},
+       [](C& c, const Value& v) { c.name = v.text; }, shows(&C::name)},
       {"category", Kind::kString, by_default("Other"), {}, "for the root-cause mix: GPU, Network, Host, ...",
-       [](C& c, const Value& v) { c.category = v.text; }},
+       [](C& c, const Value& v) { c.category = v.text; }, shows(&C::category)},
       {"per", Kind::kEnum, required(), {}, "what the rate counts",
        [](C& c, const Value& v) {
          c.per = v.text == "gpu"    ? C::Per::kGpu
@@ -124,13 +125,23 @@ const std::vector<Field<FailureClass>>& class_fields() {
                  : v.text == "switch" ? C::Per::kSwitch
                                       : C::Per::kJob;
        },
+       [](const C& c) {
+         switch (c.per) {
+           case C::Per::kGpu: return std::string("gpu");
+           case C::Per::kHost: return std::string("host");
+           case C::Per::kNic: return std::string("nic");
+           case C::Per::kSwitch: return std::string("switch");
+           case C::Per::kJob: break;
+         }
+         return std::string("job");
+       },
        {"gpu", "host", "nic", "switch", "job"}},
       {"rate_per_day", Kind::kDouble, required(), number_at_least(0), "failures per unit per day",
-       [](C& c, const Value& v) { c.rate_per_unit_day = v.number; }},
+       [](C& c, const Value& v) { c.rate_per_unit_day = v.number; }, shows(&C::rate_per_unit_day)},
       {"hangs", Kind::kBool, by_default("false"), {}, "it hangs a collective (found by the watchdog) rather than crashing",
-       [](C& c, const Value& v) { c.hangs = v.flag; }},
+       [](C& c, const Value& v) { c.hangs = v.flag; }, shows(&C::hangs)},
       {"needs_replacement", Kind::kBool, by_default("true"), {}, "the unit must be swapped for a spare",
-       [](C& c, const Value& v) { c.needs_replacement = v.flag; }},
+       [](C& c, const Value& v) { c.needs_replacement = v.flag; }, shows(&C::needs_replacement)},
   };
   return f;
 }
@@ -139,14 +150,14 @@ const std::vector<Field<job::CongestionSpec>>& congestion_fields() {
   using C = job::CongestionSpec;
   static const std::vector<Field<C>> f = {
       {"bandwidth_fraction", Kind::kDouble, by_default("0.1"), ratio(), "what the congested link keeps",
-       [](C& c, const Value& v) { c.bandwidth_fraction = v.number; }},
+       [](C& c, const Value& v) { c.bandwidth_fraction = v.number; }, shows(&C::bandwidth_fraction)},
       {"duration", Kind::kTime, by_default("50ms"), time_positive(), "how long the congestion lasts",
-       [](C& c, const Value& v) { c.duration = v.time; }},
+       [](C& c, const Value& v) { c.duration = v.time; }, shows(&C::duration)},
       {"retry_timeout", Kind::kTime, by_default("4.295s"), time_positive(),
        "one transport retry (NCCL_IB_TIMEOUT 20: 4.096 us x 2^20)",
-       [](C& c, const Value& v) { c.retry_timeout = v.time; }},
+       [](C& c, const Value& v) { c.retry_timeout = v.time; }, shows(&C::retry_timeout)},
       {"retry_count", Kind::kInt, by_default("7"), int_range(1, 64), "transport retries (NCCL_IB_RETRY_CNT)",
-       [](C& c, const Value& v) { c.retry_count = static_cast<int>(v.integer); }},
+       [](C& c, const Value& v) { c.retry_count = static_cast<int>(v.integer); }, shows(&C::retry_count)},
   };
   return f;
 }
@@ -154,7 +165,7 @@ const std::vector<Field<job::CongestionSpec>>& congestion_fields() {
 const std::vector<Field<job::CostSpec>>& cost_fields() {
   static const std::vector<Field<job::CostSpec>> f = {
       {"dollars_per_gpu_hour", Kind::kDouble, by_default("0"), number_at_least(0), "price of a GPU-hour",
-       [](job::CostSpec& c, const Value& v) { c.dollars_per_gpu_hour = v.number; }},
+       [](job::CostSpec& c, const Value& v) { c.dollars_per_gpu_hour = v.number; }, shows(&job::CostSpec::dollars_per_gpu_hour)},
   };
   return f;
 }
@@ -169,28 +180,36 @@ const std::vector<Field<PlacementTarget>>& placement_fields() {
   static const std::vector<Field<P>> f = {
       {"cluster_gpus", Kind::kInt, required(), int_range(1, 1 << 20),
        "GPUs in the whole cluster the job is placed in (cluster.gpus is the job's own)",
-       [](P& p, const Value& v) { p.cluster_gpus = static_cast<int>(v.integer); }},
+       [](P& p, const Value& v) { p.cluster_gpus = static_cast<int>(v.integer); }, shows(&P::cluster_gpus)},
       {"policy", Kind::kEnum, by_default("packed"), {}, "packed, spread or balanced",
        [](P& p, const Value& v) {
          p.spec.policy = v.text == "spread"     ? job::PlacementPolicy::kSpread
                          : v.text == "balanced" ? job::PlacementPolicy::kBalanced
                                                 : job::PlacementPolicy::kPacked;
        },
+       [](const P& p) { return std::string(job::to_string(p.spec.policy)); },
        {"packed", "spread", "balanced"}},
       {"hosts_per_rack", Kind::kInt, by_default("4"), int_range(1, 1024), "hosts in a rack",
-       [](P& p, const Value& v) { p.spec.hosts_per_rack = static_cast<int>(v.integer); }},
+       [](P& p, const Value& v) { p.spec.hosts_per_rack = static_cast<int>(v.integer); },
+       [](const P& p) { return show_value(p.spec.hosts_per_rack); }},
       {"racks_per_feed", Kind::kInt, by_default("8"), int_range(1, 1 << 20), "racks on one power feed",
-       [](P& p, const Value& v) { p.spec.racks_per_feed = static_cast<int>(v.integer); }},
+       [](P& p, const Value& v) { p.spec.racks_per_feed = static_cast<int>(v.integer); },
+       [](const P& p) { return show_value(p.spec.racks_per_feed); }},
       {"rack_power_kw", Kind::kDouble, by_default("0"), number_at_least(0), "power budget per rack (0: none)",
-       [](P& p, const Value& v) { p.spec.rack_power_kw = v.number; }},
+       [](P& p, const Value& v) { p.spec.rack_power_kw = v.number; },
+       [](const P& p) { return show_value(p.spec.rack_power_kw); }},
       {"host_overhead_w", Kind::kDouble, by_default("2000"), number_at_least(0), "host power beyond its GPUs' TDP",
-       [](P& p, const Value& v) { p.spec.host_overhead_w = v.number; }},
+       [](P& p, const Value& v) { p.spec.host_overhead_w = v.number; },
+       [](const P& p) { return show_value(p.spec.host_overhead_w); }},
       {"busy_fraction", Kind::kDouble, by_default("0"), {}, "hosts already busy with other jobs (a seeded draw)",
-       [](P& p, const Value& v) { p.spec.busy_fraction = v.number; }},
+       [](P& p, const Value& v) { p.spec.busy_fraction = v.number; },
+       [](const P& p) { return show_value(p.spec.busy_fraction); }},
       {"max_ranks_per_rack", Kind::kInt, by_default("0"), int_range(0, 1 << 20), "fault-domain rule (0: none)",
-       [](P& p, const Value& v) { p.spec.max_ranks_per_rack = static_cast<int>(v.integer); }},
+       [](P& p, const Value& v) { p.spec.max_ranks_per_rack = static_cast<int>(v.integer); },
+       [](const P& p) { return show_value(p.spec.max_ranks_per_rack); }},
       {"balanced_hosts_per_rack", Kind::kInt, by_default("2"), int_range(1, 1024), "the balanced policy's fill",
-       [](P& p, const Value& v) { p.spec.balanced_hosts_per_rack = static_cast<int>(v.integer); }},
+       [](P& p, const Value& v) { p.spec.balanced_hosts_per_rack = static_cast<int>(v.integer); },
+       [](const P& p) { return show_value(p.spec.balanced_hosts_per_rack); }},
   };
   return f;
 }
@@ -242,25 +261,42 @@ job::PlacementSpec read_placement(const YAML::Node& node, int line, Context& ctx
   return p.spec;
 }
 
-void add_job_docs(std::vector<FieldDoc>& out) {
-  auto add = [&out](const std::string& section, const auto& fields) {
-    for (const auto& f : fields) {
-      FieldDoc d;
-      d.path = join(section, f.key);
-      d.kind = to_string(f.kind);
-      d.default_value = f.def.how == Default::kRequired ? "required" : std::string(f.def.text);
-      d.help = std::string(f.help);
-      out.push_back(std::move(d));
+void add_job_sections(std::vector<Section>& out) {
+  using job::CongestionSpec;
+  using job::CostSpec;
+  auto in_job = [](auto member) {
+    return [member](const Scenario& s) { return s.job ? &(*s.job.*member) : nullptr; };
+  };
+  out.push_back(section<JobSpec>("job", job_fields(), [](const Scenario& s) { return s.job ? &*s.job : nullptr; }));
+  out.push_back(section<StartupSpec>("job.startup", startup_fields(), in_job(&JobSpec::startup)));
+  out.push_back(section<CheckpointSpec>("job.checkpoint", checkpoint_fields(), in_job(&JobSpec::checkpoint)));
+  out.push_back(section<FailureSpec>("job.failures", failure_fields(), in_job(&JobSpec::failures)));
+  // A list: one row per class, its keys in one value.
+  Section classes;
+  classes.path = "job.failures.classes[]";
+  classes.docs = [](std::vector<FieldDoc>& d) { add_docs(d, "job.failures.classes[]", class_fields()); };
+  classes.rows = [](const Scenario& s, std::vector<InputValue>& rows) {
+    if (!s.job) return;
+    const auto& list = s.job->failures.classes;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string value;
+      for (const auto& f : class_fields())
+        if (f.show) value += fmt::format("{}{}: {}", value.empty() ? "" : ", ", f.key, f.show(list[i]));
+      rows.push_back({"job", fmt::format("failures.classes[{}]", i), value, false});
     }
   };
-  add("job", job_fields());
-  add("job.startup", startup_fields());
-  add("job.checkpoint", checkpoint_fields());
-  add("job.failures", failure_fields());
-  add("job.failures.classes[]", class_fields());
-  add("job.cost", cost_fields());
-  add("job.congestion", congestion_fields());
-  add("placement", placement_fields());
+  out.push_back(std::move(classes));
+  out.push_back(section<CostSpec>("job.cost", cost_fields(), in_job(&JobSpec::cost)));
+  out.push_back(section<CongestionSpec>("job.congestion", congestion_fields(), [](const Scenario& s) {
+    return s.job && s.job->trace_congestion ? &s.job->congestion : nullptr;
+  }));
+  // The placement table fills a PlacementTarget; a Scenario keeps its two
+  // parts apart, so the rows come from one put back together.
+  Section placement = section<PlacementTarget>("placement", placement_fields(), [](const Scenario&) { return nullptr; });
+  placement.rows = [](const Scenario& s, std::vector<InputValue>& rows) {
+    if (s.placement) add_rows(rows, "placement", placement_fields(), PlacementTarget{*s.placement, s.placement_cluster_gpus});
+  };
+  out.push_back(std::move(placement));
 }
 
 }  // namespace anatomy::scenario::detail

@@ -21,6 +21,7 @@
 #include "job/job_spec.h"
 #include "job/placement.h"
 #include "scenario/scenario.h"
+#include "scenario/scenario_fields.h"
 #include "scenario/yaml_fields.h"
 
 namespace anatomy::scenario::detail {
@@ -29,6 +30,7 @@ job::JobSpec read_job(const YAML::Node& node, int line, Context& ctx);
 // placement: {cluster_gpus, policy: packed|spread|balanced, hosts_per_rack, racks_per_feed,
 //             rack_power_kw, host_overhead_w, busy_fraction, max_ranks_per_rack, balanced_hosts_per_rack}
 job::PlacementSpec read_placement(const YAML::Node& node, int line, Context& ctx, int* cluster_gpus);
-void add_job_docs(std::vector<FieldDoc>& out);
+// The sections job: and placement: (scenario_fields.h), appended to `out`.
+void add_job_sections(std::vector<Section>& out);
 
 }  // namespace anatomy::scenario::detail

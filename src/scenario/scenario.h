@@ -4,7 +4,9 @@
 // default, validator, help) and every error names the file, line and field:
 //   scenario.yaml:14: parallelism.tp: 3 does not divide 64 attention heads
 //
-// Schema (units are written in the values: "800Gbps", "2h", "80GB"):
+// Schema in short (every key with its type, unit, default and meaning:
+// `anatomy schema`, docs/scenario.md; units are written in the values:
+// "800Gbps", "2h", "80GB"):
 //   name: llama3-70b-on-gb200          # optional
 //   seed: 1
 //   model: llama3-70b                   # a preset, or a mapping:
@@ -19,6 +21,7 @@
 //     gpus: 1024
 //     fabric: {tiers, radix, oversubscription, spine_oversubscription,
 //              rail_optimized, planes, nic_speed, link_speed, switch_latency,
+//              mtu, packet_overhead,
 //              switch: {name, radix, port_speed, buffer, latency}}
 //     #   the switch's figures fill the fabric keys left out (and the
 //     #   packet model's switch_buffer)
@@ -29,7 +32,8 @@
 //                 framework: megatron|deepspeed, cp_all_gather}
 //   training: {seq_len, global_batch, micro_batch, precision: bf16|fp8,
 //              recompute: none|selective|full}
-//   network: {model: flow}
+//   network: {model: flow|packet, transport, fabric, load_balancing, ...}
+//   #   packet options (net/packet/packet_options.h), with model: packet only
 //   compute: {calibration: path/to/table.json,   # default: the system's own, if shipped
 //             memory_check: error|warn}          # warn: simulate a plan that does not fit, and say so
 //   collective: {op: all_reduce, bytes: 8GiB, algorithm: auto}
@@ -51,6 +55,7 @@
 #include "core/error.h"
 #include "job/job_spec.h"
 #include "job/placement.h"
+#include "net/network_spec.h"
 #include "topo/builders.h"
 #include "workload/model.h"
 #include "workload/training.h"
@@ -85,7 +90,7 @@ struct Scenario {
   topo::ClusterSpec cluster;
   workload::ParallelPlan parallelism;
   workload::TrainingSpec training;
-  std::string network_model = "flow";
+  net::NetworkSpec network;  // the model and, for packet, every setting
   std::string calibration;  // path to a calibration table, "" = none
   bool memory_check_is_error = true;
   std::optional<Expected> expected;
@@ -116,10 +121,23 @@ core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e
 // default and meaning, in the order they are read.
 struct FieldDoc {
   std::string path;           // "parallelism.tp"
-  std::string kind;           // "integer", "rate", "one of flow", "section", ...
+  std::string kind;           // "integer", "rate", "one of flow|packet", "section", ...
+  std::string unit;           // B, bit/s or s (written with any prefix: 80MB, 800Gbps, 30min); "" for plain numbers
   std::string default_value;  // as it would be written, "required", or how it is derived
   std::string help;
 };
 std::vector<FieldDoc> scenario_fields();
+
+// One input of a scenario as a report lists it, from the same tables: the
+// top-level section ("cluster"; "scenario" for top-level keys), the key's
+// path inside it ("fabric.nic_speed") and its value as it would be written.
+// Every key of every section the scenario has appears, defaults included.
+struct InputValue {
+  std::string section;
+  std::string field;
+  std::string value;
+  bool derived = false;  // left to be derived: the value says how (the default's text)
+};
+std::vector<InputValue> input_rows(const Scenario& s);
 
 }  // namespace anatomy::scenario

@@ -66,6 +66,13 @@ Check not_empty() {
   return [](const Value& v) -> std::string { return v.text.empty() ? "must not be empty" : ""; };
 }
 
+std::string show_value(bool b) { return b ? "true" : "false"; }
+std::string show_value(int64_t n) { return fmt::format("{}", n); }
+std::string show_value(double x) { return fmt::format("{:g}", x); }
+std::string show_value(core::Bytes b) { return core::format_bytes(b); }
+std::string show_value(core::Bandwidth b) { return core::format_bandwidth(b); }
+std::string show_value(core::SimTime t) { return core::format_time(t); }
+
 int nearest_line(const std::map<std::string, int>& lines, std::string_view field) {
   std::string f(field);
   while (!f.empty()) {

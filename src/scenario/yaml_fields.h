@@ -2,7 +2,8 @@
 // Internal to scenario/: a YAML mapping read against a table of fields.
 //
 // Every scenario key is declared once, as a Field: its key, kind, default,
-// validator, help text, and the setter that stores the typed value.
+// validator, help text, the setter that stores the typed value, and how
+// the value reads back in a report (show).
 // read_section() first checks the mapping's keys against the table (an
 // unknown key is an error that names the nearest valid key and lists the
 // section's keys; a repeated key is an error), then walks the table in
@@ -14,7 +15,7 @@
 //
 //   const std::vector<Field<ParallelPlan>> kFields = {
 //       {"tp", Kind::kInt, by_default("1"), int_range(1, 65536), "tensor-parallel size",
-//        [](ParallelPlan& p, const Value& v) { p.tp = v.as_int(); }},
+//        [](ParallelPlan& p, const Value& v) { p.tp = v.as_int(); }, shows(&ParallelPlan::tp)},
 //   };
 //   read_section(node, "parallelism", line, kFields, plan, ctx);
 
@@ -71,6 +72,12 @@ Check number_positive();
 Check bytes_positive();
 Check not_empty();
 
+// How a field's value reads in a report: as it would be written in YAML.
+// "" means the field was left to be derived (a zero nic_speed: the
+// system's), and the report shows the default's text instead.
+template <typename T>
+using Show = std::function<std::string(const T&)>;
+
 template <typename T>
 struct Field {
   std::string_view key;
@@ -79,12 +86,35 @@ struct Field {
   Check check;
   std::string_view help;
   std::function<void(T&, const Value&)> set;  // may throw InputError; it is given file and line
+  // The value as the key would be written, so that reading it back gives
+  // the same value (report inputs tables; `list --format yaml` prints the
+  // hardware presets with it); empty: not shown (a preset name, a section).
+  Show<T> show;
   std::vector<std::string_view> choices;  // kEnum (left out elsewhere: empty)
-  // The value as the key would be written so that reading it back gives the
-  // same value ("" when the key is left out: its default gives the value);
-  // set where a section is also printed (the hardware presets).
-  std::function<std::string(const T&)> show;
 };
+
+// A value as it would be written: 7, 0.5, true, 80MB, 800Gbps, 30min, text.
+std::string show_value(bool b);
+std::string show_value(int64_t n);
+inline std::string show_value(int n) { return show_value(int64_t{n}); }
+inline std::string show_value(uint64_t n) { return show_value(static_cast<int64_t>(n)); }
+std::string show_value(double x);
+std::string show_value(core::Bytes b);
+std::string show_value(core::Bandwidth b);
+std::string show_value(core::SimTime t);
+inline std::string show_value(const std::string& s) { return s; }
+
+// The member as show_value writes it.
+template <typename T, typename M>
+Show<T> shows(M T::*member) {
+  return [member](const T& t) { return show_value(t.*member); };
+}
+// The same, but "" (derived) while the member holds its zero value, which
+// the field's default text explains ("0: the system preset's NIC speed").
+template <typename T, typename M>
+Show<T> shows_unless_zero(M T::*member) {
+  return [member](const T& t) { return t.*member == M{} ? std::string() : show_value(t.*member); };
+}
 
 // Where the text came from, and the line of every key read so far.
 struct Context {

@@ -105,7 +105,8 @@ Topology build_cluster(const ClusterSpec& spec) {
 
   const FabricSpec& f = spec.fabric;
   const Bandwidth nic_speed = f.nic_speed.bps() > 0 ? f.nic_speed : sys.nic_speed;
-  const double fabric_eff = f.payload_efficiency();
+  const double fabric_eff = f.framing.payload_efficiency();
+  t.framing = f.framing;
   const Bandwidth port_speed = nic_speed / f.planes;
   std::vector<detail::LeafGroup> groups;
   FabricShape shape;

@@ -50,12 +50,9 @@ struct FabricSpec {
   Bandwidth link_speed;                // switch-to-switch links; 0 = the NIC port speed
   SimTime switch_latency = SimTime::ns(600);  // forwarding delay per switch
   SimTime cable_latency = SimTime::ns(25);    // propagation per cable (~5 m of fibre)
-  // Payload per wire byte: MTU / (MTU + per-packet overhead). RoCEv2 at a
-  // 4 KiB MTU carries 82 B more per packet (preamble 8, Ethernet 14 + FCS 4,
-  // inter-frame gap 12, IPv4 20, UDP 8, BTH 12, ICRC 4).
-  int mtu_bytes = 4096;
-  int packet_overhead_bytes = 82;
-  double payload_efficiency() const { return static_cast<double>(mtu_bytes) / (mtu_bytes + packet_overhead_bytes); }
+  // MTU and per-packet overhead (topology.h): the one place they are set;
+  // the built Topology keeps them for the packet backend.
+  Framing framing;
 };
 
 struct StorageSpec {

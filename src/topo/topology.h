@@ -62,6 +62,19 @@ struct Link {
   LinkKind kind = LinkKind::kFabric;
 };
 
+// How the scale-out and storage fabrics frame data: payload bytes per
+// packet (the MTU) and the bytes each packet adds on the wire. RoCEv2 at a
+// 4 KiB MTU adds 82 B (preamble 8, Ethernet 14 + FCS 4, inter-frame gap 12,
+// IPv4 20, UDP 8, BTH 12, ICRC 4). Fabric links carry payload bandwidth,
+// line rate x mtu / (mtu + overhead); the packet backend sends packets of
+// this MTU and recovers the line rate the same way, so both read this one
+// record of the built topology and cannot disagree.
+struct Framing {
+  int mtu_bytes = 4096;
+  int overhead_bytes = 82;
+  double payload_efficiency() const { return static_cast<double>(mtu_bytes) / (mtu_bytes + overhead_bytes); }
+};
+
 enum class DomainKind : uint8_t { kSwitch, kMesh, kTorus };
 
 // A scale-up domain: the GPUs that talk without the scale-out fabric.
@@ -146,6 +159,7 @@ class Topology {
   // Bytes of memory the structure uses (for the scale benchmark).
   size_t memory_bytes() const;
 
+  Framing framing;  // of the fabric links (kFabric, kStorage): what their bandwidth was derated by
   bool pxn = true;  // NCCL PXN: cross-rail traffic hops to the peer GPU on the destination's rail
 
  private:

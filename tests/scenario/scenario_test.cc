@@ -123,7 +123,7 @@ TEST(Scenario, FullScenarioReadsNameSeedNetworkAndExpected) {
   EXPECT_EQ(s.file, "s.yaml");
   EXPECT_EQ(s.name, "test-run");
   EXPECT_EQ(s.seed, 7u);
-  EXPECT_EQ(s.network_model, "flow");
+  EXPECT_EQ(s.network.model, net::NetworkModel::kFlow);
   ASSERT_TRUE(s.expected.has_value());
   EXPECT_EQ(s.expected->case_id, "X1-70B");
   EXPECT_EQ(s.expected->metric, "mfu");
@@ -156,7 +156,7 @@ TEST(Scenario, DefaultsApplyToEveryOmittedKey) {
   EXPECT_EQ(s.cluster.fabric.switch_latency, core::SimTime::ns(600));
   EXPECT_TRUE(s.cluster.fabric.rail_optimized);
   EXPECT_EQ(s.cluster.storage.servers, 0);
-  EXPECT_EQ(s.network_model, "flow");
+  EXPECT_EQ(s.network.model, net::NetworkModel::kFlow);
   EXPECT_EQ(s.calibration, "");
   EXPECT_FALSE(s.expected.has_value());
 }

@@ -309,7 +309,7 @@ TEST(UserHardware, TheFabricsSwitchGivesWhatTheFabricLeavesOut) {
   EXPECT_EQ(s.cluster.fabric.radix, 32);
   EXPECT_DOUBLE_EQ(s.cluster.fabric.link_speed.bps(), 400e9);
   EXPECT_EQ(s.cluster.fabric.switch_latency, core::SimTime::ns(450));
-  EXPECT_EQ(s.network_model, "packet:switch_buffer=64000000B");
+  EXPECT_EQ(s.network.packet.switch_buffer, core::Bytes(64'000'000));
   // The topology is built on 32-port switches.
   EXPECT_NE(topo::build_cluster(s.cluster).description.find("radix 32"), std::string::npos);
 
@@ -319,9 +319,11 @@ TEST(UserHardware, TheFabricsSwitchGivesWhatTheFabricLeavesOut) {
   EXPECT_EQ(o.cluster.fabric.radix, 64);
   EXPECT_EQ(o.cluster.fabric.switch_latency, core::SimTime::ns(300));
   EXPECT_DOUBLE_EQ(o.cluster.fabric.link_speed.bps(), 400e9);
-  EXPECT_EQ(o.network_model, "packet:switch_buffer=16MiB");
-  // The flow model has no buffers: nothing is added to it.
-  EXPECT_EQ(parse_scenario(base, "sw.yaml").network_model, "flow");
+  EXPECT_EQ(o.network.packet.switch_buffer, core::Bytes::MiB(16));
+  // The flow model has no buffers: its spec keeps the default.
+  const Scenario flow = parse_scenario(base, "sw.yaml");
+  EXPECT_EQ(flow.network.model, net::NetworkModel::kFlow);
+  EXPECT_EQ(flow.network.packet.switch_buffer, net::packet::PacketConfig{}.switch_buffer);
   // A switch without its ports is an error at its line.
   expect_error_at(base.substr(0, base.find("    switch")) + "    switch: {port_speed: 400Gbps}\n",
                   "sw.yaml:6: cluster.fabric.switch.radix: is required");

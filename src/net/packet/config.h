@@ -1,8 +1,14 @@
 #pragma once
 // PacketConfig: every knob of the packet backend, with its default and
-// what it models. Models never parse text: cli/network_factory.cc turns
-// "packet:transport=roce,pfc=on" (and the scenario's network section) into
-// this struct, and check_config() rejects impossible values naming the key.
+// what it models. Models never parse text: packet_options.h declares each
+// knob once (key, kind, default, validator, help) and turns
+// "transport=roce,pfc=on" (--network packet:...) and the scenario's
+// network section into this struct through that one table.
+//
+// The MTU and the per-packet wire overhead are not here: they belong to
+// the fabric (topo::Framing, set by cluster.fabric), which derates its
+// links' bandwidth by them, and the packet network reads them from the
+// topology it runs on.
 //
 // "auto" knobs take the transport's own choice (Transport::defaults()):
 // RoCE runs over a lossless (PFC) fabric with ECMP; the endpoint-scheduled
@@ -47,13 +53,8 @@ struct PacketConfig {
   std::string transport = "eqds";  // a name in the transport registry (transport.h)
   FabricKind fabric = FabricKind::kEndpoint;
 
-  // Packets. Payload per packet, and the bytes each packet adds on a fabric
-  // link (the topology's fabric links carry payload bandwidth = line rate x
-  // mtu / (mtu + wire_overhead), so these must match the FabricSpec the
-  // topology was built with). Control packets and trimmed headers are
-  // minimum Ethernet frames on fabric links.
-  int mtu = 4096;
-  int wire_overhead = 82;
+  // Control packets and trimmed headers are minimum Ethernet frames on
+  // fabric links (data packets: the topology's MTU plus its overhead).
   int header_wire = 84;  // 64 B frame + 20 B preamble and gap
 
   LoadBalancing load_balancing = LoadBalancing::kAuto;
@@ -103,6 +104,8 @@ struct PacketConfig {
   int cell_bytes = 512;                            // fabric cell payload
 
   uint64_t seed = 1;
+
+  friend bool operator==(const PacketConfig&, const PacketConfig&) = default;
 };
 
 }  // namespace anatomy::net::packet

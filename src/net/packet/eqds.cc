@@ -50,7 +50,7 @@ class Eqds final : public Transport {
     const SimTime rtt = f.paths->base_rtt + f.paths->data_time_last * f.paths->len;
     const double bdp = f.paths->line_bps / 8.0 * rtt.seconds();
     const double iw = c.initial_window.count() > 0 ? static_cast<double>(c.initial_window.count()) : bdp;
-    const double pkts = std::ceil(iw / (c.mtu + f.paths->wire_overhead));
+    const double pkts = std::ceil(iw / (f.mtu + f.paths->wire_overhead));
     f.cc.credits = static_cast<int32_t>(std::clamp(pkts, 1.0, static_cast<double>(f.npkts)));
     f.cc.cwnd = f.cc.credits;  // the credit cap
   }

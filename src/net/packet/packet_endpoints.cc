@@ -170,9 +170,9 @@ TransferId PacketNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback
     inject.feeder = static_cast<uint32_t>(feeders_.size());
     feeders_.emplace_back();
   }
-  f.mtu = static_cast<uint16_t>(cfg_.mtu);
-  f.npkts = static_cast<uint32_t>((f.bytes + cfg_.mtu - 1) / cfg_.mtu);
-  f.last_payload = static_cast<uint16_t>(f.bytes - static_cast<int64_t>(f.npkts - 1) * cfg_.mtu);
+  f.mtu = static_cast<uint16_t>(mtu_);
+  f.npkts = static_cast<uint32_t>((f.bytes + mtu_ - 1) / mtu_);
+  f.last_payload = static_cast<uint16_t>(f.bytes - static_cast<int64_t>(f.npkts - 1) * mtu_);
   const size_t words = (f.npkts + 63) / 64;
   f.acked_bits.assign(words, 0);
   f.lost_bits.assign(words, 0);

@@ -12,6 +12,8 @@ PacketNetwork::PacketNetwork(engine::Simulator& sim, const topo::Topology& topo,
     : sim_(sim),
       topo_(topo),
       cfg_(std::move(config)),
+      mtu_(topo.framing.mtu_bytes),
+      wire_overhead_(topo.framing.overhead_bytes),
       transport_(std::move(transport)),
       buffers_(std::move(buffers)),
       paths_(topo_, cfg_),
@@ -30,7 +32,7 @@ PacketNetwork::PacketNetwork(engine::Simulator& sim, const topo::Topology& topo,
   cfg_.load_balancing = lb_;
   cfg_.trimming = trimming_ ? Toggle::kOn : Toggle::kOff;
   cfg_.pfc = pfc_ ? Toggle::kOn : Toggle::kOff;
-  const int64_t full = cfg_.mtu + cfg_.wire_overhead;
+  const int64_t full = mtu_ + wire_overhead_;
   xon_ = cfg_.pfc_xon.count() > 0 ? cfg_.pfc_xon.count() : std::max<int64_t>(0, cfg_.pfc_xoff.count() - 2 * full);
   for (NodeId n = 0; n < topo.num_nodes(); ++n) {
     if (topo.kind(n) != topo::NodeKind::kSwitch) continue;
@@ -54,8 +56,8 @@ uint32_t PacketNetwork::port_index(LinkId l) {
   Port p;
   p.latency = k.latency;
   p.ps_per_byte = 8e12 / paths_.line_bps(l);
-  p.overhead = static_cast<uint16_t>(is_fabric_link(k.kind) ? cfg_.wire_overhead : 0);
-  p.data_time = SimTime::ps(static_cast<int64_t>(std::ceil((cfg_.mtu + p.overhead) * p.ps_per_byte - 1e-6)));
+  p.overhead = static_cast<uint16_t>(is_fabric_link(k.kind) ? wire_overhead_ : 0);
+  p.data_time = SimTime::ps(static_cast<int64_t>(std::ceil((mtu_ + p.overhead) * p.ps_per_byte - 1e-6)));
   p.ctrl_time = SimTime::ps(static_cast<int64_t>(std::ceil(cfg_.header_wire * p.ps_per_byte - 1e-6)));
   // In a switch-scheduled fabric the switches past the ingress VOQs are
   // cell switches with link-level flow control: lossless here.
@@ -68,7 +70,7 @@ uint32_t PacketNetwork::port_index(LinkId l) {
 }
 
 SimTime PacketNetwork::serialization(const Port& port, int64_t wire_bytes) const {
-  if (wire_bytes == cfg_.mtu + port.overhead) return port.data_time;
+  if (wire_bytes == mtu_ + port.overhead) return port.data_time;
   if (wire_bytes == cfg_.header_wire) return port.ctrl_time;
   return SimTime::ps(static_cast<int64_t>(std::ceil(static_cast<double>(wire_bytes) * port.ps_per_byte - 1e-6)));
 }
@@ -295,7 +297,7 @@ int64_t PacketNetwork::headroom(LinkId l) const {
   // pause to travel up, one for the bytes already on the wire to land, and
   // a packet in serialization at each end.
   const double in_flight = 2.0 * topo_.link(l).latency.seconds() * paths_.line_bps(l) / 8.0;
-  return static_cast<int64_t>(in_flight) + 2 * (cfg_.mtu + cfg_.wire_overhead);
+  return static_cast<int64_t>(in_flight) + 2 * (mtu_ + wire_overhead_);
 }
 
 void PacketNetwork::send_pause(LinkId in, bool pause) {

@@ -247,6 +247,11 @@ class PacketNetwork final : public Network, private Host {
   engine::Simulator& sim_;
   const topo::Topology& topo_;
   PacketConfig cfg_;
+  // The fabric's framing (topo::Framing): payload per packet and the bytes
+  // each adds on a fabric link, from the topology, which derated its fabric
+  // links' bandwidth by the same two numbers.
+  int mtu_;
+  int wire_overhead_;
   std::unique_ptr<Transport> transport_;
   std::unique_ptr<BufferPolicy> buffers_;
   LoadBalancing lb_;

@@ -37,12 +37,12 @@ PathCache::PathCache(const topo::Topology& t, const PacketConfig& c)
 double PathCache::line_bps(LinkId l) const {
   const topo::Link& k = topo_.link(l);
   if (!is_fabric_link(k.kind)) return k.bandwidth.bps();
-  return k.bandwidth.bps() * static_cast<double>(cfg_.mtu + cfg_.wire_overhead) / cfg_.mtu;
+  return k.bandwidth.bps() * static_cast<double>(topo_.framing.mtu_bytes + topo_.framing.overhead_bytes) / topo_.framing.mtu_bytes;
 }
 
 int64_t PathCache::wire_bytes(LinkId l, int payload) const {
   if (payload == 0) return cfg_.header_wire;
-  return payload + (is_fabric_link(topo_.link(l).kind) ? cfg_.wire_overhead : 0);
+  return payload + (is_fabric_link(topo_.link(l).kind) ? topo_.framing.overhead_bytes : 0);
 }
 
 LinkId PathCache::reverse_of(LinkId l) {
@@ -87,14 +87,14 @@ PathSet& PathCache::finish(std::unique_ptr<PathSet> s) {
     s->latency += topo_.link(l).latency;
     if (s->line_bps == 0 || bps < s->line_bps) {
       s->line_bps = bps;
-      s->wire_overhead = static_cast<int>(wire_bytes(l, cfg_.mtu) - cfg_.mtu);
+      s->wire_overhead = static_cast<int>(wire_bytes(l, topo_.framing.mtu_bytes) - topo_.framing.mtu_bytes);
     }
-    data_out += wire_time(wire_bytes(l, cfg_.mtu), bps);
+    data_out += wire_time(wire_bytes(l, topo_.framing.mtu_bytes), bps);
     const LinkId r = s->rev[k];
     ctrl_back += wire_time(wire_bytes(r, 0), line_bps(r)) + topo_.link(r).latency;
   }
   const LinkId last = s->fwd[len - 1];
-  s->data_time_last = wire_time(wire_bytes(last, cfg_.mtu), line_bps(last));
+  s->data_time_last = wire_time(wire_bytes(last, topo_.framing.mtu_bytes), line_bps(last));
   s->base_rtt = s->latency + data_out + ctrl_back;
   owned_.push_back(std::move(s));
   return *owned_.back();

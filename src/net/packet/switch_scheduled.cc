@@ -57,7 +57,7 @@ bool PacketNetwork::voq_ingress(uint32_t pi) {
   const uint32_t v = voq_of(node, p.route[p.hops - 1], p, true);
   Voq& q = voqs_[v];
   Switch& s = switches_[sw];
-  const int64_t w = p.payload + cfg_.wire_overhead;
+  const int64_t w = p.payload + wire_overhead_;
   if (s.used + w > cfg_.voq_buffer.count()) {
     ++stats_.voq_drops;
     pool_.free(pi);
@@ -69,7 +69,7 @@ bool PacketNetwork::voq_ingress(uint32_t pi) {
   // queued (the egress rate times a request and a grant crossing).
   const Sched& sc = scheds_[q.sched];
   const int64_t loop = static_cast<int64_t>(2.0 * q.one_way.seconds() / sc.interval.seconds() + 1) *
-                       (cfg_.mtu + cfg_.wire_overhead);
+                       (mtu_ + wire_overhead_);
   if (ecn_mark(q.q.bytes() - loop)) {
     p.flags |= kFlagEcn;
     ++stats_.ecn_marks;
@@ -122,7 +122,7 @@ void PacketNetwork::voq_release(uint32_t v) {
   if (q.q.empty()) return;  // its packet was dropped
   const uint32_t pi = q.q.front();
   Packet& p = pool_[pi];
-  const int64_t w = p.payload + cfg_.wire_overhead;
+  const int64_t w = p.payload + wire_overhead_;
   q.q.pop(pool_, w);
   switches_[q.ingress_sw].used -= w;
   p.aux = q.next_seq++;

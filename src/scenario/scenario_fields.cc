@@ -1,0 +1,358 @@
+#include "scenario/scenario_fields.h"
+
+#include "scenario/hardware_fields.h"
+
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "coll/ops.h"
+#include "hw/catalog.h"
+#include "hw/precision.h"
+#include "scenario/job_fields.h"
+#include "scenario/network_fields.h"
+
+namespace anatomy::scenario::detail {
+namespace {
+
+using workload::ModelSpec;
+using workload::ParallelPlan;
+using workload::TrainingSpec;
+
+constexpr int64_t kMaxGpus = 1'048'576;  // what topo::build_cluster accepts
+constexpr int64_t kMaxDim = 1'000'000'000;
+constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
+
+Check radix_check() {
+  return [](const Value& v) -> std::string {
+    if (v.integer == 0 || (v.integer >= 4 && v.integer <= 1024)) return {};
+    return fmt::format("must be 4 to 1024 ports, or 0 for a 51.2 Tb/s switch's worth (got {})", v.integer);
+  };
+}
+
+}  // namespace
+
+const std::vector<Field<Scenario>>& top_fields() {
+  static const std::vector<Field<Scenario>> f = {
+      {"name", Kind::kString, derived("the file name without its extension"), {},
+       "a name for reports", [](Scenario& s, const Value& v) { s.name = v.text; }, shows(&Scenario::name)},
+      {"seed", Kind::kInt, by_default("1"), int_range(0, kMaxSeed),
+       "seed of every random stream (same seed, same results)",
+       [](Scenario& s, const Value& v) { s.seed = static_cast<uint64_t>(v.integer); }, shows(&Scenario::seed)},
+      {"model", Kind::kSection, derived("required unless the scenario is a collective case"), {},
+       "a model preset name, or a mapping of its dimensions", {}},
+      {"cluster", Kind::kSection, required(), {}, "the system preset, GPU count, fabric and storage", {}},
+      {"parallelism", Kind::kSection, derived("every key at its default"), {}, "how the GPUs split the model (TP, PP, DP, ...)", {}},
+      {"training", Kind::kSection, derived("every key at its default"), {}, "sequence, batch and numerics", {}},
+      {"network", Kind::kSection, derived("every key at its default"), {}, "which network model runs the communication", {}},
+      {"compute", Kind::kSection, derived("every key at its default"), {}, "where kernel times come from", {}},
+      {"expected", Kind::kSection, derived("none (only validation cases have one)"), {},
+       "the published figure a validation case is compared with", {}},
+      {"collective", Kind::kSection, derived("none: simulate a training iteration"), {},
+       "time one collective instead of a training iteration", {}},
+      {"job", Kind::kSection, derived("none: one iteration"), {},
+       "a whole training run: duration, startup, checkpoints, failures, cost", {}},
+      {"placement", Kind::kSection, derived("none: the job is the whole cluster"), {},
+       "where the job lands in a larger cluster: policy, racks, power, busy hosts", {}},
+  };
+  return f;
+}
+
+const std::vector<Field<ModelSpec>>& model_fields() {
+  using M = ModelSpec;
+  static const std::vector<Field<M>> f = {
+      // First: the overrides below apply on top of it.
+      {"preset", Kind::kString, derived("none: the dimensions below describe the whole model"), {},
+       "a model preset (anatomy list) to start from",
+       [](M& m, const Value& v) { m = workload::find_model(v.text); }},
+      {"name", Kind::kString, by_default("custom"), {}, "the model's name in reports",
+       [](M& m, const Value& v) { m.name = v.text; }, shows(&M::name)},
+      {"layers", Kind::kInt, required(), int_range(1, kMaxDim), "transformer layers",
+       [](M& m, const Value& v) { m.layers = v.integer; }, shows(&M::layers)},
+      {"hidden", Kind::kInt, required(), int_range(1, kMaxDim), "hidden size h",
+       [](M& m, const Value& v) { m.hidden = v.integer; }, shows(&M::hidden)},
+      {"heads", Kind::kInt, required(), int_range(1, kMaxDim), "attention heads",
+       [](M& m, const Value& v) { m.heads = v.integer; }, shows(&M::heads)},
+      {"kv_heads", Kind::kInt, derived("heads (no grouped-query attention)"), int_range(1, kMaxDim),
+       "key/value heads (grouped-query attention when fewer than heads)",
+       [](M& m, const Value& v) { m.kv_heads = v.integer; }, shows(&M::kv_heads)},
+      {"ffn_hidden", Kind::kInt, derived("4 x hidden"), int_range(1, kMaxDim), "MLP inner size, per expert",
+       [](M& m, const Value& v) { m.ffn_hidden = v.integer; }, shows(&M::ffn_hidden)},
+      {"vocab", Kind::kInt, required(), int_range(1, kMaxDim), "vocabulary size",
+       [](M& m, const Value& v) { m.vocab = v.integer; }, shows(&M::vocab)},
+      {"max_seq", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "positions of a learned position embedding (0: rotary, no table)",
+       [](M& m, const Value& v) { m.max_seq = v.integer; }, shows(&M::max_seq)},
+      {"gated_mlp", Kind::kBool, by_default("false"), {}, "SwiGLU MLP (gate, up and down projections)",
+       [](M& m, const Value& v) { m.gated_mlp = v.flag; }, shows(&M::gated_mlp)},
+      {"tied_embeddings", Kind::kBool, by_default("false"), {}, "output layer shares the input embedding",
+       [](M& m, const Value& v) { m.tied_embeddings = v.flag; }, shows(&M::tied_embeddings)},
+      {"layernorm", Kind::kBool, by_default("true"), {}, "LayerNorm with bias (GPT); false: RMSNorm (Llama)",
+       [](M& m, const Value& v) { m.layernorm = v.flag; }, shows(&M::layernorm)},
+      {"dropout", Kind::kBool, by_default("true"), {}, "dropout on attention scores and layer outputs (GPT)",
+       [](M& m, const Value& v) { m.dropout = v.flag; }, shows(&M::dropout)},
+      {"experts", Kind::kInt, by_default("1"), int_range(1, 1 << 20), "MoE experts per layer (1: dense)",
+       [](M& m, const Value& v) { m.experts = v.integer; }, shows(&M::experts)},
+      {"top_k", Kind::kInt, by_default("1"), int_range(1, 1 << 20), "experts each token visits",
+       [](M& m, const Value& v) { m.top_k = v.integer; }, shows(&M::top_k)},
+  };
+  return f;
+}
+
+const std::vector<Field<topo::ClusterSpec>>& cluster_fields() {
+  using C = topo::ClusterSpec;
+  static const std::vector<Field<C>> f = {
+      {"system", Kind::kSection, required(), {},
+       "a system preset, e.g. dgx-h100; or a mapping: a preset and overrides, or a whole definition "
+       "(anatomy list --format yaml prints every preset that way)",
+       {}, [](const C& c) { return c.system.name; }},
+      {"gpus", Kind::kInt, required(), int_range(1, kMaxGpus), "GPUs in the job",
+       [](C& c, const Value& v) { c.gpus = v.as_int(); }, shows(&C::gpus)},
+      {"fabric", Kind::kSection, derived("every key at its default"), {}, "the scale-out fabric joining the hosts' NICs", {}},
+      {"storage", Kind::kSection, derived("every key at its default"), {}, "storage servers and their network", {}},
+  };
+  return f;
+}
+
+const std::vector<Field<topo::FabricSpec>>& fabric_fields() {
+  using F = topo::FabricSpec;
+  static const std::vector<Field<F>> f = {
+      {"switch", Kind::kSection, derived("none: the keys below describe the fabric's switches"), {},
+       "the switch the fabric is built of: {radix, port_speed, buffer, latency}; radix, link_speed and "
+       "switch_latency below, and network.switch_buffer, override its figures",
+       {}},
+      {"tiers", Kind::kInt, by_default("0"),
+       detail::int_one_of({0, 2, 3}, "must be 2 or 3, or 0 for the fewest tiers that hold the cluster"),
+       "switch tiers of the folded Clos (0: the fewest that hold the cluster)",
+       [](F& x, const Value& v) { x.tiers = v.as_int(); }, shows(&F::tiers)},
+      {"radix", Kind::kInt, by_default("0"), radix_check(),
+       "ports per switch (0: a 51.2 Tb/s switch's worth at the port speed, 32 to 128)",
+       [](F& x, const Value& v) { x.radix = v.as_int(); }, shows(&F::radix)},
+      {"oversubscription", Kind::kDouble, by_default("1"), detail::number_at_least(1),
+       "leaf down:up port ratio (1: non-blocking)", [](F& x, const Value& v) { x.oversubscription = v.number; }, shows(&F::oversubscription)},
+      {"spine_oversubscription", Kind::kDouble, by_default("1"), detail::number_at_least(1),
+       "spine down:up port ratio in 3-tier fabrics", [](F& x, const Value& v) { x.spine_oversubscription = v.number; }, shows(&F::spine_oversubscription)},
+      {"rail_optimized", Kind::kBool, by_default("true"), {},
+       "NIC r of every host goes to its unit's rail-r leaf (false: a host's NICs share a leaf)",
+       [](F& x, const Value& v) { x.rail_optimized = v.flag; }, shows(&F::rail_optimized)},
+      {"planes", Kind::kInt, by_default("1"), int_range(1, 8), "independent copies of the fabric each NIC splits across",
+       [](F& x, const Value& v) { x.planes = v.as_int(); }, shows(&F::planes)},
+      {"nic_speed", Kind::kBandwidth, derived("the system preset's NIC speed"), {}, "per NIC, e.g. 800Gbps",
+       [](F& x, const Value& v) { x.nic_speed = v.rate; }, shows_unless_zero(&F::nic_speed)},
+      {"link_speed", Kind::kBandwidth, derived("the NIC port speed"), {}, "switch-to-switch links",
+       [](F& x, const Value& v) { x.link_speed = v.rate; }, shows_unless_zero(&F::link_speed)},
+      {"switch_latency", Kind::kTime, by_default("600ns"), {}, "forwarding delay per switch",
+       [](F& x, const Value& v) { x.switch_latency = v.time; }, shows(&F::switch_latency)},
+      {"mtu", Kind::kInt, by_default("4096"), int_range(256, 9216),
+       "payload bytes per packet on the fabric: derates its links (mtu / (mtu + packet_overhead)) and sizes the "
+       "packet model's packets",
+       [](F& x, const Value& v) { x.framing.mtu_bytes = v.as_int(); },
+       [](const F& x) { return show_value(x.framing.mtu_bytes); }},
+      {"packet_overhead", Kind::kInt, by_default("82"), int_range(0, 1024),
+       "wire bytes each packet adds (RoCEv2: preamble, Ethernet, gap, IPv4, UDP, BTH, ICRC)",
+       [](F& x, const Value& v) { x.framing.overhead_bytes = v.as_int(); },
+       [](const F& x) { return show_value(x.framing.overhead_bytes); }},
+  };
+  return f;
+}
+
+const std::vector<Field<topo::StorageSpec>>& storage_fields() {
+  using S = topo::StorageSpec;
+  static const std::vector<Field<S>> f = {
+      {"servers", Kind::kInt, by_default("0"), int_range(0, kMaxGpus), "storage servers (0: none)",
+       [](S& x, const Value& v) { x.servers = v.as_int(); }, shows(&S::servers)},
+      {"nics_per_server", Kind::kInt, by_default("2"), int_range(1, 64), "NICs per storage server",
+       [](S& x, const Value& v) { x.nics_per_server = v.as_int(); }, shows(&S::nics_per_server)},
+      {"nic_speed", Kind::kBandwidth, by_default("400Gbps"), {}, "per storage-server NIC",
+       [](S& x, const Value& v) { x.nic_speed = v.rate; }, shows(&S::nic_speed)},
+      {"shared_with_compute", Kind::kBool, by_default("false"), {},
+       "storage on the scale-out fabric instead of a separate one",
+       [](S& x, const Value& v) { x.shared_with_compute = v.flag; }, shows(&S::shared_with_compute)},
+  };
+  return f;
+}
+
+const std::vector<Field<ParallelPlan>>& parallelism_fields() {
+  using P = ParallelPlan;
+  constexpr int64_t kMaxWays = kMaxGpus;
+  static const std::vector<Field<P>> f = {
+      {"tp", Kind::kInt, by_default("1"), int_range(1, kMaxWays), "tensor-parallel size",
+       [](P& p, const Value& v) { p.tp = v.as_int(); }, shows(&P::tp)},
+      {"pp", Kind::kInt, by_default("1"), int_range(1, kMaxWays), "pipeline-parallel stages",
+       [](P& p, const Value& v) { p.pp = v.as_int(); }, shows(&P::pp)},
+      {"dp", Kind::kInt, derived("GPUs / (tp x pp x cp)"), int_range(1, kMaxWays), "data-parallel replicas",
+       [](P& p, const Value& v) { p.dp = v.as_int(); }, shows(&P::dp)},
+      {"cp", Kind::kInt, by_default("1"), int_range(1, kMaxWays), "context-parallel size",
+       [](P& p, const Value& v) { p.cp = v.as_int(); }, shows(&P::cp)},
+      {"ep", Kind::kInt, by_default("1"), int_range(1, kMaxWays), "expert-parallel size (MoE; divides dp)",
+       [](P& p, const Value& v) { p.ep = v.as_int(); }, shows(&P::ep)},
+      {"sequence_parallel", Kind::kBool, by_default("true"), {},
+       "with TP, shard norms and dropout (all-gather + reduce-scatter instead of all-reduce)",
+       [](P& p, const Value& v) { p.sequence_parallel = v.flag; }, shows(&P::sequence_parallel)},
+      {"virtual_stages", Kind::kInt, by_default("1"), int_range(1, 1024),
+       "model chunks per pipeline rank (interleaved 1F1B)", [](P& p, const Value& v) { p.virtual_stages = v.as_int(); }, shows(&P::virtual_stages)},
+      {"zero_stage", Kind::kInt, by_default("1"), int_range(0, 3),
+       "0 none, 1 optimizer state, 2 + gradients, 3 + parameters (FSDP) sharded over DP",
+       [](P& p, const Value& v) { p.zero_stage = v.as_int(); }, shows(&P::zero_stage)},
+      {"overlap_grad_reduce", Kind::kBool, by_default("true"), {}, "reduce gradient buckets during backward",
+       [](P& p, const Value& v) { p.overlap_grad_reduce = v.flag; }, shows(&P::overlap_grad_reduce)},
+      {"overlap_param_gather", Kind::kBool, by_default("true"), {}, "gather sharded parameters during forward",
+       [](P& p, const Value& v) { p.overlap_param_gather = v.flag; }, shows(&P::overlap_param_gather)},
+      {"overlap_p2p_comm", Kind::kBool, by_default("false"), {},
+       "pipeline sends overlap compute (false: a stage waits for its send, as Megatron-LM's blocking p2p)",
+       [](P& p, const Value& v) { p.overlap_p2p_comm = v.flag; }, shows(&P::overlap_p2p_comm)},
+      {"tp_comm_overlap", Kind::kBool, by_default("false"), {}, "hide TP collectives behind GEMMs",
+       [](P& p, const Value& v) { p.tp_comm_overlap = v.flag; }, shows(&P::tp_comm_overlap)},
+      {"bucket_size", Kind::kBytes, by_default("80MB"), detail::bytes_positive(),
+       "gradients reduced together, e.g. 40MB (Megatron: 40M bf16 elements = 80MB)",
+       [](P& p, const Value& v) { p.bucket_bytes = v.bytes.count(); },
+       [](const P& p) { return show_value(core::Bytes(p.bucket_bytes)); }},
+      {"param_gather_size", Kind::kBytes, by_default("0"), {},
+       "ZeRO-3: parameters gathered per collective (0: one layer, as FSDP wraps blocks; DeepSpeed: 100MB)",
+       [](P& p, const Value& v) { p.param_gather_bytes = v.bytes.count(); },
+       [](const P& p) { return show_value(core::Bytes(p.param_gather_bytes)); }},
+      {"framework", Kind::kEnum, by_default("megatron"), {},
+       "what shards the model state: megatron (distributed optimizer; FSDP per block: a layer at once) or "
+       "deepspeed (ZeRO: a sub-module's parameters at once, 2+2+12 bytes per fp16 parameter)",
+       [](P& p, const Value& v) {
+         p.framework = v.text == "deepspeed" ? workload::ShardingFramework::kDeepSpeed
+                                             : workload::ShardingFramework::kMegatron;
+       },
+       [](const P& p) {
+         return std::string(p.framework == workload::ShardingFramework::kDeepSpeed ? "deepspeed" : "megatron");
+       },
+       {"megatron", "deepspeed"}},
+      {"cp_all_gather", Kind::kBool, by_default("false"), {},
+       "CP: all-gather K/V before attention, exposed (Llama 3); false: ring attention behind the kernels",
+       [](P& p, const Value& v) { p.cp_all_gather = v.flag; }, shows(&P::cp_all_gather)},
+  };
+  return f;
+}
+
+const std::vector<Field<TrainingSpec>>& training_fields() {
+  using T = TrainingSpec;
+  static const std::vector<Field<T>> f = {
+      {"seq_len", Kind::kInt, by_default("2048"), int_range(1, kMaxDim), "tokens per sequence",
+       [](T& t, const Value& v) { t.seq_len = v.integer; }, shows(&T::seq_len)},
+      {"global_batch", Kind::kInt, by_default("512"), int_range(1, kMaxDim), "sequences per iteration",
+       [](T& t, const Value& v) { t.global_batch = v.integer; }, shows(&T::global_batch)},
+      {"micro_batch", Kind::kInt, by_default("1"), int_range(1, kMaxDim), "sequences per micro-batch per DP rank",
+       [](T& t, const Value& v) { t.micro_batch = v.integer; }, shows(&T::micro_batch)},
+      {"precision", Kind::kEnum, by_default("bf16"), {}, "GEMM precision",
+       [](T& t, const Value& v) { t.precision = hw::parse_precision(v.text, "training.precision"); },
+       [](const T& t) { return std::string(hw::to_string(t.precision)); },
+       {"bf16", "fp8", "fp16", "fp32"}},
+      {"recompute", Kind::kEnum, by_default("none"), {},
+       "activation recomputation: none, selective (attention) or full (whole layers)",
+       [](T& t, const Value& v) {
+         t.recompute = v.text == "full"        ? workload::Recompute::kFull
+                       : v.text == "selective" ? workload::Recompute::kSelective
+                                               : workload::Recompute::kNone;
+       },
+       [](const T& t) { return std::string(workload::to_string(t.recompute)); },
+       {"none", "selective", "full"}},
+      {"flash_attention", Kind::kBool, by_default("true"), {},
+       "fused attention (FlashAttention); false: attention scores materialized, as in Megatron-LM 2021",
+       [](T& t, const Value& v) { t.flash_attention = v.flag; }, shows(&T::flash_attention)},
+  };
+  return f;
+}
+
+const std::vector<Field<Scenario>>& compute_fields() {
+  static const std::vector<Field<Scenario>> f = {
+      {"calibration", Kind::kPath, derived("none: the system's own table, if one ships"), {},
+       "a calibration table (JSON); relative to the scenario file's folder",
+       [](Scenario& s, const Value& v) { s.calibration = v.text; }, shows_unless_zero(&Scenario::calibration)},
+      {"memory_check", Kind::kEnum, by_default("error"), {},
+       "a plan that does not fit in GPU memory: error, or warn and simulate anyway",
+       [](Scenario& s, const Value& v) { s.memory_check_is_error = v.text == "error"; },
+       [](const Scenario& s) { return std::string(s.memory_check_is_error ? "error" : "warn"); }, {"error", "warn"}},
+  };
+  return f;
+}
+
+const std::vector<Field<Expected>>& expected_fields() {
+  using E = Expected;
+  static const std::vector<Field<E>> f = {
+      {"case", Kind::kString, required(), detail::not_empty(), "the validation case id, e.g. A1-175B",
+       [](E& e, const Value& v) { e.case_id = v.text; }, shows(&E::case_id)},
+      {"metric", Kind::kEnum, required(), {}, "what the published figure measures",
+       [](E& e, const Value& v) { e.metric = v.text; }, shows(&E::metric), {"tflops_per_gpu", "megatron_tflops_per_gpu", "mfu", "tokens_per_s", "iteration_s",
+                                                          "busbw_GBps", "time_us", "interruptions", "ettr"}},
+      {"value", Kind::kDouble, required(), detail::number_positive(), "the published figure",
+       [](E& e, const Value& v) { e.value = v.number; }, shows(&E::value)},
+      {"source", Kind::kString, by_default(""), {}, "where the figure was published",
+       [](E& e, const Value& v) { e.source = v.text; }, shows(&E::source)},
+      {"bound", Kind::kEnum, by_default("equal"), {}, "equal, or a published bound: at_least / at_most",
+       [](E& e, const Value& v) { e.bound = v.text; }, shows(&E::bound), {"equal", "at_least", "at_most"}},
+  };
+  return f;
+}
+
+const std::vector<Field<CollectiveCase>>& collective_fields() {
+  using C = CollectiveCase;
+  static const std::vector<Field<C>> f = {
+      {"op", Kind::kEnum, by_default("all_reduce"), {}, "the collective",
+       [](C& c, const Value& v) { c.op = coll::parse_op(v.text, "collective.op"); },
+       [](const C& c) { return std::string(coll::to_string(c.op)); },
+       {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all", "send_recv"}},
+      {"bytes", Kind::kBytes, required(), {}, "message size, nccl-tests' convention",
+       [](C& c, const Value& v) { c.bytes = v.bytes; }, shows(&C::bytes)},
+      {"algorithm", Kind::kString, by_default("auto"), {}, "ring, tree, nvls, hierarchical, direct or auto",
+       [](C& c, const Value& v) { c.algorithm = v.text; }, shows(&C::algorithm)},
+  };
+  return f;
+}
+
+namespace {
+
+// The packet options say nothing about a flow run: its rows stop at the model.
+Section network_section() {
+  Section s = section<net::NetworkSpec>("network", network_fields(), [](const Scenario& x) { return &x.network; });
+  s.rows = [](const Scenario& x, std::vector<InputValue>& out) {
+    const auto& all = network_fields();
+    const bool packet = x.network.model == net::NetworkModel::kPacket;
+    add_rows(out, "network", std::vector<Field<net::NetworkSpec>>(all.begin(), packet ? all.end() : all.begin() + 1),
+             x.network);
+  };
+  return s;
+}
+
+}  // namespace
+
+const std::vector<Section>& sections() {
+  static const std::vector<Section> all = [] {
+    std::vector<Section> s = {
+        section<Scenario>("", top_fields(), [](const Scenario& x) { return &x; }),
+        section<ModelSpec>("model", model_fields(),
+                           [](const Scenario& x) { return x.collective && x.model.layers == 0 ? nullptr : &x.model; }),
+        section<topo::ClusterSpec>("cluster", cluster_fields(), [](const Scenario& x) { return &x.cluster; }),
+        section<hw::System>("cluster.system", system_fields(), [](const Scenario& x) { return &x.cluster.system; }),
+        section<hw::Accelerator>("cluster.system.gpu", accelerator_fields(),
+                                 [](const Scenario& x) { return &x.cluster.system.gpu; }),
+        section<hw::ScaleUp>("cluster.system.scaleup", scaleup_fields(),
+                             [](const Scenario& x) { return &x.cluster.system.scaleup; }),
+        section<topo::FabricSpec>("cluster.fabric", fabric_fields(), [](const Scenario& x) { return &x.cluster.fabric; }),
+        // Docs only: the switch's figures are applied to the fabric and network as read.
+        section<hw::Switch>("cluster.fabric.switch", switch_fields(),
+                            [](const Scenario&) -> const hw::Switch* { return nullptr; }),
+        section<topo::StorageSpec>("cluster.storage", storage_fields(),
+                                   [](const Scenario& x) { return &x.cluster.storage; }),
+        section<ParallelPlan>("parallelism", parallelism_fields(),
+                              [](const Scenario& x) { return x.collective ? nullptr : &x.parallelism; }),
+        section<TrainingSpec>("training", training_fields(),
+                              [](const Scenario& x) { return x.collective ? nullptr : &x.training; }),
+        network_section(),
+        section<Scenario>("compute", compute_fields(), [](const Scenario& x) { return &x; }),
+        section<Expected>("expected", expected_fields(),
+                          [](const Scenario& x) { return x.expected ? &*x.expected : nullptr; }),
+        section<CollectiveCase>("collective", collective_fields(),
+                                [](const Scenario& x) { return x.collective ? &*x.collective : nullptr; }),
+    };
+    add_job_sections(s);
+    return s;
+  }();
+  return all;
+}
+
+}  // namespace anatomy::scenario::detail
