@@ -35,6 +35,7 @@ struct CollectiveArgs {
   std::string network = "flow";
   std::string format = "table";
   OutputOptions outputs;
+  const CLI::App* command = nullptr;  // its flags are the report's inputs
 };
 
 std::vector<core::Bytes> sizes(const CollectiveArgs& a) {
@@ -47,66 +48,19 @@ std::vector<core::Bytes> sizes(const CollectiveArgs& a) {
                           a.step_factor, "--min-bytes", "--max-bytes", "--step-factor");
 }
 
-// The command line as the report's inputs table.
-report::PageInfo collective_page_info(const CollectiveArgs& a, const std::string& topology, const std::string& library,
-                                      const std::string& fidelity, int gpus) {
-  report::PageInfo info;
-  info.title = fmt::format("{} on {} GPUs", a.op, gpus);
-  info.source = "anatomy collective";
-  info.facts = {{"topology", topology},
-                {"network", fmt::format("{} model; library: {}; fidelity: {}; algorithm: {}", a.network, library,
-                                        fidelity, a.algo)}};
-  const auto add = [&](const std::string& field, const std::string& value) {
-    if (!value.empty()) info.inputs.push_back({"collective", field, value});
-  };
-  add("--op", a.op);
-  add("--algo", a.algo);
-  add("--protocol", a.algo == "auto" ? "auto (every protocol)" : a.protocol);
-  add("--fidelity", fidelity);
-  add("--channels", a.channels > 0 ? fmt::format("{}", a.channels) : "as NCCL would");
-  add("--chunks", a.chunks > 0 ? fmt::format("{}", a.chunks) : "from the protocol's chunk size");
-  if (a.bytes.empty()) {
-    add("--min-bytes", a.min_bytes);
-    add("--max-bytes", a.max_bytes);
-    add("--step-factor", fmt::format("{}", a.step_factor));
-  } else {
-    add("--bytes", a.bytes);
-  }
-  const auto cl = [&](const std::string& field, const std::string& value) {
-    if (!value.empty()) info.inputs.push_back({"cluster", field, value});
-  };
-  const ClusterOptions& c = a.cluster;
-  cl("--topology", c.topology);
-  if (c.topology == "cluster") {
-    cl("--system", c.system);
-    cl("--gpus", fmt::format("{}", c.gpus));
-    cl("--tiers", c.tiers > 0 ? fmt::format("{}", c.tiers) : "auto");
-    cl("--radix", c.radix > 0 ? fmt::format("{}", c.radix) : "auto");
-    cl("--oversubscription", fmt::format("{:g}", c.oversubscription));
-    cl("--rails", c.no_rails ? "no (--no-rails)" : "rail-optimized");
-    cl("--planes", fmt::format("{}", c.planes));
-    cl("--nic-speed", c.nic_speed.empty() ? "the system's" : c.nic_speed);
-    cl("--link-speed", c.link_speed.empty() ? "the NIC port speed" : c.link_speed);
-    cl("--switch-latency", c.switch_latency);
-  } else {
-    cl("--gpus", fmt::format("{}", c.gpus));
-    cl("--dims", c.dims);
-    cl("--link-bandwidth", c.link_bandwidth);
-    cl("--hop-latency", c.hop_latency);
-  }
-  cl("--library", c.library.empty() ? library : c.library);
-  cl("--network", a.network);
-  cl("topology (built)", topology);
-  return info;
-}
-
 void write_collective_outputs(const CollectiveArgs& a, const std::vector<coll::CollectiveResult>& rows,
-                              const std::string& topology, const std::string& library, const std::string& fidelity) {
-  const int gpus = rows.empty() ? a.cluster.gpus : rows.front().ranks;
-  if (!a.outputs.report.empty())
-    write_output_file(a.outputs.report,
-                      report::collective_report_html(rows, collective_page_info(a, topology, library, fidelity, gpus)),
-                      "--report");
+                              const report::CollectiveSweepInfo& info) {
+  if (!a.outputs.report.empty()) {
+    report::PageInfo page;
+    page.title = fmt::format("{} on {} GPUs", a.op, info.gpus);
+    page.source = "anatomy collective";
+    page.facts = {{"topology", info.topology},
+                  {"network", fmt::format("{} model; library: {}; fidelity: {}; algorithm: {}", info.network,
+                                          info.library, info.fidelity, info.algorithm)}};
+    page.inputs = flag_rows(*a.command, "collective");
+    page.inputs.push_back({"collective", "topology (built)", info.topology, false, true});
+    write_output_file(a.outputs.report, report::collective_report_html(rows, page), "--report");
+  }
   if (!a.outputs.csv.empty())
     write_output_file((std::filesystem::path(a.outputs.csv) / "collective.csv").string(), report::collective_csv(rows),
                       "--csv");
@@ -123,9 +77,10 @@ void run_collective(const CollectiveArgs& a) {
   sweep.channels = a.channels;
   sweep.chunks = a.chunks;
   sweep.network = net::parse_network_spec(a.network, "--network");
-  const topo::Topology topo = a.cluster.build();
+  const app::ClusterRequest cluster = a.cluster.given();
+  const topo::Topology topo = app::build_topology(cluster);
   check_writable(a.outputs.report, "--report");
-  const std::string system = a.cluster.topology == "cluster" ? a.cluster.system : a.cluster.topology;
+  const std::string system = cluster.topology == "cluster" ? cluster.system : cluster.topology;
   const auto info_of = [&](const app::CollectiveSweepRun& run) {
     return report::CollectiveSweepInfo{
         sweep.op, run.gpus, system, run.topology, a.network, run.library, coll::to_string(run.fidelity), a.algo};
@@ -133,10 +88,10 @@ void run_collective(const CollectiveArgs& a) {
   app::CollectiveSweepRun run;
   if (a.format == "json") {  // one document at the end; the progress line meanwhile
     report::Progress progress(stderr, a.outputs.progress(), static_cast<int64_t>(sweep.sizes.size()), "sizes");
-    run = app::run_collective_sweep(topo, a.cluster.library_model(), sweep,
+    run = app::run_collective_sweep(topo, app::library_model(cluster), sweep,
                                     [&](const app::CollectiveSweepRun& r) { progress.advance(r.rows.back().time); });
   } else {  // each row as its size finishes, so a run stopped early keeps what it did
-    run = app::run_collective_sweep(topo, a.cluster.library_model(), sweep, [&](const app::CollectiveSweepRun& r) {
+    run = app::run_collective_sweep(topo, app::library_model(cluster), sweep, [&](const app::CollectiveSweepRun& r) {
       const report::CollectiveSweepInfo info = info_of(r);
       if (r.rows.size() == 1) std::fputs(report::collective_sweep_header(info).c_str(), stdout);
       std::fputs(report::collective_sweep_row(info, r.rows.back()).c_str(), stdout);
@@ -144,7 +99,7 @@ void run_collective(const CollectiveArgs& a) {
     });
   }
   const report::CollectiveSweepInfo info = info_of(run);
-  write_collective_outputs(a, run.rows, run.topology, run.library, info.fidelity);
+  write_collective_outputs(a, run.rows, info);
   if (a.format == "json")
     print_json(report::collective_sweep_json(info, run.rows));
   else
@@ -156,6 +111,7 @@ void run_collective(const CollectiveArgs& a) {
 void add_collective_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CollectiveArgs>();
   CLI::App* sub = app.add_subcommand("collective", "time a collective across message sizes, as nccl-tests prints it");
+  args->command = sub;
   args->cluster.add_to(*sub);
   sub->add_option("--op", args->op, "all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv")
       ->capture_default_str();

@@ -47,6 +47,25 @@ app::OnStep on_step(report::Progress& progress) {
   };
 }
 
+std::vector<report::InputRow> flag_rows(const CLI::App& command, const std::string& section) {
+  std::vector<report::InputRow> rows;
+  for (const CLI::Option* o : command.get_options()) {
+    const std::string name = o->get_name();
+    if (name.rfind("--", 0) != 0) continue;  // help, positionals
+    if (name == "--help" || name == "--format" || name == "--report" || name == "--csv" || name == "--quiet") continue;
+    std::string value;
+    if (o->get_type_size() == 0) {
+      value = o->count() > 0 ? "yes" : "no";
+    } else if (o->count() > 0) {
+      for (const std::string& r : o->results()) value += (value.empty() ? "" : ",") + r;
+    } else {
+      value = o->get_default_str().empty() ? "not given" : o->get_default_str();
+    }
+    rows.push_back({section, name, value});
+  }
+  return rows;
+}
+
 void write_output_file(const std::string& path, const std::string& text, const std::string& flag) {
   const std::filesystem::path p(path);
   std::error_code ec;

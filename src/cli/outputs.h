@@ -44,6 +44,11 @@ void print_json(const nlohmann::ordered_json& j);
 // A use case's steps drawn on `progress`.
 app::OnStep on_step(report::Progress& progress);
 
+// Every option of `command` as a report's input row in `section`: the value
+// given, else the default (what the report names, from the flags' own
+// declarations); output and format flags are left out.
+std::vector<report::InputRow> flag_rows(const CLI::App& command, const std::string& section);
+
 // Writes `text` to `path` (creating its folder); throws InputError naming
 // `flag` when it cannot.
 void write_output_file(const std::string& path, const std::string& text, const std::string& flag);

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -14,15 +13,8 @@
 namespace anatomy::cli {
 namespace {
 
-std::vector<report::SchemaRow> schema_rows() {
-  std::vector<report::SchemaRow> rows;
-  for (const scenario::FieldDoc& d : scenario::scenario_fields())
-    rows.push_back({d.path, d.kind, d.unit, d.default_value, d.help});
-  return rows;
-}
-
 void print_schema(const std::string& format) {
-  const std::vector<report::SchemaRow> rows = schema_rows();
+  const std::vector<scenario::FieldDoc> rows = scenario::scenario_fields();
   if (format == "text") {
     std::fputs(report::schema_text(rows).c_str(), stdout);
   } else if (format == "markdown") {

@@ -2,9 +2,8 @@
 // What a page needs besides the model's result so that it stands on its
 // own: its title, one-line facts (model, cluster, plan, compute and network
 // models) and the inputs that produced it, as a table.
-//
-// The report layer sits below scenario/, so the CLI turns a Scenario into
-// these rows; the report only lays them out.
+// scenario_page.h makes one from a scenario; `anatomy collective` from its
+// flags. The writers only lay them out.
 
 #include <string>
 #include <utility>

@@ -3,23 +3,16 @@
 // default and meaning, as an aligned text table (`anatomy schema`), as
 // Markdown (docs/scenario.md is this output, checked to be current by a
 // test) or as JSON.
-//
-// The report layer sits below scenario/, so the CLI turns the schema's
-// declarations (scenario::scenario_fields()) into these rows; the writers
-// only lay them out.
+// The rows are the schema's own declarations (scenario::scenario_fields()).
 
 #include <string>
 #include <vector>
 
+#include "scenario/scenario.h"
+
 namespace anatomy::report {
 
-struct SchemaRow {
-  std::string path;           // "cluster.fabric.nic_speed"
-  std::string kind;           // "rate", "one of flow|packet", "section", ...
-  std::string unit;           // "B", "bit/s", "s", or ""
-  std::string default_value;  // as written, "required", or how it is derived
-  std::string help;
-};
+using SchemaRow = scenario::FieldDoc;
 
 std::string schema_text(const std::vector<SchemaRow>& rows);
 // One table per top-level section, under a header that says how values
