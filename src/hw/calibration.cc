@@ -147,6 +147,8 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
     for (size_t i = 0; i < upto; ++i)
       if (body[i] == '\n') ++line;
     throw core::InputError({path, line, ""}, std::string("malformed JSON: ") + e.what());
+  } catch (const json::exception& e) {  // a number past double's range, say (out_of_range 406)
+    throw core::InputError({path, 0, ""}, std::string("malformed JSON: ") + e.what());
   }
 
   Reader r(path);

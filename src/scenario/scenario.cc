@@ -98,7 +98,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
   } catch (const YAML::Exception& e) {
     throw core::InputError({file, e.mark.is_null() ? 0 : e.mark.line + 1, ""}, "YAML syntax error: " + e.msg);
   }
-  if (!root.IsDefined() || root.IsNull()) ctx.fail(0, "", "the scenario is empty (it needs at least model and cluster)");
+  if (!root.IsDefined() || root.IsNull()) ctx.fail(1, "model", "is required: the scenario is empty (it needs at least model and cluster)");
 
   Scenario s;
   s.file = file;

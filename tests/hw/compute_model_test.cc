@@ -122,6 +122,18 @@ TEST(Calibration, MalformedJsonNamesTheFileAndLine) {
   }
 }
 
+TEST(Calibration, ANumberPastDoublesRangeIsAnInputError) {
+  // Found by the fuzz target: 2.7e78799 made the JSON library throw
+  // out_of_range, which escaped as a crash instead of one error.
+  try {
+    parse_calibration("{\"meta\": {\"name\": 2.7361598610e78799}}", "t.json");
+    FAIL() << "expected InputError";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().file, "t.json");
+    EXPECT_NE(std::string(e.what()).find("number overflow"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Calibration, MissingOrMistypedFieldsAreNamedByJsonPath) {
   struct Case {
     const char* name;
