@@ -1,5 +1,5 @@
 #pragma once
-// The optimal checkpoint interval (case C6 in shared/data/validation).
+// The optimal checkpoint interval (case C6 of validation/README.md).
 //
 // delta = time a checkpoint costs the job, M = mean time between
 // interruptions, R = restart cost.
