@@ -18,11 +18,13 @@ std::string label_of(size_t i) {
 
 }  // namespace
 
-std::vector<report::CompareRun> compare_scenarios(const std::vector<std::string>& files, const OnStep& on_run) {
+std::vector<report::CompareRun> compare_scenarios(const std::vector<std::string>& files,
+                                                  const std::vector<scenario::Override>& overrides,
+                                                  const OnStep& on_run) {
   if (files.size() < 2) throw core::InputError({"", 0, "scenarios"}, "give at least two scenario files to compare");
   std::vector<scenario::Scenario> scenarios;
   for (const auto& f : files) {
-    scenarios.push_back(scenario::load_scenario(f));
+    scenarios.push_back(scenario::load_scenario(f, overrides));
     if (scenarios.back().collective) throw not_an_iteration(scenarios.back());
   }
   std::vector<report::CompareRun> runs;

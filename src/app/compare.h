@@ -8,11 +8,15 @@
 
 #include "app/progress.h"
 #include "report/compare.h"
+#include "scenario/overrides.h"
 
 namespace anatomy::app {
 
 // Reads and checks every file before running any; throws InputError for
 // fewer than two files or a collective case.
-std::vector<report::CompareRun> compare_scenarios(const std::vector<std::string>& files, const OnStep& on_run = {});
+// `overrides` (--set, --seed) apply to every file.
+std::vector<report::CompareRun> compare_scenarios(const std::vector<std::string>& files,
+                                                  const std::vector<scenario::Override>& overrides = {},
+                                                  const OnStep& on_run = {});
 
 }  // namespace anatomy::app

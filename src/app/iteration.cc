@@ -48,9 +48,9 @@ training:
 )";
 }
 
-scenario::Scenario load_or_default(const std::string& file) {
-  return file.empty() ? scenario::parse_scenario(default_scenario_yaml(), "<built-in default>")
-                      : scenario::load_scenario(file);
+scenario::Scenario load_or_default(const std::string& file, const std::vector<scenario::Override>& overrides) {
+  return file.empty() ? scenario::parse_scenario(default_scenario_yaml(), "<built-in default>", overrides)
+                      : scenario::load_scenario(file, overrides);
 }
 
 }  // namespace anatomy::app

@@ -7,6 +7,7 @@
 //   r.result.iteration;  // 1.309 s for the built-in default
 
 #include <string>
+#include <vector>
 
 #include "scenario/scenario.h"
 #include "workload/iteration.h"
@@ -25,7 +26,8 @@ IterationRun run_iteration(const scenario::Scenario& s, int link_samples = 0);
 
 // The built-in default scenario, as YAML (what `anatomy run --show-default` prints).
 const char* default_scenario_yaml();
-// The scenario in `file`, or the built-in default when `file` is empty.
-scenario::Scenario load_or_default(const std::string& file);
+// The scenario in `file`, or the built-in default when `file` is empty,
+// with the command line's overrides (--set, --seed) applied.
+scenario::Scenario load_or_default(const std::string& file, const std::vector<scenario::Override>& overrides = {});
 
 }  // namespace anatomy::app

@@ -26,8 +26,8 @@ double metric_of(const std::string& metric, const workload::IterationResult& r) 
 
 }  // namespace
 
-report::ValidationCase validate_case(const std::string& path) {
-  const scenario::Scenario s = scenario::load_scenario(path);
+report::ValidationCase validate_case(const std::string& path, const std::vector<scenario::Override>& overrides) {
+  const scenario::Scenario s = scenario::load_scenario(path, overrides);
   if (!s.expected) throw core::InputError({path, 0, "expected"}, "a validation case needs an expected: section");
   report::ValidationCase c;
   c.file = path;
@@ -78,7 +78,8 @@ report::ValidationCase validate_case(const std::string& path) {
   return c;
 }
 
-report::Validation validate_folder(const std::string& dir_arg, const OnStep& on_case) {
+report::Validation validate_folder(const std::string& dir_arg, const std::vector<scenario::Override>& overrides,
+                                   const OnStep& on_case) {
   report::Validation v;
   v.dir = dir_arg.empty() ? validation_dir("dir") : dir_arg;
   if (!std::filesystem::is_directory(v.dir))
@@ -89,7 +90,7 @@ report::Validation validate_folder(const std::string& dir_arg, const OnStep& on_
   std::sort(files.begin(), files.end());
   if (files.empty()) throw core::InputError({"", 0, "dir"}, fmt::format("no .yaml cases in '{}'", v.dir));
   for (const auto& f : files) {
-    v.cases.push_back(validate_case(f));
+    v.cases.push_back(validate_case(f, overrides));
     if (on_case) on_case(v.cases.back().simulated_time, static_cast<int64_t>(files.size()));
   }
   return v;

@@ -4,17 +4,21 @@
 // published figure (`anatomy validate`).
 
 #include <string>
+#include <vector>
 
 #include "app/progress.h"
 #include "report/validation.h"
+#include "scenario/overrides.h"
 
 namespace anatomy::app {
 
 // One case file. A case the model refuses (it does not fit, say) comes back
 // with ran = false and the reason in its note; a malformed file throws.
-report::ValidationCase validate_case(const std::string& path);
+report::ValidationCase validate_case(const std::string& path, const std::vector<scenario::Override>& overrides = {});
 
 // Every .yaml in `dir` ("" = the shipped validation cases), in name order.
-report::Validation validate_folder(const std::string& dir, const OnStep& on_case = {});
+// `overrides` (--set, --seed) apply to every case.
+report::Validation validate_folder(const std::string& dir, const std::vector<scenario::Override>& overrides = {},
+                                   const OnStep& on_case = {});
 
 }  // namespace anatomy::app

@@ -5,6 +5,7 @@
 
 #include "app/compare.h"
 #include "cli/outputs.h"
+#include "cli/scenario_options.h"
 #include "report/compare.h"
 #include "report/progress.h"
 
@@ -15,6 +16,7 @@ struct CompareArgs {
   std::vector<std::string> files;
   std::string format = "table";
   OutputOptions outputs;
+  ScenarioOptions scenario;
 };
 
 void compare(const CompareArgs& a) {
@@ -23,7 +25,7 @@ void compare(const CompareArgs& a) {
   std::vector<report::CompareRun> runs;
   {
     report::Progress progress(stderr, a.outputs.progress(), static_cast<int64_t>(a.files.size()), "runs");
-    runs = app::compare_scenarios(a.files, on_step(progress));
+    runs = app::compare_scenarios(a.files, a.scenario.overrides(), on_step(progress));
   }
   const std::vector<report::CompareMetric> metrics = report::compare_metrics(runs);
   if (!a.outputs.report.empty())
@@ -40,6 +42,7 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   sub->add_option("scenarios", args->files, "two or more scenario YAML files (the first is the baseline)")->required();
   sub->add_option("--format", args->format, "table or json")->capture_default_str();
   args->outputs.add_to(*sub, OutputOptions::kReport | OutputOptions::kQuiet);
+  args->scenario.add_to(*sub);
   sub->callback([args, &exit_code] {
     compare(*args);
     exit_code = 0;

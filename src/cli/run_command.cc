@@ -7,6 +7,7 @@
 #include "app/iteration.h"
 #include "app/job.h"
 #include "cli/outputs.h"
+#include "cli/scenario_options.h"
 #include "core/error.h"
 #include "report/collective_text.h"
 #include "report/iteration_text.h"
@@ -31,9 +32,10 @@ void run_collective_case(const scenario::Scenario& s, const std::string& format,
     std::fputs(report::collective_case_text(s, run.result, run.topology).c_str(), stdout);
 }
 
-void run(const std::string& file, const std::string& format, const OutputOptions& outputs) {
+void run(const std::string& file, const std::string& format, const OutputOptions& outputs,
+         const ScenarioOptions& scenario_options) {
   check_format(format);
-  const scenario::Scenario s = app::load_or_default(file);
+  const scenario::Scenario s = app::load_or_default(file, scenario_options.overrides());
   if (s.collective) return run_collective_case(s, format, outputs);
   check_iteration_outputs(outputs, s);
   if (s.job) {  // the files show its steady iteration too
@@ -66,17 +68,19 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto format = std::make_shared<std::string>("table");
   auto show = std::make_shared<bool>(false);
   auto outputs = std::make_shared<OutputOptions>();
+  auto scenario_options = std::make_shared<ScenarioOptions>();
   CLI::App* sub =
       app.add_subcommand("run", "simulate one training iteration of a scenario (default: the built-in one)");
   sub->add_option("scenario", *file, "scenario YAML file");
   sub->add_option("--format", *format, "table or json")->capture_default_str();
   sub->add_flag("--show-default", *show, "print the built-in default scenario's YAML and exit");
   outputs->add_to(*sub, OutputOptions::kReport | OutputOptions::kTrace | OutputOptions::kCsv | OutputOptions::kQuiet);
-  sub->callback([file, format, show, outputs, &exit_code] {
+  scenario_options->add_to(*sub);
+  sub->callback([file, format, show, outputs, scenario_options, &exit_code] {
     if (*show)
       std::fputs(app::default_scenario_yaml(), stdout);
     else
-      run(*file, *format, *outputs);
+      run(*file, *format, *outputs, *scenario_options);
     exit_code = 0;
   });
 }

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "core/error.h"
 #include "core/rng.h"
+#include "core/units.h"
 
 namespace anatomy::job {
 
@@ -19,6 +23,14 @@ int64_t Units::count(FailureClass::Per per) const {
 
 std::vector<FailureEvent> draw_failures(const FailureSpec& spec, const Units& units, SimTime duration,
                                         uint64_t seed) {
+  // A rate written in the wrong unit (1e20 per day) would draw without
+  // bound: the expected count is checked before any is drawn.
+  const double expected = failures_per_day(spec, units) * duration.seconds() / 86400.0;
+  if (expected > static_cast<double>(kMaxFailures))
+    throw core::InputError({"", 0, "job.failures"},
+                           fmt::format("the rates give {:.3g} failures over the job's {} (rate_per_day x units x "
+                                       "duration); at most {} are simulated: check each rate_per_day and what it counts",
+                                       expected, core::format_time(duration), kMaxFailures));
   const core::RngStreams streams(seed);
   std::vector<FailureEvent> out;
   for (size_t c = 0; c < spec.classes.size(); ++c) {

@@ -21,7 +21,13 @@ struct Units {
   int64_t count(FailureClass::Per per) const;
 };
 
+// Failures a job may draw: past this the rates are refused (a rate in the
+// wrong unit), so a run stays bounded in time and memory.
+inline constexpr int64_t kMaxFailures = 1'000'000;
+
 // Every failure in [0, duration), time-ordered (ties by class order).
+// Throws InputError (field job.failures) when the rates expect more than
+// kMaxFailures over the duration.
 std::vector<FailureEvent> draw_failures(const FailureSpec& spec, const Units& units, SimTime duration,
                                         uint64_t seed);
 // Expected interruptions per day from the classes' rates (1 / MTBI).

@@ -87,7 +87,8 @@ std::string stem_of(const std::string& file) { return std::filesystem::path(file
 
 }  // namespace
 
-Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
+                        const std::vector<Override>& overrides) {
   Context ctx;
   ctx.file = file;
   ctx.folder = std::filesystem::path(file).parent_path();
@@ -98,6 +99,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
   } catch (const YAML::Exception& e) {
     throw core::InputError({file, e.mark.is_null() ? 0 : e.mark.line + 1, ""}, "YAML syntax error: " + e.msg);
   }
+  ctx.overridden = detail::apply_overrides(root, overrides);
   if (!root.IsDefined() || root.IsNull()) ctx.fail(1, "model", "is required: the scenario is empty (it needs at least model and cluster)");
 
   Scenario s;
@@ -163,6 +165,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
                fmt::format("{} GPUs cannot hold a job of {} (cluster.gpus)", s.placement_cluster_gpus, s.cluster.gpus));
   }
   s.lines = ctx.lines;
+  s.overridden = ctx.overridden;
   if (s.collective && !top.count("model")) return s;
   try {
     workload::validate_plan(s.model, s.parallelism, s.training, s.cluster.gpus);
@@ -173,7 +176,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file) {
 }
 
 core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e) {
-  if (!e.where().file.empty() || s.file.empty()) return e;
+  if (!e.where().file.empty()) return e;
   // The builders below the scenario name fields as they know them: the
   // cluster's relative to the cluster, the network's without its section.
   std::string field = e.where().field;
@@ -182,11 +185,14 @@ core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e
     field = "cluster." + field;
   else if (field == "transport")
     field = "network.transport";
+  if (const std::string set = detail::override_for(s.overridden, field); !set.empty())
+    return e.with_field(field).with_location(set, 0);
+  if (s.file.empty()) return e;
   return e.with_field(field).with_location(s.file, detail::nearest_line(s.lines, field));
 }
 
-Scenario load_scenario(const std::string& path) {
-  return parse_scenario(core::read_input_file(path, core::kMaxScenarioBytes, "scenario file"), path);
+Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
+  return parse_scenario(core::read_input_file(path, core::kMaxScenarioBytes, "scenario file"), path, overrides);
 }
 
 }  // namespace anatomy::scenario

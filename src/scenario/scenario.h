@@ -55,6 +55,7 @@
 #include "core/error.h"
 #include "job/job_spec.h"
 #include "job/placement.h"
+#include "scenario/overrides.h"
 #include "net/network_spec.h"
 #include "topo/builders.h"
 #include "workload/model.h"
@@ -84,6 +85,8 @@ struct Scenario {
   // The 1-based line of every key the file gave, by dotted path
   // ("cluster.fabric.radix"), so errors found after loading can point there.
   std::map<std::string, int> lines;
+  // Paths the command line set, with the text that set them (overrides.h).
+  std::map<std::string, std::string> overridden;
   std::string name;
   uint64_t seed = 1;
   workload::ModelSpec model;
@@ -105,9 +108,12 @@ struct Scenario {
 // Reads and validates a scenario (plan against model and GPU count; memory
 // fit is checked by the caller once the hardware is known). Throws
 // core::InputError with file, line and field.
-Scenario load_scenario(const std::string& path);
+// `overrides` (overrides.h: --set, --seed) change the file's text before it
+// is read.
+Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides = {});
 // Same, from text (for tests); `file` names it in errors.
-Scenario parse_scenario(const std::string& yaml_text, const std::string& file);
+Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
+                        const std::vector<Override>& overrides = {});
 
 // An error found after loading (building the cluster, placing, simulating)
 // that names a field but no file, attributed to the scenario: the field

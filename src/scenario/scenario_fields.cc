@@ -21,6 +21,9 @@ using workload::TrainingSpec;
 
 constexpr int64_t kMaxGpus = 1'048'576;  // what topo::build_cluster accepts
 constexpr int64_t kMaxDim = 1'000'000'000;
+// Smallest gradient bucket or parameter gather: 1 MB (Megatron's default
+// bucket is 80 MB, DeepSpeed's 100-1,000 MB).
+constexpr int64_t kMinBucketBytes = 1'000'000;
 constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
 
 Check radix_check() {
@@ -203,11 +206,11 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.overlap_p2p_comm = v.flag; }, shows(&P::overlap_p2p_comm)},
       {"tp_comm_overlap", Kind::kBool, by_default("false"), {}, "hide TP collectives behind GEMMs",
        [](P& p, const Value& v) { p.tp_comm_overlap = v.flag; }, shows(&P::tp_comm_overlap)},
-      {"bucket_size", Kind::kBytes, by_default("80MB"), detail::bytes_positive(),
+      {"bucket_size", Kind::kBytes, by_default("80MB"), detail::bytes_at_least(core::Bytes(kMinBucketBytes), false),
        "gradients reduced together, e.g. 40MB (Megatron: 40M bf16 elements = 80MB)",
        [](P& p, const Value& v) { p.bucket_bytes = v.bytes.count(); },
        [](const P& p) { return show_value(core::Bytes(p.bucket_bytes)); }},
-      {"param_gather_size", Kind::kBytes, by_default("0"), {},
+      {"param_gather_size", Kind::kBytes, by_default("0"), detail::bytes_at_least(core::Bytes(kMinBucketBytes), true),
        "ZeRO-3: parameters gathered per collective (0: one layer, as FSDP wraps blocks; DeepSpeed: 100MB)",
        [](P& p, const Value& v) { p.param_gather_bytes = v.bytes.count(); },
        [](const P& p) { return show_value(core::Bytes(p.param_gather_bytes)); }},

@@ -1,5 +1,7 @@
 #include "scenario/yaml_fields.h"
 
+#include "scenario/overrides.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -55,6 +57,15 @@ Check number_positive() {
   };
 }
 
+Check bytes_at_least(core::Bytes lo, bool zero_allowed) {
+  return [lo, zero_allowed](const Value& v) -> std::string {
+    if (v.bytes >= lo || (zero_allowed && v.bytes.count() == 0)) return {};
+    return fmt::format("'{}' is under {}{}: a bucket this small means a collective per few bytes (was a unit left "
+                       "out? e.g. 100MB)",
+                       v.text, core::format_bytes(lo), zero_allowed ? " (0: the default)" : "");
+  };
+}
+
 Check bytes_positive() {
   return [](const Value& v) -> std::string {
     if (v.bytes.count() > 0) return {};
@@ -87,12 +98,16 @@ int nearest_line(const std::map<std::string, int>& lines, std::string_view field
 int Context::line_for(std::string_view field) const { return nearest_line(lines, field); }
 
 void Context::fail(int line, const std::string& field, const std::string& message) const {
+  if (const std::string set = override_for(overridden, field); !set.empty())
+    throw core::InputError({set, 0, field}, message);
   throw core::InputError({file, line, field}, message);
 }
 
 core::InputError Context::locate(const core::InputError& e, const std::string& field, int line) const {
   core::InputError out = e.with_field(field);
-  return e.where().file.empty() ? out.with_location(file, line) : out;
+  if (!e.where().file.empty()) return out;
+  if (const std::string set = override_for(overridden, field); !set.empty()) return out.with_location(set, 0);
+  return out.with_location(file, line);
 }
 
 int line_of(const YAML::Node& n) {

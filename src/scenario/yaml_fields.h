@@ -70,6 +70,9 @@ Check int_one_of(std::vector<int64_t> allowed, std::string reason);
 Check number_at_least(double lo);
 Check number_positive();
 Check bytes_positive();
+// At least `lo` (or 0 when zero_allowed): sizes whose unit was left out
+// ("100" bytes for 100MB) are refused instead of simulated for days.
+Check bytes_at_least(core::Bytes lo, bool zero_allowed);
 Check not_empty();
 
 // How a field's value reads in a report: as it would be written in YAML.
@@ -121,6 +124,9 @@ struct Context {
   std::string file;
   std::filesystem::path folder;          // relative paths in the file are relative to this
   std::map<std::string, int> lines;      // dotted field path -> 1-based line of its key
+  // Paths a command line set (overrides.h), with the text that set them:
+  // their errors name that text instead of a line of the file.
+  std::map<std::string, std::string> overridden;
 
   // The line of `field`, or of the nearest enclosing section that was
   // written ("parallelism.dp" -> "parallelism"); 0 when none was.

@@ -81,6 +81,18 @@ TEST(Cli, JsonWritersSurviveANameThatIsNotUtf8) {
   std::remove(file.c_str());
 }
 
+TEST(Cli, SetAndSeedChangeTheScenarioOnEveryCommand) {
+  // --set reaches the plan (TP 8 instead of the default's 4) and --seed the
+  // stream; a bad override is one line naming it, exit 2, nothing printed.
+  const Result r = run("run --set parallelism.tp=8 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["plan"].get<std::string>().rfind("TP8 ", 0), 0u);
+  expect_input_error("run --set parallelism.tp=0", "--set parallelism.tp=0: parallelism.tp:");
+  expect_input_error("compare --set parallelism.tp=0 a.yaml b.yaml", "a.yaml");
+  expect_input_error("validate --set nonsense", "--set: 'nonsense' is not field.path=value");
+  expect_input_error("run --seed -3", "--set seed=-3: seed:");
+}
+
 TEST(Cli, ScenarioThatIsNotARegularFileIsOneError) {
   expect_input_error("run /dev/zero", "/dev/zero: the scenario file is not a regular file");
 }

@@ -37,6 +37,25 @@ FailureSpec two_classes() {
   return f;
 }
 
+TEST(Failures, ARateThatWouldDrawWithoutBoundIsRefused) {
+  // Found by a mutation fuzzer: 1e20 failures per GPU-day grew memory until
+  // bad_alloc. 1e20 x 1,024 GPUs x 1 day = 1.0e23 expected, past the
+  // 1,000,000 a job may draw: one error naming job.failures instead.
+  FailureSpec f;
+  f.classes.push_back({"GPU", "GPU", FailureClass::Per::kGpu, 1e20, false, true});
+  const Units u{1024, 128, 1024, 0};
+  try {
+    draw_failures(f, u, SimTime::sec(86400), 1);
+    FAIL() << "expected InputError";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "job.failures");
+    EXPECT_NE(std::string(e.what()).find("1.02e+23 failures"), std::string::npos) << e.what();
+  }
+  // 1e-3 per GPU-day on the same GPUs for 30 days: ~31 expected, drawn.
+  f.classes[0].rate_per_unit_day = 1e-3;
+  EXPECT_LT(draw_failures(f, u, SimTime::sec(30 * 86400), 1).size(), 100u);
+}
+
 TEST(Failures, SameSeedSameHistoryOtherSeedOther) {
   const Units u{1024, 128, 1024, 0};
   const auto a = draw_failures(two_classes(), u, SimTime::sec(30 * 86400), 7);

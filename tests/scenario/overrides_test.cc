@@ -1,0 +1,90 @@
+#include "scenario/overrides.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "scenario/scenario.h"
+
+namespace anatomy::scenario {
+namespace {
+
+const char* const kBase = R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster: {system: dgx-h100, gpus: 16}
+parallelism: {tp: 8}
+)";
+
+std::string error_of(const std::string& yaml, const std::vector<Override>& overrides) {
+  try {
+    parse_scenario(yaml, "s.yaml", overrides);
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Overrides, SetAKeyTheFileHasAndOneItLeavesOut) {
+  // tp 8 -> 4 (so dp is derived as 16 / 4 = 4), and a fabric section the
+  // file never wrote is created for nic_speed.
+  const Scenario s = parse_scenario(kBase, "s.yaml",
+                                    {parse_override("parallelism.tp=4"), parse_override("cluster.fabric.nic_speed=800Gbps")});
+  EXPECT_EQ(s.parallelism.tp, 4);
+  EXPECT_EQ(s.parallelism.dp, 4);
+  EXPECT_DOUBLE_EQ(s.cluster.fabric.nic_speed.bps(), 800e9);
+}
+
+TEST(Overrides, AValueIsYamlSoASectionCanBeSetWhole) {
+  const Scenario s = parse_scenario(kBase, "s.yaml", {parse_override("model={preset: llama3-8b, layers: 8}")});
+  EXPECT_EQ(s.model.layers, 8);
+  EXPECT_EQ(s.model.hidden, 4096);
+}
+
+TEST(Overrides, TheSeedIsAnOverrideToo) {
+  EXPECT_EQ(parse_scenario(kBase, "s.yaml", {{"seed", "7"}}).seed, 7u);
+}
+
+TEST(Overrides, AnErrorInAnOverrideNamesItInsteadOfALine) {
+  EXPECT_EQ(error_of(kBase, {parse_override("parallelism.tpp=2")}).rfind("--set parallelism.tpp=2: parallelism.tpp: unknown key 'tpp'", 0), 0u)
+      << error_of(kBase, {parse_override("parallelism.tpp=2")});
+  EXPECT_EQ(error_of(kBase, {parse_override("training.precision=bf17")}),
+            "--set training.precision=bf17: training.precision: 'bf17' is not one of: bf16, fp8, fp16, fp32");
+  // An error in a key the file wrote still names the file's line.
+  EXPECT_EQ(error_of(std::string(kBase) + "training: {precision: bf17}\n", {parse_override("parallelism.tp=4")}),
+            "s.yaml:4: training.precision: 'bf17' is not one of: bf16, fp8, fp16, fp32");
+}
+
+TEST(Overrides, MalformedTextIsOneErrorNamingTheFlag) {
+  for (const char* bad : {"tp", "=4", "parallelism.tp=", "parallelism..tp=4", ".tp=4"}) {
+    try {
+      parse_override(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const core::InputError& e) {
+      EXPECT_EQ(e.where().field, "--set") << bad;
+    }
+  }
+}
+
+TEST(Overrides, AnEmptyFileTakesItsWholeScenarioFromOverrides) {
+  const Scenario s = parse_scenario("", "s.yaml",
+                                    {parse_override("model=llama3-8b"), parse_override("cluster={system: dgx-h100, gpus: 8}"),
+                                     parse_override("parallelism.tp=8")});
+  EXPECT_EQ(s.cluster.gpus, 8);
+  EXPECT_EQ(s.model.name, "llama3-8b");
+}
+
+TEST(Limits, ABucketWithoutItsUnitIsRefused) {
+  // Found by a mutation fuzzer: `param_gather_size: 100` (bytes) launched a
+  // collective per 100 bytes until the clock overflowed (exit 134).
+  const std::string e = error_of("model: {layers: 2, hidden: 64, heads: 8, vocab: 100}\ncluster: {system: dgx-h100, gpus: 16}\n"
+                                 "parallelism:\n  tp: 8\n  param_gather_size: 100\n",
+                                 {});
+  EXPECT_EQ(e.rfind("s.yaml:5: parallelism.param_gather_size: '100' is under 1MB", 0), 0u) << e;
+  EXPECT_EQ(error_of(kBase, {parse_override("parallelism.bucket_size=512KB")})
+                .rfind("--set parallelism.bucket_size=512KB: parallelism.bucket_size: '512KB' is under 1MB", 0),
+            0u);
+}
+
+}  // namespace
+}  // namespace anatomy::scenario
