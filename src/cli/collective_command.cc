@@ -61,9 +61,11 @@ void write_collective_outputs(const CollectiveArgs& a, const std::vector<coll::C
     page.inputs.push_back({"collective", "topology (built)", info.topology, false, true});
     write_output_file(a.outputs.report, report::collective_report_html(rows, page), "--report");
   }
-  if (!a.outputs.csv.empty())
+  if (!a.outputs.csv.empty()) {
+    make_csv_folder(a.outputs.csv);
     write_output_file((std::filesystem::path(a.outputs.csv) / "collective.csv").string(), report::collective_csv(rows),
                       "--csv");
+  }
 }
 
 void run_collective(const CollectiveArgs& a) {
@@ -80,6 +82,7 @@ void run_collective(const CollectiveArgs& a) {
   const app::ClusterRequest cluster = a.cluster.given();
   const topo::Topology topo = app::build_topology(cluster);
   check_writable(a.outputs.report, "--report");
+  check_csv_folder(a.outputs.csv);
   const std::string system = cluster.topology == "cluster" ? cluster.system : cluster.topology;
   const auto info_of = [&](const app::CollectiveSweepRun& run) {
     return report::CollectiveSweepInfo{

@@ -24,8 +24,8 @@ void OutputOptions::add_to(CLI::App& app, int flags) {
     app.add_option("--trace", trace, "write a Chrome/Perfetto trace (JSON; ui.perfetto.dev opens it) here");
     app.add_option("--trace-ranks", trace_ranks,
                    "pipeline stages whose representative GPU to trace, e.g. 0,3 or 0-7 (default: all)");
-    app.add_option("--trace-links", trace_links, "busiest links to trace as counter tracks (0: none)")
-        ->capture_default_str();
+    trace_links_flag_ = app.add_option("--trace-links", trace_links, "busiest links to trace as counter tracks (0: none)");
+    trace_links_flag_->capture_default_str();
   }
   if (flags & kCsv) app.add_option("--csv", csv, "write CSV files (breakdown, per rank, timeline) into this folder");
   if (flags & kQuiet) app.add_flag("-q,--quiet", quiet, "no progress bar on stderr");
@@ -68,8 +68,6 @@ std::vector<report::InputRow> flag_rows(const CLI::App& command, const std::stri
 
 void write_output_file(const std::string& path, const std::string& text, const std::string& flag) {
   const std::filesystem::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
   if (!out) throw core::InputError({"", 0, flag}, fmt::format("cannot write '{}'", path));
@@ -79,10 +77,30 @@ void check_writable(const std::string& path, const std::string& flag) {
   if (path.empty()) return;
   const std::filesystem::path p(path);
   const std::filesystem::path dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  // A folder that is not there is a typo more often than a wish: say so
+  // rather than make it.
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || access(dir.c_str(), W_OK) != 0 || std::filesystem::is_directory(p))
+  if (!std::filesystem::is_directory(dir, ec))
+    throw core::InputError({"", 0, flag}, fmt::format("cannot write '{}': no folder '{}'", path, dir.string()));
+  if (access(dir.c_str(), W_OK) != 0 || std::filesystem::is_directory(p, ec))
     throw core::InputError({"", 0, flag}, fmt::format("cannot write '{}'", path));
+}
+
+void check_csv_folder(const std::string& folder) {
+  if (folder.empty()) return;
+  const std::filesystem::path p(folder);
+  std::error_code ec;
+  if (std::filesystem::exists(p, ec) && !std::filesystem::is_directory(p, ec))
+    throw core::InputError({"", 0, "--csv"}, fmt::format("'{}' is a file, not a folder", folder));
+  // The folder itself is made when missing, in a parent that is there.
+  const std::filesystem::path parent = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  if (!std::filesystem::is_directory(parent, ec))
+    throw core::InputError({"", 0, "--csv"}, fmt::format("cannot write into '{}': no folder '{}'", folder, parent.string()));
+}
+
+void make_csv_folder(const std::string& folder) {
+  std::error_code ec;
+  std::filesystem::create_directory(folder, ec);
 }
 
 void check_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s) {
@@ -90,8 +108,11 @@ void check_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s
   check_writable(o.trace, "--trace");
   if (!o.trace_ranks.empty()) report::parse_stage_list(o.trace_ranks, s.parallelism.pp, "--trace-ranks");
   if (o.trace_links < 0) throw core::InputError({"", 0, "--trace-links"}, "must not be negative");
-  if (!o.csv.empty() && std::filesystem::exists(o.csv) && !std::filesystem::is_directory(o.csv))
-    throw core::InputError({"", 0, "--csv"}, fmt::format("'{}' is a file, not a folder", o.csv));
+  if (o.trace.empty() && !o.trace_ranks.empty())
+    throw core::InputError({"", 0, "--trace-ranks"}, "shapes a trace: give --trace FILE too");
+  if (o.trace.empty() && o.trace_links_given())
+    throw core::InputError({"", 0, "--trace-links"}, "shapes a trace: give --trace FILE too");
+  check_csv_folder(o.csv);
 }
 
 void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s, const std::string& topology,
@@ -113,6 +134,7 @@ void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s
   }
   if (!o.csv.empty()) {
     const std::filesystem::path dir(o.csv);
+    make_csv_folder(o.csv);
     write_output_file((dir / "breakdown.csv").string(), report::breakdown_csv(r, gpus), "--csv");
     write_output_file((dir / "per_rank.csv").string(), report::per_rank_csv(r, gpus), "--csv");
     write_output_file((dir / "timeline.csv").string(), report::timeline_csv(r, gpus), "--csv");

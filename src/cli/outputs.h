@@ -35,6 +35,10 @@ struct OutputOptions {
   bool progress() const;
   // Intervals to sample the busiest links in (for a report or a trace), or 0.
   int link_samples() const { return report.empty() && trace.empty() ? 0 : 100; }
+  bool trace_links_given() const { return trace_links_flag_ && trace_links_flag_->count() > 0; }
+
+ private:
+  CLI::Option* trace_links_flag_ = nullptr;
 };
 
 // --format: "table" or "json"; throws InputError naming --format otherwise.
@@ -56,6 +60,11 @@ void write_output_file(const std::string& path, const std::string& text, const s
 // Checks, before anything runs, that `path` can be written (its folder
 // exists or can be made, and is writable); throws InputError naming `flag`.
 void check_writable(const std::string& path, const std::string& flag);
+
+// --csv FOLDER: not a file, and in a folder that exists (checked before
+// anything runs); made when missing, just before the files are written.
+void check_csv_folder(const std::string& folder);
+void make_csv_folder(const std::string& folder);
 
 // Checks the iteration outputs' flags against the scenario (files can be
 // written, trace stages exist, trace links >= 0) before it runs; throws

@@ -93,6 +93,17 @@ TEST(Cli, SetAndSeedChangeTheScenarioOnEveryCommand) {
   expect_input_error("run --seed -3", "--set seed=-3: seed:");
 }
 
+TEST(Cli, OutputFlagsAreCheckedBeforeAnythingRuns) {
+  // A report into a folder that is not there is refused (it was made,
+  // silently); trace shaping without a trace is refused (it was ignored).
+  expect_input_error("run --report /nonexistent/dir/r.html", "--report: cannot write '/nonexistent/dir/r.html': no folder");
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent/dir"));
+  expect_input_error("run --trace-links 4", "--trace-links: shapes a trace: give --trace FILE too");
+  expect_input_error("run --trace-ranks 0", "--trace-ranks: shapes a trace");
+  expect_input_error("run --csv /nonexistent/x", "--csv: cannot write into '/nonexistent/x'");
+  expect_input_error("collective --csv /nonexistent/x", "--csv: cannot write into '/nonexistent/x'");
+}
+
 TEST(Cli, ScenarioThatIsNotARegularFileIsOneError) {
   expect_input_error("run /dev/zero", "/dev/zero: the scenario file is not a regular file");
 }
