@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "app/network_factory.h"
 #include "app/setup.h"
 #include "core/error.h"
@@ -35,6 +37,22 @@ JobRun run_job(const scenario::Scenario& s, int link_samples) {
   } catch (const core::InputError& e) {
     throw scenario::locate_in_scenario(s, e);
   }
+}
+
+std::vector<JobRun> run_job_seeds(const scenario::Scenario& s, int seeds, int link_samples, const OnStep& on_step) {
+  if (!s.job) throw core::InputError({"", 0, "--seeds"}, "needs a scenario with a job: section (one iteration draws nothing)");
+  if (seeds < 1 || seeds > kMaxSeeds)
+    throw core::InputError({"", 0, "--seeds"}, fmt::format("must be 1 to {}, not {}", kMaxSeeds, seeds));
+  std::vector<JobRun> runs;
+  for (int i = 0; i < seeds; ++i) {
+    scenario::Scenario one = s;
+    one.seed = s.seed + static_cast<uint64_t>(i);
+    one.job->seed = one.seed;
+    if (one.placement) one.placement->seed = one.seed;
+    runs.push_back(run_job(one, link_samples));
+    if (on_step) on_step(runs.back().result.wall, seeds);
+  }
+  return runs;
 }
 
 }  // namespace anatomy::app

@@ -5,6 +5,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "app/progress.h"
 
 #include "job/cascade.h"
 #include "job/lifecycle.h"
@@ -20,5 +23,13 @@ struct JobRun {
 
 // link_samples as run_iteration's, for the steady iteration.
 JobRun run_job(const scenario::Scenario& s, int link_samples = 0);
+
+// The same job with `seeds` seeds: the scenario's seed, seed + 1, ...
+// (every random stream: failures, placement); one run per seed, in order.
+// on_step after each. Throws InputError (field --seeds) for a scenario
+// without a job: section or seeds outside 1 .. kMaxSeeds.
+inline constexpr int kMaxSeeds = 1000;
+std::vector<JobRun> run_job_seeds(const scenario::Scenario& s, int seeds, int link_samples = 0,
+                                  const OnStep& on_step = {});
 
 }  // namespace anatomy::app

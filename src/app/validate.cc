@@ -10,6 +10,7 @@
 #include "app/iteration.h"
 #include "app/job.h"
 #include "core/error.h"
+#include "report/job_ensemble.h"
 #include "scenario/scenario.h"
 
 namespace anatomy::app {
@@ -37,15 +38,25 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   c.source = s.expected->source;
   c.bound = s.expected->bound;
   if (s.job) {
-    const job::JobResult jr = run_job(s).result;
-    if (c.metric == "interruptions")
-      c.simulated = jr.interruptions;
-    else if (c.metric == "ettr")
-      c.simulated = jr.ettr;
-    else
+    if (c.metric != "interruptions" && c.metric != "ettr")
       throw core::InputError({path, 0, "expected.metric"}, "a job case measures interruptions or ettr");
-    c.note = fmt::format("{} interruptions, ETTR {:.1f}%, checkpoint every {}", jr.interruptions, 100 * jr.ettr,
-                         core::format_time(jr.configured_interval));
+    // A stochastic figure is compared as the mean over the case's seeds.
+    std::vector<double> interruptions, ettr;
+    core::SimTime interval;
+    for (const JobRun& run : run_job_seeds(s, s.expected->seeds)) {
+      interruptions.push_back(run.result.interruptions);
+      ettr.push_back(run.result.ettr);
+      interval = run.result.configured_interval;
+    }
+    const report::Spread i = report::spread_of(interruptions), e = report::spread_of(ettr);
+    c.simulated = c.metric == "interruptions" ? i.mean : e.mean;
+    c.note = s.expected->seeds == 1
+                 ? fmt::format("{:.0f} interruptions, ETTR {:.1f}%, checkpoint every {}", i.mean, 100 * e.mean,
+                               core::format_time(interval))
+                 : fmt::format("mean of {} seeds: {:.1f} interruptions (sd {:.1f}, {:.0f} to {:.0f}), ETTR {:.2f}% "
+                               "(sd {:.2f}), checkpoint every {}",
+                               s.expected->seeds, i.mean, i.stdev, i.min, i.max, 100 * e.mean, 100 * e.stdev,
+                               core::format_time(interval));
     c.ran = true;
     return c;
   }

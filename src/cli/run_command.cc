@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "report/collective_text.h"
 #include "report/iteration_text.h"
+#include "report/job_ensemble.h"
 #include "report/job_text.h"
 #include "report/job_section.h"
 #include "report/progress.h"
@@ -33,19 +34,34 @@ void run_collective_case(const scenario::Scenario& s, const std::string& format,
 }
 
 void run(const std::string& file, const std::string& format, const OutputOptions& outputs,
-         const ScenarioOptions& scenario_options) {
+         const ScenarioOptions& scenario_options, int seeds, bool seeds_given) {
   check_format(format);
   const scenario::Scenario s = app::load_or_default(file, scenario_options.overrides());
+  if (seeds_given && !s.job)
+    throw core::InputError({"", 0, "--seeds"}, "needs a scenario with a job: section (one iteration draws nothing)");
   if (s.collective) return run_collective_case(s, format, outputs);
   check_iteration_outputs(outputs, s);
-  if (s.job) {  // the files show its steady iteration too
-    const app::JobRun job = app::run_job(s, outputs.link_samples());
+  if (s.job) {  // the files show its (first seed's) steady iteration too
+    std::vector<app::JobRun> runs;
+    if (seeds_given) {
+      report::Progress progress(stderr, outputs.progress(), seeds, "seeds");
+      runs = app::run_job_seeds(s, seeds, outputs.link_samples(), on_step(progress));
+    } else {
+      runs.push_back(app::run_job(s, outputs.link_samples()));
+    }
+    const app::JobRun& job = runs.front();
     write_iteration_outputs(outputs, s, job.topology, job.result.steady, {report::job_section(job.result)},
                             &job.result.phases);
-    if (format == "json")
-      print_json(report::job_json(s, job.result, job.cascade));
-    else
+    std::vector<job::JobResult> results;
+    for (const auto& r : runs) results.push_back(r.result);
+    if (format == "json") {
+      nlohmann::ordered_json j = report::job_json(s, job.result, job.cascade);
+      if (seeds_given) j["ensemble"] = report::ensemble_json(results, s.seed);
+      print_json(j);
+    } else {
       std::fputs(report::job_text(s, job.result, job.cascade, job.topology).c_str(), stdout);
+      if (seeds_given) std::fputs(report::ensemble_text(results, s.seed).c_str(), stdout);
+    }
     return;
   }
   app::IterationRun it;
@@ -69,6 +85,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto show = std::make_shared<bool>(false);
   auto outputs = std::make_shared<OutputOptions>();
   auto scenario_options = std::make_shared<ScenarioOptions>();
+  auto seeds = std::make_shared<int>(1);
   CLI::App* sub =
       app.add_subcommand("run", "simulate one training iteration of a scenario (default: the built-in one)");
   sub->add_option("scenario", *file, "scenario YAML file");
@@ -76,11 +93,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--show-default", *show, "print the built-in default scenario's YAML and exit");
   outputs->add_to(*sub, OutputOptions::kReport | OutputOptions::kTrace | OutputOptions::kCsv | OutputOptions::kQuiet);
   scenario_options->add_to(*sub);
-  sub->callback([file, format, show, outputs, scenario_options, &exit_code] {
+  CLI::Option* seeds_flag = sub->add_option(
+      "--seeds", *seeds, "run a whole job with N seeds (--seed, --seed + 1, ...): mean, spread and range of each figure");
+  sub->callback([file, format, show, outputs, scenario_options, seeds, seeds_flag, &exit_code] {
     if (*show)
       std::fputs(app::default_scenario_yaml(), stdout);
     else
-      run(*file, *format, *outputs, *scenario_options);
+      run(*file, *format, *outputs, *scenario_options, *seeds, seeds_flag->count() > 0);
     exit_code = 0;
   });
 }

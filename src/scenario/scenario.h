@@ -71,6 +71,7 @@ struct Expected {
   // "equal" (error = relative difference), or a published bound: "at_least"
   // ("higher than 90%") or "at_most"; a bound that holds has no error.
   std::string bound = "equal";
+  int seeds = 1;  // whole jobs: seeds whose mean is compared (seed, seed + 1, ...)
 };
 
 // A single collective to time (validation cases against nccl-tests figures).

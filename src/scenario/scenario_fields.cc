@@ -24,6 +24,7 @@ constexpr int64_t kMaxDim = 1'000'000'000;
 // Smallest gradient bucket or parameter gather: 1 MB (Megatron's default
 // bucket is 80 MB, DeepSpeed's 100-1,000 MB).
 constexpr int64_t kMinBucketBytes = 1'000'000;
+constexpr int64_t kMaxSeeds = 1000;  // as --seeds
 constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
 
 Check radix_check() {
@@ -288,6 +289,10 @@ const std::vector<Field<Expected>>& expected_fields() {
        [](E& e, const Value& v) { e.source = v.text; }, shows(&E::source)},
       {"bound", Kind::kEnum, by_default("equal"), {}, "equal, or a published bound: at_least / at_most",
        [](E& e, const Value& v) { e.bound = v.text; }, shows(&E::bound), {"equal", "at_least", "at_most"}},
+      {"seeds", Kind::kInt, by_default("1"), int_range(1, kMaxSeeds),
+       "a whole job is run with this many seeds (seed, seed + 1, ...) and their mean compared: one seed's "
+       "failures are one draw",
+       [](E& e, const Value& v) { e.seeds = v.as_int(); }, shows(&E::seeds)},
   };
   return f;
 }

@@ -145,6 +145,30 @@ std::string write_temp(const std::string& name, const std::string& text) {
   return path;
 }
 
+TEST(Cli, SeedsRunAJobOncePerSeedAndReportTheSpread) {
+  // A day of 64 GPUs failing about twice a day (job-wide rate 2/day): three
+  // seeds give three draws; the JSON carries their mean and range, and the
+  // first seed's job is the one printed in full.
+  const std::string job =
+      "model: llama3-8b\ncluster: {system: dgx-h100, gpus: 64, storage: {servers: 2}}\nparallelism: {tp: 8}\n"
+      "training: {seq_len: 2048, global_batch: 64, micro_batch: 1}\n"
+      "job:\n  duration: 1d\n  checkpoint: {interval: 30min}\n  failures:\n    classes:\n"
+      "      - {name: crash, category: Software, per: job, rate_per_day: 2, hangs: false, needs_replacement: false}\n";
+  const std::string file = write_temp("seeds.yaml", job);
+  const Result r = run("run " + file + " --seeds 3 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ensemble"]["seeds"], 3);
+  const auto& i = j["ensemble"]["figures"]["interruptions"];
+  EXPECT_LE(i["min"].get<double>(), i["mean"].get<double>());
+  EXPECT_LE(i["mean"].get<double>(), i["max"].get<double>());
+  const Result one = run("run " + file + " --format json");
+  EXPECT_EQ(nlohmann::json::parse(one.out)["interruptions"], j["interruptions"]) << "seed 1 is printed in full";
+  expect_input_error("run --seeds 3", "--seeds: needs a scenario with a job: section");
+  expect_input_error("run " + file + " --seeds 0", "--seeds: must be 1 to 1000");
+}
+
+
 TEST(CliRun, DefaultScenarioPrintsTheDocumentedJson) {
   Result r = run("run --format json");
   ASSERT_EQ(r.code, 0) << r.err;
