@@ -282,6 +282,9 @@ const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
   const coll::CollectiveResult& choice = isolated_.run(coll::Op::kAllToAll, ep_bytes_, groups.front());
   coll::Request r;
   r.op = coll::Op::kAllToAll;
+  // Bulk: every rank sends to all its peers at once, as NCCL's grouped
+  // send/recv does (coll/direct.cc), not the pairwise exchange of step
+  // fidelity that the isolated timing would pick.
   // The step's all-to-alls back to back, as one exchange of all their bytes:
   // the links carry the same bytes; each all-to-all still pays its own
   // launch and latency (scaled below). Separate repetitions would cost a
