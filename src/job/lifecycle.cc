@@ -243,7 +243,7 @@ JobResult JobSim::run() {
     return SimTime::ps(static_cast<int64_t>(std::llround(productive.count_ps() * (part.count_ps() / whole))));
   };
   r_.time.compute = share(b.forward_compute + b.backward_compute + b.optimizer);
-  r_.time.communication = share(b.tp_comm + b.dp_comm + b.pp_comm);
+  r_.time.communication = share(b.tp_comm + b.ep_comm + b.dp_comm + b.pp_comm);
   r_.time.bubble = productive - r_.time.compute - r_.time.communication;  // bubble and waiting on others
   r_.ettr = productive.seconds() / D_.seconds();
 

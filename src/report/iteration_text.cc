@@ -91,7 +91,7 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
     fmt::format_to(to, "  (backward compute includes {} of recomputation)\n", human_time(r.mean.recompute));
   if (r.stages.size() > 1 && r.stages.size() <= 16) {
     fmt::format_to(to, "\nper pipeline stage (ms):\n  {:<6}", "stage");
-    for (const char* name : {"forward", "backward", "optim", "TP comm", "DP comm", "PP comm", "bubble", "waiting"})
+    for (const char* name : {"forward", "backward", "optim", "TP comm", "EP comm", "DP comm", "PP comm", "bubble", "waiting"})
       fmt::format_to(to, " {:>9}", name);
     fmt::format_to(to, "\n");
     for (size_t i = 0; i < r.stages.size(); ++i) {

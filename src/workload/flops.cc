@@ -29,10 +29,9 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
 }  // namespace
 
 double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len) {
-  const double B = static_cast<double>(global_batch), s = static_cast<double>(seq_len);
-  const double l = static_cast<double>(m.layers), h = static_cast<double>(m.hidden);
-  const double V = static_cast<double>(m.vocab);
-  return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  const ForwardPerToken f = forward_per_token(m, seq_len);
+  const double tokens = static_cast<double>(global_batch) * static_cast<double>(seq_len);
+  return (4 * (f.layer_gemms + f.attention_core) + 3 * f.logits) * tokens;
 }
 
 double model_flops(const ModelSpec& m, const TrainingSpec& t) {

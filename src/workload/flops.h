@@ -1,9 +1,19 @@
 #pragma once
 // FLOP counts of a training iteration.
 //
-// megatron_flops(): Narayanan et al. SC'21, eq. 3, counting activation
-// recomputation: F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)); the Megatron-LM
-// papers report TFLOP/s per GPU as F / (GPUs x iteration time).
+// megatron_flops(): the Megatron-LM papers' count, which charges full
+// activation recomputation whatever the run did: every layer's forward four
+// times (forward, recomputed forward, backward = 2 forwards) and the output
+// layer three times, over the same exact GEMM shapes as model_flops(), so
+// per model kind it counts what that kind runs:
+//   F = B s (4 (layer GEMMs + attention core) + 3 logits)   [forward per token]
+// For a Megatron GPT (kv_heads = heads, ungated 4h MLP, dense) the layer
+// GEMMs are 24 h^2 per token and this is Narayanan et al. SC'21 eq. 3,
+// F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)). Eq. 3 itself is only that
+// case: applied to a GQA model it counts K and V at full width, and to a
+// mixture of experts one 4h MLP instead of top_k experts and the router, so
+// it came out below model_flops() for Mixtral. The papers report TFLOP/s
+// per GPU as F / (GPUs x iteration time).
 // model_flops(): the FLOPs the model needs without recomputation (MFU's
 // numerator): 3 x forward (backward = 2 x forward: gradients of inputs and
 // of weights). Forward, per token, from the exact GEMM shapes:

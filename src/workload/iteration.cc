@@ -21,7 +21,8 @@ namespace anatomy::workload {
 std::vector<std::pair<const char*, SimTime>> TimeBreakdown::buckets() const {
   return {{"forward compute", forward_compute}, {"backward compute", backward_compute},
           {"optimizer", optimizer},             {"exposed TP comm", tp_comm},
-          {"exposed DP comm", dp_comm},         {"exposed PP comm", pp_comm},
+          {"exposed EP comm", ep_comm},         {"exposed DP comm", dp_comm},
+          {"exposed PP comm", pp_comm},
           {"pipeline bubble", bubble},          {"waiting on others", waiting}};
 }
 
@@ -31,6 +32,7 @@ const char* to_string(IntervalKind k) {
     case IntervalKind::kBackward: return "backward";
     case IntervalKind::kOptimizer: return "optimizer";
     case IntervalKind::kTpComm: return "tp_comm";
+    case IntervalKind::kEpComm: return "ep_comm";
     case IntervalKind::kDpComm: return "dp_comm";
     case IntervalKind::kPpComm: return "pp_comm";
     case IntervalKind::kBubble: return "bubble";
@@ -123,6 +125,7 @@ class IterationSim {
     // The running step.
     SimTime step_start;
     SimTime step_compute;  // this step's compute, after any SM contention
+    SimTime ep_end;        // when its EP all-to-alls finished (= compute + TP comm without)
     bool send_blocking = false;  // waiting for its own pipeline send to complete
     int pending_parts = 0;
   };
@@ -149,6 +152,11 @@ class IterationSim {
   SimTime zero3_step_comm(int s, PipelineStep step);
   coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes);
   void launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done);
+  // One merged schedule of `a` run by every group in `groups` at once.
+  std::unique_ptr<coll::Schedule> merged_schedule(const coll::Algorithm& a, const coll::Request& r,
+                                                  const std::vector<std::vector<uint32_t>>& groups) const;
+  const coll::Schedule& ep_schedule(int s, int64_t all_to_alls);
+  void launch_ep(int s, int64_t all_to_alls, engine::Callback done);
 
   const IterationInputs& in_;
   const ModelSpec& m_;
@@ -162,6 +170,8 @@ class IterationSim {
   std::vector<Stage> st_;
   std::vector<std::unique_ptr<coll::Schedule>> schedules_;  // kept alive for their executors
   std::vector<std::unique_ptr<coll::Executor>> executors_;
+  Bytes ep_bytes_;  // one EP all-to-all's send buffer per GPU
+  std::map<std::pair<int, int64_t>, std::unique_ptr<coll::Schedule>> ep_schedules_;  // by (stage, all-to-alls)
   int64_t micro_batches_ = 0;
   std::string dp_algorithm_;
 };
@@ -201,6 +211,7 @@ void IterationSim::account(Stage& st, IntervalKind kind, SimTime until, int64_t 
     case IntervalKind::kBackward: st.b.backward_compute += d; break;
     case IntervalKind::kOptimizer: st.b.optimizer += d; break;
     case IntervalKind::kTpComm: st.b.tp_comm += d; break;
+    case IntervalKind::kEpComm: st.b.ep_comm += d; break;
     case IntervalKind::kDpComm: st.b.dp_comm += d; break;
     case IntervalKind::kPpComm: st.b.pp_comm += d; break;
     case IntervalKind::kBubble: st.b.bubble += d; break;
@@ -230,11 +241,19 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes) {
   r.bytes = bytes;
   r.protocol = coll::parse_protocol(choice.protocol, "protocol");
   r.fidelity = coll::Fidelity::kBulk;
+  std::vector<std::vector<uint32_t>> groups;
+  for (int tp = 0; tp < p_.tp; ++tp) groups.push_back(layout_.dp_cp_group({tp, 0, 0, s}));
+  schedules_.push_back(merged_schedule(a, r, groups));
+  return schedules_.back().get();
+}
+
+std::unique_ptr<coll::Schedule> IterationSim::merged_schedule(const coll::Algorithm& a, const coll::Request& r,
+                                                              const std::vector<std::vector<uint32_t>>& groups) const {
   auto merged = std::make_unique<coll::Schedule>();
-  for (int tp = 0; tp < p_.tp; ++tp) {
-    const coll::Group g = coll::make_group(*in_.topology, gpus_of(in_, layout_.dp_cp_group({tp, 0, 0, s})));
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const coll::Group g = coll::make_group(*in_.topology, gpus_of(in_, groups[k]));
     coll::Schedule one = a.build(g, r, in_.library);
-    if (tp == 0) {
+    if (k == 0) {
       *merged = std::move(one);
       continue;
     }
@@ -248,8 +267,41 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes) {
       merged->phases[i].latency_after = std::max(merged->phases[i].latency_after, one.phases[i].latency_after);
     }
   }
-  schedules_.push_back(std::move(merged));
-  return schedules_.back().get();
+  return merged;
+}
+
+const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
+  auto& slot = ep_schedules_[{s, all_to_alls}];
+  if (slot) return *slot;
+  // Every EP group of the stage (each (tp, cp) slice, each run of ep
+  // consecutive data-parallel ranks) exchanges its tokens at the same time.
+  std::vector<std::vector<uint32_t>> groups;
+  for (int tp = 0; tp < p_.tp; ++tp)
+    for (int cp = 0; cp < p_.cp; ++cp)
+      for (int dp = 0; dp < p_.dp; dp += p_.ep) groups.push_back(layout_.ep_group({tp, cp, dp, s}));
+  const coll::CollectiveResult& choice = isolated_.run(coll::Op::kAllToAll, ep_bytes_, groups.front());
+  coll::Request r;
+  r.op = coll::Op::kAllToAll;
+  // Bulk: every rank sends to all its peers at once, as NCCL's grouped
+  // send/recv does (coll/direct.cc), not the pairwise exchange of step
+  // fidelity that the isolated timing would pick.
+  // The step's all-to-alls back to back, as one exchange of all their bytes:
+  // the links carry the same bytes; each all-to-all still pays its own
+  // launch and latency (scaled below). Separate repetitions would cost a
+  // barrier per layer in the flow model for no difference in the load.
+  r.bytes = ep_bytes_ * all_to_alls;
+  r.protocol = coll::parse_protocol(choice.protocol, "protocol");
+  r.fidelity = coll::Fidelity::kBulk;
+  slot = merged_schedule(in_.algorithms->find(choice.algorithm), r, groups);
+  slot->base_latency = slot->base_latency * all_to_alls;
+  for (auto& ph : slot->phases) ph.latency_after = ph.latency_after * all_to_alls;
+  return *slot;
+}
+
+void IterationSim::launch_ep(int s, int64_t all_to_alls, engine::Callback done) {
+  const coll::Schedule& sched = ep_schedule(s, all_to_alls);
+  executors_.push_back(std::make_unique<coll::Executor>(*net_, coll::Executor::Options{.exclusive = false}));
+  executors_.back()->start(sched, std::move(done));
 }
 
 void IterationSim::launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done) {
@@ -344,8 +396,17 @@ void IterationSim::try_start(int s) {
   }
   // Scheduled after the bucket events: a bucket ready at the step's last
   // instant is queued before the step's end looks at the queue.
-  sim_.schedule_in(busy, [this, s, step] {
-    if (--st_[s].pending_parts == 0) step_done(s, step);
+  // Then the step's EP all-to-alls, on the shared network: the MoE layers'
+  // tokens cannot move on before their experts' outputs are back.
+  sim_.schedule_in(busy, [this, s, step, a2a = c.ep_all_to_alls] {
+    auto finish = [this, s, step] {
+      st_[s].ep_end = sim_.now();
+      if (--st_[s].pending_parts == 0) step_done(s, step);
+    };
+    if (a2a > 0)
+      launch_ep(s, a2a, std::move(finish));
+    else
+      finish();
   });
 }
 
@@ -376,6 +437,7 @@ void IterationSim::step_done(int s, PipelineStep step) {
           step.micro_batch, step.chunk);
   if (!step.forward) st.b.recompute += c.recompute;
   account(st, IntervalKind::kTpComm, t0 + st.step_compute + c.tp_comm, step.micro_batch, step.chunk);
+  account(st, IntervalKind::kEpComm, st.ep_end, step.micro_batch, step.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), step.micro_batch, step.chunk);  // FSDP beyond compute
   ++st.next;
   const int pos = step.chunk * p_.pp + s;
@@ -432,6 +494,7 @@ IterationResult IterationSim::run() {
     return isolated_.run(op, bytes, ranks).time;
   };
   StepCostModel costs(m_, p_, t_, *in_.compute, timer);
+  ep_bytes_ = costs.ep_all_to_all_bytes();
   const int v = p_.virtual_stages;
   st_ = std::vector<Stage>(static_cast<size_t>(p_.pp));
   for (int s = 0; s < p_.pp; ++s) {
@@ -486,7 +549,7 @@ IterationResult IterationSim::run() {
   };
   for (SimTime TimeBreakdown::*f :
        {&TimeBreakdown::forward_compute, &TimeBreakdown::backward_compute, &TimeBreakdown::optimizer,
-        &TimeBreakdown::tp_comm, &TimeBreakdown::dp_comm, &TimeBreakdown::pp_comm, &TimeBreakdown::bubble,
+        &TimeBreakdown::tp_comm, &TimeBreakdown::ep_comm, &TimeBreakdown::dp_comm, &TimeBreakdown::pp_comm, &TimeBreakdown::bubble,
         &TimeBreakdown::waiting, &TimeBreakdown::recompute})
     r.mean.*f = mean_of(f);
   r.micro_batches = micro_batches_;

@@ -6,16 +6,19 @@
 // compute of one representative GPU per stage is simulated, step by step,
 // in its pipeline schedule (1F1B or interleaved). What is not symmetric is
 // run for real on the shared network: pipeline sends between the stages'
-// representatives, and every data-parallel communicator's gradient and
+// representatives, every data-parallel communicator's gradient and
 // parameter collectives (all of them at once, per bucket, so they contend
-// in the fabric as they would). Model-parallel collectives inside a step
-// (TP/CP/EP) are timed on the network alone and memoized (step_cost.h).
+// in the fabric as they would), and every expert-parallel group's token
+// all-to-alls (dispatch and combine, all EP groups of a stage at once, on
+// the same network, so they share links with the gradient traffic). The
+// other model-parallel collectives inside a step (TP/CP) are timed on the
+// network alone and memoized (step_cost.h).
 //
 // Each GPU's iteration is split into buckets that add up to the iteration
 // time exactly (integer picoseconds):
 //   forward compute | backward compute (incl. recomputation) | optimizer |
-//   exposed TP comm (incl. CP/EP) | exposed DP comm | exposed PP comm |
-//   pipeline bubble | waiting on others
+//   exposed TP comm (incl. CP) | exposed EP comm | exposed DP comm |
+//   exposed PP comm | pipeline bubble | waiting on others
 // Idle time before a step is a bubble until the upstream stage starts
 // sending its input, and PP communication after; idle time waiting for a
 // gradient or parameter collective is DP communication; the time after a
@@ -36,17 +39,19 @@ using core::SimTime;
 
 struct TimeBreakdown {
   SimTime forward_compute, backward_compute, optimizer;
-  SimTime tp_comm, dp_comm, pp_comm, bubble, waiting;
+  SimTime tp_comm;  // tensor- and context-parallel collectives
+  SimTime ep_comm;  // expert-parallel token all-to-alls (MoE dispatch and combine)
+  SimTime dp_comm, pp_comm, bubble, waiting;
   SimTime recompute;  // part of backward_compute, shown for information
 
   SimTime total() const {
-    return forward_compute + backward_compute + optimizer + tp_comm + dp_comm + pp_comm + bubble + waiting;
+    return forward_compute + backward_compute + optimizer + tp_comm + ep_comm + dp_comm + pp_comm + bubble + waiting;
   }
   // (name, value) of every bucket, in report order (recompute excluded).
   std::vector<std::pair<const char*, SimTime>> buckets() const;
 };
 
-enum class IntervalKind { kForward, kBackward, kOptimizer, kTpComm, kDpComm, kPpComm, kBubble, kWaiting };
+enum class IntervalKind { kForward, kBackward, kOptimizer, kTpComm, kEpComm, kDpComm, kPpComm, kBubble, kWaiting };
 const char* to_string(IntervalKind k);
 
 struct Interval {

@@ -38,6 +38,12 @@ int64_t StepCostModel::layers_in_chunk_of(const ModelSpec& m, const ParallelPlan
   return n / v + (chunk < n % v ? 1 : 0);
 }
 
+Bytes StepCostModel::ep_all_to_all_bytes() const {
+  if (m_.experts <= 1 || p_.ep <= 1) return Bytes(0);
+  const int64_t T = t_.micro_batch * t_.seq_len / p_.cp;
+  return Bytes(T * m_.top_k * m_.hidden * kActivationBytes);
+}
+
 int64_t StepCostModel::layers_in_chunk(int stage, int chunk) const {
   const int64_t v = p_.virtual_stages, n = layers_per_stage_[stage];
   return n / v + (chunk < n % v ? 1 : 0);
@@ -153,10 +159,8 @@ StepCostModel::LayerCost StepCostModel::layer() const {
     }
   }
   if (moe && p_.ep > 1) {
-    const Bytes dispatch(T * m_.top_k * h * kActivationBytes);
-    const SimTime a2a = timer_(coll::Op::kAllToAll, dispatch, layout_.ep_group(rep));
-    fwd_comm += a2a * 2;  // dispatch and combine
-    bwd_comm += a2a * 2;
+    c.fwd_all_to_alls = 2;  // dispatch and combine
+    c.bwd_all_to_alls = 2;  // their gradients
   }
   c.fwd_compute = fwd;
   c.bwd_compute = bwd;
@@ -177,11 +181,12 @@ StageCost StepCostModel::stage(int s) const {
   const RankCoord rep{};
   for (int c = 0; c < v; ++c) {
     const int64_t n = layers_in_chunk(s, c);
-    StepCost f{layer_.fwd_compute * n, SimTime::zero(), layer_.fwd_comm * n};
-    StepCost b{layer_.bwd_compute * n, SimTime::zero(), layer_.bwd_comm * n};
+    StepCost f{layer_.fwd_compute * n, SimTime::zero(), layer_.fwd_comm * n, layer_.fwd_all_to_alls * n};
+    StepCost b{layer_.bwd_compute * n, SimTime::zero(), layer_.bwd_comm * n, layer_.bwd_all_to_alls * n};
     if (t_.recompute == Recompute::kFull) {
       b.recompute = layer_.fwd_compute * n;
       b.tp_comm += layer_.fwd_comm * n;
+      b.ep_all_to_alls += layer_.fwd_all_to_alls * n;
     } else if (t_.recompute == Recompute::kSelective) {
       b.recompute = layer_.attn_fwd * n;
     }

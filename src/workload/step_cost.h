@@ -16,10 +16,24 @@
 // path unless overlapped: per layer, forward, two all-gathers and two
 // reduce-scatters of T h elements across the TP group (two all-reduces
 // without sequence parallelism), mirrored in backward; K/V all-gathers
-// across the CP ring, hidden behind attention when they fit; two
-// all-to-alls per MoE layer across the EP group. Each is timed on the
-// network by the caller's CommTimer; with tp_comm_overlap a TP collective
-// is exposed only beyond the GEMM it is pipelined with.
+// across the CP ring, hidden behind attention when they fit. Each is timed
+// on the network by the caller's CommTimer; with tp_comm_overlap a TP
+// collective is exposed only beyond the GEMM it is pipelined with.
+//
+// Expert parallelism is not timed here: the step only says how many token
+// all-to-alls it runs across its EP group and how large each is, and the
+// iteration runs them on the shared network (iteration.h), where they meet
+// the data-parallel traffic. From first principles, per MoE layer:
+//   forward   2 all-to-alls: dispatch (each token's hidden state to the
+//             top_k experts it was routed to) and combine (the experts'
+//             outputs back to the token's rank)
+//   backward  2: the gradients of combine and of dispatch, the same sizes
+//             in the opposite direction; full recomputation replays the
+//             forward's 2 first
+// Each all-to-all's send buffer per GPU is T x top_k x h x 2 bytes (T =
+// micro_batch x seq / cp tokens, bf16 hidden states); with balanced
+// routing 1/ep of it stays on the GPU and (ep - 1)/ep goes to the other
+// EP ranks, which is what the all-to-all schedule sends (coll/direct.cc).
 
 #include <functional>
 #include <vector>
@@ -41,7 +55,8 @@ using CommTimer = std::function<SimTime(coll::Op, Bytes, const std::vector<uint3
 struct StepCost {
   SimTime compute;       // kernels, recomputation included
   SimTime recompute;     // of which replayed forward work
-  SimTime tp_comm;       // exposed TP + CP + EP communication
+  SimTime tp_comm;       // exposed TP + CP communication
+  int64_t ep_all_to_alls = 0;  // token all-to-alls across the EP group, run by the caller
 };
 
 struct StageCost {
@@ -61,12 +76,15 @@ class StepCostModel {
   // embedding, the last stage's last chunk the output layer and the loss.
   StageCost stage(int stage) const;
   int64_t layers_in_chunk(int stage, int chunk) const;
+  // One EP all-to-all's send buffer per GPU (see above); 0 without EP.
+  Bytes ep_all_to_all_bytes() const;
   static int64_t layers_in_chunk_of(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk);
 
  private:
   struct LayerCost {
     SimTime fwd_compute, bwd_compute, attn_fwd;
     SimTime fwd_comm, bwd_comm;  // exposed
+    int64_t fwd_all_to_alls = 0, bwd_all_to_alls = 0;  // EP
   };
   LayerCost layer() const;
   hw::Precision gemm_precision() const;

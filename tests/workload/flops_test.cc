@@ -22,7 +22,7 @@ TEST(Flops, MegatronEq3ByHand) {
   const double F = megatron_flops(find_model("gpt3-175b"), 1536, 2048);
   const double expect =
       96.0 * 1536 * 2048 * 96 * 12288.0 * 12288 * (1 + 2048 / (6 * 12288.0) + 51200 / (16 * 96 * 12288.0));
-  EXPECT_DOUBLE_EQ(F, expect);
+  EXPECT_NEAR(F / expect, 1.0, 1e-12);  // the same sum, added in another order
   EXPECT_NEAR(F / 4.5110e18, 1.0, 1e-4);
 }
 
@@ -88,6 +88,74 @@ TEST(Flops, MatchesLlmFoundryModelFlopsForMpt70b) {
   const ModelSpec& m = find_model("mpt-70b");
   const double per_token = model_flops(m, training(2048, 1, Recompute::kNone, true)) / 2048;
   EXPECT_NEAR(per_token * 66523 / 64 / 4.212583e14, 1.0, 0.002);
+}
+
+// A tiny model whose FLOPs are counted by hand below: 2 layers, h = 64,
+// 4 heads, V = 1000, 4 sequences of s = 128 (512 tokens).
+ModelSpec tiny(int64_t kv_heads, bool gated, int64_t ffn, int64_t experts, int64_t top_k) {
+  ModelSpec m;
+  m.name = "tiny";
+  m.layers = 2;
+  m.hidden = 64;
+  m.heads = 4;
+  m.kv_heads = kv_heads;
+  m.ffn_hidden = ffn;
+  m.vocab = 1000;
+  m.gated_mlp = gated;
+  m.experts = experts;
+  m.top_k = top_k;
+  return m;
+}
+
+// Megatron's count charges full recomputation: 4 passes of every layer, 3 of
+// the logits; it is hardware_flops() with full recompute and no FlashAttention.
+void expect_megatron_is_full_recompute(const ModelSpec& m) {
+  EXPECT_DOUBLE_EQ(megatron_flops(m, 4, 128), hardware_flops(m, training(128, 4, Recompute::kFull, false)));
+}
+
+TEST(Flops, DenseTinyModelByHand) {
+  // A dense GPT layer is 12 h^2 MACs per token: QKV 64 (64 + 2*64) = 12,288,
+  // output 64^2 = 4,096, MLP 2 * 64 * 256 = 32,768; 49,152 MACs = 98,304 FLOPs,
+  // x 2 layers = 196,608. Attention 4 s h l = 4 * 128 * 64 * 2 = 65,536.
+  // Logits 2 h V = 128,000. Forward per token 390,144.
+  //   model FLOPs    3 x 390,144                          = 1,170,432 per token
+  //   Megatron       4 x (196,608 + 65,536) + 3 x 128,000 = 1,432,576 per token
+  // which is eq. 3: 96 l h^2 (1 + s/(6h) + V/(16 l h)) = 786,432 x 1.8216146 = 1,432,576.
+  const ModelSpec m = tiny(4, false, 256, 1, 1);
+  EXPECT_DOUBLE_EQ(model_flops(m, training(128, 4, Recompute::kNone, false)), 1'170'432.0 * 512);
+  EXPECT_DOUBLE_EQ(megatron_flops(m, 4, 128), 1'432'576.0 * 512);
+  EXPECT_NEAR(megatron_flops(m, 4, 128) / (96.0 * 512 * 2 * 64 * 64 * (1 + 128 / 384.0 + 1000 / 2048.0)), 1.0, 1e-12);
+  expect_megatron_is_full_recompute(m);
+}
+
+TEST(Flops, GroupedQueryAttentionCountsNarrowKeysAndValues) {
+  // One KV head of hd = 16 and a SwiGLU MLP of 192: per layer per token
+  // QKV 64 (64 + 2*16) = 6,144, output 4,096, MLP 3 * 64 * 192 = 36,864 MACs;
+  // 47,104 MACs = 94,208 FLOPs, x 2 layers = 188,416. Attention 65,536 and
+  // logits 128,000 as in the dense model. Forward per token 381,952.
+  //   model FLOPs    3 x 381,952                          = 1,145,856 per token
+  //   Megatron       4 x (188,416 + 65,536) + 3 x 128,000 = 1,399,808 per token
+  // Eq. 3 (the dense formula) would say 1,432,576: K and V at full width.
+  const ModelSpec m = tiny(1, true, 192, 1, 1);
+  EXPECT_DOUBLE_EQ(model_flops(m, training(128, 4, Recompute::kNone, false)), 1'145'856.0 * 512);
+  EXPECT_DOUBLE_EQ(megatron_flops(m, 4, 128), 1'399'808.0 * 512);
+  expect_megatron_is_full_recompute(m);
+}
+
+TEST(Flops, MixtureOfExpertsMegatronCountIsAboveModelFlops) {
+  // 4 experts of 256 (ungated), top-2: per layer per token QKV 12,288,
+  // output 4,096, two experts' MLPs 2 * 2 * 64 * 256 = 65,536, router
+  // 64 * 4 = 256 MACs; 82,176 MACs = 164,352 FLOPs, x 2 layers = 328,704.
+  // Attention 65,536, logits 128,000. Forward per token 522,240.
+  //   model FLOPs    3 x 522,240                          = 1,566,720 per token
+  //   Megatron       4 x (328,704 + 65,536) + 3 x 128,000 = 1,960,960 per token
+  // Eq. 3 would say 1,432,576, below the model FLOPs: it counts one MLP.
+  const ModelSpec m = tiny(4, false, 256, 4, 2);
+  const double model = model_flops(m, training(128, 4, Recompute::kNone, false));
+  EXPECT_DOUBLE_EQ(model, 1'566'720.0 * 512);
+  EXPECT_DOUBLE_EQ(megatron_flops(m, 4, 128), 1'960'960.0 * 512);
+  EXPECT_GT(megatron_flops(m, 4, 128), model);
+  expect_megatron_is_full_recompute(m);
 }
 
 }  // namespace

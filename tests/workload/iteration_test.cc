@@ -179,6 +179,61 @@ TEST(Iteration, APlanThatDoesNotFitIsAnErrorUnlessAskedToWarn) {
   EXPECT_THROW(h.run(), core::InputError);
 }
 
+// A mixture of experts over the two hosts of 16 H100s: data parallelism 16
+// with every rank in one expert-parallel group, so half of each GPU's
+// all-to-all peers are on the other host.
+void moe_over_two_hosts(Harness& h, int64_t top_k) {
+  h.model.experts = 16;
+  h.model.top_k = top_k;
+  h.plan.dp = 16;
+  h.plan.ep = 16;
+  h.training.global_batch = 16;  // one micro-batch per rank
+}
+
+TEST(Iteration, ExpertAllToAllIsItsOwnBucketNotTensorParallelComm) {
+  // Without tensor or context parallelism nothing is TP communication; the
+  // MoE dispatch and combine all-to-alls are exposed EP communication.
+  Harness h;
+  moe_over_two_hosts(h, 2);
+  const IterationResult r = h.run();
+  EXPECT_EQ(r.mean.tp_comm, SimTime::zero());
+  EXPECT_GT(r.mean.ep_comm, SimTime::zero());
+  for (const auto& b : r.stages) EXPECT_EQ(b.total(), r.iteration);
+  bool ep_interval = false;
+  for (const auto& iv : r.timeline[0]) ep_interval = ep_interval || iv.kind == IntervalKind::kEpComm;
+  EXPECT_TRUE(ep_interval);
+}
+
+TEST(Iteration, ExpertAllToAllBytesAreOnTheLinksBesideTheGradients) {
+  // The all-to-alls run on the iteration's network, so each GPU's link to
+  // its NIC carries them on top of the gradient all-reduce. Going from
+  // top-1 to top-2 routing changes only the all-to-alls (the parameters,
+  // hence the gradients, are the same), and it adds the same bytes to every
+  // GPU's NIC link, so the busiest such link gains exactly:
+  //   per all-to-all, a GPU's send buffer is T top_k h x 2 bytes =
+  //     2048 x 1 x 2304 x 2 = 9,437,184 bytes more for the second expert;
+  //   1/16 of it goes to each rank, 8 of the 16 on the other host: 4,718,592
+  //   all-to-alls: 16 layers x (dispatch + combine, forward and backward) = 64
+  //   64 x 4,718,592 = 301,989,888 payload bytes, / the protocol's
+  //   efficiency on the wire.
+  Harness one, two;
+  moe_over_two_hosts(one, 1);
+  moe_over_two_hosts(two, 2);
+  const IterationResult a = one.run(), b = two.run();
+  auto busiest = [](const IterationResult& r, const char* kind) {
+    for (const auto& l : r.busiest_links)
+      if (l.kind == kind) return l.bytes.as_double();
+    return 0.0;
+  };
+  const coll::LibraryModel lib = coll::nccl_library(hw::find_system("dgx-h100"));
+  const double payload = 64.0 * 4'718'592;
+  const double gained = busiest(b, "pcie") - busiest(a, "pcie");
+  EXPECT_GT(gained, 0);
+  EXPECT_NEAR(gained / (payload / lib.efficiency(coll::Protocol::kSimple)), 1.0, 1e-6);
+  // The top-1 run's busiest NIC link also carries the gradients.
+  EXPECT_GT(busiest(a, "pcie"), payload);
+}
+
 TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {
   // Llama 3 (arXiv 2407.21783 Section 3.3.2) all-gathers K and V before
   // attention, on the critical path: forward pays one all-gather per layer,
