@@ -41,9 +41,9 @@ void run(const std::string& file, const std::string& format, const OutputOptions
     write_iteration_outputs(outputs, s, job.topology, job.result.steady, {report::job_section(job.result)},
                             &job.result.phases);
     if (format == "json")
-      print_json(report::job_json(s, job.result, job.cascade));
+      print_json(report::job_json(s, job.result));
     else
-      std::fputs(report::job_text(s, job.result, job.cascade, job.topology).c_str(), stdout);
+      std::fputs(report::job_text(s, job.result, job.topology).c_str(), stdout);
     return;
   }
   app::IterationRun it;
