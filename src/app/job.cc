@@ -32,7 +32,6 @@ JobRun run_job(const scenario::Scenario& s, int link_samples) {
   in.units.switches = switches;
   try {
     run.result = job::run_job(in);
-    if (s.job->trace_congestion) run.cascade = job::trace_cascade(s.job->congestion, in, run.result);
     return run;
   } catch (const core::InputError& e) {
     throw scenario::locate_in_scenario(s, e);

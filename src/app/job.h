@@ -1,15 +1,14 @@
 #pragma once
 // Use case: a whole training run (a scenario with a `job:` section):
 // startup, checkpoints, failures and restarts on one clock, goodput, what
-// the idle time costs, and the congestion cascade when the scenario traces one.
+// the idle time costs, and the congestion cascade when the scenario traces one
+// (JobResult::cascade, its costs in the job's buckets).
 
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/progress.h"
 
-#include "job/cascade.h"
 #include "job/lifecycle.h"
 #include "scenario/scenario.h"
 
@@ -17,7 +16,6 @@ namespace anatomy::app {
 
 struct JobRun {
   job::JobResult result;
-  std::optional<job::CascadeResult> cascade;  // when the scenario traces a congestion event
   std::string topology;
 };
 

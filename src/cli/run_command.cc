@@ -55,11 +55,11 @@ void run(const std::string& file, const std::string& format, const OutputOptions
     std::vector<job::JobResult> results;
     for (const auto& r : runs) results.push_back(r.result);
     if (format == "json") {
-      nlohmann::ordered_json j = report::job_json(s, job.result, job.cascade);
+      nlohmann::ordered_json j = report::job_json(s, job.result);
       if (seeds_given) j["ensemble"] = report::ensemble_json(results, s.seed);
       print_json(j);
     } else {
-      std::fputs(report::job_text(s, job.result, job.cascade, job.topology).c_str(), stdout);
+      std::fputs(report::job_text(s, job.result, job.topology).c_str(), stdout);
       if (seeds_given) std::fputs(report::ensemble_text(results, s.seed).c_str(), stdout);
     }
     return;

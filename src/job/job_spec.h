@@ -76,6 +76,7 @@ struct StartupSpec {
 struct CongestionSpec {
   double bandwidth_fraction = 0.1;  // what the congested link keeps
   SimTime duration = SimTime::ms(50);
+  SimTime at;  // when it begins, from the job's start; zero: halfway through the job's wall time
   SimTime retry_timeout = SimTime::us(4'294'967);  // NCCL_IB_TIMEOUT 20: 4.096 us x 2^20 = 4.29 s
   int retry_count = 7;                             // NCCL_IB_RETRY_CNT default
 };

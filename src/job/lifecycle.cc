@@ -164,7 +164,57 @@ JobResult JobSim::run() {
     return i;
   };
 
+  // The traced congestion event, measured on the steady iteration and
+  // placed on the timeline below (cascade.h).
+  static const FailureClass kTransport{"NCCL transport timeout (congestion cascade)", "Network",
+                                       FailureClass::Per::kJob, 0, false, false};
+  const int transport_cls = -2;
+  CongestionEffect congestion;
+  CascadeOutcome outcome;
+  SimTime event_at = SimTime::max();  // when the event strikes; max: none left to strike
+  if (spec_.trace_congestion) {
+    congestion = measure_congestion(spec_.congestion, it, r_.steady);
+    const SimTime at = spec_.congestion.at > SimTime::zero() ? spec_.congestion.at : D_ / 2;
+    if (at >= D_)
+      throw core::InputError({"", 0, "job.congestion.at"},
+                             fmt::format("must be before the job ends (job.duration {}, got {})",
+                                         core::format_time(D_), core::format_time(at)));
+    outcome.at = at;
+    if (congestion.crosses_fabric) event_at = at;
+  }
+  SimTime congestion_comm;  // what an absorbed congestion cost: exposed communication
+
   SimTime productive, tentative;  // tentative: trained since the last checkpoint
+  // A crash at f.at that loses `tentative` (`done` whole iterations): the
+  // interruption and its recovery, with the failures that strike during
+  // it; returns when its own recovery and when the last one ends.
+  auto crash = [&](const FailureEvent& f, size_t& fi, int64_t done) {
+    r_.time.lost_work += tentative;
+    r_.iterations_lost += done;
+    const bool planned = f.cls == planned_cls;
+    const FailureClass& fc = f.cls == transport_cls ? kTransport : planned ? kPlanned : spec_.failures.classes[f.cls];
+    ++r_.interruptions;
+    if (!planned) {
+      ++r_.by_component[fc.name];
+      ++r_.by_category[fc.category];
+    }
+    std::string how;
+    const SimTime first_resume = recover(f.at, fc, planned, how);
+    SimTime resume = first_resume;
+    // Failures during the recovery restart it from their own detection.
+    while (fi < failures.size() && failures[fi].at < resume) {
+      const Interruption next = interrupt(failures[fi++]);
+      resume = std::max(resume, next.resume);
+      how += "; then " + next.cls->name + ": " + next.how;
+    }
+    add(r_.time.recovery, f.at, resume);
+    mark("recovery", f.at, resume);
+    if (r_.events.size() < kMaxEvents)
+      r_.events.push_back({f.at, fmt::format("{} at {}: lost {} iterations ({}) since the last checkpoint; {}",
+                                             fc.name, hours(f.at), done, core::format_time(tentative), how)});
+    tentative = SimTime::zero();
+    return std::pair{first_resume, resume};
+  };
   size_t fi = 0;
   while (t < D_) {
     // A failure while the job is (re)starting: the start begins again.
@@ -179,16 +229,80 @@ JobResult JobSim::run() {
     if (t >= D_) break;
     const SimTime next_failure = fi < failures.size() ? failures[fi].at : SimTime::max();
     const SimTime train_left = T * K;
-    const SimTime period_end = cs.enabled ? t + train_left + C : SimTime::max();
+    // The congestion event strikes in this period's training (or, when it
+    // was due while the job was not training, as the period begins).
+    const SimTime s = std::max(event_at, t);
+    const SimTime train_end = cs.enabled ? t + train_left : SimTime::max();
+    const bool event_here = event_at < train_end && s < next_failure;
+    if (event_here) {
+      event_at = SimTime::max();
+      outcome.happened = true;
+      outcome.at = s;
+    }
+    if (event_here && congestion.fails_job) {
+      // The link stays down: training before it and what the stalled
+      // iterations did is lost when the queue pairs give up and the job
+      // crashes; the wait on the dead link is failure recovery.
+      const SimTime give_up = s + congestion.give_up;
+      const SimTime stall_end = std::min({give_up, D_, next_failure});
+      const SimTime wait = SimTime::ps(static_cast<int64_t>(std::llround(
+          static_cast<long double>(congestion.cost.count_ps()) * (stall_end - s).count_ps() /
+          std::max<int64_t>(1, congestion.give_up.count_ps()))));
+      r_.time.recovery += wait;
+      outcome.congestion = wait;
+      mark("lost training", t, s);
+      mark("congestion", s, stall_end);
+      tentative = (s - t) + (stall_end - s - wait);
+      const int64_t done = (s - t).count_ps() / std::max<int64_t>(1, T.count_ps());
+      if (stall_end == D_) {
+        // The job ends first: as below, what it trained is kept.
+        productive += tentative;
+        r_.iterations_kept += done;
+        tentative = SimTime::zero();
+        t = D_;
+        break;
+      }
+      const bool transport = stall_end == give_up;
+      const FailureEvent f = transport ? FailureEvent{give_up, transport_cls, 0} : failures[fi++];
+      if (transport) {
+        outcome.crashed = true;
+        outcome.lost = tentative;
+        outcome.lost_iterations = done;
+      }
+      const auto [first_resume, resume] = crash(f, fi, done);
+      if (transport) outcome.crash_recovery = std::min(first_resume, D_) - give_up;
+      t = std::min(D_, resume);
+      continue;
+    }
+    // An absorbed congestion stretches this period's training by its cost;
+    // `slowed(u)` is the part of that cost paid by wall time u.
+    const SimTime extra = event_here ? congestion.cost : SimTime::zero();
+    const auto slowed = [&](SimTime u) {
+      if (!event_here || u <= s) return SimTime::zero();
+      if (u >= s + congestion.window) return extra;
+      return SimTime::ps(static_cast<int64_t>(std::llround(static_cast<long double>(extra.count_ps()) *
+                                                          (u - s).count_ps() / congestion.window.count_ps())));
+    };
+    const SimTime train_wall = train_left + extra;
+    // The training stretch [t, e), with the congestion marked where it is.
+    const auto mark_training = [&](SimTime e) {
+      if (!event_here) return mark("training", t, e);
+      mark("training", t, std::min(s, e));
+      mark("congestion", s, std::min(s + congestion.window, e));
+      mark("training", s + congestion.window, e);
+    };
+    const SimTime period_end = cs.enabled ? t + train_wall + C : SimTime::max();
     if (period_end <= std::min(next_failure, D_)) {
       // The checkpoint period completes: its work is safe.
       tentative += train_left;
       productive += tentative;
       tentative = SimTime::zero();
+      congestion_comm += extra;
+      outcome.congestion += extra;
       r_.iterations_kept += K;
-      add(r_.time.checkpoint, t + train_left, period_end);
-      mark("training", t, t + train_left);
-      mark("checkpoint", t + train_left, period_end);
+      add(r_.time.checkpoint, t + train_wall, period_end);
+      mark_training(t + train_wall);
+      mark("checkpoint", t + train_wall, period_end);
       ++r_.checkpoints;
       t = period_end;
       continue;
@@ -196,43 +310,33 @@ JobResult JobSim::run() {
     if (next_failure >= D_) {
       // The job ends first; what was trained since the last checkpoint is
       // counted as kept (a final checkpoint is written at the end).
-      const SimTime run = std::min(D_ - t, train_left);
-      const int64_t n = static_cast<int64_t>(run.count_ps() / std::max<int64_t>(1, T.count_ps()));
-      productive += tentative + run;
+      const SimTime run = std::min(D_ - t, train_wall);
+      const SimTime paid = slowed(t + run);
+      const int64_t n = static_cast<int64_t>((run - paid).count_ps() / std::max<int64_t>(1, T.count_ps()));
+      productive += tentative + run - paid;
+      congestion_comm += paid;
+      outcome.congestion += paid;
       r_.iterations_kept += n;
       add(r_.time.checkpoint, t + run, D_);
-      mark("training", t, t + run);
+      mark_training(t + run);
       mark("checkpoint", t + run, D_);
       t = D_;
       break;
     }
     // A failure strikes in this period: everything since the last
-    // checkpoint is lost, including a checkpoint still being written.
+    // checkpoint is lost, including a checkpoint still being written (what
+    // a congestion before it cost stays exposed communication).
     const FailureEvent& f = failures[fi++];
     const SimTime run = f.at - t;
-    const SimTime trained = std::min(run, train_left);
-    tentative += trained;
-    if (run > train_left) add(r_.time.checkpoint, t + train_left, f.at);
+    const SimTime trained = std::min(run, train_wall);
+    const SimTime paid = slowed(t + trained);
+    congestion_comm += paid;
+    outcome.congestion += paid;
+    tentative += trained - paid;
+    if (run > train_wall) add(r_.time.checkpoint, t + train_wall, f.at);
     mark("lost training", t, f.at);
-    const int64_t done = trained.count_ps() / std::max<int64_t>(1, T.count_ps());
-    r_.time.lost_work += tentative;
-    r_.iterations_lost += done;
-    Interruption first = interrupt(f);
-    SimTime resume = first.resume;
-    // Failures during the recovery restart it from their own detection.
-    while (fi < failures.size() && failures[fi].at < resume) {
-      const Interruption next = interrupt(failures[fi++]);
-      resume = std::max(resume, next.resume);
-      first.how += "; then " + next.cls->name + ": " + next.how;
-    }
-    add(r_.time.recovery, f.at, resume);
-    mark("recovery", f.at, resume);
-    if (r_.events.size() < kMaxEvents)
-      r_.events.push_back({f.at, fmt::format("{} at {}: lost {} iterations ({}) since the last checkpoint; {}",
-                                             first.cls->name, hours(f.at), done, core::format_time(tentative),
-                                             first.how)});
-    tentative = SimTime::zero();
-    t = std::min(D_, resume);
+    const int64_t done = (trained - paid).count_ps() / std::max<int64_t>(1, T.count_ps());
+    t = std::min(D_, crash(f, fi, done).second);
   }
   r_.wall = D_;
 
@@ -243,8 +347,9 @@ JobResult JobSim::run() {
     return SimTime::ps(static_cast<int64_t>(std::llround(productive.count_ps() * (part.count_ps() / whole))));
   };
   r_.time.compute = share(b.forward_compute + b.backward_compute + b.optimizer);
-  r_.time.communication = share(b.tp_comm + b.ep_comm + b.dp_comm + b.pp_comm);
-  r_.time.bubble = productive - r_.time.compute - r_.time.communication;  // bubble and waiting on others
+  const SimTime comm = share(b.tp_comm + b.ep_comm + b.dp_comm + b.pp_comm);
+  r_.time.bubble = productive - r_.time.compute - comm;  // bubble and waiting on others
+  r_.time.communication = comm + congestion_comm;        // an absorbed congestion: outside productive training
   r_.ettr = productive.seconds() / D_.seconds();
 
   const double per_day = failures_per_day(spec_.failures, in_.units);
@@ -256,6 +361,16 @@ JobResult JobSim::run() {
     r_.daly = daly_interval(C, mtbi);
   }
   r_.dollars_per_gpu_hour = spec_.cost.dollars_per_gpu_hour;
+  if (spec_.trace_congestion) {
+    SimTime load;
+    for (const auto& p : r_.restart.phases)
+      if (p.name == "checkpoint load") load = p.duration;
+    outcome.checkpoint_load = load;
+    outcome.checkpoint_bytes = r_.checkpoint.bytes_total;
+    outcome.storage_servers = it.topology->storage_nodes().size();
+    outcome.gpus = r_.gpus;
+    r_.cascade = describe_cascade(spec_.congestion, congestion, outcome);
+  }
   return r_;
 }
 

@@ -17,11 +17,21 @@
 // failure struck, and the partial one), failure recovery (detection,
 // teardown, rescheduling or waiting for repair, restart, checkpoint load).
 // Spares held in reserve are reported beside it as idle GPU-hours.
+//
+// A traced congestion event (JobSpec::trace_congestion, cascade.h) is part
+// of the same timeline: it strikes at CongestionSpec::at (the first
+// training at or after it), an absorbed one stretches the training it
+// slows by its cost, counted as exposed communication; one that outlasts
+// the transport retries crashes the job when they run out, as a failure
+// does: the wait on the dead link and the restart are failure recovery,
+// the work since the last checkpoint is lost work.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "job/cascade.h"
 #include "job/checkpoint.h"
 #include "job/failures.h"
 #include "job/job_spec.h"
@@ -38,7 +48,9 @@ struct JobEvent {
 // One stretch of the job's wall time, for its timeline: "startup",
 // "training", "checkpoint" (the stall and slowed iterations of a
 // checkpoint), "lost training" (work a failure undid, partial checkpoints
-// included) and "recovery". Phases are in time order and do not overlap.
+// included), "recovery" and "congestion" (a traced congestion event: the
+// training it slows, or the wait until the transport gives up). Phases are
+// in time order and do not overlap.
 struct JobPhase {
   const char* kind;
   SimTime start, end;
@@ -81,6 +93,9 @@ struct JobResult {
   // keeps a timeline of bounded size that still shows every failure.
   std::vector<JobPhase> phases;
   bool checkpoints_folded = false;
+  // The traced congestion event, when the scenario traces one: its chain's
+  // costs are in `time` above.
+  std::optional<CascadeResult> cascade;
 
   // What one checkpoint costs the job at its interval (CheckpointCost::cost).
   SimTime checkpoint_cost() const { return checkpoint.cost(steady.iteration, checkpoint_every); }

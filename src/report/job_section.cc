@@ -66,6 +66,12 @@ Section job_section(const job::JobResult& r) {
       "<p>Checkpoint interval {}{}.</p>",
       100 * r.ettr, r.wall.seconds() / 86400, r.interruptions, mtbi, r.iterations_kept, r.iterations_lost,
       r.checkpoints, core::format_time(r.configured_interval), optimum);
+  if (r.cascade && r.cascade->happened)
+    s.intro_html += fmt::format(
+        "<p>The congestion event at {:.2f} h {} and cost the job {} per GPU ({:.1f} GPU-hours), counted above{}.</p>",
+        r.cascade->at.seconds() / 3600, r.cascade->failed_job ? "failed the job" : "was absorbed",
+        core::format_time(r.cascade->total), r.hours_of(r.cascade->total),
+        r.cascade->failed_job ? " as failure recovery and lost work" : " as exposed communication");
   s.body_html = draw_stacked_bars(c).str() + html_table(t) + (causes.rows.empty() ? "" : html_table(causes));
   return s;
 }

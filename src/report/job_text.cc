@@ -23,8 +23,8 @@ std::string iterations_in(core::SimTime interval, core::SimTime iteration) {
 
 }  // namespace
 
-nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResult& r,
-                                const std::optional<job::CascadeResult>& cascade) {
+nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResult& r) {
+  const std::optional<job::CascadeResult>& cascade = r.cascade;
   const std::vector<job::CauseCost> causes = r.costs_by_cause();
   nlohmann::ordered_json j = schema_header("run.job");
   j["scenario"] = s.name;
@@ -58,13 +58,17 @@ nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResul
     nlohmann::ordered_json chain = nlohmann::json::array();
     for (const auto& step : cascade->chain)
       chain.push_back({{"mechanism", step.mechanism}, {"what", step.what}, {"cost_s", step.cost.seconds()}});
-    j["cascade"] = {{"chain", chain}, {"total_s", cascade->total.seconds()}, {"failed_job", cascade->failed_job}};
+    j["cascade"] = {{"at_hours", cascade->at.seconds() / 3600},
+                    {"happened", cascade->happened},
+                    {"chain", chain},
+                    {"total_s", cascade->total.seconds()},
+                    {"failed_job", cascade->failed_job}};
   }
   return j;
 }
 
-std::string job_text(const scenario::Scenario& s, const job::JobResult& r,
-                     const std::optional<job::CascadeResult>& cascade, const std::string& topology) {
+std::string job_text(const scenario::Scenario& s, const job::JobResult& r, const std::string& topology) {
+  const std::optional<job::CascadeResult>& cascade = r.cascade;
   const double gpu_hours = r.gpu_hours();
   std::string out;
   const auto to = std::back_inserter(out);
@@ -114,10 +118,12 @@ std::string job_text(const scenario::Scenario& s, const job::JobResult& r,
     for (const auto& [k, v] : r.by_component) fmt::format_to(to, "  {:<32} {}\n", k, v);
   }
   if (cascade) {
-    fmt::format_to(to, "\ncongestion cascade ({}):\n", cascade->failed_job ? "it fails the job" : "absorbed");
+    fmt::format_to(to, "\ncongestion cascade at {:.2f} h ({}):\n", cascade->at.seconds() / 3600,
+                   !cascade->happened ? "it did not strike" : cascade->failed_job ? "it fails the job" : "absorbed");
     for (size_t i = 0; i < cascade->chain.size(); ++i)
       fmt::format_to(to, "  {}. {}: {}\n", i + 1, cascade->chain[i].mechanism, cascade->chain[i].what);
-    fmt::format_to(to, "  total cost to the job: {}\n", core::format_time(cascade->total));
+    fmt::format_to(to, "  total cost to the job: {} per GPU, {:.1f} GPU-hours (in the GPU-hours by cause above)\n",
+                   core::format_time(cascade->total), r.hours_of(cascade->total));
   }
   if (!r.events.empty()) {
     fmt::format_to(to, "\nfirst interruptions:\n");

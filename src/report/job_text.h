@@ -6,18 +6,14 @@
 // traced; or the same figures as JSON.
 
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 
-#include "job/cascade.h"
 #include "job/lifecycle.h"
 #include "scenario/scenario.h"
 
 namespace anatomy::report {
 
-std::string job_text(const scenario::Scenario& s, const job::JobResult& r,
-                     const std::optional<job::CascadeResult>& cascade, const std::string& topology);
-nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResult& r,
-                                const std::optional<job::CascadeResult>& cascade);
+std::string job_text(const scenario::Scenario& s, const job::JobResult& r, const std::string& topology);
+nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResult& r);
 
 }  // namespace anatomy::report

@@ -372,39 +372,182 @@ TEST(Placement, BusyHostsAreSkippedTheSameWayForEveryPolicy) {
 }  // namespace
 }  // namespace anatomy::job
 
+#include <nlohmann/json.hpp>
+
 #include "job/cascade.h"
+#include "../cli/shell.h"
 
 namespace anatomy::job {
 namespace {
 
-TEST(Cascade, FiftyMillisecondsOfCongestionStopAtTheTransport) {
-  // A congested (not failed) link keeps acknowledging packets: no retry
-  // runs out, so the chain stops after the slowdown it costs.
-  Cluster c(false);
-  JobInputs in = job_inputs(c, SimTime::sec(3600));
-  const JobResult job = run_job(in);
-  CongestionSpec spec;  // 10% for 50 ms
-  const CascadeResult r = trace_cascade(spec, in, job);
-  EXPECT_FALSE(r.failed_job);
-  ASSERT_EQ(r.chain.size(), 2u);
-  EXPECT_GT(r.total, SimTime::zero());
-  EXPECT_LT(r.total, spec.duration);  // at most the event's own length
+// The job of job_inputs with a congestion event traced at 30 min of its hour.
+JobInputs with_congestion(JobInputs in, double bandwidth_fraction, SimTime duration) {
+  in.spec.trace_congestion = true;
+  in.spec.congestion.bandwidth_fraction = bandwidth_fraction;
+  in.spec.congestion.duration = duration;
+  in.spec.congestion.at = SimTime::sec(1800);
+  return in;
 }
 
-TEST(Cascade, AnOutageLongerThanTheRetriesRestartsTheJob) {
+SimTime phase_length(const JobPhase& p) { return p.end - p.start; }
+
+TEST(Cascade, AnOutageCostsTheJobItsTimeoutWaitRestartAndLostWork) {
+  // A link down for 60 s at 30 min: after 7 retries x 4.295 s = 30.07 s
+  // the queue pairs give up, NCCL reports a transport error and the job
+  // crashes there, as a failure does. Regression: the chain was worked out
+  // beside the job and none of it reached the job's buckets.
   Cluster c(false);
-  JobInputs in = job_inputs(c, SimTime::sec(3600));
-  const JobResult job = run_job(in);
-  CongestionSpec spec;
-  spec.bandwidth_fraction = 1e-4;
-  spec.duration = SimTime::sec(60);  // > 7 x 4.3 s of retries
-  const CascadeResult r = trace_cascade(spec, in, job);
-  EXPECT_TRUE(r.failed_job);
-  ASSERT_EQ(r.chain.size(), 3u);
-  EXPECT_GT(r.total, job.restart.total());
-  // A 20 s outage is survived by the retries.
-  spec.duration = SimTime::sec(20);
-  EXPECT_FALSE(trace_cascade(spec, in, job).failed_job);
+  const JobInputs plain = job_inputs(c, SimTime::sec(3600));
+  const JobResult base = run_job(plain);
+  const JobInputs in = with_congestion(plain, 1e-4, SimTime::sec(60));
+  const JobResult r = run_job(in);
+  ASSERT_TRUE(r.cascade.has_value());
+  EXPECT_TRUE(r.cascade->happened);
+  EXPECT_TRUE(r.cascade->failed_job);
+  EXPECT_EQ(r.cascade->at, SimTime::sec(1800));
+  ASSERT_EQ(r.cascade->chain.size(), 3u);
+  const CongestionEffect e = measure_congestion(in.spec.congestion, in.iteration, r.steady);
+  ASSERT_TRUE(e.fails_job);
+  EXPECT_EQ(e.give_up, SimTime::us(4'294'967) * 7);
+  // Failure recovery: the wait on the dead link, give_up x (1 - 1/slowdown)
+  // (the chain's first step), then crash detection + teardown + a restart
+  // on cached images with its checkpoint load (the second step's wait).
+  const FailureSpec& f = in.spec.failures;
+  const SimTime crash = f.crash_detection + f.teardown + r.restart.total();
+  EXPECT_EQ(r.cascade->chain[0].cost, e.cost);
+  EXPECT_EQ(r.time.recovery, e.cost + crash);
+  // Lost work: the training since the last checkpoint before 1800 s (the
+  // job trains in periods of 50 iterations and one checkpoint after its
+  // startup) and the give_up / slowdown that the stalled iterations did.
+  const SimTime period = r.steady.iteration * 50 + r.checkpoint_cost();
+  const SimTime since = SimTime::ps((SimTime::sec(1800) - r.first_start.total()).count_ps() % period.count_ps());
+  ASSERT_LT(since, r.steady.iteration * 50);  // 1800 s falls in training, not in a checkpoint
+  EXPECT_EQ(r.time.lost_work, since + (e.give_up - e.cost));
+  EXPECT_EQ(r.cascade->chain[1].cost, crash + r.time.lost_work);
+  // The chain's total is what the buckets hold (the job has no other failure).
+  EXPECT_EQ(base.time.recovery + base.time.lost_work, SimTime::zero());
+  EXPECT_EQ(r.cascade->total, r.time.recovery + r.time.lost_work);
+  EXPECT_EQ(r.interruptions, 1);
+  EXPECT_EQ(r.by_category.at("Network"), 1);
+  EXPECT_EQ(r.time.total(), r.wall);  // residue 0
+  // ETTR: productive training drops by the chain's total, less the
+  // checkpoint time the restart leaves out of the hour.
+  EXPECT_NEAR((base.ettr - r.ettr) * r.wall.seconds(),
+              r.cascade->total.seconds() - (base.time.checkpoint - r.time.checkpoint).seconds(), 1e-6);
+  EXPECT_LT(r.ettr, base.ettr);
+  // The timeline: lost training up to 1800 s, the wait until the transport
+  // gives up, then the recovery; no gaps to the end of the job.
+  size_t k = 0;
+  while (k < r.phases.size() && std::string(r.phases[k].kind) != "congestion") ++k;
+  ASSERT_LT(k + 1, r.phases.size());
+  EXPECT_STREQ(r.phases[k - 1].kind, "lost training");
+  EXPECT_EQ(r.phases[k].start, SimTime::sec(1800));
+  EXPECT_EQ(phase_length(r.phases[k]), e.give_up);
+  EXPECT_STREQ(r.phases[k + 1].kind, "recovery");
+  EXPECT_EQ(phase_length(r.phases[k + 1]), crash);
+  for (size_t i = 1; i < r.phases.size(); ++i) EXPECT_EQ(r.phases[i].start, r.phases[i - 1].end) << i;
+  EXPECT_EQ(r.phases.back().end, r.wall);
+}
+
+TEST(Cascade, AbsorbedCongestionCostsWhatItsChainSaysAndNoMore) {
+  // 10% of the busiest fabric link for 50 ms: traffic keeps flowing, no
+  // queue pair gives up; while it lasts training runs at T / T_slow of its
+  // pace, so it costs 50 ms x (1 - T / T_slow), as exposed communication.
+  Cluster c(false);
+  const JobInputs plain = job_inputs(c, SimTime::sec(3600));
+  const JobResult base = run_job(plain);
+  const JobInputs in = with_congestion(plain, 0.1, SimTime::ms(50));
+  const JobResult r = run_job(in);
+  ASSERT_TRUE(r.cascade.has_value());
+  EXPECT_TRUE(r.cascade->happened);
+  EXPECT_FALSE(r.cascade->failed_job);
+  const CongestionEffect e = measure_congestion(in.spec.congestion, in.iteration, r.steady);
+  ASSERT_GT(e.slowed, e.steady);
+  const SimTime cost = SimTime::from_seconds(0.05 * (1 - e.steady.seconds() / e.slowed.seconds()));
+  EXPECT_EQ(e.cost, cost);
+  EXPECT_EQ(r.cascade->total, cost);
+  ASSERT_GT(cost, SimTime::zero());
+  // No failure, no lost work, the same startup and checkpoints.
+  EXPECT_EQ(r.interruptions, 0);
+  EXPECT_EQ(r.time.lost_work + r.time.recovery, SimTime::zero());
+  EXPECT_EQ(r.time.startup, base.time.startup);
+  EXPECT_EQ(r.checkpoints, base.checkpoints);
+  EXPECT_EQ(r.time.checkpoint, base.time.checkpoint);
+  // And no more: productive training drops by exactly the cost ...
+  EXPECT_NEAR((base.ettr - r.ettr) * r.wall.seconds(), cost.seconds(), 1e-9);
+  // ... which is exposed communication: it grows by the cost, less the
+  // communication share (TP + DP + PP over T) of the training it displaced.
+  const workload::TimeBreakdown& b = r.steady.mean;
+  const double comm_share = (b.tp_comm + b.dp_comm + b.pp_comm).seconds() / r.steady.iteration.seconds();
+  EXPECT_NEAR((r.time.communication - base.time.communication).seconds(), cost.seconds() * (1 - comm_share), 1e-9);
+  EXPECT_EQ(r.time.total(), r.wall);  // residue 0
+  // The timeline shows the congestion where it struck, for its 50 ms.
+  bool found = false;
+  for (const JobPhase& p : r.phases)
+    if (std::string(p.kind) == "congestion") {
+      found = true;
+      EXPECT_EQ(p.start, SimTime::sec(1800));
+      EXPECT_EQ(phase_length(p), SimTime::ms(50));
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(Cascade, ASurvivableOutageIsAbsorbedAndAnEventAfterTheJobIsRefused) {
+  // 20 s down is less than the 30.07 s of retries: the job survives it.
+  Cluster c(false);
+  JobInputs in = with_congestion(job_inputs(c, SimTime::sec(3600)), 1e-4, SimTime::sec(20));
+  const JobResult r = run_job(in);
+  ASSERT_TRUE(r.cascade.has_value());
+  EXPECT_FALSE(r.cascade->failed_job);
+  EXPECT_EQ(r.interruptions, 0);
+  EXPECT_EQ(r.time.total(), r.wall);
+  in.spec.congestion.at = SimTime::sec(3600);
+  try {
+    run_job(in);
+    FAIL() << "an event at the job's end was accepted";
+  } catch (const core::InputError& err) {
+    EXPECT_EQ(err.where().field, "job.congestion.at");
+  }
+}
+
+// `anatomy compare` of the shipped cascade scenarios, as JSON: metric key ->
+// B - A.
+std::map<std::string, double> compare_diffs(const std::string& a, const std::string& b) {
+  const std::string dir = ANATOMY_SOURCE_DIR;
+  const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " compare " + dir + "/" + a + " " + dir +
+                                               "/" + b + " --format json");
+  EXPECT_EQ(out.code, 0) << out.err;
+  std::map<std::string, double> diffs;
+  const nlohmann::json j = nlohmann::json::parse(out.out);
+  for (const auto& m : j.at("metrics")) diffs[m["metric"].get<std::string>()] = m["diff"][1].get<double>();
+  return diffs;
+}
+
+TEST(Cascade, CompareOfTheCongestionAndTheOutageShowsWhatTheOutageCost) {
+  // Regression: compare showed +0.00% everywhere. The 50 ms congestion is
+  // absorbed (no failure recovery); the 60 s outage crashes the job, so B -
+  // A of failure recovery and lost work is the outage's chain (its total,
+  // on 512 GPUs, in GPU-hours) less the congestion's (exposed
+  // communication in A), and ETTR drops.
+  const std::string dir = ANATOMY_SOURCE_DIR;
+  const auto run = [&](const std::string& file) {
+    const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + dir + "/" + file +
+                                                 " --format json");
+    EXPECT_EQ(out.code, 0) << out.err;
+    return nlohmann::json::parse(out.out);
+  };
+  const nlohmann::json outage = run("scenarios/cascade-outage.yaml");
+  const nlohmann::json congestion = run("scenarios/cascade-congestion.yaml");
+  ASSERT_TRUE(outage["cascade"]["failed_job"].get<bool>());
+  ASSERT_FALSE(congestion["cascade"]["failed_job"].get<bool>());
+  EXPECT_EQ(congestion["gpu_hours"]["failure recovery"].get<double>(), 0.0);
+  const double outage_gpu_hours = outage["cascade"]["total_s"].get<double>() * 512 / 3600;
+  const auto d = compare_diffs("scenarios/cascade-congestion.yaml", "scenarios/cascade-outage.yaml");
+  EXPECT_GT(d.at("failure_recovery_gpu_hours"), 0);
+  EXPECT_GT(d.at("lost_work_gpu_hours"), 0);
+  EXPECT_NEAR(d.at("failure_recovery_gpu_hours") + d.at("lost_work_gpu_hours"), outage_gpu_hours, 1e-6);
+  EXPECT_LT(d.at("ettr"), 0);
+  EXPECT_EQ(d.at("interruptions"), 1);
 }
 
 }  // namespace
