@@ -97,7 +97,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    throw core::InputError({file, e.mark.is_null() ? 0 : e.mark.line + 1, ""}, "YAML syntax error: " + e.msg);
+    const int line = e.mark.is_null() ? 1 : e.mark.line + 1;
+    const int column = e.mark.is_null() ? -1 : e.mark.column;
+    throw core::InputError({file, line, detail::key_path_at(yaml_text, line, column)}, "YAML syntax error: " + e.msg);
   }
   ctx.overridden = detail::apply_overrides(root, overrides);
   if (!root.IsDefined() || root.IsNull()) ctx.fail(1, "model", "is required: the scenario is empty (it needs at least model and cluster)");
@@ -188,7 +190,9 @@ core::InputError locate_in_scenario(const Scenario& s, const core::InputError& e
   if (const std::string set = detail::override_for(s.overridden, field); !set.empty())
     return e.with_field(field).with_location(set, 0);
   if (s.file.empty()) return e;
-  return e.with_field(field).with_location(s.file, detail::nearest_line(s.lines, field));
+  // A field the file left out (a default the plan contradicts) points at the top.
+  const int line = detail::nearest_line(s.lines, field);
+  return e.with_field(field.empty() ? detail::kTopLevel : field).with_location(s.file, line > 0 ? line : 1);
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {

@@ -100,7 +100,9 @@ int Context::line_for(std::string_view field) const { return nearest_line(lines,
 void Context::fail(int line, const std::string& field, const std::string& message) const {
   if (const std::string set = override_for(overridden, field); !set.empty())
     throw core::InputError({set, 0, field}, message);
-  throw core::InputError({file, line, field}, message);
+  // Every error in a file names a line and a field: a key the file left
+  // out points at its first line, an error of the whole document at the top.
+  throw core::InputError({file, line > 0 ? line : 1, field.empty() ? kTopLevel : field}, message);
 }
 
 core::InputError Context::locate(const core::InputError& e, const std::string& field, int line) const {
@@ -108,6 +110,29 @@ core::InputError Context::locate(const core::InputError& e, const std::string& f
   if (!e.where().file.empty()) return out;
   if (const std::string set = override_for(overridden, field); !set.empty()) return out.with_location(set, 0);
   return out.with_location(file, line);
+}
+
+std::string key_path_at(std::string_view text, int line, int column) {
+  std::vector<std::pair<size_t, std::string>> open;  // (indent, key), outermost first
+  int n = 0;
+  size_t pos = 0;
+  while (pos <= text.size() && ++n <= line) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view l = text.substr(pos, end - pos);
+    pos = end + 1;
+    size_t indent = l.find_first_not_of(' ');
+    if (indent == std::string_view::npos || l[indent] == '#') continue;
+    if (l.compare(indent, 2, "- ") == 0) indent += 2;  // a list item's first key
+    size_t k = indent;
+    while (k < l.size() && (std::isalnum(static_cast<unsigned char>(l[k])) || l[k] == '_')) ++k;
+    if (k == indent || k >= l.size() || l[k] != ':') continue;
+    if (n == line && column >= 0 && static_cast<size_t>(column) <= k) break;  // the key itself is in doubt
+    while (!open.empty() && open.back().first >= indent) open.pop_back();
+    open.emplace_back(indent, std::string(l.substr(indent, k - indent)));
+  }
+  std::string path;
+  for (const auto& [_, key] : open) path += (path.empty() ? "" : ".") + key;
+  return path.empty() ? kTopLevel : path;
 }
 
 int line_of(const YAML::Node& n) {

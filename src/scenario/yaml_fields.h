@@ -140,6 +140,16 @@ struct Context {
 // ("parallelism.dp" -> "parallelism"); 0 when none is there.
 int nearest_line(const std::map<std::string, int>& lines, std::string_view field);
 
+// What an error names when no key applies: the document itself.
+inline constexpr const char* kTopLevel = "(top level)";
+
+// The dotted path of the block-style key open at 1-based `line`, 0-based
+// `column` of `text` (the last "key:" above it at each indentation), for
+// errors yaml-cpp raises before any node exists (syntax errors); kTopLevel
+// when none is. An error at or before a key's colon (that key cannot be
+// read) is about what came before it, so that key does not count.
+std::string key_path_at(std::string_view text, int line, int column);
+
 // 1-based line of a node; 0 when yaml-cpp has no mark for it.
 int line_of(const YAML::Node& n);
 std::string join(std::string_view section, std::string_view key);
