@@ -27,12 +27,9 @@ struct CollectiveArgs {
   std::string max_bytes = "8G";
   int step_factor = 2;
   std::string bytes;
-  std::string algo = "auto";
   std::string protocol = "Simple";
-  std::string fidelity = "auto";
-  int channels = 0;
-  int chunks = 0;
   std::string network = "flow";
+  app::CollectiveSweep sweep;  // the flags that need no parsing are bound to it
   std::string format = "table";
   OutputOptions outputs;
   const CLI::App* command = nullptr;  // its flags are the report's inputs
@@ -70,14 +67,10 @@ void write_collective_outputs(const CollectiveArgs& a, const std::vector<coll::C
 
 void run_collective(const CollectiveArgs& a) {
   check_format(a.format);
-  app::CollectiveSweep sweep;
+  app::CollectiveSweep sweep = a.sweep;
   sweep.op = coll::parse_op(a.op, "--op");
   sweep.protocol = coll::parse_protocol(a.protocol, "--protocol");
   sweep.sizes = sizes(a);
-  sweep.algorithm = a.algo;
-  sweep.fidelity = a.fidelity;
-  sweep.channels = a.channels;
-  sweep.chunks = a.chunks;
   sweep.network = net::parse_network_spec(a.network, "--network");
   const app::ClusterRequest cluster = a.cluster.given();
   const topo::Topology topo = app::build_topology(cluster);
@@ -86,7 +79,7 @@ void run_collective(const CollectiveArgs& a) {
   const std::string system = cluster.topology == "cluster" ? cluster.system : cluster.topology;
   const auto info_of = [&](const app::CollectiveSweepRun& run) {
     return report::CollectiveSweepInfo{
-        sweep.op, run.gpus, system, run.topology, a.network, run.library, coll::to_string(run.fidelity), a.algo};
+        sweep.op, run.gpus, system, run.topology, a.network, run.library, coll::to_string(run.fidelity), a.sweep.algorithm};
   };
   app::CollectiveSweepRun run;
   if (a.format == "json") {  // one document at the end; the progress line meanwhile
@@ -123,16 +116,16 @@ void add_collective_command(CLI::App& app, int& exit_code) {
   sub->add_option("-f,--step-factor", args->step_factor, "size multiplier between rows (nccl-tests -f)")
       ->capture_default_str();
   sub->add_option("--bytes", args->bytes, "one size instead of a sweep");
-  sub->add_option("--algo", args->algo, "ring, tree, hierarchical, nvls, direct or auto (fastest, as NCCL chooses)")
+  sub->add_option("--algo", args->sweep.algorithm, "ring, tree, hierarchical, nvls, direct or auto (fastest, as NCCL chooses)")
       ->capture_default_str();
   sub->add_option("--protocol", args->protocol, "LL, LL128 or Simple (with an explicit --algo)")->capture_default_str();
-  sub->add_option("--fidelity", args->fidelity, "step, bulk or auto (step up to 4,096 GPUs)")->capture_default_str();
-  sub->add_option("--channels", args->channels, "channels (0 = as NCCL would)")->capture_default_str();
-  sub->add_option("--chunks", args->chunks, "pipeline chunks per channel (0 = from the protocol's chunk size)")
+  sub->add_option("--fidelity", args->sweep.fidelity, "step, bulk or auto (step up to 4,096 GPUs)")->capture_default_str();
+  sub->add_option("--channels", args->sweep.channels, "channels (0 = as NCCL would)")->capture_default_str();
+  sub->add_option("--chunks", args->sweep.chunks, "pipeline chunks per channel (0 = from the protocol's chunk size)")
       ->capture_default_str();
   sub->add_option("--network", args->network,
                   "network model: flow, or packet[:key=value,...] (e.g. packet:transport=roce,fabric=switch-scheduled; "
-                  "keys in src/net/packet/config.h)")
+                  "anatomy schema lists the keys as network.*)")
       ->capture_default_str();
   sub->add_option("--format", args->format, "table or json")->capture_default_str();
   args->outputs.add_to(*sub, OutputOptions::kReport | OutputOptions::kCsv | OutputOptions::kQuiet);

@@ -16,6 +16,7 @@ namespace anatomy::cli {
 int main(int argc, char** argv) {
   CLI::App app{"anatomy: where a distributed training job's GPU time goes"};
   app.require_subcommand(1);
+  app.footer("Every scenario field, its unit, default and meaning: anatomy schema (docs/scenario.md).");
   int exit_code = 0;
   add_collective_command(app, exit_code);
   add_compare_command(app, exit_code);
@@ -25,9 +26,7 @@ int main(int argc, char** argv) {
   add_validate_command(app, exit_code);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
+  } catch (const CLI::Success& e) {  // --help, --help-all
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "anatomy: %s\n", e.what());

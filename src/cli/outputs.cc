@@ -8,11 +8,9 @@
 #include <fstream>
 
 #include "core/error.h"
-#include "report/csv.h"
 #include "report/progress.h"
-#include "report/scenario_page.h"
+#include "report/run_files.h"
 #include "report/schema.h"
-#include "report/run_report.h"
 #include "report/stages.h"
 #include "report/trace.h"
 
@@ -99,6 +97,7 @@ void check_csv_folder(const std::string& folder) {
 }
 
 void make_csv_folder(const std::string& folder) {
+  if (folder.empty()) return;
   std::error_code ec;
   std::filesystem::create_directory(folder, ec);
 }
@@ -118,27 +117,10 @@ void check_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s
 void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s, const std::string& topology,
                              const workload::IterationResult& r, const std::vector<report::Section>& extra,
                              const std::vector<job::JobPhase>* lifecycle) {
-  const std::vector<uint32_t> gpus = r.stage_gpus.empty() ? report::representative_gpus(s.parallelism) : r.stage_gpus;
-  if (!o.report.empty()) {
-    const report::PageInfo info = report::scenario_page_info(s, topology, &r);
-    write_output_file(o.report, report::run_report_html(r, info, gpus, s.cluster.system.gpu.hbm_capacity, extra),
-                      "--report");
-  }
-  if (!o.trace.empty()) {
-    report::TraceOptions t;
-    t.name = s.name.empty() ? s.model.name : s.name;
-    if (!o.trace_ranks.empty()) t.stages = report::parse_stage_list(o.trace_ranks, s.parallelism.pp, "--trace-ranks");
-    t.links = o.trace_links;
-    t.lifecycle = lifecycle;
-    write_output_file(o.trace, report::chrome_trace(r, gpus, t), "--trace");
-  }
-  if (!o.csv.empty()) {
-    const std::filesystem::path dir(o.csv);
-    make_csv_folder(o.csv);
-    write_output_file((dir / "breakdown.csv").string(), report::breakdown_csv(r, gpus), "--csv");
-    write_output_file((dir / "per_rank.csv").string(), report::per_rank_csv(r, gpus), "--csv");
-    write_output_file((dir / "timeline.csv").string(), report::timeline_csv(r, gpus), "--csv");
-  }
+  make_csv_folder(o.csv);
+  for (const report::RenderedFile& f :
+       report::run_files({o.report, o.trace, o.trace_ranks, o.trace_links, o.csv}, s, topology, r, extra, lifecycle))
+    write_output_file(f.path, f.text, f.flag);
 }
 
 }  // namespace anatomy::cli

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "app/progress.h"
-
 #include "job/lifecycle.h"
 #include "report/html_page.h"
 #include "report/page_info.h"
@@ -53,12 +52,11 @@ app::OnStep on_step(report::Progress& progress);
 // declarations); output and format flags are left out.
 std::vector<report::InputRow> flag_rows(const CLI::App& command, const std::string& section);
 
-// Writes `text` to `path` (creating its folder); throws InputError naming
-// `flag` when it cannot.
+// Writes `text` to `path`; throws InputError naming `flag` when it cannot.
 void write_output_file(const std::string& path, const std::string& text, const std::string& flag);
 
 // Checks, before anything runs, that `path` can be written (its folder
-// exists or can be made, and is writable); throws InputError naming `flag`.
+// exists and is writable: none is made); throws InputError naming `flag`.
 void check_writable(const std::string& path, const std::string& flag);
 
 // --csv FOLDER: not a file, and in a folder that exists (checked before

@@ -12,7 +12,6 @@
 #include "report/collective_text.h"
 #include "report/iteration_text.h"
 #include "report/job_ensemble.h"
-#include "report/job_text.h"
 #include "report/job_section.h"
 #include "report/progress.h"
 
@@ -54,14 +53,8 @@ void run(const std::string& file, const std::string& format, const OutputOptions
                             &job.result.phases);
     std::vector<job::JobResult> results;
     for (const auto& r : runs) results.push_back(r.result);
-    if (format == "json") {
-      nlohmann::ordered_json j = report::job_json(s, job.result);
-      if (seeds_given) j["ensemble"] = report::ensemble_json(results, s.seed);
-      print_json(j);
-    } else {
-      std::fputs(report::job_text(s, job.result, job.topology).c_str(), stdout);
-      if (seeds_given) std::fputs(report::ensemble_text(results, s.seed).c_str(), stdout);
-    }
+    if (format == "json") print_json(report::jobs_json(s, results, seeds_given));
+    else std::fputs(report::jobs_text(s, results, job.topology, seeds_given).c_str(), stdout);
     return;
   }
   app::IterationRun it;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "report/job_text.h"
+
 namespace anatomy::report {
 
 Spread spread_of(const std::vector<double>& values) {
@@ -65,6 +67,20 @@ nlohmann::ordered_json ensemble_json(const std::vector<job::JobResult>& results,
   j["first_seed"] = first_seed;
   for (const EnsembleFigure& f : ensemble_figures(results))
     j["figures"][f.key] = {{"mean", f.spread.mean}, {"stdev", f.spread.stdev}, {"min", f.spread.min}, {"max", f.spread.max}};
+  return j;
+}
+
+std::string jobs_text(const scenario::Scenario& s, const std::vector<job::JobResult>& results,
+                      const std::string& topology, bool ensemble) {
+  std::string out = job_text(s, results.front(), topology);
+  if (ensemble) out += ensemble_text(results, s.seed);
+  return out;
+}
+
+nlohmann::ordered_json jobs_json(const scenario::Scenario& s, const std::vector<job::JobResult>& results,
+                                 bool ensemble) {
+  nlohmann::ordered_json j = job_json(s, results.front());
+  if (ensemble) j["ensemble"] = ensemble_json(results, s.seed);
   return j;
 }
 

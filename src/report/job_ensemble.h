@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "job/lifecycle.h"
+#include "scenario/scenario.h"
 
 namespace anatomy::report {
 
@@ -27,5 +28,12 @@ struct EnsembleFigure {
 std::vector<EnsembleFigure> ensemble_figures(const std::vector<job::JobResult>& results);
 std::string ensemble_text(const std::vector<job::JobResult>& results, uint64_t first_seed);
 nlohmann::ordered_json ensemble_json(const std::vector<job::JobResult>& results, uint64_t first_seed);
+
+// The first run in full (job_text.h), then, with `ensemble`, the spread
+// over every run; the seeds are the scenario's and those after it.
+std::string jobs_text(const scenario::Scenario& s, const std::vector<job::JobResult>& results,
+                      const std::string& topology, bool ensemble);
+nlohmann::ordered_json jobs_json(const scenario::Scenario& s, const std::vector<job::JobResult>& results,
+                                 bool ensemble);
 
 }  // namespace anatomy::report

@@ -1,5 +1,7 @@
 #include "report/schema_doc.h"
 
+#include "core/error.h"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -77,6 +79,14 @@ std::string schema_json(const std::vector<SchemaRow>& rows) {
     j["fields"].push_back(
         {{"path", r.path}, {"type", r.kind}, {"unit", r.unit}, {"default", r.default_value}, {"help", r.help}});
   return j.dump(2) + "\n";
+}
+
+std::string schema_document(const std::string& format) {
+  const std::vector<SchemaRow> rows = scenario::scenario_fields();
+  if (format == "text") return schema_text(rows);
+  if (format == "markdown") return schema_markdown(rows);
+  if (format == "json") return schema_json(rows);
+  throw core::InputError({"", 0, "--format"}, fmt::format("unknown format '{}' (known: text, markdown, json)", format));
 }
 
 }  // namespace anatomy::report

@@ -19,5 +19,8 @@ std::string schema_text(const std::vector<SchemaRow>& rows);
 // and units are written and how the file is regenerated.
 std::string schema_markdown(const std::vector<SchemaRow>& rows);
 std::string schema_json(const std::vector<SchemaRow>& rows);
+// Every scenario field as `format` (text, markdown or json) says; throws
+// InputError (--format) for another.
+std::string schema_document(const std::string& format);
 
 }  // namespace anatomy::report
