@@ -11,6 +11,6 @@ namespace anatomy::app {
 
 // Called once per finished step with the simulated time that step covered
 // and the number of steps in all.
-using OnStep = std::function<void(core::SimTime simulated, int64_t total)>;
+using OnStep = std::function<void(core::JobTime simulated, int64_t total)>;
 
 }  // namespace anatomy::app

@@ -42,7 +42,7 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
       throw core::InputError({path, 0, "expected.metric"}, "a job case measures interruptions or ettr");
     // A stochastic figure is compared as the mean over the case's seeds.
     std::vector<double> interruptions, ettr;
-    core::SimTime interval;
+    core::JobTime interval;
     for (const JobRun& run : run_job_seeds(s, s.expected->seeds)) {
       interruptions.push_back(run.result.interruptions);
       ettr.push_back(run.result.ettr);

@@ -39,7 +39,7 @@ void check_format(const std::string& format) {
 void print_json(const nlohmann::ordered_json& j) { std::puts(report::json_text(j, 2).c_str()); }
 
 app::OnStep on_step(report::Progress& progress) {
-  return [&progress](core::SimTime simulated, int64_t total) {
+  return [&progress](core::JobTime simulated, int64_t total) {
     progress.set_total(total);
     progress.advance(simulated);
   };

@@ -54,14 +54,14 @@ CongestionEffect measure_congestion(const CongestionSpec& spec, const workload::
 struct CascadeStep {
   std::string mechanism;
   std::string what;  // cause and effect, with numbers
-  SimTime cost;      // job wall time this step costs
+  JobTime cost;      // job wall time this step costs
 };
 
 struct CascadeResult {
   std::vector<CascadeStep> chain;
-  SimTime at;             // when on the job's timeline the event struck
+  JobTime at;             // when on the job's timeline the event struck
   bool happened = false;  // false: the job ended (or never trained) before `at`
-  SimTime total;          // the sum of the chain's costs, all of it in the job's buckets
+  JobTime total;          // the sum of the chain's costs, all of it in the job's buckets
   bool failed_job = false;
 };
 
@@ -69,10 +69,10 @@ struct CascadeResult {
 struct CascadeOutcome {
   bool happened = false;
   bool crashed = false;    // the queue pairs gave up and the job crashed (before its end or another failure)
-  SimTime at;              // when the congestion began
-  SimTime congestion;      // the part of the congestion's cost the job paid (clipped at its end)
-  SimTime crash_recovery;  // detection, teardown and restart after the transport error
-  SimTime lost;            // work since the last checkpoint, undone by the crash
+  JobTime at;              // when the congestion began
+  JobTime congestion;      // the part of the congestion's cost the job paid (clipped at its end)
+  JobTime crash_recovery;  // detection, teardown and restart after the transport error
+  JobTime lost;            // work since the last checkpoint, undone by the crash
   int64_t lost_iterations = 0;
   SimTime checkpoint_load;  // the restart's checkpoint load
   Bytes checkpoint_bytes;

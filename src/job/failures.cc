@@ -21,7 +21,7 @@ int64_t Units::count(FailureClass::Per per) const {
   return 0;
 }
 
-std::vector<FailureEvent> draw_failures(const FailureSpec& spec, const Units& units, SimTime duration,
+std::vector<FailureEvent> draw_failures(const FailureSpec& spec, const Units& units, JobTime duration,
                                         uint64_t seed) {
   // A rate written in the wrong unit (1e20 per day) would draw without
   // bound: the expected count is checked before any is drawn.
@@ -43,7 +43,7 @@ std::vector<FailureEvent> draw_failures(const FailureSpec& spec, const Units& un
     for (;;) {
       t += rng.exponential(per_second);
       if (t >= duration.seconds()) break;
-      out.push_back(FailureEvent{SimTime::from_seconds(t), static_cast<int>(c), rng.uniform_index(static_cast<uint64_t>(n))});
+      out.push_back(FailureEvent{JobTime::from_seconds(t), static_cast<int>(c), rng.uniform_index(static_cast<uint64_t>(n))});
     }
   }
   std::stable_sort(out.begin(), out.end(), [](const FailureEvent& a, const FailureEvent& b) {

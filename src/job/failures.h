@@ -11,7 +11,7 @@
 namespace anatomy::job {
 
 struct FailureEvent {
-  SimTime at;
+  JobTime at;
   int cls = 0;        // index into FailureSpec::classes
   uint64_t unit = 0;  // which GPU / host / NIC / switch
 };
@@ -28,7 +28,7 @@ inline constexpr int64_t kMaxFailures = 1'000'000;
 // Every failure in [0, duration), time-ordered (ties by class order).
 // Throws InputError (field job.failures) when the rates expect more than
 // kMaxFailures over the duration.
-std::vector<FailureEvent> draw_failures(const FailureSpec& spec, const Units& units, SimTime duration,
+std::vector<FailureEvent> draw_failures(const FailureSpec& spec, const Units& units, JobTime duration,
                                         uint64_t seed);
 // Expected interruptions per day from the classes' rates (1 / MTBI).
 double failures_per_day(const FailureSpec& spec, const Units& units);

@@ -17,6 +17,7 @@ namespace anatomy::job {
 
 using core::Bandwidth;
 using core::Bytes;
+using core::JobTime;
 using core::SimTime;
 
 enum class CheckpointPolicy {
@@ -30,7 +31,7 @@ struct CheckpointSpec {
   bool enabled = true;
   CheckpointPolicy policy = CheckpointPolicy::kAsynchronous;
   int64_t interval_iterations = 0;  // one of the two intervals must be set
-  SimTime interval;                 // wall time between checkpoints
+  JobTime interval;                 // wall time between checkpoints
   double compression_ratio = 1.0;   // stored bytes / raw bytes (<= 1)
   Bandwidth compression_rate;       // bytes compressed per second per GPU (0 = no compression)
   Bandwidth host_copy_rate;         // GPU -> host snapshot; 0 = the system's GPU-host link
@@ -57,7 +58,7 @@ struct FailureSpec {
   SimTime reschedule = SimTime::sec(120);        // scheduler finds and attaches a spare
   SimTime repair = SimTime::sec(4 * 3600);       // no spare: wait for repair
   int spare_hosts = 16;                          // hosts held in reserve for replacements
-  SimTime planned_interval;                      // planned maintenance restarts (0 = none)
+  JobTime planned_interval;                      // planned maintenance restarts (0 = none)
 };
 
 struct StartupSpec {
@@ -76,7 +77,7 @@ struct StartupSpec {
 struct CongestionSpec {
   double bandwidth_fraction = 0.1;  // what the congested link keeps
   SimTime duration = SimTime::ms(50);
-  SimTime at;  // when it begins, from the job's start; zero: halfway through the job's wall time
+  JobTime at;  // when it begins, from the job's start; zero: halfway through the job's wall time
   SimTime retry_timeout = SimTime::us(4'294'967);  // NCCL_IB_TIMEOUT 20: 4.096 us x 2^20 = 4.29 s
   int retry_count = 7;                             // NCCL_IB_RETRY_CNT default
 };
@@ -86,7 +87,7 @@ struct CostSpec {
 };
 
 struct JobSpec {
-  SimTime duration = SimTime::sec(86400);  // wall time the job runs
+  JobTime duration = SimTime::sec(86400);  // wall time the job runs (to core::kMaxJobYears)
   CheckpointSpec checkpoint;
   FailureSpec failures;
   StartupSpec startup;

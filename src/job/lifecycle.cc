@@ -12,7 +12,7 @@
 
 namespace anatomy::job {
 
-std::vector<std::pair<const char*, SimTime>> JobBuckets::named() const {
+std::vector<std::pair<const char*, JobTime>> JobBuckets::named() const {
   return {{"productive compute", compute}, {"exposed communication", communication},
           {"pipeline bubble", bubble},     {"checkpoint stalls", checkpoint},
           {"startup", startup},            {"lost work", lost_work},
@@ -23,7 +23,17 @@ namespace {
 
 constexpr size_t kMaxEvents = 200;
 
-std::string hours(SimTime t) { return fmt::format("{:.2f} h", t.seconds() / 3600); }
+// x * fraction, rounded to the picosecond (half away from zero).
+JobTime scaled(JobTime x, long double fraction) {
+  return JobTime::ps(static_cast<core::int128_ps>(std::roundl(static_cast<long double>(x.count_ps()) * fraction)));
+}
+
+// Whole iterations of `iteration` in `span`.
+int64_t whole_iterations(JobTime span, SimTime iteration) {
+  return static_cast<int64_t>(span.count_ps() / std::max<int64_t>(1, iteration.count_ps()));
+}
+
+std::string hours(JobTime t) { return fmt::format("{:.2f} h", t.seconds() / 3600); }
 
 class JobSim {
  public:
@@ -32,13 +42,13 @@ class JobSim {
 
  private:
   // Adds [a, b), clipped to the job's wall time, to a bucket.
-  void add(SimTime& bucket, SimTime a, SimTime b) {
+  void add(JobTime& bucket, JobTime a, JobTime b) {
     b = std::min(b, D_);
     if (b > a) bucket += b - a;
   }
   // Appends [a, b), clipped to the job's wall time, to the timeline,
   // joining it to the last phase when that is of the same kind and ends at a.
-  void mark(const char* kind, SimTime a, SimTime b) {
+  void mark(const char* kind, JobTime a, JobTime b) {
     b = std::min(b, D_);
     if (b <= a) return;
     auto& ph = r_.phases;
@@ -54,21 +64,21 @@ class JobSim {
   }
   // Recovery from a failure at `at`; returns when training resumes and
   // appends how to `how`.
-  SimTime recover(SimTime at, const FailureClass& fc, bool planned, std::string& how);
+  JobTime recover(JobTime at, const FailureClass& fc, bool planned, std::string& how);
 
   const JobInputs& in_;
   const JobSpec& spec_;
-  const SimTime D_;
+  const JobTime D_;
   JobResult r_;
   StartupCost restart_new_host_;
   int spares_ = 0;
-  std::priority_queue<SimTime, std::vector<SimTime>, std::greater<>> repairs_;  // when repaired hosts return
+  std::priority_queue<JobTime, std::vector<JobTime>, std::greater<>> repairs_;  // when repaired hosts return
 };
 
-SimTime JobSim::recover(SimTime at, const FailureClass& fc, bool planned, std::string& how) {
+JobTime JobSim::recover(JobTime at, const FailureClass& fc, bool planned, std::string& how) {
   const FailureSpec& f = spec_.failures;
   const SimTime detect = planned ? SimTime::zero() : fc.hangs ? f.watchdog_timeout : f.crash_detection;
-  SimTime t = at + detect + f.teardown;
+  JobTime t = at + detect + f.teardown;
   how = fmt::format("detection {} ({}), teardown {}", core::format_time(detect),
                     planned ? "planned" : fc.hangs ? "collective watchdog" : "crash seen", core::format_time(f.teardown));
   bool new_host = false;
@@ -85,7 +95,7 @@ SimTime JobSim::recover(SimTime at, const FailureClass& fc, bool planned, std::s
       how += fmt::format(", spare host attached in {}", core::format_time(f.reschedule));
     } else {
       // No spare: wait for the earliest repair (or this host's own).
-      SimTime back = t + f.repair;
+      JobTime back = t + f.repair;
       if (!repairs_.empty()) {
         back = std::min(back, std::max(t, repairs_.top()));
         repairs_.pop();
@@ -115,7 +125,7 @@ JobResult JobSim::run() {
   int64_t K = std::numeric_limits<int64_t>::max() / 4;
   SimTime load;
   if (cs.enabled) {
-    if (cs.interval_iterations <= 0 && cs.interval <= SimTime::zero())
+    if (cs.interval_iterations <= 0 && cs.interval <= JobTime::zero())
       throw core::InputError({"", 0, "job.checkpoint.interval"}, "set an interval (a time) or interval_iterations");
     const coll::NetworkFactory& bulk = in_.bulk_network ? in_.bulk_network : it.make_network;
     r_.checkpoint = measure_checkpoint(cs, it, r_.steady, bulk);
@@ -123,7 +133,7 @@ JobResult JobSim::run() {
             ? cs.interval_iterations
             : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(cs.interval.seconds() / T.seconds())));
     C = r_.checkpoint.cost(T, K);
-    r_.configured_interval = T * K + C;
+    r_.configured_interval = JobTime(T) * K + C;
     load = measure_checkpoint_load(it, cs.compression_ratio, bulk);
   }
   r_.checkpoint_every = cs.enabled ? K : 0;
@@ -135,20 +145,28 @@ JobResult JobSim::run() {
   std::vector<FailureEvent> failures = draw_failures(spec_.failures, in_.units, D_, spec_.seed);
   // Planned maintenance restarts ride along as a class of their own.
   const int planned_cls = -1;
-  if (spec_.failures.planned_interval > SimTime::zero())
-    for (SimTime at = spec_.failures.planned_interval; at < D_; at += spec_.failures.planned_interval)
+  if (spec_.failures.planned_interval > JobTime::zero()) {
+    const JobTime every = spec_.failures.planned_interval;
+    if (D_.count_ps() / every.count_ps() > kMaxFailures)
+      throw core::InputError({"", 0, "job.failures.planned_interval"},
+                             fmt::format("{} gives {} planned restarts over the job's {}; at most {} are simulated",
+                                         core::format_time(every), static_cast<int64_t>(D_.count_ps() / every.count_ps()),
+                                         core::format_time(D_), kMaxFailures));
+  }
+  if (spec_.failures.planned_interval > JobTime::zero())
+    for (JobTime at = spec_.failures.planned_interval; at < D_; at += spec_.failures.planned_interval)
       failures.push_back(FailureEvent{at, planned_cls, 0});
   std::stable_sort(failures.begin(), failures.end(),
                    [](const FailureEvent& a, const FailureEvent& b) { return a.at < b.at; });
   static const FailureClass kPlanned{"Planned maintenance", "Planned", FailureClass::Per::kJob, 0, false, false};
 
-  SimTime t = std::min(D_, r_.first_start.total());
-  add(r_.time.startup, SimTime::zero(), t);
-  mark("startup", SimTime::zero(), t);
+  JobTime t = std::min<JobTime>(D_, r_.first_start.total());
+  add(r_.time.startup, JobTime::zero(), t);
+  mark("startup", JobTime::zero(), t);
   // Counts an interruption by cause and recovers from it.
   struct Interruption {
     const FailureClass* cls;
-    SimTime resume;   // when training can go on
+    JobTime resume;   // when training can go on
     std::string how;  // detection, teardown, rescheduling, restart
   };
   auto interrupt = [&](const FailureEvent& f) {
@@ -159,7 +177,7 @@ JobResult JobSim::run() {
       ++r_.by_component[fc.name];
       ++r_.by_category[fc.category];
     }
-    Interruption i{&fc, SimTime::zero(), {}};
+    Interruption i{&fc, JobTime::zero(), {}};
     i.resume = recover(f.at, fc, planned, i.how);
     return i;
   };
@@ -171,10 +189,10 @@ JobResult JobSim::run() {
   const int transport_cls = -2;
   CongestionEffect congestion;
   CascadeOutcome outcome;
-  SimTime event_at = SimTime::max();  // when the event strikes; max: none left to strike
+  JobTime event_at = JobTime::max();  // when the event strikes; max: none left to strike
   if (spec_.trace_congestion) {
     congestion = measure_congestion(spec_.congestion, it, r_.steady);
-    const SimTime at = spec_.congestion.at > SimTime::zero() ? spec_.congestion.at : D_ / 2;
+    const JobTime at = spec_.congestion.at > JobTime::zero() ? spec_.congestion.at : D_ / 2;
     if (at >= D_)
       throw core::InputError({"", 0, "job.congestion.at"},
                              fmt::format("must be before the job ends (job.duration {}, got {})",
@@ -182,9 +200,9 @@ JobResult JobSim::run() {
     outcome.at = at;
     if (congestion.crosses_fabric) event_at = at;
   }
-  SimTime congestion_comm;  // what an absorbed congestion cost: exposed communication
+  JobTime congestion_comm;  // what an absorbed congestion cost: exposed communication
 
-  SimTime productive, tentative;  // tentative: trained since the last checkpoint
+  JobTime productive, tentative;  // tentative: trained since the last checkpoint
   // A crash at f.at that loses `tentative` (`done` whole iterations): the
   // interruption and its recovery, with the failures that strike during
   // it; returns when its own recovery and when the last one ends.
@@ -199,8 +217,8 @@ JobResult JobSim::run() {
       ++r_.by_category[fc.category];
     }
     std::string how;
-    const SimTime first_resume = recover(f.at, fc, planned, how);
-    SimTime resume = first_resume;
+    const JobTime first_resume = recover(f.at, fc, planned, how);
+    JobTime resume = first_resume;
     // Failures during the recovery restart it from their own detection.
     while (fi < failures.size() && failures[fi].at < resume) {
       const Interruption next = interrupt(failures[fi++]);
@@ -212,14 +230,14 @@ JobResult JobSim::run() {
     if (r_.events.size() < kMaxEvents)
       r_.events.push_back({f.at, fmt::format("{} at {}: lost {} iterations ({}) since the last checkpoint; {}",
                                              fc.name, hours(f.at), done, core::format_time(tentative), how)});
-    tentative = SimTime::zero();
+    tentative = JobTime::zero();
     return std::pair{first_resume, resume};
   };
   size_t fi = 0;
   while (t < D_) {
     // A failure while the job is (re)starting: the start begins again.
     while (fi < failures.size() && failures[fi].at < t) {
-      const SimTime resume = interrupt(failures[fi++]).resume;
+      const JobTime resume = interrupt(failures[fi++]).resume;
       if (resume > t) {
         add(r_.time.recovery, t, resume);
         mark("recovery", t, resume);
@@ -227,15 +245,15 @@ JobResult JobSim::run() {
       }
     }
     if (t >= D_) break;
-    const SimTime next_failure = fi < failures.size() ? failures[fi].at : SimTime::max();
-    const SimTime train_left = T * K;
+    const JobTime next_failure = fi < failures.size() ? failures[fi].at : JobTime::max();
+    const JobTime train_left = JobTime(T) * K;
     // The congestion event strikes in this period's training (or, when it
     // was due while the job was not training, as the period begins).
-    const SimTime s = std::max(event_at, t);
-    const SimTime train_end = cs.enabled ? t + train_left : SimTime::max();
+    const JobTime s = std::max(event_at, t);
+    const JobTime train_end = cs.enabled ? t + train_left : JobTime::max();
     const bool event_here = event_at < train_end && s < next_failure;
     if (event_here) {
-      event_at = SimTime::max();
+      event_at = JobTime::max();
       outcome.happened = true;
       outcome.at = s;
     }
@@ -243,22 +261,21 @@ JobResult JobSim::run() {
       // The link stays down: training before it and what the stalled
       // iterations did is lost when the queue pairs give up and the job
       // crashes; the wait on the dead link is failure recovery.
-      const SimTime give_up = s + congestion.give_up;
-      const SimTime stall_end = std::min({give_up, D_, next_failure});
-      const SimTime wait = SimTime::ps(static_cast<int64_t>(std::llround(
-          static_cast<long double>(congestion.cost.count_ps()) * (stall_end - s).count_ps() /
-          std::max<int64_t>(1, congestion.give_up.count_ps()))));
+      const JobTime give_up = s + congestion.give_up;
+      const JobTime stall_end = std::min({give_up, D_, next_failure});
+      const JobTime wait = scaled(congestion.cost, static_cast<long double>((stall_end - s).count_ps()) /
+                                                       std::max<int64_t>(1, congestion.give_up.count_ps()));
       r_.time.recovery += wait;
       outcome.congestion = wait;
       mark("lost training", t, s);
       mark("congestion", s, stall_end);
       tentative = (s - t) + (stall_end - s - wait);
-      const int64_t done = (s - t).count_ps() / std::max<int64_t>(1, T.count_ps());
+      const int64_t done = whole_iterations(s - t, T);
       if (stall_end == D_) {
         // The job ends first: as below, what it trained is kept.
         productive += tentative;
         r_.iterations_kept += done;
-        tentative = SimTime::zero();
+        tentative = JobTime::zero();
         t = D_;
         break;
       }
@@ -276,27 +293,44 @@ JobResult JobSim::run() {
     }
     // An absorbed congestion stretches this period's training by its cost;
     // `slowed(u)` is the part of that cost paid by wall time u.
-    const SimTime extra = event_here ? congestion.cost : SimTime::zero();
-    const auto slowed = [&](SimTime u) {
-      if (!event_here || u <= s) return SimTime::zero();
+    const JobTime extra = event_here ? congestion.cost : JobTime::zero();
+    const auto slowed = [&](JobTime u) {
+      if (!event_here || u <= s) return JobTime::zero();
       if (u >= s + congestion.window) return extra;
-      return SimTime::ps(static_cast<int64_t>(std::llround(static_cast<long double>(extra.count_ps()) *
-                                                          (u - s).count_ps() / congestion.window.count_ps())));
+      return scaled(extra, static_cast<long double>((u - s).count_ps()) / congestion.window.count_ps());
     };
-    const SimTime train_wall = train_left + extra;
+    const JobTime train_wall = train_left + extra;
     // The training stretch [t, e), with the congestion marked where it is.
-    const auto mark_training = [&](SimTime e) {
+    const auto mark_training = [&](JobTime e) {
       if (!event_here) return mark("training", t, e);
       mark("training", t, std::min(s, e));
       mark("congestion", s, std::min(s + congestion.window, e));
       mark("training", s + congestion.window, e);
     };
-    const SimTime period_end = cs.enabled ? t + train_wall + C : SimTime::max();
+    if (cs.enabled && !event_here && r_.phases.size() >= kFoldCheckpointsAfter) {
+      // Folded timeline: whole periods before the next failure, the event
+      // and the end each add the same to the buckets and only stretch the
+      // last training phase, so all but the last are counted at once (a
+      // year of short periods stays a few steps; the last one goes through
+      // the general case below).
+      const JobTime period = train_left + C;
+      const JobTime until = std::min({next_failure, D_, event_at});
+      const int64_t n = static_cast<int64_t>((until - t).count_ps() / period.count_ps()) - 1;
+      if (n > 0) {
+        productive += train_left * n;
+        r_.iterations_kept += K * n;
+        r_.time.checkpoint += JobTime(C) * n;
+        r_.checkpoints += n;
+        mark("training", t, t + period * n);
+        t += period * n;
+      }
+    }
+    const JobTime period_end = cs.enabled ? t + train_wall + C : JobTime::max();
     if (period_end <= std::min(next_failure, D_)) {
       // The checkpoint period completes: its work is safe.
       tentative += train_left;
       productive += tentative;
-      tentative = SimTime::zero();
+      tentative = JobTime::zero();
       congestion_comm += extra;
       outcome.congestion += extra;
       r_.iterations_kept += K;
@@ -310,9 +344,9 @@ JobResult JobSim::run() {
     if (next_failure >= D_) {
       // The job ends first; what was trained since the last checkpoint is
       // counted as kept (a final checkpoint is written at the end).
-      const SimTime run = std::min(D_ - t, train_wall);
-      const SimTime paid = slowed(t + run);
-      const int64_t n = static_cast<int64_t>((run - paid).count_ps() / std::max<int64_t>(1, T.count_ps()));
+      const JobTime run = std::min(D_ - t, train_wall);
+      const JobTime paid = slowed(t + run);
+      const int64_t n = whole_iterations(run - paid, T);
       productive += tentative + run - paid;
       congestion_comm += paid;
       outcome.congestion += paid;
@@ -327,15 +361,15 @@ JobResult JobSim::run() {
     // checkpoint is lost, including a checkpoint still being written (what
     // a congestion before it cost stays exposed communication).
     const FailureEvent& f = failures[fi++];
-    const SimTime run = f.at - t;
-    const SimTime trained = std::min(run, train_wall);
-    const SimTime paid = slowed(t + trained);
+    const JobTime run = f.at - t;
+    const JobTime trained = std::min(run, train_wall);
+    const JobTime paid = slowed(t + trained);
     congestion_comm += paid;
     outcome.congestion += paid;
     tentative += trained - paid;
     if (run > train_wall) add(r_.time.checkpoint, t + train_wall, f.at);
     mark("lost training", t, f.at);
-    const int64_t done = (trained - paid).count_ps() / std::max<int64_t>(1, T.count_ps());
+    const int64_t done = whole_iterations(trained - paid, T);
     t = std::min(D_, crash(f, fi, done).second);
   }
   r_.wall = D_;
@@ -343,11 +377,9 @@ JobResult JobSim::run() {
   // Split the productive time as the steady iteration splits.
   const workload::TimeBreakdown& b = r_.steady.mean;
   const long double whole = static_cast<long double>(std::max<int64_t>(1, T.count_ps()));
-  auto share = [&](SimTime part) {
-    return SimTime::ps(static_cast<int64_t>(std::llround(productive.count_ps() * (part.count_ps() / whole))));
-  };
+  auto share = [&](SimTime part) { return scaled(productive, part.count_ps() / whole); };
   r_.time.compute = share(b.forward_compute + b.backward_compute + b.optimizer);
-  const SimTime comm = share(b.tp_comm + b.ep_comm + b.dp_comm + b.pp_comm);
+  const JobTime comm = share(b.tp_comm + b.ep_comm + b.dp_comm + b.pp_comm);
   r_.time.bubble = productive - r_.time.compute - comm;  // bubble and waiting on others
   r_.time.communication = comm + congestion_comm;        // an absorbed congestion: outside productive training
   r_.ettr = productive.seconds() / D_.seconds();
@@ -356,7 +388,7 @@ JobResult JobSim::run() {
   r_.mtbi_hours = per_day > 0 ? 24.0 / per_day : 0;
   r_.spare_gpu_hours = static_cast<double>(spec_.failures.spare_hosts) * in_.gpus_per_host * D_.seconds() / 3600;
   if (cs.enabled && per_day > 0) {
-    const SimTime mtbi = SimTime::from_seconds(86400.0 / per_day);
+    const JobTime mtbi = JobTime::from_seconds(86400.0 / per_day);
     r_.young = young_interval(C, mtbi);
     r_.daly = daly_interval(C, mtbi);
   }
@@ -386,7 +418,7 @@ std::vector<CauseCost> JobResult::costs_by_cause() const {
 }
 
 JobResult run_job(const JobInputs& in) {
-  if (in.spec.duration <= SimTime::zero()) throw core::InputError({"", 0, "job.duration"}, "must be positive");
+  if (in.spec.duration <= JobTime::zero()) throw core::InputError({"", 0, "job.duration"}, "must be positive");
   JobSim sim(in);
   return sim.run();
 }

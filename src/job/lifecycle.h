@@ -40,8 +40,10 @@
 
 namespace anatomy::job {
 
+// Every time on the job's wall clock is a JobTime (core/time.h): a job may
+// run for years; the iteration's own times stay SimTime.
 struct JobEvent {
-  SimTime at;
+  JobTime at;
   std::string what;
 };
 
@@ -53,25 +55,25 @@ struct JobEvent {
 // in time order and do not overlap.
 struct JobPhase {
   const char* kind;
-  SimTime start, end;
+  JobTime start, end;
 };
 
 struct JobBuckets {
-  SimTime compute, communication, bubble, checkpoint, startup, lost_work, recovery;
-  SimTime total() const { return compute + communication + bubble + checkpoint + startup + lost_work + recovery; }
-  std::vector<std::pair<const char*, SimTime>> named() const;
+  JobTime compute, communication, bubble, checkpoint, startup, lost_work, recovery;
+  JobTime total() const { return compute + communication + bubble + checkpoint + startup + lost_work + recovery; }
+  std::vector<std::pair<const char*, JobTime>> named() const;
 };
 
 // One cause of the job's GPU time as a planner reads it.
 struct CauseCost {
   const char* name;
-  SimTime per_gpu;   // of each GPU's wall time
+  JobTime per_gpu;   // of each GPU's wall time
   double gpu_hours;  // per_gpu x the job's GPUs
   double dollars;    // gpu_hours x the price; 0 without one
 };
 
 struct JobResult {
-  SimTime wall;
+  JobTime wall;
   workload::IterationResult steady;
   CheckpointCost checkpoint;
   int64_t checkpoint_every = 0;  // iterations
@@ -85,7 +87,7 @@ struct JobResult {
   std::map<std::string, int> by_component, by_category;
   double spare_gpu_hours = 0;
   double mtbi_hours = 0;         // from the failure rates; 0 when none are given
-  SimTime young, daly, configured_interval;
+  JobTime young, daly, configured_interval;
   double dollars_per_gpu_hour = 0;
   std::vector<JobEvent> events;  // the first failures and restarts, for the report
   // The timeline. Past kFoldCheckpointsAfter phases, checkpoints are folded
@@ -106,7 +108,7 @@ struct JobResult {
   double dollars() const { return gpu_hours() * dollars_per_gpu_hour; }
   double spare_dollars() const { return spare_gpu_hours * dollars_per_gpu_hour; }
   // GPU-hours of `per_gpu` on every GPU of the job.
-  double hours_of(SimTime per_gpu) const { return per_gpu.seconds() / 3600 * gpus; }
+  double hours_of(JobTime per_gpu) const { return per_gpu.seconds() / 3600 * gpus; }
 };
 
 inline constexpr size_t kFoldCheckpointsAfter = 100000;

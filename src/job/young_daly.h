@@ -12,8 +12,8 @@
 
 namespace anatomy::job {
 
-core::SimTime young_interval(core::SimTime delta, core::SimTime mtbi);
-core::SimTime daly_interval(core::SimTime delta, core::SimTime mtbi);
-double expected_waste(core::SimTime tau, core::SimTime delta, core::SimTime mtbi, core::SimTime restart);
+core::JobTime young_interval(core::JobTime delta, core::JobTime mtbi);
+core::JobTime daly_interval(core::JobTime delta, core::JobTime mtbi);
+double expected_waste(core::JobTime tau, core::JobTime delta, core::JobTime mtbi, core::JobTime restart);
 
 }  // namespace anatomy::job

@@ -7,10 +7,11 @@
 namespace anatomy::report {
 namespace {
 
-std::string fixed(int64_t ps, int64_t unit, int decimals) {
+// The whole part fits 64 bits for any job time (core::kMaxJobYears).
+std::string fixed(core::int128_ps ps, int64_t unit, int decimals) {
   const char* sign = ps < 0 ? "-" : "";
-  const uint64_t a = ps < 0 ? -static_cast<uint64_t>(ps) : static_cast<uint64_t>(ps);
-  return fmt::format("{}{}.{:0{}}", sign, a / unit, a % unit, decimals);
+  const core::int128_ps a = ps < 0 ? -ps : ps;
+  return fmt::format("{}{}.{:0{}}", sign, static_cast<uint64_t>(a / unit), static_cast<uint64_t>(a % unit), decimals);
 }
 
 }  // namespace
@@ -18,6 +19,7 @@ std::string fixed(int64_t ps, int64_t unit, int decimals) {
 std::string exact_seconds(core::SimTime t) { return fixed(t.count_ps(), 1'000'000'000'000, 12); }
 
 std::string exact_micros(core::SimTime t) { return fixed(t.count_ps(), 1'000'000, 6); }
+std::string exact_micros(core::JobTime t) { return fixed(t.count_ps(), 1'000'000, 6); }
 
 std::string human_time(core::SimTime t) {
   const double s = t.seconds();

@@ -19,6 +19,7 @@ namespace anatomy::report {
 std::string exact_seconds(core::SimTime t);
 // Microseconds with 6 decimals (every picosecond), e.g. "275.935004".
 std::string exact_micros(core::SimTime t);
+std::string exact_micros(core::JobTime t);
 // "1.310 s" from a second up, else "12.08 ms" (as `anatomy run` prints).
 std::string human_time(core::SimTime t);
 // "82.8 GB" (decimal gigabytes).

@@ -13,10 +13,10 @@
 namespace anatomy::report {
 namespace {
 
-std::string h(core::SimTime t) { return fmt::format("{:.1f} h", t.seconds() / 3600); }
+std::string h(core::JobTime t) { return fmt::format("{:.1f} h", t.seconds() / 3600); }
 
 // An interval in whole iterations, as checkpoints can only be taken between them.
-std::string iterations_in(core::SimTime interval, core::SimTime iteration) {
+std::string iterations_in(core::JobTime interval, core::SimTime iteration) {
   const int64_t n = std::max<int64_t>(1, std::llround(interval.seconds() / iteration.seconds()));
   return fmt::format("every {} iteration{}", n, n == 1 ? "" : "s");
 }
@@ -105,8 +105,8 @@ std::string job_text(const scenario::Scenario& s, const job::JobResult& r, const
     if (r.dollars_per_gpu_hour > 0) fmt::format_to(to, "  ${:>14.0f}", c.dollars);
     fmt::format_to(to, "\n");
   }
-  const core::SimTime residue = r.wall - r.time.total();
-  fmt::format_to(to, "  {:<22} {:>12.0f}  (residue {} ps)\n", "total", gpu_hours, residue.count_ps());
+  const core::JobTime residue = r.wall - r.time.total();
+  fmt::format_to(to, "  {:<22} {:>12.0f}  (residue {} ps)\n", "total", gpu_hours, static_cast<int64_t>(residue.count_ps()));
   if (r.spare_gpu_hours > 0)
     fmt::format_to(
         to, "  {:<22} {:>12.0f}  (spare hosts held in reserve, beside the job){}\n", "idle spares", r.spare_gpu_hours,

@@ -16,7 +16,7 @@ std::string short_seconds(double s) {
   return fmt::format("{}h{:02}m", static_cast<int>(s) / 3600, static_cast<int>(s) % 3600 / 60);
 }
 
-std::string sim_text(core::SimTime t) {
+std::string sim_text(core::JobTime t) {
   const double s = t.seconds();
   if (s >= 1) return fmt::format("{:.2f} s", s);
   if (s >= 1e-3) return fmt::format("{:.2f} ms", s * 1e3);
@@ -68,7 +68,7 @@ Progress::~Progress() {
   }
 }
 
-void Progress::advance(core::SimTime simulated) {
+void Progress::advance(core::JobTime simulated) {
   if (!enabled_) return;
   std::lock_guard lock(mu_);
   ++state_.done;

@@ -29,7 +29,7 @@ namespace anatomy::report {
 struct ProgressState {
   int64_t done = 0, total = 0;
   std::string unit;         // "cases", "sizes", "runs"
-  core::SimTime simulated;  // simulated time of the units done
+  core::JobTime simulated;  // simulated time of the units done
   double wall_s = 0;        // since the start
 };
 
@@ -52,7 +52,7 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   // One unit of work is done; `simulated` is the simulated time it covered.
-  void advance(core::SimTime simulated = core::SimTime::zero());
+  void advance(core::JobTime simulated = core::JobTime::zero());
   // The units of work in all, when they are known only once it has started.
   void set_total(int64_t total);
 

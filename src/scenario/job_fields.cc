@@ -15,6 +15,11 @@ using job::StartupSpec;
 Check time_positive() {
   return [](const Value& v) { return v.time > core::SimTime::zero() ? std::string() : std::string("must be positive"); };
 }
+Check long_time_positive() {
+  return [](const Value& v) {
+    return v.long_time > core::JobTime::zero() ? std::string() : std::string("must be positive");
+  };
+}
 Check ratio() {
   return [](const Value& v) {
     return v.number > 0 && v.number <= 1 ? std::string() : fmt::format("must be in (0, 1] (got {})", v.number);
@@ -23,8 +28,8 @@ Check ratio() {
 
 const std::vector<Field<JobSpec>>& job_fields() {
   static const std::vector<Field<JobSpec>> f = {
-      {"duration", Kind::kTime, required(), time_positive(), "wall time the job runs, e.g. 54d",
-       [](JobSpec& j, const Value& v) { j.duration = v.time; }, shows(&JobSpec::duration)},
+      {"duration", Kind::kLongTime, required(), long_time_positive(), "wall time the job runs, e.g. 54d or 2y",
+       [](JobSpec& j, const Value& v) { j.duration = v.long_time; }, shows(&JobSpec::duration)},
       {"startup", Kind::kSection, derived("every key at its default"), {}, "image pull, launch, NCCL init", {}},
       {"checkpoint", Kind::kSection, derived("every key at its default"), {}, "checkpoint policy and interval", {}},
       {"failures", Kind::kSection, derived("no failures"), {}, "failure classes, detection and recovery", {}},
@@ -70,8 +75,8 @@ const std::vector<Field<CheckpointSpec>>& checkpoint_fields() {
        },
        [](const C& c) { return std::string(job::to_string(c.policy)); },
        {"synchronous", "asynchronous", "hierarchical"}},
-      {"interval", Kind::kTime, derived("none (interval_iterations)"), {}, "wall time between checkpoints",
-       [](C& c, const Value& v) { c.interval = v.time; }, shows_unless_zero(&C::interval)},
+      {"interval", Kind::kLongTime, derived("none (interval_iterations)"), {}, "wall time between checkpoints",
+       [](C& c, const Value& v) { c.interval = v.long_time; }, shows_unless_zero(&C::interval)},
       {"interval_iterations", Kind::kInt, by_default("0"), int_range(0, int64_t{1} << 40),
        "iterations between checkpoints (0: use interval)",
        [](C& c, const Value& v) { c.interval_iterations = v.integer; }, shows(&C::interval_iterations)},
@@ -103,8 +108,8 @@ const std::vector<Field<FailureSpec>>& failure_fields() {
        [](F& x, const Value& v) { x.repair = v.time; }, shows(&F::repair)},
       {"spare_hosts", Kind::kInt, by_default("16"), int_range(0, 1 << 20), "hosts held in reserve",
        [](F& x, const Value& v) { x.spare_hosts = static_cast<int>(v.integer); }, shows(&F::spare_hosts)},
-      {"planned_interval", Kind::kTime, by_default("0s"), {}, "planned maintenance restarts (0: none)",
-       [](F& x, const Value& v) { x.planned_interval = v.time; }, shows(&F::planned_interval)},
+      {"planned_interval", Kind::kLongTime, by_default("0s"), {}, "planned maintenance restarts (0: none)",
+       [](F& x, const Value& v) { x.planned_interval = v.long_time; }, shows(&F::planned_interval)},
       {"classes", Kind::kSection, derived("none"), {}, "a list of failure classes", {}},
   };
   return f;
@@ -153,9 +158,9 @@ const std::vector<Field<job::CongestionSpec>>& congestion_fields() {
        [](C& c, const Value& v) { c.bandwidth_fraction = v.number; }, shows(&C::bandwidth_fraction)},
       {"duration", Kind::kTime, by_default("50ms"), time_positive(), "how long the congestion lasts",
        [](C& c, const Value& v) { c.duration = v.time; }, shows(&C::duration)},
-      {"at", Kind::kTime, derived("halfway through the job (duration / 2)"), time_positive(),
+      {"at", Kind::kLongTime, derived("halfway through the job (duration / 2)"), long_time_positive(),
        "when the congestion begins, from the job's start (the first training after it, if the job is not training then)",
-       [](C& c, const Value& v) { c.at = v.time; }, shows_unless_zero(&C::at)},
+       [](C& c, const Value& v) { c.at = v.long_time; }, shows_unless_zero(&C::at)},
       {"retry_timeout", Kind::kTime, by_default("4.295s"), time_positive(),
        "one transport retry (NCCL_IB_TIMEOUT 20: 4.096 us x 2^20)",
        [](C& c, const Value& v) { c.retry_timeout = v.time; }, shows(&C::retry_timeout)},

@@ -14,7 +14,8 @@ const char* unit_of(Kind k) {
   switch (k) {
     case Kind::kBytes: return "B";
     case Kind::kBandwidth: return "bit/s";
-    case Kind::kTime: return "s";
+    case Kind::kTime:
+    case Kind::kLongTime: return "s";
     default: return "";
   }
 }

@@ -21,6 +21,7 @@ const char* to_string(Kind k) {
     case Kind::kBytes: return "size";
     case Kind::kBandwidth: return "rate";
     case Kind::kTime: return "time";
+    case Kind::kLongTime: static_assert(core::kMaxJobYears == 100); return "time (to 100 years)";
     case Kind::kEnum: return "one of";
     case Kind::kPath: return "path";
     case Kind::kSection: return "section";
@@ -83,6 +84,7 @@ std::string show_value(double x) { return fmt::format("{:g}", x); }
 std::string show_value(core::Bytes b) { return core::format_bytes(b); }
 std::string show_value(core::Bandwidth b) { return core::format_bandwidth(b); }
 std::string show_value(core::SimTime t) { return core::format_time(t); }
+std::string show_value(core::JobTime t) { return core::format_time(t); }
 
 int nearest_line(const std::map<std::string, int>& lines, std::string_view field) {
   std::string f(field);
@@ -267,6 +269,7 @@ Value parse_text(std::string_view text, Kind kind, const std::vector<std::string
       case Kind::kBytes: v.bytes = core::parse_bytes(text, path); break;
       case Kind::kBandwidth: v.rate = core::parse_bandwidth(text, path); break;
       case Kind::kTime: v.time = core::parse_time(text, path); break;
+      case Kind::kLongTime: v.long_time = core::parse_long_time(text, path); break;
       case Kind::kEnum:
         if (std::find(choices.begin(), choices.end(), text) == choices.end())
           ctx.fail(line, path, fmt::format("'{}' is not one of: {}", text, list(choices)));

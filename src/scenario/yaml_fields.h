@@ -35,7 +35,7 @@
 
 namespace anatomy::scenario::detail {
 
-enum class Kind { kInt, kDouble, kBool, kString, kBytes, kBandwidth, kTime, kEnum, kPath, kSection };
+enum class Kind { kInt, kDouble, kBool, kString, kBytes, kBandwidth, kTime, kLongTime, kEnum, kPath, kSection };
 const char* to_string(Kind k);
 
 // How an absent key is filled.
@@ -59,6 +59,7 @@ struct Value {
   core::Bytes bytes;
   core::Bandwidth rate;
   core::SimTime time;
+  core::JobTime long_time;  // kLongTime: a job's wall clock, to core::kMaxJobYears
   int as_int() const { return static_cast<int>(integer); }
 };
 
@@ -105,6 +106,7 @@ std::string show_value(double x);
 std::string show_value(core::Bytes b);
 std::string show_value(core::Bandwidth b);
 std::string show_value(core::SimTime t);
+std::string show_value(core::JobTime t);
 inline std::string show_value(const std::string& s) { return s; }
 
 // The member as show_value writes it.

@@ -87,7 +87,7 @@ TEST(Failures, AddingAClassDoesNotMoveAnotherClasssArrivals) {
   one.classes.push_back(two_classes().classes[0]);
   const auto a = draw_failures(one, u, SimTime::sec(30 * 86400), 3);
   const auto b = draw_failures(two_classes(), u, SimTime::sec(30 * 86400), 3);
-  std::vector<SimTime> gpu_b;
+  std::vector<JobTime> gpu_b;
   for (const auto& e : b)
     if (e.cls == 0) gpu_b.push_back(e.at);
   ASSERT_EQ(a.size(), gpu_b.size());
@@ -214,6 +214,53 @@ TEST(Lifecycle, WithoutFailuresOnlyCheckpointsAndStartupCost) {
   EXPECT_NEAR(r.ettr, 50 * T / (50 * T + C) * (1 - startup), 0.002);
 }
 
+// A job of years runs past int64 picoseconds' 106 days on the job's
+// 128-bit clock: every GPU-second is still accounted to the picosecond, and
+// with no failures its goodput is the closed form of a short job's (the
+// folded timeline counts runs of identical periods at once, and must count
+// each period's training and checkpoint as the short job does).
+TEST(Lifecycle, AJobOfYearsAddsUpExactlyAndKeepsTheShortJobsGoodput) {
+  Cluster c(false);
+  const JobTime three_years = JobTime::sec(3 * 365 * 86400);
+  JobInputs in = job_inputs(c, SimTime::sec(86400));
+  in.spec.duration = three_years;
+  const JobResult r = run_job(in);
+  EXPECT_EQ(r.wall, three_years);
+  EXPECT_EQ(r.time.total(), r.wall);
+  EXPECT_TRUE(r.checkpoints_folded);  // past kFoldCheckpointsAfter phases
+  EXPECT_EQ(r.phases.back().end, r.wall);
+  // ETTR = 50T / (50T + C), less the startup (as for the 6-hour job above).
+  const double T = r.steady.iteration.seconds(), C = r.checkpoint_cost().seconds();
+  const double startup = r.first_start.total().seconds() / r.wall.seconds();
+  EXPECT_NEAR(r.ettr, 50 * T / (50 * T + C) * (1 - startup), 1e-6);
+  // Every whole period kept its 50 iterations: the last, cut by the end, fewer.
+  EXPECT_GE(r.iterations_kept, 50 * r.checkpoints);
+  EXPECT_LT(r.iterations_kept, 50 * (r.checkpoints + 1));
+
+  // With failures, three years add up exactly too.
+  in.spec.failures = two_classes();
+  in.spec.seed = 11;
+  const JobResult f = run_job(in);
+  EXPECT_GT(f.interruptions, 0);
+  EXPECT_EQ(f.time.total(), f.wall);
+  EXPECT_LT(f.ettr, r.ettr);
+}
+
+// Planned restarts are counted before they are drawn: an interval that
+// would plan more than kMaxFailures of them over the job is refused.
+TEST(Lifecycle, PlannedRestartsWithoutBoundAreRefused) {
+  Cluster c(false);
+  JobInputs in = job_inputs(c, SimTime::sec(86400));
+  in.spec.duration = JobTime::sec(10 * 365 * 86400);
+  in.spec.failures.planned_interval = SimTime::sec(60);  // 5.3 million over ten years
+  try {
+    run_job(in);
+    FAIL() << "accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("job.failures.planned_interval"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Lifecycle, FailuresLoseWorkAndTimeAndAddUp) {
   Cluster c(false);
   JobInputs in = job_inputs(c, SimTime::sec(7 * 86400));
@@ -246,7 +293,7 @@ TEST(Lifecycle, TimelineCoversTheWallTimeWithoutGapsAndMatchesTheBuckets) {
   ASSERT_FALSE(r.checkpoints_folded);
   EXPECT_EQ(r.phases.front().start, SimTime::zero());
   EXPECT_EQ(r.phases.back().end, r.wall);
-  std::map<std::string, SimTime> by_kind;
+  std::map<std::string, JobTime> by_kind;
   for (size_t i = 0; i < r.phases.size(); ++i) {
     if (i > 0) {
       EXPECT_EQ(r.phases[i].start, r.phases[i - 1].end) << i;
@@ -389,7 +436,7 @@ JobInputs with_congestion(JobInputs in, double bandwidth_fraction, SimTime durat
   return in;
 }
 
-SimTime phase_length(const JobPhase& p) { return p.end - p.start; }
+JobTime phase_length(const JobPhase& p) { return p.end - p.start; }
 
 TEST(Cascade, AnOutageCostsTheJobItsTimeoutWaitRestartAndLostWork) {
   // A link down for 60 s at 30 min: after 7 retries x 4.295 s = 30.07 s
