@@ -20,7 +20,7 @@ CongestionEffect measure_congestion(const CongestionSpec& spec, const workload::
     }
   if (busiest == nullptr) return e;
   e.crosses_fabric = true;
-  e.link = fmt::format("{} -> {} ({} link, {:.0f}% busy)", busiest->from, busiest->to, busiest->kind,
+  e.link = fmt::format("{} ({} link, {:.0f}% busy)", busiest->name, busiest->kind,
                        100 * busiest->utilization);
   topo::Topology degraded = *iteration.topology;
   degraded.scale_link_bandwidth(busiest->link, std::max(1e-6, spec.bandwidth_fraction));

@@ -32,7 +32,7 @@ std::string over_time(const std::vector<workload::LinkLoad>& links, core::SimTim
   for (const auto& l : links) {
     if (l.utilization_series.empty() || c.series.size() == kShown) continue;
     const double step_ms = iteration.seconds() * 1e3 / static_cast<double>(l.utilization_series.size());
-    c.series.push_back({l.from + " → " + l.to, series_color(c.series.size())});
+    c.series.push_back({l.name, series_color(c.series.size())});
     std::vector<std::pair<double, double>> pts;
     for (size_t k = 0; k < l.utilization_series.size(); ++k)
       pts.emplace_back((static_cast<double>(k) + 0.5) * step_ms, 100 * l.utilization_series[k]);
@@ -50,31 +50,29 @@ Section links_section(const workload::IterationResult& r) {
   Table t;
   t.header = {"link", "kind", "carried", "utilization"};
   t.numeric = {false, false, true, true};
-  // The model lists the links that carried the most bytes; shown by
-  // utilization (a slow link carries fewer bytes at a higher load).
-  std::vector<workload::LinkLoad> links = r.busiest_links;
-  std::stable_sort(links.begin(), links.end(), [](const workload::LinkLoad& a, const workload::LinkLoad& b) {
-    return a.utilization > b.utilization;
-  });
+  // In the model's one ranking (IterationResult::busiest_links), which the
+  // trace's counter tracks follow too.
+  const std::vector<workload::LinkLoad>& links = r.busiest_links;
   for (const auto& l : links) {
     Bar b;
-    b.label = l.from + " → " + l.to;
+    b.label = l.name;
     b.value = 100 * l.utilization;
     b.value_text = percent(l.utilization);
     b.color = kind_color_of(l.kind, c.legend);
     b.tooltip = fmt::format("{} ({}): {:.2f} GB, {}", b.label, l.kind, l.bytes.as_double() / 1e9, b.value_text);
     c.rows.push_back(std::move(b));
     t.rows.push_back(
-        {l.from + " → " + l.to, l.kind, fmt::format("{:.2f} GB", l.bytes.as_double() / 1e9), percent(l.utilization)});
+        {l.name, l.kind, fmt::format("{:.2f} GB", l.bytes.as_double() / 1e9), percent(l.utilization)});
   }
   Section s;
   s.id = "links";
   s.title = "Busiest links";
   s.intro_html =
-      "<p>The links that carried the most bytes during the iteration (pipeline sends between the stages' "
-      "representative GPUs and every data-parallel communicator's gradient and parameter collectives, run "
-      "together on the shared network), by their mean utilization over the iteration and, below, through it. Tensor-, context- and "
-      "expert-parallel collectives inside a step are timed in isolation on the network and memoized, so they "
+      "<p>The links of highest mean utilization over the iteration (pipeline sends between the stages' "
+      "representative GPUs, expert-parallel all-to-alls and every data-parallel communicator's gradient and "
+      "parameter collectives, run together on the shared network), the eight busiest of each kind, and, below, "
+      "their utilization through the iteration; the trace's link tracks follow the same ranking. Tensor- and "
+      "context-parallel collectives inside a step are timed in isolation on the network and memoized, so they "
       "do <em>not</em> appear in these link loads.</p>\n";
   if (r.busiest_links.empty()) {
     s.body_html = "<p><em>No link carried traffic in the simulated iteration.</em></p>\n";

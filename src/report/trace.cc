@@ -76,7 +76,7 @@ std::string chrome_trace(const workload::IterationResult& r, const std::vector<u
   }
   for (size_t i = 0; i < links; ++i) {
     const auto& l = r.busiest_links[i];
-    const std::string name = json_string(fmt::format("{} → {} ({})", l.from, l.to, l.kind));
+    const std::string name = json_string(fmt::format("{} ({})", l.name, l.kind));
     // One value per sampled interval, from its start; the mean over the
     // whole iteration when the run was not sampled.
     const std::vector<double> values =

@@ -237,6 +237,7 @@ YAML::Node sub(const Present& p, std::string_view key) {
 template <typename T>
 T by_name(const YAML::Node& node, const std::string& path, int line, const Context& ctx,
           const T& (*find)(std::string_view)) {
+  check_length(node.Scalar(), path, line, ctx);
   try {
     return find(node.Scalar());
   } catch (const core::InputError& e) {

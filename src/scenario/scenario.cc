@@ -34,6 +34,7 @@ YAML::Node sub(const Present& p, std::string_view key) {
 ModelSpec read_model(const YAML::Node& node, Context& ctx) {
   const int at = ctx.line_for("model");
   if (node.IsScalar()) {
+    detail::check_length(node.Scalar(), "model", at, ctx);
     try {
       return workload::find_model(node.Scalar());
     } catch (const core::InputError& e) {

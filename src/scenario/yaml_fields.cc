@@ -207,6 +207,11 @@ Present check_keys(const YAML::Node& node, const std::string& path, int line,
     const int at = line_of(kv.first);
     if (!kv.first.IsScalar()) ctx.fail(at, path, "a key must be a plain name, not " + std::string(node_kind(kv.first)));
     const std::string key = kv.first.Scalar();
+    // No key is this long; echoing it would bury the error.
+    if (key.size() > kMaxKeyBytes)
+      ctx.fail(at, path.empty() ? "(top level)" : path,
+               fmt::format("a key of {} bytes is not a valid key (keys are at most {} bytes); valid keys: {}", key.size(),
+                           kMaxKeyBytes, list(keys)));
     const std::string field = join(path, key);
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
       const std::string near = nearest_key(key, keys);
@@ -234,8 +239,14 @@ Value read_value(const YAML::Node& node, Kind kind, const std::vector<std::strin
   ctx.fail(line, path, fmt::format("expects a single value ({}), not {}", what, node_kind(node)));
 }
 
+void check_length(std::string_view text, const std::string& path, int line, const Context& ctx) {
+  if (text.size() > kMaxValueBytes)
+    ctx.fail(line, path, fmt::format("is {} bytes long; a value may be at most {} bytes", text.size(), kMaxValueBytes));
+}
+
 Value parse_text(std::string_view text, Kind kind, const std::vector<std::string_view>& choices,
                  const std::string& path, int line, const Context& ctx) {
+  check_length(text, path, line, ctx);
   Value v;
   v.text = std::string(text);
   const char* const end = text.data() + text.size();

@@ -35,6 +35,12 @@
 
 namespace anatomy::scenario::detail {
 
+// The longest value (a name, a path, a number as written) and the longest
+// key a scenario may hold: past them the text is not a scenario's, and an
+// error echoing it would bury the message.
+inline constexpr size_t kMaxValueBytes = 4096;  // PATH_MAX on Linux
+inline constexpr size_t kMaxKeyBytes = 128;     // every declared key is under 32
+
 enum class Kind { kInt, kDouble, kBool, kString, kBytes, kBandwidth, kTime, kLongTime, kEnum, kPath, kSection };
 const char* to_string(Kind k);
 
@@ -171,6 +177,9 @@ Value read_value(const YAML::Node& node, Kind kind, const std::vector<std::strin
                  const std::string& path, int line, const Context& ctx);
 Value parse_text(std::string_view text, Kind kind, const std::vector<std::string_view>& choices,
                  const std::string& path, int line, const Context& ctx);
+// Fails naming `path` when `text` is longer than kMaxValueBytes (every
+// value parse_text reads; a preset's name, before it is looked up).
+void check_length(std::string_view text, const std::string& path, int line, const Context& ctx);
 
 // The valid key nearest to `key` when it looks like a typo of it, else "".
 std::string nearest_key(std::string_view key, const std::vector<std::string_view>& keys);

@@ -360,16 +360,6 @@ std::vector<std::vector<LinkId>> Topology::fabric_paths(NodeId src, NodeId dst) 
   return paths;
 }
 
-std::string Topology::node_label(NodeId n) const {
-  switch (kind_[n]) {
-    case NodeKind::kGpu: return fmt::format("gpu {}", gpu_index(n));
-    case NodeKind::kHost:
-      return fmt::format("host {}", n < node_to_host_.size() ? node_to_host_[n] : n);
-    case NodeKind::kSwitch: return fmt::format("switch {} (tier {})", n, level_[n]);
-    default: return fmt::format("{} {}", to_string(kind_[n]), n);
-  }
-}
-
 size_t Topology::memory_bytes() const {
   auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
   size_t total = bytes(kind_) + bytes(level_) + bytes(fabric_) + bytes(range_lo_) + bytes(range_hi_) +

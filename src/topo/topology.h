@@ -154,8 +154,16 @@ class Topology {
   std::vector<std::vector<LinkId>> fabric_paths(NodeId src_endpoint, NodeId dst_endpoint) const;
   // The direct link from a to b, or kNoLink.
   LinkId find_link(NodeId a, NodeId b) const;
-  // "gpu 12", "switch 40 (level 2)", "host 3": for reports.
+  // Names a person recognises, for reports and traces (labels.cc): "host 3
+  // gpu 2", "host 3 nic 2" (its rail), "host 3 storage nic 0", "leaf 5",
+  // "spine 12", "core 1" (numbered within their tier; "storage leaf 0" on a
+  // storage fabric), "scale-up switch of domain 4", "storage server 7".
+  // Each call scans the topology: for the few nodes a report names.
   std::string node_label(NodeId n) const;
+  // A link by its ends and its switch port: "host 3 nic 2 -> leaf 5 port 3",
+  // "leaf 5 port 17 -> spine 2" (ports numbered from 1 in the order the
+  // switch's links were built), "host 3 gpu 2 -> host 3 nic 2".
+  std::string link_label(LinkId l) const;
   // Bytes of memory the structure uses (for the scale benchmark).
   size_t memory_bytes() const;
 

@@ -580,9 +580,13 @@ IterationResult IterationSim::run() {
     x.utilization = b.as_double() * 8 / (link.bandwidth.bps() * secs);
     loads.push_back(x);
   }
-  std::stable_sort(loads.begin(), loads.end(), [](const LinkLoad& a, const LinkLoad& b) { return a.bytes > b.bytes; });
-  // The busiest 8 of each kind of link, so the fabric's show up beside the
-  // busier NVLink and PCIe links.
+  // Busiest by utilization, not bytes: a slower link carrying fewer bytes
+  // can be the fuller one. The 8 busiest of each kind, so the fabric's show
+  // up beside the busier NVLink and PCIe links.
+  std::stable_sort(loads.begin(), loads.end(), [](const LinkLoad& a, const LinkLoad& b) {
+    if (a.utilization != b.utilization) return a.utilization > b.utilization;
+    return a.bytes > b.bytes;
+  });
   std::map<topo::LinkKind, int> kept;
   std::vector<LinkLoad> busiest;
   for (const auto& x : loads)
@@ -590,8 +594,7 @@ IterationResult IterationSim::run() {
   loads = std::move(busiest);
   for (auto& x : loads) {
     const topo::Link& link = topo.link(x.link);
-    x.from = topo.node_label(link.from);
-    x.to = topo.node_label(link.to);
+    x.name = topo.link_label(x.link);
     x.kind = topo::to_string(link.kind);
   }
   r.busiest_links = std::move(loads);

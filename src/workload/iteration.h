@@ -65,7 +65,7 @@ struct Interval {
 // representatives and of every data-parallel communicator).
 struct LinkLoad {
   topo::LinkId link = topo::kNoLink;
-  std::string from, to;
+  std::string name;        // topo::Topology::link_label: "host 3 nic 2 -> leaf 5 port 3"
   std::string kind;        // scale-up, pcie, fabric, storage
   core::Bytes bytes;
   double utilization = 0;  // bytes / (bandwidth x iteration time)
@@ -95,7 +95,10 @@ struct IterationResult {
   std::string library;
   std::string dp_algorithm;              // what "auto" chose for the gradient collectives
   int64_t network_transfers = 0;
-  std::vector<LinkLoad> busiest_links;  // the 8 busiest of each link kind, busiest first
+  // The busiest links: those of highest mean utilization over the iteration
+  // (ties: more bytes, then the lower id), the 8 busiest of each kind,
+  // busiest first. The one ranking every report, trace and the cascade use.
+  std::vector<LinkLoad> busiest_links;
   SimTime background_finished;          // when the last background transfer arrived (0: none)
 };
 

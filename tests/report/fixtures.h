@@ -75,8 +75,7 @@ inline workload::IterationResult two_stage_result() {
   for (int i = 0; i < 3; ++i) {
     workload::LinkLoad l;
     l.link = static_cast<topo::LinkId>(i);
-    l.from = "gpu " + std::to_string(i);
-    l.to = "leaf switch 0 on rail " + std::to_string(i) + " of plane 0";
+    l.name = "host 0 gpu " + std::to_string(i) + " -> leaf " + std::to_string(i) + " port 1";
     l.kind = i == 0 ? "scale-up" : "fabric";
     l.bytes = core::Bytes(1'000'000'000 / (i + 1));
     l.utilization = 0.6 / (i + 1);

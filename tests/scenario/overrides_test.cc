@@ -86,5 +86,21 @@ TEST(Limits, ABucketWithoutItsUnitIsRefused) {
             0u);
 }
 
+// A value longer than kMaxValueBytes (4096) or a key longer than
+// kMaxKeyBytes (128) is no scenario's: refused with its size, not echoed.
+TEST(Limits, OverlongValuesAndKeysAreRefusedWithoutBeingEchoed) {
+  const std::string name(5000, 'x');
+  std::string e = error_of("name: " + name + "\n" + kBase, {});
+  EXPECT_EQ(e.rfind("s.yaml:1: name: is 5000 bytes long; a value may be at most 4096 bytes", 0), 0u) << e.substr(0, 200);
+  e = error_of(std::string(kBase) + "model_of_the_year" + std::string(200, 'y') + ": 1\n", {});
+  EXPECT_NE(e.find("(top level): a key of 217 bytes is not a valid key"), std::string::npos) << e.substr(0, 200);
+  EXPECT_EQ(e.find("yyyy"), std::string::npos);
+  e = error_of("model: " + name + "\ncluster: {system: dgx-h100, gpus: 8}\n", {});
+  EXPECT_EQ(e.rfind("s.yaml:1: model: is 5000 bytes long", 0), 0u) << e.substr(0, 200);
+  // 4096 bytes is still a value (then an unknown system, said as such).
+  e = error_of("cluster: {system: " + std::string(4096, 's') + ", gpus: 8}\nmodel: llama3-8b\n", {});
+  EXPECT_EQ(e.find("bytes long"), std::string::npos) << e.substr(0, 200);
+}
+
 }  // namespace
 }  // namespace anatomy::scenario

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/error.h"
 #include "hw/catalog.h"
 #include "net/flow/flow_network.h"
@@ -168,7 +170,30 @@ TEST(Iteration, SampledLinkLoadsAddUpToTheBytesEachLinkCarried) {
       EXPECT_LE(u, 1 + 1e-9);  // no interval carries more than the link's bandwidth
       bytes += u * h.bandwidth_bps[i] / 8 * interval_s;
     }
-    EXPECT_NEAR(bytes, l.bytes.as_double(), 1e-6 * l.bytes.as_double() + 64) << l.from << " -> " << l.to;
+    EXPECT_NEAR(bytes, l.bytes.as_double(), 1e-6 * l.bytes.as_double() + 64) << l.name;
+  }
+}
+
+// "Busiest" is one ranking for every writer: mean utilization over the
+// iteration, highest first (a slower link with fewer bytes can be fuller),
+// at most 8 links of each kind, each named by its ends and switch port.
+TEST(Iteration, BusiestLinksAreRankedByUtilizationAndNamedForPeople) {
+  Harness h;
+  h.plan.dp = 16;
+  h.training.global_batch = 32;
+  const IterationResult r = h.run();
+  ASSERT_GT(r.busiest_links.size(), 1u);
+  std::map<std::string, int> per_kind;
+  for (size_t i = 0; i < r.busiest_links.size(); ++i) {
+    const LinkLoad& l = r.busiest_links[i];
+    if (i > 0) EXPECT_GE(r.busiest_links[i - 1].utilization, l.utilization) << i;
+    EXPECT_LE(++per_kind[l.kind], 8) << l.kind;
+    EXPECT_NE(l.name.find(" -> "), std::string::npos) << l.name;
+    EXPECT_EQ(l.name.find("node"), std::string::npos) << l.name;
+    EXPECT_EQ(l.name.rfind("host ", 0) == 0 || l.name.rfind("leaf ", 0) == 0 || l.name.rfind("spine ", 0) == 0 ||
+                  l.name.rfind("scale-up switch", 0) == 0,
+              true)
+        << l.name;
   }
 }
 
