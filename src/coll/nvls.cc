@@ -15,9 +15,10 @@
 //
 // Size: the buffer goes through in loops of channels x heads x chunk
 // (nvls_plan.h), each crossing a pipeline of scatter, reduce/multicast
-// and gather; filling and draining it costs (stages - 1) loop times, so a
-// buffer of a few loops (an NVL72 rack's loop is 24 x 32 x 64 KiB = 48
-// MiB) is far from the asymptote.
+// and gather; filling and draining it costs a loop's time through every
+// stage but the slowest (two loop times on one domain), so a buffer of a
+// few loops (an NVL72 rack's loop is 24 x 32 x 64 KiB = 48 MiB) is far
+// from the asymptote.
 //
 // Across domains (NCCL's NVLSTree): the heads' slices are all-reduced
 // across domains on a double binary tree per head (head i of every domain,
@@ -128,12 +129,16 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
     }
   }
 
-  // One loop's time on the bottleneck stage: a head's NVLink moves its
-  // channels' heads' chunks (and its own slice) per loop; across domains
-  // its NIC moves its tree or SHARP share of the loop.
+  // Stage times for one loop: each of the three local stages moves a
+  // loop's chunks of every head (anatomy takes them all at the NVLink
+  // stage's pace: a head's link carries them and its own slice); a network
+  // stage moves one chunk per channel over a head's NIC, once per tree
+  // level each way, or up to the switches and back with SHARP.
   const double loop_payload = static_cast<double>(plan.channels) * h * plan.chunk.as_double();
   const double link = scaleup_Bps(g, g.domains.front().front());
-  double loop_s = link > 0 ? loop_payload * (1.0 + 1.0 / h) / eff / link : 0.0;
+  const double nvl_stage_s = link > 0 ? loop_payload * (1.0 + 1.0 / h) / eff / link : 0.0;
+  const double net_stage_s = nic > 0 ? loop_payload / h / lib.efficiency(Protocol::kSimple) / nic : 0.0;
+  int net_stages = 0;
   SimTime latency = std::max(lib.hop_latency(LinkClass::kNvlink, AlgoClass::kNvls, Protocol::kSimple),
                              physical_latency(*g.topo, g.node(0), g.topo->domain(g.domain_of(0)).switch_node) * 2);
   s.steps = 2;
@@ -150,7 +155,7 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
       // NCCL's NVLS latency across nodes: its NVLink term plus one NET term.
       latency += std::max(lib.hop_latency(LinkClass::kNet, AlgoClass::kNvls, Protocol::kSimple),
                           detail::mean_hop_latency(g, inter, lib, AlgoClass::kNvls, Protocol::kSimple));
-      if (nic > 0) loop_s = std::max(loop_s, loop_payload / h / lib.efficiency(Protocol::kSimple) / nic);
+      net_stages = plan.stages - 3;
       s.steps = 4;
     } else {
       // Head i of every domain all-reduces its slice on two trees, each
@@ -169,7 +174,7 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
       for (const auto& e : inter) p.sends.push_back(Send{g.node(e.src), g.node(e.dst), Bytes(std::llround(slice / 2.0 / reps)), e.hash});
       const SimTime inter_hop = detail::mean_hop_latency(g, inter, lib, AlgoClass::kTree, Protocol::kSimple);
       latency += inter_hop * (2 * detail::ceil_log2(m));
-      if (nic > 0) loop_s = std::max(loop_s, 2.0 * loop_payload / h / lib.efficiency(Protocol::kSimple) / nic);
+      net_stages = plan.stages - 3;  // 2 ceil(log2 m) tree levels
       s.steps = 2 * detail::ceil_log2(m) + 2;
       // NCCL's own ceiling per head (tuning.cc perChMaxNVLSTreeBws): what a
       // head's reduce-and-send and receive-and-multicast warps sustain. As
@@ -182,9 +187,12 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
       }
     }
   }
-  // Pipeline fill and drain: (stages - 1) loop times, a partial loop's
-  // share when the buffer is less than one loop.
-  const double fill_s = (plan.stages - 1) * loop_s * std::min(1.0, plan.loops);
+  // Pipeline fill and drain: a loop's way through every stage beyond the
+  // slowest one, which the network already paces (a partial loop's share
+  // when the buffer is less than one loop).
+  const double through_s = 3 * nvl_stage_s + net_stages * net_stage_s;
+  const double fill_s =
+      (through_s - std::max(nvl_stage_s, net_stages > 0 ? net_stage_s : 0.0)) * std::min(1.0, plan.loops);
   p.latency_after = latency + SimTime::from_seconds(fill_s);
   if (r.fidelity == Fidelity::kBulk) p.label += " (bulk)";
   s.phases.push_back(std::move(p));

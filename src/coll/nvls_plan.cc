@@ -60,7 +60,7 @@ NvlsPlan nvls_plan(const NvlsShape& shape, Bytes bytes) {
     if (S < 64 * ops * chunk && chunk > 64 * KiB) chunk = 64 * KiB;
     if (S < 8 * ops * chunk && chunk > 32 * KiB) chunk = 32 * KiB;
     if (S < 2 * ops * chunk && chunk > 16 * KiB) chunk = 16 * KiB;
-    p.stages = shape.domains <= 1 ? 3 : 4;
+    p.stages = shape.domains <= 1 ? 3 : 5;  // SHARP: up to the switches, and back
   } else {
     const int64_t tree_max = t.tree_max_chunk > 0 ? t.tree_max_chunk : (shape.domains >= 4 ? 64 * KiB : chunk);
     chunk = std::min(chunk, tree_max);

@@ -27,13 +27,13 @@
 //    (NVLS buffers to the user buffer), connected by NCCL_STEPS-deep FIFOs:
 //    a three-stage pipeline. Across domains a chunk also climbs and
 //    descends the inter-domain tree: 2 ceil(log2 m) more stages; with
-//    in-network reduction (NVLS + SHARP) one stage up to the switches and
-//    back replaces the tree.
+//    in-network reduction (NVLS + SHARP) two, up to the switches and back,
+//    replace the tree.
 //
-// The pipeline costs (stages - 1) loop times of fill and drain beyond the
-// loops themselves; anatomy takes every stage to be as long as the
-// bottleneck stage (the stages move the same bytes per loop, each on its
-// own warps), which is what makes NVLS bus bandwidth depend on size even
+// Filling and draining the pipeline costs one loop's way through every
+// stage beyond the slowest (nvls.cc times the stages: the three local ones
+// at the NVLink stage's pace, each network stage as one chunk per channel
+// over a NIC), which is what makes NVLS bus bandwidth depend on size even
 // where latency no longer does.
 //
 //   NvlsPlan p = nvls_plan({.compute_capability = 100, .min_domain_gpus = 72, .domains = 1}, Bytes::GiB(4));
