@@ -56,6 +56,7 @@ topo::Topology build_topology(const ClusterRequest& r) {
   spec.fabric.spine_oversubscription = r.spine_oversubscription;
   spec.fabric.rail_optimized = !r.no_rails;
   spec.fabric.planes = r.planes;
+  spec.fabric.in_network_reduction = r.in_network_reduction;
   if (!r.nic_speed.empty()) spec.fabric.nic_speed = core::parse_bandwidth(r.nic_speed, "--nic-speed");
   if (!r.link_speed.empty()) spec.fabric.link_speed = core::parse_bandwidth(r.link_speed, "--link-speed");
   spec.fabric.switch_latency = core::parse_time(r.switch_latency, "--switch-latency");
@@ -80,7 +81,9 @@ coll::LibraryModel library_model(const ClusterRequest& r) {
     hw::System s = hw::find_system("dgx-h100");
     return coll::nccl_library(s);
   }
-  return coll::nccl_library(hw::find_system(r.system));
+  coll::LibraryModel m = coll::nccl_library(hw::find_system(r.system));
+  m.fabric_reduction = r.in_network_reduction;
+  return m;
 }
 
 }  // namespace anatomy::app

@@ -29,6 +29,7 @@ struct ClusterRequest {
   double spine_oversubscription = 1.0;
   bool no_rails = false;
   int planes = 1;
+  bool in_network_reduction = false;  // SHARP: the fabric's switches reduce
   std::string nic_speed;   // "" = the system's
   std::string link_speed;  // "" = the NIC port speed
   std::string switch_latency = "600ns";

@@ -11,7 +11,9 @@ CollectiveCaseRun run_collective_case(const scenario::Scenario& s) {
     const topo::Topology t = topo::build_cluster(s.cluster);
     coll::AlgorithmRegistry reg;
     coll::register_builtin_algorithms(reg);
-    coll::CollectiveRunner runner(t, reg, coll::nccl_library(s.cluster.system), network_factory(s.network));
+    coll::LibraryModel lib = coll::nccl_library(s.cluster.system);
+    lib.fabric_reduction = s.cluster.fabric.in_network_reduction;
+    coll::CollectiveRunner runner(t, reg, lib, network_factory(s.network));
     coll::Request r;
     r.op = s.collective->op;
     r.bytes = s.collective->bytes;

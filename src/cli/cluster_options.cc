@@ -13,6 +13,8 @@ void ClusterOptions::add_to(CLI::App& app) {
   app.add_option("--oversubscription", r.oversubscription, "leaf down:up ratio (1 = non-blocking)")->capture_default_str();
   app.add_option("--spine-oversubscription", r.spine_oversubscription, "spine down:up ratio, 3 tiers")->capture_default_str();
   app.add_flag("--no-rails", r.no_rails, "all NICs of a host on one leaf (classic fat-tree) instead of rail-optimized");
+  app.add_flag("--in-network-reduction", r.in_network_reduction,
+               "the fabric's switches reduce (SHARP): NVLS across domains aggregates in the fabric");
   app.add_option("--planes", r.planes, "independent fabric planes each NIC is split across")->capture_default_str();
   app.add_option("--nic-speed", r.nic_speed, "scale-out NIC speed, e.g. 800Gbps (default: the preset's)");
   app.add_option("--link-speed", r.link_speed, "switch-to-switch link speed (default: the NIC port speed)");

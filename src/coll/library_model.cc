@@ -24,6 +24,15 @@ int idx(Protocol p) { return p == Protocol::kLL ? 0 : p == Protocol::kLL128 ? 1 
 
 SimTime us(double v) { return SimTime::from_seconds(v * 1e-6); }
 
+// NCCL indexes its per-generation tables (llMaxBws' one-node row,
+// nvlsEfficiency, the NVLS channel count) by one compute-capability index;
+// the architecture record carries the first row (87.7 Ampere, 141 Hopper,
+// 282 Blackwell GB/s), which names the index. RCCL has no NVLS.
+int compute_capability(const hw::Architecture& a) {
+  if (a.library != hw::CollectiveLibrary::kNccl) return 0;
+  return a.ll_max_one_node_GBps >= 282.0 ? 100 : a.ll_max_one_node_GBps >= 141.0 ? 90 : 80;
+}
+
 }  // namespace
 
 double LibraryModel::efficiency(Protocol p) const {
@@ -59,6 +68,13 @@ double LibraryModel::tree_efficiency(Protocol p, int nodes) const {
   return 0.92;
 }
 
+double LibraryModel::nvls_tree_max_per_head_GBps(int nodes) const {
+  if (ideal || nodes <= 1) return 0;
+  if (compute_capability >= 100) return nodes == 2 ? 96.0 : 80.0;
+  if (compute_capability >= 90) return nodes == 2 ? 57.7 : 45.5;
+  return 0;
+}
+
 Bytes LibraryModel::chunk(AlgoClass a, Protocol p) const {
   // NCCL defaults (enqueue.cc calcCollChunking): Simple steps of
   // NCCL_BUFFSIZE/NCCL_STEPS = 512 KiB, 4 per ring chunk; LL 32 KiB payload;
@@ -84,6 +100,7 @@ LibraryModel nccl_library(const hw::System& system) {
   LibraryModel m;
   m.name = arch.library == hw::CollectiveLibrary::kRccl ? "RCCL (NCCL 2.28 tuning model)" : "NCCL 2.28 tuning model";
   m.nvls_efficiency = arch.nvls_efficiency;
+  m.compute_capability = compute_capability(arch);
   m.collective_ctas = 16;
   // llMaxBws (NCCL 2.28 tuning.cc): the one-node row by GPU generation (the
   // architecture record's), the rows across nodes by host CPU vendor (Intel

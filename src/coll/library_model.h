@@ -36,6 +36,11 @@ struct LibraryModel {
   std::string name;  // "NCCL 2.28 tuning", "ideal"
   bool ideal = false;
   double nvls_efficiency = 1.0;  // NCCL's nvlsEfficiency for this GPU generation
+  int compute_capability = 0;    // NCCL's, x10 (90 Hopper, 100 Blackwell): NVLS channels and tuning
+  // The scale-out switches reduce (InfiniBand SHARP, Spectrum-X) and NCCL's
+  // CollNet uses them: NVLS across domains aggregates in the fabric
+  // (cluster.fabric.in_network_reduction).
+  bool fabric_reduction = false;
   // Thread blocks a collective's kernel occupies while it runs (one per
   // channel; NCCL runs 16 channels for multi-node collectives on DGX H100,
   // e.g. "16 coll channels" in NCCL's init log on 2x p5.48xlarge). Compute
@@ -50,6 +55,10 @@ struct LibraryModel {
   // What NCCL's tree keeps of the link bandwidth per protocol (tuning.cc:
   // x0.92, then LL /3.8, LL128 x7/9 on one node or x120/128 across nodes).
   double tree_efficiency(Protocol p, int nodes) const;
+  // NCCL's per-channel ceiling on NVLSTree (perChMaxNVLSTreeBws, GB/s of
+  // bus bandwidth per NVLS head): Hopper 57.7 on 2 nodes, 45.5 on 3 or
+  // more; Blackwell 96.0 / 80.0; 0 = none (one node, or no NVLS).
+  double nvls_tree_max_per_head_GBps(int nodes) const;
   SimTime base_latency(AlgoClass a, Protocol p) const;
   SimTime hop_latency(LinkClass l, AlgoClass a, Protocol p) const;
   // Payload per channel per pipeline step.

@@ -102,7 +102,32 @@ Cycles make_rings(int n) {
   return strides;
 }
 
+Cycles make_paths(int n) {
+  if (n < 2 || n % 2 != 0) return {};
+  Cycles forward;
+  for (int i = 0; i < n / 2; ++i) {
+    std::vector<int> p(n);
+    for (int k = 0; k < n; ++k) {
+      const int off = k % 2 == 1 ? (k + 1) / 2 : -(k / 2);
+      p[k] = ((i + off) % n + n) % n;
+    }
+    forward.push_back(std::move(p));
+  }
+  Cycles all = forward;
+  for (const auto& p : forward) all.emplace_back(p.rbegin(), p.rend());
+  return all;
+}
+
 }  // namespace
+
+const std::vector<std::vector<int>>& mesh_paths(int n) {
+  static std::mutex mu;
+  static std::map<int, Cycles> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(n);
+  if (it == cache.end()) it = cache.emplace(n, make_paths(n)).first;
+  return it->second;
+}
 
 const std::vector<std::vector<int>>& mesh_rings(int n) {
   static std::mutex mu;

@@ -20,4 +20,15 @@ namespace anatomy::coll {
 // n < 3 (a pair or a single GPU needs no ring). Deterministic; cached.
 const std::vector<std::vector<int>>& mesh_rings(int n);
 
+// Across hosts a ring enters a mesh on one GPU (from its NIC) and leaves
+// from another (to its NIC), so each channel crosses the mesh on a
+// Hamiltonian path, not a cycle. For even n, Walecki's zig-zag paths
+// i, i+1, i-1, i+2, i-2, ..., i+n/2 (mod n), i < n/2, each also taken in
+// reverse, are n arc-disjoint directed Hamiltonian paths: every one of the
+// n(n-1) links carries exactly one channel, and every GPU is the first of
+// one path and the last of another, so every NIC carries one channel each
+// way (RCCL's one NIC per GPU on MI300X platforms). Path i + n/2 is path i
+// reversed. Empty for odd n or n < 2. Deterministic; cached.
+const std::vector<std::vector<int>>& mesh_paths(int n);
+
 }  // namespace anatomy::coll

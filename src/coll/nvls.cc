@@ -1,22 +1,43 @@
 // NVLS: all-reduce with the reduction done in the NVSwitch (NVLink SHARP).
 //
-// Inside a domain each GPU owns a slice: multimem.ld_reduce pulls its slice
-// from every GPU through the switch, which adds them; multimem.st pushes
-// the result back, which the switch multicasts to every GPU. Per GPU each
-// direction of its NVLink carries S(1 + 1/n) instead of a ring's
-// 2S(n-1)/n, which is why NVLS bus bandwidth can exceed the link rate.
-// NCCL discounts NVLS bandwidth by nvlsEfficiency (0.85 on Hopper) and
-// charges a flat latency (25 us on NVLink). All-gather and reduce-scatter
-// use the multicast store or the reducing load alone.
+// Inside a domain the buffer is cut among h heads (NCCL's NVLS graph: one
+// head per channel of the graph, h = min(32, GPUs of the smallest domain),
+// nvls_plan.h). Every GPU copies its data into the heads' NVLS buffers;
+// each head multimem.ld_reduce-s its slice (the switch reads that slice
+// from every GPU and adds) and multimem.st-s the sum (the switch writes it
+// to every GPU). So each GPU's NVLink carries S each way — its
+// contribution read, the sums written — and a head S/h more (its reduced
+// slice in, its store out): S(1 + 1/h), not a ring's 2S(n-1)/n, which is
+// why NVLS bus bandwidth exceeds the link rate. NCCL discounts NVLS
+// bandwidth by nvlsEfficiency (0.85 on Hopper, 0.74 on Blackwell) and
+// charges a flat 25 us on NVLink. All-gather and reduce-scatter use the
+// multicast store or the reducing load alone.
 //
-// Across domains (NCCL's NVLSTree): reduce-scatter inside each domain by
-// NVLS, an all-reduce of each GPU's slice across domains on a double
-// binary tree per rail, then an NVLS all-gather; the three stages pipeline,
-// so they run as one concurrent phase.
+// Size: the buffer goes through in loops of channels x heads x chunk
+// (nvls_plan.h), each crossing a pipeline of scatter, reduce/multicast
+// and gather; filling and draining it costs a loop's time through every
+// stage but the slowest (two loop times on one domain), so a buffer of a
+// few loops (an NVL72 rack's loop is 24 x 32 x 64 KiB = 48 MiB) is far
+// from the asymptote.
+//
+// Across domains (NCCL's NVLSTree): the heads' slices are all-reduced
+// across domains on a double binary tree per head (head i of every domain,
+// its NIC), each tree carrying half; the tree adds 2 ceil(log2 m) stages
+// and NCCL's NET hop latency per level, and NCCL's per-head ceiling on
+// NVLSTree bus bandwidth (perChMaxNVLSTreeBws) holds. Only the h heads use
+// their NICs: on NVL72 that is 32 of 72, so each carries S/32 and the
+// NIC's speed shows when heads are few. With in-network reduction on the
+// fabric (SHARP, NCCL's NVLS + CollNet) each head sends its slice up to
+// the switches once and takes the sum back — S/h each way on its NIC,
+// moved here as a shift by one domain along the head's rail — with one
+// NET latency instead of a tree's.
+// Domains of unequal size are fine: NCCL keeps NVLS and the smallest
+// domain's head count (init.cc, the minimum of the graphs' channels).
 
 #include <algorithm>
 #include <cmath>
 
+#include "coll/nvls_plan.h"
 #include "coll/pipeline.h"
 #include "core/error.h"
 
@@ -32,73 +53,147 @@ bool nvls_applicable(const Group& g, Op op) {
     const auto& dom = g.topo->domain(g.domain_of(d.front()));
     if (!dom.in_network_reduction || dom.switch_node == topo::kNoNode || d.size() < 2) return false;
   }
-  if (g.domains.size() > 1 && (op != Op::kAllReduce || !g.uniform_domains())) return false;
+  if (g.domains.size() > 1 && op != Op::kAllReduce) return false;
   return true;
 }
 
-void add_switch_sends(Phase& p, const Group& g, const std::vector<uint32_t>& dom, double up_wire, double down_wire) {
-  const NodeId sw = g.topo->domain(g.domain_of(dom.front())).switch_node;
-  for (uint32_t r : dom) {
-    if (up_wire > 0) p.sends.push_back(Send{g.node(r), sw, Bytes(std::llround(up_wire)), 0});
-    if (down_wire > 0) p.sends.push_back(Send{sw, g.node(r), Bytes(std::llround(down_wire)), 0});
+void add_switch_send(Phase& p, const Group& g, uint32_t r, double up_wire, double down_wire) {
+  const NodeId sw = g.topo->domain(g.domain_of(r)).switch_node;
+  if (up_wire > 0) p.sends.push_back(Send{g.node(r), sw, Bytes(std::llround(up_wire)), 0});
+  if (down_wire > 0) p.sends.push_back(Send{sw, g.node(r), Bytes(std::llround(down_wire)), 0});
+}
+
+// Payload bandwidth of a GPU's link into its domain's switch, and of its
+// way out to the fabric: the narrower of GPU-to-NIC and the NIC's port (0
+// when it has none).
+double scaleup_Bps(const Group& g, uint32_t r) {
+  thread_local std::vector<topo::LinkId> path;
+  path.clear();
+  g.topo->route(g.node(r), g.topo->domain(g.domain_of(r)).switch_node, 0, path);
+  return path.empty() ? 0.0 : g.topo->link(path.front()).bandwidth.bytes_per_second();
+}
+
+double nic_Bps(const Group& g, uint32_t r) {
+  const NodeId nic = g.topo->nic_of(g.gpus[r]);
+  if (nic == topo::kNoNode) return 0.0;
+  double port = 0;
+  for (topo::LinkId l : g.topo->out_links(nic)) {
+    const auto& link = g.topo->link(l);
+    if (g.topo->fabric_of(link.to) == 0) port = std::max(port, link.bandwidth.bytes_per_second());
   }
+  // The GPU's own path to its NIC (PCIe) may be the narrower of the two.
+  const topo::LinkId in = g.topo->find_link(g.node(r), nic);
+  return in == topo::kNoLink ? port : std::min(port, g.topo->link(in).bandwidth.bytes_per_second());
 }
 
 Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   if (!nvls_applicable(g, r.op))
     throw core::InputError({"", 0, "--algo"},
                            "nvls needs NVLink switches with in-network reduction (NVLS) and at least 2 GPUs per "
-                           "domain; across domains only all_reduce with equal domains");
+                           "domain; across domains only all_reduce");
+  const int m = static_cast<int>(g.domains.size());
+  const bool sharp = m > 1 && lib.fabric_reduction;
   Schedule s;
-  s.algorithm = g.domains.size() > 1 ? "nvls-tree" : "nvls";
+  s.algorithm = m == 1 ? "nvls" : sharp ? "nvls-sharp" : "nvls-tree";
   s.protocol = "Simple";
   const double eff = lib.efficiency(Protocol::kSimple) * lib.nvls_efficiency;
   const double S = r.bytes.as_double();
-  const Bytes chunk = lib.chunk(AlgoClass::kNvls, Protocol::kSimple);
-  s.channels = 16;  // NCCL's NVLS channel count on Hopper (NCCL_NVLS_NCHANNELS)
-  const SimTime nvls_lat = lib.hop_latency(LinkClass::kNvlink, AlgoClass::kNvls, Protocol::kSimple);
+  size_t min_n = g.domains.front().size();
+  for (const auto& d : g.domains) min_n = std::min(min_n, d.size());
+  const double nic = nic_Bps(g, 0);
+  const NvlsPlan plan = nvls_plan({.compute_capability = lib.compute_capability,
+                                   .min_domain_gpus = static_cast<int>(min_n),
+                                   .domains = m,
+                                   .nic_GBps = nic / 1e9,
+                                   .in_network_reduction = sharp},
+                                  r.bytes);
+  const int h = plan.heads;
+  s.channels = plan.channels;
 
-  // Per GPU, wire bytes up to the switch and down from it, for the whole op.
-  const auto n = static_cast<double>(g.domains.front().size());
-  double up = 0, down = 0;
-  const double own = r.op == Op::kAllReduce ? S : S / g.size() * n;  // this domain's part of the data
-  switch (r.op) {
-    case Op::kAllReduce: up = down = S * (1.0 + 1.0 / n); break;
-    case Op::kReduceScatter: up = own; down = own / n; break;  // S is the total input
-    case Op::kAllGather: up = own / n; down = own; break;      // S is the total output
-    default: break;
-  }
-  const int64_t loops = detail::loops_for(r, S / s.channels, chunk);
   Phase p;
-  p.label = std::string(to_string(r.op)) + (g.domains.size() > 1 ? " NVLS + tree across domains" : " NVLS");
-  p.repeat = r.fidelity == Fidelity::kBulk ? 1 : loops;
-  for (const auto& d : g.domains) add_switch_sends(p, g, d, up / eff / p.repeat, down / eff / p.repeat);
-
-  SimTime latency = std::max(nvls_lat, physical_latency(*g.topo, g.node(0), g.topo->domain(g.domain_of(0)).switch_node) * 2);
-  if (g.domains.size() > 1) {
-    // Each rail (same local index in every domain) all-reduces its S/n slice
-    // on two trees, each carrying half.
-    const int m = static_cast<int>(g.domains.size());
-    std::vector<Edge> inter;
-    for (size_t i = 0; i < g.domains.front().size(); ++i)
-      for (int t = 0; t < 2; ++t) {
-        const std::vector<int> parent = detail::btree_parents(m, t);
-        for (int k = 0; k < m; ++k) {
-          if (parent[k] < 0) continue;
-          const uint32_t c = g.domains[k][i], q = g.domains[parent[k]][i];
-          inter.push_back(Edge{c, q, detail::edge_hash(g, c, q, 2 * static_cast<int>(i) + t)});
-          inter.push_back(Edge{q, c, detail::edge_hash(g, q, c, 2 * static_cast<int>(i) + t)});
-        }
+  p.label = std::string(to_string(r.op)) + (m == 1 ? " NVLS" : sharp ? " NVLS + SHARP across domains" : " NVLS + tree across domains");
+  p.repeat = r.fidelity == Fidelity::kBulk ? 1 : std::max<int64_t>(1, static_cast<int64_t>(std::ceil(plan.loops)));
+  const double reps = static_cast<double>(p.repeat);
+  for (const auto& d : g.domains) {
+    const auto n = static_cast<double>(d.size());
+    for (size_t i = 0; i < d.size(); ++i) {
+      const bool head = static_cast<int>(i) < h;
+      double up = 0, down = 0;
+      switch (r.op) {
+        case Op::kAllReduce: up = down = S * (1.0 + (head ? 1.0 / h : 0.0)); break;
+        case Op::kReduceScatter: up = S; down = S / n; break;  // S is the total input
+        case Op::kAllGather: up = S / n; down = S; break;      // S is the total output
+        default: break;
       }
-    const double per_tree = S / n / 2.0 / lib.efficiency(Protocol::kSimple);
-    for (const auto& e : inter) p.sends.push_back(Send{g.node(e.src), g.node(e.dst), Bytes(std::llround(per_tree / p.repeat)), e.hash});
-    const SimTime inter_hop = detail::mean_hop_latency(g, inter, lib, AlgoClass::kTree, Protocol::kSimple);
-    latency += inter_hop * (2 * detail::ceil_log2(m));
-    s.steps = 2 * detail::ceil_log2(m) + 2;
-  } else {
-    s.steps = 2;
+      add_switch_send(p, g, d[i], up / eff / reps, down / eff / reps);
+    }
   }
-  p.latency_after = latency;
+
+  // Stage times for one loop: each of the three local stages moves a
+  // loop's chunks of every head (anatomy takes them all at the NVLink
+  // stage's pace: a head's link carries them and its own slice); a network
+  // stage moves one chunk per channel over a head's NIC, once per tree
+  // level each way, or up to the switches and back with SHARP.
+  const double loop_payload = static_cast<double>(plan.channels) * h * plan.chunk.as_double();
+  const double link = scaleup_Bps(g, g.domains.front().front());
+  const double nvl_stage_s = link > 0 ? loop_payload * (1.0 + 1.0 / h) / eff / link : 0.0;
+  const double net_stage_s = nic > 0 ? loop_payload / h / lib.efficiency(Protocol::kSimple) / nic : 0.0;
+  int net_stages = 0;
+  SimTime latency = std::max(lib.hop_latency(LinkClass::kNvlink, AlgoClass::kNvls, Protocol::kSimple),
+                             physical_latency(*g.topo, g.node(0), g.topo->domain(g.domain_of(0)).switch_node) * 2);
+  s.steps = 2;
+  if (m > 1) {
+    const double slice = S / h / lib.efficiency(Protocol::kSimple);  // one head's share, on the wire
+    std::vector<Edge> inter;
+    if (sharp) {
+      for (int i = 0; i < h; ++i)
+        for (int k = 0; k < m; ++k) {
+          const uint32_t a = g.domains[k][i], b = g.domains[(k + 1) % m][i];
+          inter.push_back(Edge{a, b, detail::edge_hash(g, a, b, i)});
+        }
+      for (const auto& e : inter) p.sends.push_back(Send{g.node(e.src), g.node(e.dst), Bytes(std::llround(slice / reps)), e.hash});
+      // NCCL's NVLS latency across nodes: its NVLink term plus one NET term.
+      latency += std::max(lib.hop_latency(LinkClass::kNet, AlgoClass::kNvls, Protocol::kSimple),
+                          detail::mean_hop_latency(g, inter, lib, AlgoClass::kNvls, Protocol::kSimple));
+      net_stages = plan.stages - 3;
+      s.steps = 4;
+    } else {
+      // Head i of every domain all-reduces its slice on two trees, each
+      // carrying half: an interior node sends half up and half to each of
+      // two children, so a head's NIC moves 2 slices per all-reduce.
+      for (int i = 0; i < h; ++i)
+        for (int t = 0; t < 2; ++t) {
+          const std::vector<int> parent = detail::btree_parents(m, t);
+          for (int k = 0; k < m; ++k) {
+            if (parent[k] < 0) continue;
+            const uint32_t c = g.domains[k][i], q = g.domains[parent[k]][i];
+            inter.push_back(Edge{c, q, detail::edge_hash(g, c, q, 2 * i + t)});
+            inter.push_back(Edge{q, c, detail::edge_hash(g, q, c, 2 * i + t)});
+          }
+        }
+      for (const auto& e : inter) p.sends.push_back(Send{g.node(e.src), g.node(e.dst), Bytes(std::llround(slice / 2.0 / reps)), e.hash});
+      const SimTime inter_hop = detail::mean_hop_latency(g, inter, lib, AlgoClass::kTree, Protocol::kSimple);
+      latency += inter_hop * (2 * detail::ceil_log2(m));
+      net_stages = plan.stages - 3;  // 2 ceil(log2 m) tree levels
+      s.steps = 2 * detail::ceil_log2(m) + 2;
+      // NCCL's own ceiling per head (tuning.cc perChMaxNVLSTreeBws): what a
+      // head's reduce-and-send and receive-and-multicast warps sustain. As
+      // bus bandwidth h x cap, i.e. algbw h x cap x n / (2(n - 1)).
+      const double cap_Bps = lib.nvls_tree_max_per_head_GBps(m) * 1e9 * h;
+      if (cap_Bps > 0) {
+        const double n = g.size();
+        const double min_s = S / (cap_Bps * n / (2.0 * (n - 1)));
+        p.min_duration = SimTime::from_seconds(min_s / reps);
+      }
+    }
+  }
+  // Pipeline fill and drain: a loop's way through every stage beyond the
+  // slowest one, which the network already paces (a partial loop's share
+  // when the buffer is less than one loop).
+  const double through_s = 3 * nvl_stage_s + net_stages * net_stage_s;
+  const double fill_s =
+      (through_s - std::max(nvl_stage_s, net_stages > 0 ? net_stage_s : 0.0)) * std::min(1.0, plan.loops);
+  p.latency_after = latency + SimTime::from_seconds(fill_s);
   if (r.fidelity == Fidelity::kBulk) p.label += " (bulk)";
   s.phases.push_back(std::move(p));
   s.merge_sends();
@@ -110,7 +205,9 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
 Algorithm nvls_algorithm() {
   Algorithm a;
   a.name = "nvls";
-  a.description = "in-switch reduction over NVLink SHARP (NCCL NVLS); across domains NVLS + per-rail trees (NVLSTree)";
+  a.description =
+      "in-switch reduction over NVLink SHARP (NCCL NVLS); across domains NVLS + per-head trees (NVLSTree), or "
+      "NVLS + SHARP when the fabric reduces";
   a.ops = {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter};
   a.protocols = {Protocol::kSimple};
   a.applicable = nvls_applicable;

@@ -59,7 +59,20 @@ void append_domain_order(const Group& g, const std::vector<uint32_t>& d, int cha
 std::vector<uint32_t> ring_order(const Group& g, int channel) {
   std::vector<uint32_t> order;
   order.reserve(g.gpus.size());
-  for (const auto& d : g.domains) append_domain_order(g, d, channel, order);
+  for (size_t k = 0; k < g.domains.size(); ++k) {
+    const auto& d = g.domains[k];
+    const auto& paths = mesh_paths(static_cast<int>(d.size()));
+    if (g.domains.size() > 1 && mesh_rings_of(g, d) && !paths.empty()) {
+      // Across hosts: channel c crosses each mesh on path c, forward in
+      // even domains and reversed in odd ones, so it leaves a host from
+      // the GPU (and rail) it enters the next one on.
+      const std::vector<int>& path = paths[static_cast<size_t>(channel) % paths.size()];
+      for (size_t i = 0; i < d.size(); ++i)
+        order.push_back(d[static_cast<size_t>(path[k % 2 == 0 ? i : d.size() - 1 - i])]);
+      continue;
+    }
+    append_domain_order(g, d, channel, order);
+  }
   return order;
 }
 

@@ -32,7 +32,9 @@ void append_domain_order(const Group& g, const std::vector<uint32_t>& d, int cha
 
 // Ring order of channel c: domains in order, each rotated by c so the
 // channel leaves a domain from a different GPU (and NIC) than its neighbours;
-// inside a mesh domain, along mesh ring c so channels use different links.
+// inside a mesh domain, along mesh ring c so channels use different links,
+// and across mesh domains along mesh path c (mesh_rings.h), reversed in
+// every other domain, so channel c enters and leaves each host on one rail.
 std::vector<uint32_t> ring_order(const Group& g, int channel);
 
 // A chunked ring pipeline: every edge moves `step_wire_bytes` per step,

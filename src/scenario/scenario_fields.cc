@@ -141,6 +141,10 @@ const std::vector<Field<topo::FabricSpec>>& fabric_fields() {
        [](F& x, const Value& v) { x.rail_optimized = v.flag; }, shows(&F::rail_optimized)},
       {"planes", Kind::kInt, by_default("1"), int_range(1, 8), "independent copies of the fabric each NIC splits across",
        [](F& x, const Value& v) { x.planes = v.as_int(); }, shows(&F::planes)},
+      {"in_network_reduction", Kind::kBool, by_default("false"), {},
+       "the switches reduce (InfiniBand SHARP, Spectrum-X): across NVLink domains NVLS all-reduce sends each head's "
+       "slice up to the switches once and takes the sum back (NCCL's NVLS + CollNet) instead of a tree",
+       [](F& x, const Value& v) { x.in_network_reduction = v.flag; }, shows(&F::in_network_reduction)},
       {"nic_speed", Kind::kBandwidth, derived("the system preset's NIC speed"), {}, "per NIC, e.g. 800Gbps",
        [](F& x, const Value& v) { x.nic_speed = v.rate; }, shows_unless_zero(&F::nic_speed)},
       {"link_speed", Kind::kBandwidth, derived("the NIC port speed"), {}, "switch-to-switch links",

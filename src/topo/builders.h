@@ -46,6 +46,9 @@ struct FabricSpec {
   double spine_oversubscription = 1.0; // spine down:up (3 tiers)
   bool rail_optimized = true;
   int planes = 1;
+  // The switches reduce in the network (SHARP on InfiniBand, Spectrum-X):
+  // off unless the fabric has it and NCCL's CollNet plugin uses it.
+  bool in_network_reduction = false;
   Bandwidth nic_speed;                 // 0 = the system preset's NIC speed
   Bandwidth link_speed;                // switch-to-switch links; 0 = the NIC port speed
   SimTime switch_latency = SimTime::ns(600);  // forwarding delay per switch

@@ -233,7 +233,7 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes) {
   const auto first = layout_.dp_cp_group({0, 0, 0, s});
   const coll::CollectiveResult& choice = isolated_.run(op, bytes, first);
   std::string algo = choice.algorithm;
-  if (algo == "nvls-tree") algo = "nvls";
+  if (algo.rfind("nvls", 0) == 0) algo = "nvls";  // nvls-tree, nvls-sharp: one registry entry
   if (dp_algorithm_.empty()) dp_algorithm_ = choice.algorithm + "/" + choice.protocol;
   const coll::Algorithm& a = in_.algorithms->find(algo);
   coll::Request r;

@@ -36,5 +36,30 @@ TEST(MeshRings, UseEveryLinkWhereADecompositionExists) {
   EXPECT_TRUE(mesh_rings(2).empty());
 }
 
+// Across hosts each channel crosses the 8-GPU mesh on a Hamiltonian path;
+// Walecki's 4 zig-zag paths and their reverses are 8 paths of 7 links:
+// 8 x 7 = 56 = every directed link of the mesh, each used once, and each
+// GPU starts one path and ends one (one channel per NIC each way).
+TEST(MeshPaths, UseEveryDirectedLinkOnceAndEveryGpuAsAnEndOnce) {
+  for (int n : {2, 4, 8, 16}) {
+    const auto& paths = mesh_paths(n);
+    ASSERT_EQ(static_cast<int>(paths.size()), n);
+    std::set<std::pair<int, int>> links;
+    std::set<int> firsts, lasts;
+    for (const auto& p : paths) {
+      ASSERT_EQ(static_cast<int>(p.size()), n);
+      EXPECT_EQ(std::set<int>(p.begin(), p.end()).size(), static_cast<size_t>(n));
+      for (int i = 0; i + 1 < n; ++i) EXPECT_TRUE(links.insert({p[i], p[i + 1]}).second) << "n=" << n;
+      firsts.insert(p.front());
+      lasts.insert(p.back());
+    }
+    EXPECT_EQ(static_cast<int>(links.size()), n * (n - 1));
+    EXPECT_EQ(static_cast<int>(firsts.size()), n);
+    EXPECT_EQ(static_cast<int>(lasts.size()), n);
+  }
+  EXPECT_EQ(mesh_paths(8)[0], (std::vector<int>{0, 1, 7, 2, 6, 3, 5, 4}));
+  EXPECT_TRUE(mesh_paths(7).empty());
+}
+
 }  // namespace
 }  // namespace anatomy::coll

@@ -117,25 +117,24 @@ TEST(Ring, AstraSimOneDimensionalRingCase) {
   EXPECT_LT(r.stats.sends_issued, 10 * 1024);
 }
 
-TEST(Nvls, DgxH100AllReduceMatchesThePublishedCurve) {
-  // Case B2 (DGX H100, nccl-tests, NVLS): busbw 480 GB/s at 8 GB, 67 GB/s at 1 MB.
+TEST(Nvls, DgxH100AllReduceMatchesThePublishedPeak) {
+  // Case B2-8G: an NVIDIA maintainer puts the NVLS peak on 8 H100 at ~480
+  // GB/s busbw (nccl-tests #212), reached only at large sizes.
   auto fx = cluster("dgx-h100", 8);
   auto big = fx.run(Op::kAllReduce, Bytes::GiB(8), "auto");
   EXPECT_EQ(big.algorithm, "nvls");
-  EXPECT_NEAR(big.busbw_GBps / 480.16, 1.0, 0.10);
-  auto small = fx.run(Op::kAllReduce, Bytes::MiB(1), "auto");
-  EXPECT_GT(small.busbw_GBps, 67.04 / 2);
-  EXPECT_LT(small.busbw_GBps, 67.04 * 2);
+  EXPECT_NEAR(big.busbw_GBps / 480, 1.0, 0.05);
+  // 256 MB is "too small to reach peak bandwidth": 32 loops of 8 MiB, two
+  // of them spent filling and draining the pipeline.
+  auto mid = fx.run(Op::kAllReduce, Bytes::MiB(256), "auto");
+  EXPECT_LT(mid.busbw_GBps, big.busbw_GBps * 0.96);
 }
 
-TEST(Nvls, H200AllReduceMatchesThePublishedCurve) {
-  // Case B3 (Azure ND H200 v5): 479.98 GB/s at 8 GB, 52.96 GB/s at 1 MB.
+TEST(Nvls, H200AllReduceMatchesThePublishedPeak) {
+  // Case B3-4G (nccl-tests #272): 475 GB/s at 4 GB on 8 H200.
   auto fx = cluster("dgx-h200", 8);
-  auto big = fx.run(Op::kAllReduce, Bytes::GiB(8), "auto");
-  EXPECT_NEAR(big.busbw_GBps / 479.98, 1.0, 0.10);
-  auto small = fx.run(Op::kAllReduce, Bytes::MiB(1), "auto");
-  EXPECT_GT(small.busbw_GBps, 52.96 / 2);
-  EXPECT_LT(small.busbw_GBps, 52.96 * 2);
+  auto big = fx.run(Op::kAllReduce, Bytes::GiB(4), "auto");
+  EXPECT_NEAR(big.busbw_GBps / 475, 1.0, 0.05);
 }
 
 TEST(Nvls, BusBandwidthGrowsWithGpusAsInSwitchReductionPredicts) {
@@ -188,6 +187,18 @@ TEST(Ring, OnAMeshEveryLinkCarriesAChannel) {
   EXPECT_EQ(r.channels, 7);
   const double per_link_GBps = 64 * 0.75;
   EXPECT_NEAR(r.busbw_GBps / (7 * per_link_GBps * fx.lib.efficiency(Protocol::kSimple)), 1.0, 0.03);
+}
+
+// Across two MI300X hosts each channel crosses a mesh on its own
+// Hamiltonian path and leaves by the NIC of the GPU it ends on: 8 channels,
+// one per NIC, each link of the mesh used once. A channel's slowest edge is
+// an xGMI link (64 x 0.75 = 48 GB/s; the NIC gives 400G x 4096/4178 = 49.0
+// GB/s), so busbw = 8 x 48 = 384 GB/s, above one host's 7 x 48 = 336.
+TEST(Ring, AcrossMeshHostsEveryNicCarriesAChannel) {
+  auto fx = cluster("mi300x-8", 16);
+  auto r = fx.run(Op::kAllReduce, Bytes::GiB(4), "ring", Fidelity::kBulk);
+  EXPECT_EQ(r.channels, 8);
+  EXPECT_NEAR(r.busbw_GBps / 384, 1.0, 0.03);
 }
 
 TEST(Direct, AllToAllOnOneSwitchIsBoundByEachGpusLink) {

@@ -1,0 +1,149 @@
+#include <gtest/gtest.h>
+
+#include "coll/collective.h"
+#include "coll/nvls_plan.h"
+#include "hw/catalog.h"
+#include "net/flow/flow_network.h"
+#include "topo/builders.h"
+
+namespace anatomy::coll {
+namespace {
+
+std::unique_ptr<net::Network> flow(engine::Simulator& sim, const topo::Topology& t) {
+  return std::make_unique<net::FlowNetwork>(sim, t);
+}
+
+struct Cluster {
+  topo::Topology topo;
+  AlgorithmRegistry reg;
+  LibraryModel lib;
+  explicit Cluster(const topo::ClusterSpec& s) : topo(topo::build_cluster(s)), lib(nccl_library(s.system)) {
+    register_builtin_algorithms(reg);
+  }
+  CollectiveResult run(Bytes b, const std::string& algo, Fidelity f = Fidelity::kBulk) {
+    CollectiveRunner runner(topo, reg, lib, flow);
+    Request r;
+    r.bytes = b;
+    r.fidelity = f;
+    return runner.run(whole_topology(topo), r, algo);
+  }
+};
+
+topo::ClusterSpec spec(const char* system, int gpus) {
+  topo::ClusterSpec s;
+  s.system = hw::find_system(system);
+  s.gpus = gpus;
+  return s;
+}
+
+TEST(NvlsPlan, AnNvl72RackHas32HeadsAnd24ChannelsAndHalvesItsChunk) {
+  // 72 GPUs, but NCCL_MAX_NVLS_ARITY caps the NVLS graph at 32 heads; SM100
+  // in one NVLink domain runs 24 CTAs. 4 GiB is below 64 x (24 x 32) x
+  // 128 KiB = 6 GiB, so the chunk drops to 64 KiB (not below 8 x 768 x 64
+  // KiB = 384 MiB): a loop is 24 x 32 x 64 KiB = 48 MiB, 85.3 loops.
+  const NvlsPlan p = nvls_plan({.compute_capability = 100, .min_domain_gpus = 72, .domains = 1}, Bytes::GiB(4));
+  EXPECT_EQ(p.heads, 32);
+  EXPECT_EQ(p.channels, 24);
+  EXPECT_EQ(p.chunk, Bytes::KiB(64));
+  EXPECT_NEAR(p.loops, 4096.0 / 48, 1e-9);
+  EXPECT_EQ(p.stages, 3);
+  // 256 MiB < 384 MiB: 32 KiB chunks.
+  EXPECT_EQ(nvls_plan({.compute_capability = 100, .min_domain_gpus = 72, .domains = 1}, Bytes::MiB(256)).chunk,
+            Bytes::KiB(32));
+}
+
+TEST(NvlsPlan, ADgxH100KeepsFullChunksForLargeBuffers) {
+  // 8 heads x 16 channels: 8 GiB >= 64 x 128 x 128 KiB = 1 GiB keeps 128
+  // KiB chunks; a loop is 16 MiB, 512 loops.
+  const NvlsPlan p = nvls_plan({.compute_capability = 90, .min_domain_gpus = 8, .domains = 1}, Bytes::GiB(8));
+  EXPECT_EQ(p.heads, 8);
+  EXPECT_EQ(p.channels, 16);
+  EXPECT_EQ(p.chunk, Bytes::KiB(128));
+  EXPECT_NEAR(p.loops, 512, 1e-9);
+}
+
+TEST(NvlsPlan, APartialDomainSetsTheHeadsOfEveryDomainAndTheTreeAddsStages) {
+  // 1,024 GB200: 14 racks of 72 and one of 16. NCCL keeps the smallest NVLS
+  // graph: 16 heads everywhere. 15 domains at 50 GB/s NICs: 24 channels,
+  // tree chunks of at most 64 KiB; the tree over 15 domains is 4 levels
+  // deep, up and down: 3 + 8 stages.
+  const NvlsPlan p =
+      nvls_plan({.compute_capability = 100, .min_domain_gpus = 16, .domains = 15, .nic_GBps = 50}, Bytes::GiB(1));
+  EXPECT_EQ(p.heads, 16);
+  EXPECT_EQ(p.channels, 24);
+  EXPECT_EQ(p.chunk, Bytes::KiB(64));
+  EXPECT_EQ(p.stages, 11);
+  // Two 8-GPU DGX B200 nodes on 400G: 32 channels, 64 KiB tree chunks.
+  const NvlsPlan two =
+      nvls_plan({.compute_capability = 100, .min_domain_gpus = 8, .domains = 2, .nic_GBps = 50}, Bytes::GiB(1));
+  EXPECT_EQ(two.channels, 32);
+  EXPECT_EQ(two.chunk, Bytes::KiB(64));
+  EXPECT_EQ(two.stages, 5);
+}
+
+TEST(Nvls, AnNvl72RacksBusBandwidthGrowsWithSizeFromPipelineFill) {
+  // One rack: a head's NVLink (900 GB/s x 40.1/50 = 721.8 GB/s, x 0.74
+  // nvlsEfficiency = 534.1 GB/s) carries S(1 + 1/32); the pipeline adds 2
+  // loop times of 48 MiB x 1.03125 / 534.1 GB/s = 97.2 us, plus NCCL's 25
+  // us. 4 GiB: 8.292 + 0.194 + 0.025 ms = 8.511 ms, busbw = 4 GiB / 8.511
+  // ms x 142/72 = 995 GB/s. 512 MiB (still 64 KiB chunks): 1.036 + 0.219
+  // ms, busbw 844 GB/s.
+  Cluster c(spec("gb200-nvl72", 72));
+  const auto big = c.run(Bytes::GiB(4), "nvls");
+  const auto mid = c.run(Bytes::MiB(512), "nvls");
+  EXPECT_EQ(big.algorithm, "nvls");
+  EXPECT_NEAR(big.busbw_GBps, 995, 10);
+  EXPECT_NEAR(mid.busbw_GBps, 844, 10);
+}
+
+TEST(Nvls, UnequalDomainsKeepNvlsWithTheSmallestDomainsHeads) {
+  // 1,024 GPUs leave a rack of 16: NVLS across domains stays (NCCL takes
+  // the fewest heads, 16), where it used to fall back to a ring or tree.
+  Cluster c(spec("gb200-nvl72", 1024));
+  const auto r = c.run(Bytes::GiB(1), "nvls");
+  EXPECT_EQ(r.algorithm, "nvls-tree");
+  Cluster full(spec("gb200-nvl72", 1008));
+  const auto f = full.run(Bytes::GiB(1), "nvls");
+  // 16 heads per rack instead of 32: each head's NIC carries S/16 instead of
+  // S/32, but the NVLink side still sets the pace for 1 GiB: within 25%.
+  EXPECT_LT(r.time.seconds() / f.time.seconds(), 1.25);
+}
+
+TEST(Nvls, AcrossRacksOnlyTheHeadsNicsCarryTheTreeSoTheirSpeedShows) {
+  // 16 heads per domain (a 1,024-GPU job) on 400G: each head's NIC sends 2
+  // slices of S/16 per all-reduce, S/8 over ~49 GB/s (S/392), slower than
+  // the NVLink side's S(1 + 1/16) / 534 GB/s (S/503). An 800G NIC behind
+  // PCIe Gen5 gets 64 GB/s: S/512, the NVLink side sets the pace, ~1.28x.
+  auto s400 = spec("gb200-nvl72", 1024);
+  auto s800 = s400;
+  s800.fabric.nic_speed = Bandwidth::gbps(800);
+  Cluster a(s400), b(s800);
+  const auto slow = a.run(Bytes::GiB(4), "nvls");
+  const auto fast = b.run(Bytes::GiB(4), "nvls");
+  EXPECT_GT(fast.busbw_GBps, slow.busbw_GBps * 1.1);
+}
+
+TEST(Nvls, InNetworkReductionReplacesTheTreeAcrossRacks) {
+  // With SHARP on the fabric each head sends its slice up once and takes
+  // the sum back: half the tree's NIC bytes, and no tree levels to fill.
+  Cluster tree(spec("gb200-nvl72", 1440)), sharp(spec("gb200-nvl72", 1440));
+  sharp.lib.fabric_reduction = true;  // cluster.fabric.in_network_reduction
+  const auto t = tree.run(Bytes::GiB(1), "nvls");
+  const auto s = sharp.run(Bytes::GiB(1), "nvls");
+  EXPECT_EQ(t.algorithm, "nvls-tree");
+  EXPECT_EQ(s.algorithm, "nvls-sharp");
+  EXPECT_GT(s.busbw_GBps, t.busbw_GBps);
+}
+
+TEST(Nvls, BusBandwidthFallsAsRacksAreAdded) {
+  // More racks, a deeper tree: 2 ceil(log2 m) more pipeline stages per loop.
+  Cluster one(spec("gb200-nvl72", 72)), two(spec("gb200-nvl72", 144)), twenty(spec("gb200-nvl72", 1440));
+  const double b1 = one.run(Bytes::GiB(1), "auto").busbw_GBps;
+  const double b2 = two.run(Bytes::GiB(1), "auto").busbw_GBps;
+  const double b20 = twenty.run(Bytes::GiB(1), "auto").busbw_GBps;
+  EXPECT_GT(b1, b2);
+  EXPECT_GT(b2, b20);
+}
+
+}  // namespace
+}  // namespace anatomy::coll
