@@ -11,6 +11,7 @@
 #include "app/iteration.h"
 #include "app/job.h"
 #include "core/error.h"
+#include "hw/precision.h"
 #include "report/job_ensemble.h"
 #include "scenario/scenario.h"
 
@@ -68,9 +69,9 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
     const job::edge::EdgeResult& r = run.result;
     c.simulated_time = r.step_time;
     c.simulated = static_cast<double>(s.edge->retrain.batch_per_gpu) * r.training_gpus / r.step_time.seconds();
-    c.note = fmt::format("step {:.3f} s on {} GPUs ({} of {} compute, all-reduce {})", r.step_time.seconds(),
+    c.note = fmt::format("step {:.3f} s on {} GPUs: {} fine-tuning of {}, {}, all-reduce {}", r.step_time.seconds(),
                          r.training_gpus, workload::to_string(s.edge->retrain.mode), run.model.name,
-                         core::format_time(r.allreduce_time));
+                         hw::to_string(s.training.precision), core::format_time(r.allreduce_time));
     c.ran = true;
     return c;
   }

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "report/collective_text.h"
 #include "report/edge_report.h"
+#include "report/edge_trace.h"
 #include "report/iteration_text.h"
 #include "report/job_ensemble.h"
 #include "report/job_section.h"
@@ -34,13 +35,16 @@ void run_collective_case(const scenario::Scenario& s, const std::string& format,
     std::fputs(report::collective_case_text(s, run.result, run.topology).c_str(), stdout);
 }
 
-// An edge site: its cycles, tiers and coverage (report/edge_report.h).
+// An edge site: its cycles, tiers and coverage (report/edge_report.h), and
+// its timeline as a trace (report/edge_trace.h).
 void run_edge_case(const scenario::Scenario& s, const std::string& format, const OutputOptions& outputs) {
-  if (!outputs.report.empty() || !outputs.trace.empty() || !outputs.csv.empty())
+  if (!outputs.report.empty() || !outputs.csv.empty())
     throw scenario::locate_in_scenario(
-        s, core::InputError({"", 0, "edge"}, "an edge site has no training iteration to report, trace or tabulate: "
-                                             "use --format json for its cycles, tiers and coverage"));
+        s, core::InputError({"", 0, "edge"}, "an edge site has no HTML report or CSVs yet: "
+                                             "use --format json for its cycles, tiers and coverage, --trace for its timeline"));
+  check_writable(outputs.trace, "--trace");
   const app::EdgeRun run = app::run_edge(s);
+  if (!outputs.trace.empty()) write_output_file(outputs.trace, report::edge_trace(run.result, s.name), "--trace");
   const report::EdgeContext context{&run.model, run.topology, run.compute, run.library};
   if (format == "json")
     print_json(report::edge_json(s, run.result, context));

@@ -235,6 +235,7 @@ class Site {
     std::sort(uncovered_.begin(), uncovered_.end(), [](const Uncovered& a, const Uncovered& b) { return a.from < b.from; });
     SimTime reach;
     for (const Uncovered& u : uncovered_) {
+      r_.gaps.push_back({u.from, u.to, u.lines});
       r_.uncovered_line_s += u.lines * (u.to - u.from).seconds();
       const SimTime from = std::max(u.from, reach);
       if (u.to > from) r_.coverage_gap += u.to - from;

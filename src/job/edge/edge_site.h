@@ -92,6 +92,11 @@ struct RegistryEntry {
 struct EdgeResult {
   std::vector<CycleResult> cycles;
   SimTime coverage_gap;         // wall time with at least one line uncovered
+  struct Gap {
+    SimTime from, to;
+    int lines = 0;
+  };
+  std::vector<Gap> gaps;        // each interval with lines uncovered, by start
   double uncovered_line_s = 0;  // line-seconds uncovered
   SimTime bad_version;          // wall time nodes served a version that failed
   double deadline_misses = 0;   // network + end to end + frames with no model
