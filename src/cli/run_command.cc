@@ -11,6 +11,7 @@
 #include "cli/scenario_options.h"
 #include "core/error.h"
 #include "report/collective_text.h"
+#include "report/edge_page.h"
 #include "report/edge_report.h"
 #include "report/edge_trace.h"
 #include "report/iteration_text.h"
@@ -38,14 +39,16 @@ void run_collective_case(const scenario::Scenario& s, const std::string& format,
 // An edge site: its cycles, tiers and coverage (report/edge_report.h), and
 // its timeline as a trace (report/edge_trace.h).
 void run_edge_case(const scenario::Scenario& s, const std::string& format, const OutputOptions& outputs) {
-  if (!outputs.report.empty() || !outputs.csv.empty())
+  if (!outputs.csv.empty())
     throw scenario::locate_in_scenario(
-        s, core::InputError({"", 0, "edge"}, "an edge site has no HTML report or CSVs yet: "
-                                             "use --format json for its cycles, tiers and coverage, --trace for its timeline"));
+        s, core::InputError({"", 0, "edge"}, "an edge site has no CSVs yet: use --format json for its cycles, "
+                                             "tiers and coverage"));
+  check_writable(outputs.report, "--report");
   check_writable(outputs.trace, "--trace");
   const app::EdgeRun run = app::run_edge(s);
-  if (!outputs.trace.empty()) write_output_file(outputs.trace, report::edge_trace(run.result, s.name), "--trace");
   const report::EdgeContext context{&run.model, run.topology, run.compute, run.library};
+  if (!outputs.trace.empty()) write_output_file(outputs.trace, report::edge_trace(run.result, s.name), "--trace");
+  if (!outputs.report.empty()) write_output_file(outputs.report, report::edge_html(s, run.result, context), "--report");
   if (format == "json")
     print_json(report::edge_json(s, run.result, context));
   else
