@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 
 #include "app/collective.h"
+#include "app/edge.h"
 #include "app/data_dir.h"
 #include "app/iteration.h"
 #include "app/job.h"
 #include "core/error.h"
+#include "hw/precision.h"
 #include "report/job_ensemble.h"
 #include "scenario/scenario.h"
 
@@ -57,6 +59,19 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
                                "(sd {:.2f}), checkpoint every {}",
                                s.expected->seeds, i.mean, i.stdev, i.min, i.max, 100 * e.mean, 100 * e.stdev,
                                core::format_time(interval));
+    c.ran = true;
+    return c;
+  }
+  if (s.edge) {  // fine-tuning throughput of the site's training GPUs
+    if (c.metric != "samples_per_s")
+      throw core::InputError({path, 0, "expected.metric"}, "an edge case measures samples_per_s");
+    const EdgeRun run = run_edge(s);
+    const job::edge::EdgeResult& r = run.result;
+    c.simulated_time = r.step_time;
+    c.simulated = static_cast<double>(s.edge->retrain.batch_per_gpu) * r.training_gpus / r.step_time.seconds();
+    c.note = fmt::format("step {:.3f} s on {} GPUs: {} fine-tuning of {}, {}, all-reduce {}", r.step_time.seconds(),
+                         r.training_gpus, workload::to_string(s.edge->retrain.mode), run.model.name,
+                         hw::to_string(s.training.precision), core::format_time(r.allreduce_time));
     c.ran = true;
     return c;
   }

@@ -4,12 +4,16 @@
 #include <memory>
 
 #include "app/collective.h"
+#include "app/edge.h"
 #include "app/iteration.h"
 #include "app/job.h"
 #include "cli/outputs.h"
 #include "cli/scenario_options.h"
 #include "core/error.h"
 #include "report/collective_text.h"
+#include "report/edge_page.h"
+#include "report/edge_report.h"
+#include "report/edge_trace.h"
 #include "report/iteration_text.h"
 #include "report/job_ensemble.h"
 #include "report/job_section.h"
@@ -32,6 +36,25 @@ void run_collective_case(const scenario::Scenario& s, const std::string& format,
     std::fputs(report::collective_case_text(s, run.result, run.topology).c_str(), stdout);
 }
 
+// An edge site: its cycles, tiers and coverage (report/edge_report.h), and
+// its timeline as a trace (report/edge_trace.h).
+void run_edge_case(const scenario::Scenario& s, const std::string& format, const OutputOptions& outputs) {
+  if (!outputs.csv.empty())
+    throw scenario::locate_in_scenario(
+        s, core::InputError({"", 0, "edge"}, "an edge site has no CSVs yet: use --format json for its cycles, "
+                                             "tiers and coverage"));
+  check_writable(outputs.report, "--report");
+  check_writable(outputs.trace, "--trace");
+  const app::EdgeRun run = app::run_edge(s);
+  const report::EdgeContext context{&run.model, run.topology, run.compute, run.library};
+  if (!outputs.trace.empty()) write_output_file(outputs.trace, report::edge_trace(run.result, s.name), "--trace");
+  if (!outputs.report.empty()) write_output_file(outputs.report, report::edge_html(s, run.result, context), "--report");
+  if (format == "json")
+    print_json(report::edge_json(s, run.result, context));
+  else
+    std::fputs(report::edge_text(s, run.result, context).c_str(), stdout);
+}
+
 void run(const std::string& file, const std::string& format, const OutputOptions& outputs,
          const ScenarioOptions& scenario_options, int seeds, bool seeds_given) {
   check_format(format);
@@ -39,6 +62,7 @@ void run(const std::string& file, const std::string& format, const OutputOptions
   if (seeds_given && !s.job)
     throw core::InputError({"", 0, "--seeds"}, "needs a scenario with a job: section (one iteration draws nothing)");
   if (s.collective) return run_collective_case(s, format, outputs);
+  if (s.edge) return run_edge_case(s, format, outputs);
   check_iteration_outputs(outputs, s);
   if (s.job) {  // the files show its (first seed's) steady iteration too
     std::vector<app::JobRun> runs;

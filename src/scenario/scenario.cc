@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "hw/precision.h"
+#include "scenario/edge_fields.h"
 #include "scenario/hardware_fields.h"
 #include "scenario/job_fields.h"
 #include "scenario/network_fields.h"
@@ -115,7 +116,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
     CollectiveCase c;
     detail::read_section(sub(top, "collective"), "collective", ctx.line_for("collective"), detail::collective_fields(), c, ctx);
     s.collective = c;
-  } else if (!top.count("model")) {
+  } else if (!top.count("model") && !top.count("edge")) {
     ctx.fail(root_line, "model", "is required (a model preset name, or a mapping of its dimensions)");
   }
   if (top.count("model")) s.model = read_model(sub(top, "model"), ctx);
@@ -167,9 +168,13 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
       ctx.fail(ctx.line_for("placement.cluster_gpus"), "placement.cluster_gpus",
                fmt::format("{} GPUs cannot hold a job of {} (cluster.gpus)", s.placement_cluster_gpus, s.cluster.gpus));
   }
+  if (top.count("edge")) {
+    s.edge = detail::read_edge(sub(top, "edge"), ctx.line_for("edge"), ctx, s.cluster.gpus);
+    s.edge->seed = s.seed;
+  }
   s.lines = ctx.lines;
   s.overridden = ctx.overridden;
-  if (s.collective && !top.count("model")) return s;
+  if ((s.collective || s.edge) && !top.count("model")) return s;
   try {
     workload::validate_plan(s.model, s.parallelism, s.training, s.cluster.gpus);
   } catch (const core::InputError& e) {

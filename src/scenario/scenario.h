@@ -53,6 +53,7 @@
 
 #include "coll/ops.h"
 #include "core/error.h"
+#include "job/edge/edge_spec.h"
 #include "job/job_spec.h"
 #include "job/placement.h"
 #include "scenario/overrides.h"
@@ -104,6 +105,9 @@ struct Scenario {
   // above drives which hosts are busy); none: the job is the whole cluster.
   std::optional<job::PlacementSpec> placement;
   int placement_cluster_gpus = 0;
+  // An edge site (job/edge/edge_spec.h) instead of one training job: its
+  // model is edge.model, so `model:` is not needed.
+  std::optional<job::edge::EdgeSpec> edge;
 };
 
 // Reads and validates a scenario (plan against model and GPU count; memory

@@ -1,5 +1,6 @@
 #include "scenario/scenario_fields.h"
 
+#include "scenario/edge_fields.h"
 #include "scenario/hardware_fields.h"
 
 #include <limits>
@@ -58,6 +59,8 @@ const std::vector<Field<Scenario>>& top_fields() {
        "a whole training run: duration, startup, checkpoints, failures, cost", {}},
       {"placement", Kind::kSection, derived("none: the job is the whole cluster"), {},
        "where the job lands in a larger cluster: policy, racks, power, busy hosts", {}},
+      {"edge", Kind::kSection, derived("none: a datacenter training job"), {},
+       "an edge site: sensor network, serving, hourly retraining, rollout and rollback, WAN, faults", {}},
   };
   return f;
 }
@@ -286,7 +289,8 @@ const std::vector<Field<Expected>>& expected_fields() {
        [](E& e, const Value& v) { e.case_id = v.text; }, shows(&E::case_id)},
       {"metric", Kind::kEnum, required(), {}, "what the published figure measures",
        [](E& e, const Value& v) { e.metric = v.text; }, shows(&E::metric), {"tflops_per_gpu", "megatron_tflops_per_gpu", "mfu", "tokens_per_s", "iteration_s",
-                                                          "busbw_GBps", "time_us", "interruptions", "ettr"}},
+                                                          "busbw_GBps", "time_us", "interruptions", "ettr",
+                                                          "samples_per_s"}},
       {"value", Kind::kDouble, required(), detail::number_positive(), "the published figure",
        [](E& e, const Value& v) { e.value = v.number; }, shows(&E::value)},
       {"source", Kind::kString, by_default(""), {}, "where the figure was published",
@@ -337,7 +341,7 @@ const std::vector<Section>& sections() {
     std::vector<Section> s = {
         section<Scenario>("", top_fields(), [](const Scenario& x) { return &x; }),
         section<ModelSpec>("model", model_fields(),
-                           [](const Scenario& x) { return x.collective && x.model.layers == 0 ? nullptr : &x.model; }),
+                           [](const Scenario& x) { return (x.collective || x.edge) && x.model.layers == 0 ? nullptr : &x.model; }),
         section<topo::ClusterSpec>("cluster", cluster_fields(), [](const Scenario& x) { return &x.cluster; }),
         section<hw::System>("cluster.system", system_fields(), [](const Scenario& x) { return &x.cluster.system; }),
         section<hw::Accelerator>("cluster.system.gpu", accelerator_fields(),
@@ -351,9 +355,9 @@ const std::vector<Section>& sections() {
         section<topo::StorageSpec>("cluster.storage", storage_fields(),
                                    [](const Scenario& x) { return &x.cluster.storage; }),
         section<ParallelPlan>("parallelism", parallelism_fields(),
-                              [](const Scenario& x) { return x.collective ? nullptr : &x.parallelism; }),
+                              [](const Scenario& x) { return x.collective || x.edge ? nullptr : &x.parallelism; }),
         section<TrainingSpec>("training", training_fields(),
-                              [](const Scenario& x) { return x.collective ? nullptr : &x.training; }),
+                              [](const Scenario& x) { return x.collective || x.edge ? nullptr : &x.training; }),
         network_section(),
         section<Scenario>("compute", compute_fields(), [](const Scenario& x) { return &x; }),
         section<Expected>("expected", expected_fields(),
@@ -362,6 +366,7 @@ const std::vector<Section>& sections() {
                                 [](const Scenario& x) { return x.collective ? &*x.collective : nullptr; }),
     };
     add_job_sections(s);
+    add_edge_sections(s);
     return s;
   }();
   return all;

@@ -1,0 +1,67 @@
+#include "app/edge.h"
+
+#include <numeric>
+#include <optional>
+
+#include "app/data_dir.h"
+#include "app/network_factory.h"
+#include "coll/algorithm.h"
+#include "coll/collective.h"
+#include "coll/group.h"
+#include "core/error.h"
+#include "hw/compute_model.h"
+#include "topo/builders.h"
+
+namespace anatomy::app {
+
+EdgeRun run_edge(const scenario::Scenario& s) {
+  EdgeRun run;
+  try {
+    const job::edge::EdgeSpec& spec = *s.edge;
+    const topo::Topology topology = topo::build_cluster(s.cluster);
+    run.topology = topology.description;
+    std::string table_path = s.calibration;
+    if (table_path.empty() && !s.cluster.system.gpu.arch.calibration_table.empty())
+      table_path = shipped_calibration(s.cluster.system.gpu.arch.calibration_table);
+    std::optional<hw::CalibrationTable> table;
+    if (!table_path.empty()) table = hw::load_calibration(table_path);
+    const hw::ComputeModel compute = hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr);
+    run.compute = compute.describe();
+    try {
+      run.model = workload::find_edge_model(spec.model, spec.retrain.seq_len);
+    } catch (const core::InputError& e) {
+      throw e.with_field("edge.model");
+    }
+    coll::AlgorithmRegistry registry;
+    coll::register_builtin_algorithms(registry);
+    const coll::LibraryModel library = coll::nccl_library(s.cluster.system);
+    run.library = library.name;
+    const coll::CollectiveRunner runner(topology, registry, library, network_factory(s.network));
+
+    job::edge::EdgeInputs in;
+    in.spec = spec;
+    in.model = run.model;
+    in.compute = &compute;
+    in.precision = s.training.precision;
+    in.gpus = s.cluster.gpus;
+    in.gpus_per_host = s.cluster.system.gpus_per_host;
+    in.hbm_per_gpu = s.cluster.system.gpu.hbm_capacity;
+    // The training ranks are the accelerators after the serving ones (all
+    // of them when serving shares them).
+    const int first = spec.serving.shared ? 0 : spec.serving.nodes;
+    in.allreduce = [&](core::Bytes bytes, int ranks) {
+      std::vector<uint32_t> gpus(ranks);
+      std::iota(gpus.begin(), gpus.end(), static_cast<uint32_t>(first));
+      coll::Request r;
+      r.op = coll::Op::kAllReduce;
+      r.bytes = bytes;
+      return runner.run(coll::make_group(topology, gpus), r, "auto").time;
+    };
+    run.result = job::edge::run_edge_site(in);
+  } catch (const core::InputError& e) {
+    throw scenario::locate_in_scenario(s, e);
+  }
+  return run;
+}
+
+}  // namespace anatomy::app

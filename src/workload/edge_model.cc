@@ -1,0 +1,240 @@
+#include "workload/edge_model.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "workload/model.h"
+
+namespace anatomy::workload {
+namespace {
+
+using core::SimTime;
+
+ModelOp gemm(std::string name, int64_t m, int64_t n, int64_t k, int64_t repeat, int64_t params) {
+  ModelOp op;
+  op.name = std::move(name);
+  op.m = m, op.n = n, op.k = k, op.repeat = repeat, op.params = params;
+  return op;
+}
+
+// A convolution as its implicit GEMM, with its batch norm's scale and shift.
+ModelOp conv(std::string name, int64_t cin, int64_t cout, int64_t kernel, int64_t out_hw) {
+  ModelOp op = gemm(std::move(name), out_hw * out_hw, cout, cin * kernel * kernel, 1, cin * cout * kernel * kernel + 2 * cout);
+  op.passes = 4;  // batch norm and ReLU, each a read and a write
+  return op;
+}
+
+ModelOp with_passes(ModelOp op, int64_t passes) {
+  op.passes = passes;
+  return op;
+}
+
+EdgeModel resnet50() {
+  EdgeModel m;
+  m.name = "resnet-50";
+  m.description = "ResNet-50 v1.5 at 224x224 (He et al. 2015, Table 1; stride on the 3x3 convolution as torchvision)";
+  m.sample = "224x224 image";
+  m.ops.push_back(conv("stem 7x7/2", 3, 64, 7, 112));
+  int64_t hw = 56, cin = 64;
+  const int64_t widths[] = {64, 128, 256, 512}, blocks[] = {3, 4, 6, 3}, strides[] = {1, 2, 2, 2};
+  for (int s = 0; s < 4; ++s) {
+    for (int64_t b = 0; b < blocks[s]; ++b) {
+      const int64_t out = b == 0 ? hw / strides[s] : hw, w = widths[s];
+      const std::string at = fmt::format("stage {} block {}", s + 1, b + 1);
+      m.ops.push_back(conv(at + " 1x1 reduce", cin, w, 1, hw));
+      m.ops.push_back(conv(at + " 3x3", w, w, 3, out));
+      m.ops.push_back(conv(at + " 1x1 expand", w, 4 * w, 1, out));
+      if (b == 0) m.ops.push_back(conv(at + " downsample", cin, 4 * w, 1, out));
+      cin = 4 * w;
+      hw = out;
+    }
+  }
+  ModelOp fc = gemm("classifier", 1, 1000, 2048, 1, 2048 * 1000 + 1000);
+  fc.head = true;
+  m.ops.push_back(fc);
+  return m;
+}
+
+EdgeModel vit_b16() {
+  EdgeModel m;
+  m.name = "vit-b16";
+  m.description = "ViT-B/16 at 224x224 (Dosovitskiy et al. 2020, Table 1: 12 layers, hidden 768, MLP 3072, 12 heads)";
+  m.sample = "224x224 image";
+  const int64_t h = 768, ffn = 3072, tokens = 197, layers = 12, heads = 12;
+  m.ops.push_back(gemm("patch embedding 16x16", 196, h, 3 * 16 * 16, 1, 3 * 16 * 16 * h + h));
+  m.extra_params = h + tokens * h + 2 * h;  // class token, position table, final LayerNorm
+  ModelOp qkv = gemm("qkv", tokens, 3 * h, h, layers, h * 3 * h + 3 * h + 2 * h);  // with the layer's first LayerNorm
+  qkv.adaptable = true;
+  qkv.passes = 1;  // the LayerNorm before it (over h of the 3h columns' rows)
+  ModelOp out = gemm("attention out", tokens, h, h, layers, h * h + h);
+  out.adaptable = true;
+  out.passes = 3;  // residual add: two reads, one write
+  ModelOp attn;
+  attn.kind = ModelOp::kAttention;
+  attn.name = "attention core";
+  attn.m = tokens, attn.heads = heads, attn.head_dim = h / heads, attn.repeat = layers;
+  m.ops.push_back(qkv);
+  m.ops.push_back(attn);
+  m.ops.push_back(out);
+  m.ops.push_back(with_passes(gemm("mlp up", tokens, ffn, h, layers, h * ffn + ffn + 2 * h), 3));  // GELU, and the second LayerNorm
+  m.ops.push_back(with_passes(gemm("mlp down", tokens, h, ffn, layers, ffn * h + h), 3));  // residual add
+  ModelOp head = gemm("classifier", 1, 1000, h, 1, h * 1000 + 1000);
+  head.head = true;
+  m.ops.push_back(head);
+  return m;
+}
+
+// A decoder-only transformer (model.h) on sequences of `seq` tokens: the
+// shapes workload/flops.h counts, LoRA on the attention projections.
+EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
+  EdgeModel m;
+  m.name = t.name;
+  m.description = t.description;
+  m.sample = fmt::format("{} tokens", seq);
+  const int64_t h = t.hidden, kv = t.kv_heads * t.head_dim(), ffn = t.ffn_hidden * t.top_k;
+  const int64_t l = t.layers;
+  ModelOp qkv = gemm("qkv", seq, h + 2 * kv, h, l, h * (h + 2 * kv));
+  qkv.adaptable = true;
+  ModelOp out = gemm("attention out", seq, h, h, l, h * h);
+  out.adaptable = true;
+  out.passes = 5;  // residual add, and the norm before the MLP
+  ModelOp attn;
+  attn.kind = ModelOp::kAttention;
+  attn.name = "attention core";
+  attn.m = seq, attn.heads = t.heads, attn.head_dim = t.head_dim(), attn.causal = true, attn.repeat = l;
+  const int64_t up = (t.gated_mlp ? 2 : 1) * ffn;
+  // The gated activation reads both halves and writes one; the residual add and the next layer's norm.
+  m.ops = {qkv, attn, out, with_passes(gemm("mlp up", seq, up, h, l, h * up), t.gated_mlp ? 2 : 3),
+           with_passes(gemm("mlp down", seq, h, ffn, l, ffn * h), 5)};
+  ModelOp logits = gemm("logits", seq, t.vocab, h, 1, 0);
+  logits.head = true;
+  m.ops.push_back(logits);
+  int64_t counted = 0;
+  for (const ModelOp& op : m.ops) counted += op.params * op.repeat;
+  m.extra_params = t.params() - counted;  // embeddings (and the output layer), norms, MoE experts not visited
+  return m;
+}
+
+// Llama 2 70B (Touvron et al. 2023; the released config: 80 layers, hidden
+// 8192, 64 heads, 8 KV heads, SwiGLU 28672, vocabulary 32000, untied), the
+// model MLPerf Training's LoRA benchmark fine-tunes; the transformer presets
+// (model.h) have Llama 3 70B, whose vocabulary is four times larger.
+ModelSpec llama2_70b() {
+  ModelSpec m;
+  m.name = "llama2-70b";
+  m.description = "Llama 2 70B (Touvron et al. 2023, the released configuration)";
+  m.layers = 80, m.hidden = 8192, m.heads = 64, m.kv_heads = 8, m.ffn_hidden = 28672, m.vocab = 32000;
+  m.gated_mlp = true, m.layernorm = false, m.dropout = false;
+  return m;
+}
+
+double op_flops(const ModelOp& op) {
+  if (op.kind == ModelOp::kAttention) return 4.0 * op.m * op.m * op.heads * op.head_dim * op.repeat;
+  return 2.0 * op.m * op.n * op.k * op.repeat;
+}
+
+double adapter_flops(const ModelOp& op, int rank) {  // forward x A, (x A) B; backward twice that
+  return 3.0 * 2.0 * op.m * rank * (op.k + op.n) * op.repeat;
+}
+
+SimTime passes_time(const ModelOp& op, int64_t batch, const hw::ComputeModel& c) {
+  if (op.passes == 0) return SimTime::zero();
+  return c.memory_bound(core::Bytes(op.m * batch * op.n * 2 * op.passes)) * op.repeat;
+}
+
+SimTime op_forward(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
+  if (op.kind == ModelOp::kAttention) return c.attention_fwd(batch, op.m, op.heads, op.head_dim, op.causal) * op.repeat;
+  return c.gemm(op.m * batch, op.n, op.k, p) * op.repeat + passes_time(op, batch, c);
+}
+
+}  // namespace
+
+const char* to_string(FineTune f) {
+  switch (f) {
+    case FineTune::kFull: return "full";
+    case FineTune::kFrozenBackbone: return "frozen_backbone";
+    case FineTune::kLora: return "lora";
+  }
+  return "?";
+}
+
+int64_t EdgeModel::params() const {
+  int64_t n = extra_params;
+  for (const ModelOp& op : ops) n += op.params * op.repeat;
+  return n;
+}
+
+double EdgeModel::forward_flops() const {
+  double f = 0;
+  for (const ModelOp& op : ops) f += op_flops(op);
+  return f;
+}
+
+double EdgeModel::train_flops(FineTune mode, int lora_rank) const {
+  double f = forward_flops();
+  for (const ModelOp& op : ops) {
+    switch (mode) {
+      case FineTune::kFull: f += 2 * op_flops(op); break;
+      case FineTune::kFrozenBackbone: f += op.head ? op_flops(op) : 0; break;  // its weight gradient only
+      case FineTune::kLora:
+        f += op_flops(op);  // activation gradients through every product
+        if (op.adaptable) f += adapter_flops(op, lora_rank);
+        break;
+    }
+  }
+  return f;
+}
+
+int64_t EdgeModel::trainable_params(FineTune mode, int lora_rank) const {
+  int64_t n = 0;
+  for (const ModelOp& op : ops) {
+    if (mode == FineTune::kFull) n += op.params * op.repeat;
+    else if (mode == FineTune::kFrozenBackbone && op.head) n += op.params * op.repeat;
+    else if (mode == FineTune::kLora && op.adaptable) n += int64_t{lora_rank} * (op.k + op.n) * op.repeat;
+  }
+  return mode == FineTune::kFull ? n + extra_params : n;
+}
+
+const std::vector<EdgeModel>& edge_model_presets() {
+  static const std::vector<EdgeModel> presets = {resnet50(), vit_b16()};
+  return presets;
+}
+
+EdgeModel find_edge_model(std::string_view name, int64_t seq_len) {
+  for (const EdgeModel& m : edge_model_presets())
+    if (m.name == name) return m;
+  if (name == "llama2-70b") return from_transformer(llama2_70b(), seq_len);
+  for (const ModelSpec& t : model_presets())
+    if (t.name == name) return from_transformer(t, seq_len);
+  std::string names;
+  for (const EdgeModel& m : edge_model_presets()) names += (names.empty() ? "" : ", ") + m.name;
+  names += ", llama2-70b";
+  for (const ModelSpec& t : model_presets()) names += ", " + t.name;
+  throw core::InputError({"", 0, "model"}, fmt::format("unknown model '{}' (known: {})", name, names));
+}
+
+SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
+  SimTime t;
+  for (const ModelOp& op : m.ops) t += op_forward(op, batch, c, p);
+  return t;
+}
+
+SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_t batch, const hw::ComputeModel& c,
+                        hw::Precision p) {
+  SimTime t = inference_time(m, batch, c, p);
+  for (const ModelOp& op : m.ops) {
+    const bool weights = mode == FineTune::kFull || (mode == FineTune::kFrozenBackbone && op.head);
+    const bool inputs = mode == FineTune::kFull || mode == FineTune::kLora;
+    if (op.kind == ModelOp::kAttention) {
+      if (inputs) t += c.attention_bwd(batch, op.m, op.heads, op.head_dim, op.causal) * op.repeat;
+      continue;
+    }
+    if (inputs) t += c.gemm(op.m * batch, op.k, op.n, p) * op.repeat + passes_time(op, batch, c) * 2;  // dX = dY W^T
+    if (weights) t += c.gemm(op.k, op.n, op.m * batch, p) * op.repeat;  // dW = X^T dY
+    if (mode == FineTune::kLora && op.adaptable)
+      t += (c.gemm(op.m * batch, lora_rank, op.k, p) + c.gemm(op.m * batch, op.n, lora_rank, p)) * (3 * op.repeat);
+  }
+  return t + c.optimizer_step(m.trainable_params(mode, lora_rank));
+}
+
+}  // namespace anatomy::workload

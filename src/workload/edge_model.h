@@ -1,0 +1,92 @@
+#pragma once
+// EdgeModel: a model an edge site serves and retrains, as the list of
+// matrix products one sample (an image, or a sequence of tokens) costs,
+// with the FLOPs and parameters derived from its dimensions; and the time
+// a step of inference or of fine-tuning takes on one accelerator's compute
+// model (hw/compute_model.h), product by product.
+//
+// Presets: ResNet-50 (He et al. 2015, torchvision v1.5: stride on the 3x3
+// convolution) and ViT-B/16 (Dosovitskiy et al. 2020, Table 1: 12 layers,
+// hidden 768, MLP 3072, 12 heads, 16x16 patches), both at 224x224; and
+// Llama 2 70B (MLPerf Training's LoRA benchmark model) and every
+// transformer preset of model.h, at a given sequence length. A
+// convolution is the implicit GEMM cuDNN/MIOpen run: rows = output pixels,
+// columns = output channels, depth = input channels x kernel area.
+//   resnet-50: 25,557,032 parameters, 4.089 GMACs (8.18 GFLOPs) per image
+//   vit-b16:   86,567,656 parameters, 17.56 GMACs per image
+// (the parameter counts are torchvision's and timm's; a test derives both.)
+//
+// Time per product: ComputeModel::gemm of its shape (attention:
+// attention_fwd / attention_bwd), plus its memory-bound passes at HBM speed
+// (ComputeModel::memory_bound): what a convolution's batch norm and ReLU or
+// a transformer's norms, activation and residual adds cost beside the GEMMs.
+//
+// Fine-tuning modes and what a step computes, per sample (F = forward):
+//   full             F + 2F backward (activation and weight gradients), every weight updated
+//   frozen_backbone  F + the head's backward only; the head's weights updated
+//   lora             F + F backward (activation gradients through the frozen
+//                    weights) + the adapters' own products; rank-r adapters
+//                    A (k x r), B (r x n) on every adaptable product, updated
+//
+//   const EdgeModel& m = find_edge_model("resnet-50");
+//   m.forward_flops();   // 8.18e9
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/time.h"
+#include "hw/compute_model.h"
+#include "hw/precision.h"
+
+namespace anatomy::workload {
+
+enum class FineTune { kFull, kFrozenBackbone, kLora };
+const char* to_string(FineTune f);
+
+struct ModelOp {
+  enum Kind { kGemm, kAttention } kind = kGemm;
+  std::string name;
+  // kGemm: rows (per sample) x columns x depth; kAttention: seq x seq over
+  // heads x head_dim (causal for decoders).
+  int64_t m = 0, n = 0, k = 0;
+  int64_t heads = 0, head_dim = 0;
+  bool causal = false;
+  int64_t repeat = 1;       // identical layers
+  int64_t params = 0;       // weights of one repeat (and biases / norms)
+  bool head = false;        // the task head (trained with a frozen backbone)
+  bool adaptable = false;   // a LoRA target
+  // Memory-bound passes over the product's output that go with it, as
+  // eager PyTorch runs them (read + write of a norm, an activation, a
+  // residual add): bytes = rows x columns x 2 (bf16) x passes, forward;
+  // twice that backward.
+  int64_t passes = 0;
+};
+
+struct EdgeModel {
+  std::string name;
+  std::string description;  // with its source
+  std::string sample;       // what one sample is: "224x224 image", "4096 tokens"
+  std::vector<ModelOp> ops;
+  int64_t extra_params = 0;  // weights no product touches as a GEMM (embeddings, position tables, norms)
+
+  int64_t params() const;
+  double forward_flops() const;  // per sample
+  double train_flops(FineTune f, int lora_rank) const;
+  int64_t trainable_params(FineTune f, int lora_rank) const;
+};
+
+const std::vector<EdgeModel>& edge_model_presets();
+// A preset above, or a transformer preset (model.h) at `seq_len` tokens per
+// sample. Throws InputError (field "model") listing the names.
+EdgeModel find_edge_model(std::string_view name, int64_t seq_len);
+
+// One forward pass of `batch` samples on one accelerator.
+core::SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p);
+// One fine-tuning step of `batch` samples on one accelerator: forward,
+// backward as the mode needs, and AdamW over the trainable parameters.
+core::SimTime train_step_time(const EdgeModel& m, FineTune f, int lora_rank, int64_t batch, const hw::ComputeModel& c,
+                              hw::Precision p);
+
+}  // namespace anatomy::workload

@@ -1,0 +1,162 @@
+#include "job/edge/edge_site.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "hw/catalog.h"
+
+namespace anatomy::job::edge {
+namespace {
+
+using core::Bandwidth;
+using core::Bytes;
+using core::SimTime;
+
+// 8 MI325X (roofline), ResNet-50 fully fine-tuned hourly for 24 h, two
+// dedicated serving nodes, four cameras on a switched segment.
+struct Site {
+  hw::ComputeModel compute = hw::make_compute_model(hw::find_accelerator("MI325X"), nullptr);
+  EdgeInputs in;
+  Site() {
+    in.model = workload::find_edge_model("resnet-50", 0);
+    in.compute = &compute;
+    in.gpus = 8;
+    in.gpus_per_host = 8;
+    in.hbm_per_gpu = Bytes(256'000'000'000);
+    in.allreduce = [](Bytes, int) { return SimTime::ms(1); };
+    EdgeSpec& e = in.spec;
+    e.retrain.mode = workload::FineTune::kFull;
+    e.sensor.window = SimTime::ms(200);
+    e.sensor.streams = {{.name = "camera", .count = 4, .message = Bytes(2'000'000), .mtu = 9000,
+                         .period = SimTime::ms(33), .deadline = SimTime::ms(5), .priority = 5, .inference = true}};
+  }
+  EdgeResult run() const { return run_edge_site(in); }
+};
+
+TEST(EdgeSite, HourlyRetrainingForADayIsTwentyFourCycles) {
+  const EdgeResult r = Site().run();
+  ASSERT_EQ(r.cycles.size(), 24u);
+  EXPECT_EQ(r.cycles[5].start, SimTime::sec(5 * 3600));
+  EXPECT_EQ(r.training_gpus, 6);
+  // 20,000 samples at 64 per GPU on 6 GPUs: ceil(20000 / 384) = 53 steps.
+  EXPECT_EQ(r.cycles[0].steps, 53);
+  // Collect: 20,000 x 200 kB at 2 GB/s = 2 s.
+  EXPECT_EQ(r.cycles[0].collect, SimTime::sec(2));
+  EXPECT_EQ(r.registry.size(), 25u);
+}
+
+TEST(EdgeSite, EveryAcceleratorSecondIsAccountedFor) {
+  const EdgeResult r = Site().run();
+  const double total = r.acc_inference_s + r.acc_training_s + r.acc_rollout_s + r.acc_down_s + r.acc_idle_s;
+  EXPECT_NEAR(total, 8 * r.simulated.seconds(), 1e-6 * total);
+  EXPECT_GT(r.acc_inference_s, 0);
+  EXPECT_GT(r.acc_training_s, 0);
+}
+
+TEST(EdgeSite, RollingHotSwapKeepsEveryLineCoveredAndNaiveDoesNot) {
+  Site s;
+  const EdgeResult safe = s.run();
+  EXPECT_TRUE(safe.hot_swap);  // 2 x 51 MB fits 256 GB
+  EXPECT_EQ(safe.coverage_gap, SimTime::zero());
+  s.in.spec.rollout.strategy = RolloutStrategy::kNaive;
+  const EdgeResult naive = s.run();
+  // Both nodes stop, fetch 51.1 MB each over a shared 100 Gb/s (2 x 4.09 ms
+  // = 8.18 ms), load at 25 GB/s (2.04 ms) and warm up 2 s, every cycle:
+  // 24 x 2.0102 s.
+  const SimTime per_cycle = core::transfer_time(Bytes(51'114'064 * 2), Bandwidth::gbps(100)) +
+                            core::transfer_time(Bytes(51'114'064), Bandwidth::gigabytes_per_s(25)) + SimTime::sec(2);
+  EXPECT_EQ(naive.coverage_gap, per_cycle * 24);
+  EXPECT_DOUBLE_EQ(naive.uncovered_line_s, 4 * naive.coverage_gap.seconds());
+  EXPECT_GT(naive.misses_uncovered, 0);
+}
+
+TEST(EdgeSite, AFailedVersionIsRolledBackAfterTheDetectionDelay) {
+  Site s;
+  s.in.spec.quality.failure_probability = 0.999999;
+  const EdgeResult r = s.run();
+  for (const CycleResult& c : r.cycles) {
+    EXPECT_TRUE(c.failed);
+    // Detection (2 min) + reloading the cached last good version on both
+    // nodes one at a time: 2 x (51.1 MB / 25 GB/s + 2 s).
+    EXPECT_EQ(c.rollback, SimTime::sec(120) + (core::transfer_time(Bytes(51'114'064), Bandwidth::gigabytes_per_s(25)) +
+                                               SimTime::sec(2)) * 2);
+  }
+  EXPECT_EQ(r.registry[0].status, "serving");  // the base model was never replaced
+  EXPECT_EQ(r.registry[1].status, "pruned");
+  EXPECT_EQ(r.registry.back().status, "failed (rolled back)");
+}
+
+TEST(EdgeSite, ACanaryCatchesAFailureBeforeTheOtherNodesGetIt) {
+  Site s;
+  s.in.spec.rollout.strategy = RolloutStrategy::kCanary;
+  s.in.spec.quality.failure_probability = 0.999999;
+  const EdgeResult r = s.run();
+  const SimTime one = core::transfer_time(Bytes(51'114'064), Bandwidth::gbps(100)) +
+                      core::transfer_time(Bytes(51'114'064), Bandwidth::gigabytes_per_s(25)) + SimTime::sec(2);
+  EXPECT_EQ(r.cycles[0].rollout, one + SimTime::sec(120));
+  EXPECT_EQ(r.cycles[0].rollback, one - core::transfer_time(Bytes(51'114'064), Bandwidth::gbps(100)));
+  EXPECT_EQ(r.coverage_gap, SimTime::zero());
+}
+
+TEST(EdgeSite, ThermalThrottlingSlowsTheStepsInsideItsWindow) {
+  Site s;
+  const EdgeResult cool = s.run();
+  s.in.spec.faults.thermal = {.enabled = true, .at = SimTime::sec(3600), .duration = SimTime::sec(600), .clock_fraction = 0.5};
+  const EdgeResult hot = s.run();
+  // Cycle 1 trains inside the window: its compute takes twice as long.
+  const double compute = (cool.step_time - cool.allreduce_time).seconds() * cool.cycles[1].steps;
+  EXPECT_NEAR(hot.cycles[1].train.seconds() - cool.cycles[1].train.seconds(), compute, 1e-6);
+  EXPECT_EQ(hot.cycles[2].train, cool.cycles[2].train);
+}
+
+TEST(EdgeSite, APowerEventOnTheServingHostLeavesTheLinesUncovered) {
+  Site s;
+  s.in.spec.faults.power = {.enabled = true, .at = SimTime::sec(1800), .down = SimTime::sec(300), .host = 0};
+  const EdgeResult r = s.run();
+  EXPECT_EQ(r.coverage_gap, SimTime::sec(300));
+  EXPECT_DOUBLE_EQ(r.acc_down_s, 8 * 300.0);
+}
+
+TEST(EdgeSite, TrainingTrafficOnTheSensorSwitchRaisesTheCamerasTail) {
+  Site s;
+  s.in.spec.sensor.streams[0].priority = 0;  // a flat network: one class for all
+  s.in.spec.retrain.samples = 10'000'000;     // training takes 5% of each hour: above the 1% p99 looks at
+  const EdgeResult alone = s.run();
+  s.in.spec.sensor.shared_with_training = true;
+  const EdgeResult shared = s.run();
+  EXPECT_GT(shared.sensor.p99_ps, alone.sensor.p99_ps);
+}
+
+TEST(EdgeSite, ALinkFailureDuringRolloutDelaysItByTheSwitchover) {
+  Site s;
+  const EdgeResult base = s.run();
+  const CycleResult& c = base.cycles[3];
+  s.in.spec.faults.link = {.enabled = true, .tier = "training", .at = c.end() - SimTime::ms(500), .switchover = SimTime::ms(50)};
+  const EdgeResult hit = s.run();
+  EXPECT_EQ(hit.cycles[3].rollout, c.rollout + SimTime::ms(50));
+  EXPECT_EQ(hit.coverage_gap, SimTime::zero());
+}
+
+TEST(EdgeSite, WhatTheSiteCannotDoIsAnInputError) {
+  Site s;
+  s.in.spec.rollout.nodes = 3;
+  try {
+    s.run();
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "edge.rollout.nodes");
+  }
+  Site big;
+  big.in.model = workload::find_edge_model("llama3-70b", 4096);  // 141 GB: two copies do not fit 256 GB
+  big.in.spec.rollout.strategy = RolloutStrategy::kBlueGreen;
+  big.in.spec.sensor.streams.clear();
+  try {
+    big.run();
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "edge.rollout.strategy");
+  }
+}
+
+}  // namespace
+}  // namespace anatomy::job::edge

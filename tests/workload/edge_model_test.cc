@@ -1,0 +1,72 @@
+#include "workload/edge_model.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "hw/catalog.h"
+#include "workload/model.h"
+
+namespace anatomy::workload {
+namespace {
+
+TEST(EdgeModel, ResNet50ParametersAndMacsComeFromItsLayers) {
+  // torchvision's resnet50 has 25,557,032 parameters (conv weights, batch
+  // norm scale and shift, the 2048 x 1000 classifier and its bias) and
+  // 4.089 GMACs at 224x224: stem 118.0M, the 16 bottlenecks, fc 2.048M.
+  const EdgeModel m = find_edge_model("resnet-50", 0);
+  EXPECT_EQ(m.params(), 25'557'032);
+  EXPECT_DOUBLE_EQ(m.forward_flops(), 2.0 * 4'089'184'256);
+}
+
+TEST(EdgeModel, VitB16ParametersAndMacsComeFromItsLayers) {
+  // timm's vit_base_patch16_224: 86,567,656 parameters = patch embedding
+  // 768 x 768 + 768, class token 768, positions 197 x 768, 12 x (12 h^2 + 13 h),
+  // final norm 2 x 768, head 768 x 1000 + 1000. MACs per image: patches
+  // 196 x 768 x 768, per layer 197 x 12 h^2 + 2 x 197^2 x h, head 768 x 1000:
+  // 17,563,828,224.
+  const EdgeModel m = find_edge_model("vit-b16", 0);
+  EXPECT_EQ(m.params(), 86'567'656);
+  EXPECT_DOUBLE_EQ(m.forward_flops(), 2.0 * 17'563'828'224);
+}
+
+TEST(EdgeModel, FineTuningModesCostWhatTheyCompute) {
+  // Full: forward + 2 x forward backward = 3 F. Frozen backbone: F + the
+  // head's weight gradient (2 x 2048 x 1000 FLOPs for ResNet-50).
+  const EdgeModel m = find_edge_model("resnet-50", 0);
+  const double f = m.forward_flops();
+  EXPECT_DOUBLE_EQ(m.train_flops(FineTune::kFull, 16), 3 * f);
+  EXPECT_DOUBLE_EQ(m.train_flops(FineTune::kFrozenBackbone, 16), f + 2.0 * 2048 * 1000);
+  EXPECT_EQ(m.trainable_params(FineTune::kFrozenBackbone, 16), 2048 * 1000 + 1000);
+}
+
+TEST(EdgeModel, LoraTrainsRankTimesInPlusOutPerAdaptedProduct) {
+  // ViT-B/16, rank 8 on qkv (768 -> 2304) and the attention output (768 ->
+  // 768) in 12 layers: 12 x 8 x ((768 + 2304) + (768 + 768)) = 442,368.
+  const EdgeModel m = find_edge_model("vit-b16", 0);
+  EXPECT_EQ(m.trainable_params(FineTune::kLora, 8), 442'368);
+  // Backward through every product (1 F) plus the adapters: between 2 F and 3 F.
+  EXPECT_GT(m.train_flops(FineTune::kLora, 8), 2 * m.forward_flops());
+  EXPECT_LT(m.train_flops(FineTune::kLora, 8), 3 * m.forward_flops());
+}
+
+TEST(EdgeModel, TransformerPresetsKeepTheirParameterCount) {
+  const EdgeModel m = find_edge_model("llama3-8b", 4096);
+  EXPECT_EQ(m.params(), find_model("llama3-8b").params());
+  EXPECT_EQ(m.sample, "4096 tokens");
+  EXPECT_THROW(find_edge_model("resnet-51", 0), core::InputError);
+}
+
+TEST(EdgeModel, StepTimesOrderByWhatEachModeComputes) {
+  const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("MI325X"), nullptr);
+  const EdgeModel m = find_edge_model("vit-b16", 0);
+  const auto step = [&](FineTune f) { return train_step_time(m, f, 16, 64, c, hw::Precision::kBf16); };
+  const core::SimTime forward = inference_time(m, 64, c, hw::Precision::kBf16);
+  EXPECT_GT(step(FineTune::kFrozenBackbone), forward);
+  EXPECT_GT(step(FineTune::kLora), step(FineTune::kFrozenBackbone));
+  EXPECT_GT(step(FineTune::kFull), step(FineTune::kLora));
+  // Full fine-tuning is about 3 forwards (GEMM efficiency differs by shape).
+  EXPECT_NEAR(step(FineTune::kFull).seconds() / forward.seconds(), 3.0, 0.6);
+}
+
+}  // namespace
+}  // namespace anatomy::workload
