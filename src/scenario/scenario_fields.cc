@@ -242,10 +242,10 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        [](T& t, const Value& v) { t.global_batch = v.integer; }, shows(&T::global_batch)},
       {"micro_batch", Kind::kInt, by_default("1"), int_range(1, kMaxDim), "sequences per micro-batch per DP rank",
        [](T& t, const Value& v) { t.micro_batch = v.integer; }, shows(&T::micro_batch)},
-      {"precision", Kind::kEnum, by_default("bf16"), {}, "GEMM precision",
+      {"precision", Kind::kEnum, by_default("bf16"), {}, "GEMM precision (fp4: NVFP4 / MXFP4 block-scaled inputs)",
        [](T& t, const Value& v) { t.precision = hw::parse_precision(v.text, "training.precision"); },
        [](const T& t) { return std::string(hw::to_string(t.precision)); },
-       {"bf16", "fp8", "fp16", "fp32"}},
+       {"bf16", "fp8", "fp4", "fp16", "fp32"}},
       {"recompute", Kind::kEnum, by_default("none"), {},
        "activation recomputation: none, selective (attention) or full (whole layers)",
        [](T& t, const Value& v) {

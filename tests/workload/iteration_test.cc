@@ -260,6 +260,37 @@ TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {
   EXPECT_EQ(ring.backward[0].tp_comm, SimTime::zero());
 }
 
+TEST(StepCost, Fp8GemmsPayForQuantizingTheirInputs) {
+  // An FP8 layer runs its four GEMMs at the FP8 rate but first writes each
+  // GEMM's input in FP8 in both orientations (2 x 1 byte per element),
+  // reading it in bf16 (2 bytes) only where no norm or activation produced
+  // it: QKV and the MLP's up projection read the norm's output, the down
+  // projection the activation's; the attention output has its own cast.
+  // So, per layer and micro-batch of T tokens, forward adds memory-bound
+  // kernels of T h 2, T (heads hd) 4, T h 2 and T f 2 bytes, and the
+  // forward time moves by exactly those plus the GEMMs' own change (and the
+  // output layer's, which also runs in FP8).
+  Harness h;
+  const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden;
+  const int64_t attn = h.model.heads * h.model.head_dim(), qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim();
+  auto forward = [&](hw::Precision p) {
+    h.training.precision = p;
+    StepCostModel costs(h.model, h.plan, h.training, h.compute,
+                        [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); });
+    return costs.stage(0).forward[0].compute;
+  };
+  auto gemms = [&](hw::Precision p) {
+    return h.compute.gemm(T, qkv, hid, p) + h.compute.gemm(T, hid, attn, p) + h.compute.gemm(T, f, hid, p) +
+           h.compute.gemm(T, hid, f, p);
+  };
+  const auto mb = [&](int64_t bytes) { return h.compute.memory_bound(core::Bytes(bytes)); };
+  const SimTime casts = mb(T * hid * 2) + mb(T * attn * 4) + mb(T * hid * 2) + mb(T * f * 2);
+  const hw::Precision bf16 = hw::Precision::kBf16, fp8 = hw::Precision::kFp8;
+  const SimTime logits = h.compute.gemm(T, h.model.vocab, hid, fp8) - h.compute.gemm(T, h.model.vocab, hid, bf16);
+  EXPECT_EQ(forward(fp8) - forward(bf16), (gemms(fp8) - gemms(bf16) + casts) * h.model.layers + logits);
+  EXPECT_GT(casts, SimTime::zero());
+}
+
 TEST(PipelineOrder, OneFOneBWarmsUpThenAlternates) {
   // Stage 0 of 4, 6 micro-batches: 3 warm-up forwards, then F3 B0 F4 B1 F5 B2, then B3 B4 B5.
   auto o = pipeline_order(0, 4, 6, 1);
