@@ -200,7 +200,7 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.zero_stage = v.as_int(); }, shows(&P::zero_stage)},
       {"overlap_grad_reduce", Kind::kBool, by_default("true"), {}, "reduce gradient buckets during backward",
        [](P& p, const Value& v) { p.overlap_grad_reduce = v.flag; }, shows(&P::overlap_grad_reduce)},
-      {"overlap_param_gather", Kind::kBool, by_default("true"), {}, "gather sharded parameters during forward",
+      {"overlap_param_gather", Kind::kBool, by_default("true"), {}, "gather sharded parameters during forward (ZeRO-3: beside each step's compute; false: before it)",
        [](P& p, const Value& v) { p.overlap_param_gather = v.flag; }, shows(&P::overlap_param_gather)},
       {"overlap_p2p_comm", Kind::kBool, by_default("false"), {},
        "pipeline sends overlap compute (false: a stage waits for its send, as Megatron-LM's blocking p2p)",

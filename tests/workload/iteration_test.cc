@@ -147,6 +147,50 @@ TEST(Iteration, OverlappingTheGradientReductionHidesIt) {
   EXPECT_LT(overlapped.mean.dp_comm, after.mean.dp_comm);
 }
 
+TEST(Iteration, Zero3GathersNotOverlappedAddToTheComputeInsteadOfHidingBehindIt) {
+  // Serialized, a step's gathers run before its compute, which then has
+  // the SMs to itself: the compute buckets are the steps' own compute
+  // (micro-batches x forward / backward), the gathers all exposed DP comm,
+  // and the iteration longer than with the gathers overlapped.
+  Harness h;
+  h.plan.dp = 16;  // two DGX nodes
+  h.plan.zero_stage = 3;
+  h.training.global_batch = 32;  // 2 micro-batches per replica
+  h.plan.overlap_param_gather = true;
+  const IterationResult overlapped = h.run();
+  h.plan.overlap_param_gather = false;
+  const IterationResult serial = h.run();
+  const StageCost c = h.stage_cost(0);
+  EXPECT_EQ(serial.mean.forward_compute, c.forward[0].compute * 2);
+  EXPECT_EQ(serial.mean.backward_compute, c.backward[0].compute * 2);
+  EXPECT_GT(serial.mean.dp_comm, SimTime::zero());
+  EXPECT_GT(serial.iteration, overlapped.iteration);
+}
+
+TEST(Iteration, DeepSpeedRecomputationGathersTheParametersAgain) {
+  // Full recomputation re-runs a block's forward inside its backward; under
+  // DeepSpeed each sub-module gathers its parameters for that forward and
+  // again for its backward, so its exposed gathers exceed FSDP-style
+  // (one gather per unit per backward) by one gather per backward. Without
+  // recomputation the two frameworks gather alike.
+  Harness h;
+  h.plan.dp = 16;
+  h.plan.zero_stage = 3;
+  h.plan.overlap_param_gather = false;
+  h.training.global_batch = 32;
+  h.training.recompute = Recompute::kFull;
+  h.plan.framework = ShardingFramework::kMegatron;
+  const SimTime fsdp_full = h.run().mean.dp_comm;
+  h.plan.framework = ShardingFramework::kDeepSpeed;
+  const SimTime deepspeed_full = h.run().mean.dp_comm;
+  h.training.recompute = Recompute::kNone;
+  const SimTime deepspeed_none = h.run().mean.dp_comm;
+  h.plan.framework = ShardingFramework::kMegatron;
+  const SimTime fsdp_none = h.run().mean.dp_comm;
+  EXPECT_GT(deepspeed_full, fsdp_full);
+  EXPECT_EQ(deepspeed_none, fsdp_none);
+}
+
 TEST(Iteration, SampledLinkLoadsAddUpToTheBytesEachLinkCarried) {
   Harness h;
   h.plan.dp = 16;
