@@ -36,6 +36,9 @@ struct Accelerator {
   double tdp_watts = 0;
   int compute_units = 0;  // SMs (NVIDIA) or CUs (AMD) that run kernels; 0: not known (the family's typical count)
   std::string source;  // where the figures come from
+  // A calibration table measured on this very part (file name under
+  // data/calibration/), which wins over its family's; "": the family's.
+  std::string calibration_table;
 };
 
 }  // namespace anatomy::hw

@@ -60,7 +60,9 @@ std::vector<Architecture> make_architectures() {
                              .nvls_efficiency = 0.74,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
-                             .calibration_table = ""});
+                             // Published maximum-achievable GEMM rates on a B200
+                             // (data/calibration/b200.json): the plateau per precision.
+                             .calibration_table = "b200.json"});
   out.push_back(Architecture{.family = "blackwell-ultra",
                              .description = "NVIDIA Blackwell Ultra (SM103)",
                              .compute_unit_name = "SMs",
@@ -71,7 +73,7 @@ std::vector<Architecture> make_architectures() {
                              .nvls_efficiency = 0.74,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
-                             .calibration_table = ""});
+                             .calibration_table = "b300.json"});
   out.push_back(Architecture{.family = "cdna3",
                              .description = "AMD CDNA 3 (gfx942)",
                              .compute_unit_name = "CUs",
@@ -81,7 +83,7 @@ std::vector<Architecture> make_architectures() {
                              .nvls_efficiency = 0.85,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kRccl,
-                             .calibration_table = ""});
+                             .calibration_table = "mi300x.json"});
   out.push_back(Architecture{.family = "cdna4",
                              .description = "AMD CDNA 4 (gfx950)",
                              .compute_unit_name = "CUs",
@@ -91,7 +93,7 @@ std::vector<Architecture> make_architectures() {
                              .nvls_efficiency = 0.85,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kRccl,
-                             .calibration_table = ""});
+                             .calibration_table = "mi355x.json"});
   return out;
 }
 

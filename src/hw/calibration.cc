@@ -162,19 +162,28 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
     if (!rows->is_array()) r.fail("gemm", "expected an array");
     read_gemms(r, *rows, "gemm", false, t.gemms);
   }
-  read_gemms(r, r.array(doc, "gemm_grid", ""), "gemm_grid", true, t.gemms);
+  // A table with no "gemm_grid" is a table of measured peaks: a few GEMM
+  // rows (max-achievable matmul rates from published benchmarks, say) that
+  // set the roofline's sustained rate per precision, and nothing else
+  // required; every other section is then optional.
+  t.peaks_only = r.optional_member(doc, "gemm_grid") == nullptr;
+  if (!t.peaks_only) read_gemms(r, r.array(doc, "gemm_grid", ""), "gemm_grid", true, t.gemms);
   bool any_bf16 = false;
   for (const auto& g : t.gemms) any_bf16 |= g.dtype == Precision::kBf16;
-  if (!any_bf16) r.fail("gemm_grid", "needs at least one bf16 row (the efficiency every precision starts from)");
+  if (!any_bf16)
+    r.fail(t.peaks_only ? "gemm" : "gemm_grid",
+           "needs at least one bf16 row (the efficiency every precision starts from)");
 
   if (const json* rows = r.optional_member(doc, "attention")) {
     if (!rows->is_array()) r.fail("attention", "expected an array");
     read_attention(r, *rows, "attention", t.attention);
   }
-  read_attention(r, r.array(doc, "attention_grid", ""), "attention_grid", t.attention);
-  if (t.attention.empty()) r.fail("attention_grid", "needs at least one row");
+  if (!t.peaks_only || r.optional_member(doc, "attention_grid"))
+    read_attention(r, r.array(doc, "attention_grid", ""), "attention_grid", t.attention);
+  if (!t.peaks_only && t.attention.empty()) r.fail("attention_grid", "needs at least one row");
 
-  t.memory_GBps_rw = r.positive(r.member(doc, "memory", ""), "elementwise_inplace_GBps_rw", "memory");
+  if (!t.peaks_only || r.optional_member(doc, "memory"))
+    t.memory_GBps_rw = r.positive(r.member(doc, "memory", ""), "elementwise_inplace_GBps_rw", "memory");
 
   // Per-kernel memory-bound rates, optional: mean of each op's rows.
   if (const json* rows = r.optional_member(doc, "elementwise")) {
@@ -196,6 +205,7 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
 
   // Fused AdamW with fp32 parameters: the rate of the largest step measured,
   // where the launch and tail are best amortized (the rates differ by ~2%).
+  if (t.peaks_only) return t;
   const json& opt = r.array(doc, "optimizer", "");
   int64_t largest = 0;
   for (size_t i = 0; i < opt.size(); ++i) {

@@ -109,7 +109,9 @@ std::vector<Accelerator> make_accelerators() {
                             .scaleup_links = 18,
                             .tdp_watts = 1200,
                             .compute_units = 148,
-                            .source = "NVIDIA GB200 NVL72 datasheet"});
+                            .source = "NVIDIA GB200 NVL72 datasheet",
+                            // Its own published GEMM peaks, below the B200's in efficiency.
+                            .calibration_table = "gb200.json"});
   // NVIDIA Blackwell Ultra: HGX B300 datasheet, for 8 GPUs: FP16/BF16 36,
   // FP8/FP6 72 PFLOP/s with sparsity (2.25 and 4.5 dense per GPU), FP4 144
   // sparse / 108 dense PFLOP/s (13.5 dense per GPU);
@@ -188,7 +190,8 @@ std::vector<Accelerator> make_accelerators() {
                             .scaleup_links = 7,
                             .tdp_watts = 1000,
                             .compute_units = 304,
-                            .source = "AMD Instinct MI325X data sheet"});
+                            .source = "AMD Instinct MI325X data sheet",
+                            .calibration_table = "mi325x.json"});
   // AMD Instinct MI350X data sheet: 2.3 PFLOP/s dense FP16/BF16, 4.6
   // PFLOP/s dense FP8; 288 GB HBM3e at 8 TB/s; 7 Infinity Fabric links,
   // 1,075 GB/s aggregate bidirectional (153.6 GB/s per link); 1,000 W

@@ -107,7 +107,14 @@ struct detail::RooflineShape {
   double clock_fraction = 0.9;   // sustained tensor clock / the clock the datasheet peak assumes
   double flops_per_exp = 256;    // dense BF16 tensor FLOPs per exp, per clock per SM
   bool assumed = false;          // the part gives no SM count: its family's typical one
-  double plateau() const { return clock_fraction * kMainloopEfficiency; }
+  // The plateau per precision (index: Precision) where a table of measured
+  // peaks set it; 0: the generic one below.
+  std::array<double, 5> measured{};
+  double generic() const { return clock_fraction * kMainloopEfficiency; }
+  double plateau(Precision p) const {
+    const double m = measured[static_cast<size_t>(p)];
+    return m > 0 ? m : generic();
+  }
 };
 
 namespace {
@@ -206,6 +213,43 @@ std::shared_ptr<const detail::CalibratedRates> build_calibrated(const Calibratio
 
 }  // namespace
 
+namespace {
+
+// A table of measured peaks: each precision's plateau is the highest
+// efficiency (achieved / this precision's datasheet peak) its rows reach on
+// the GPU they were measured on. Those rows are maximum-achievable matmul
+// rates (the best shape a search found, or the best of a sweep): the
+// plateau the efficiency curve tends to, below which tiles, waves and small
+// k still cost what the roofline says. A precision without rows takes
+// BF16's. Returns the text that names them ("bf16 77.6% (1 row), ...").
+std::string set_measured_plateaus(detail::RooflineShape& s, const CalibrationTable& t, const Accelerator& measured) {
+  std::array<int, 5> rows{};
+  for (const auto& g : t.gemms) {
+    const double peak = peak_tflops(measured, g.dtype) * 1e12;
+    if (peak <= 0) continue;
+    const double eff = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) /
+                       (g.seconds * peak);
+    const auto i = static_cast<size_t>(g.dtype);
+    s.measured[i] = std::max(s.measured[i], std::min(1.0, eff));
+    ++rows[i];
+  }
+  const auto bf16 = static_cast<size_t>(Precision::kBf16);
+  ANATOMY_CHECK(rows[bf16] > 0, "a table of peaks has a bf16 row (the loader checks)");
+  std::string text;
+  for (Precision p : {Precision::kBf16, Precision::kFp8, Precision::kFp4}) {
+    const auto i = static_cast<size_t>(p);
+    if (!rows[i]) s.measured[i] = s.measured[bf16];
+    if (peak_tflops(measured, p) <= 0) continue;
+    text += fmt::format("{}{} {:.1f}%{}", text.empty() ? "" : ", ", to_string(p), 100 * s.measured[i],
+                        rows[i] ? fmt::format(" ({} row{})", rows[i], rows[i] > 1 ? "s" : "")
+                                : std::string(" (not measured: bf16's)"));
+  }
+  s.measured[static_cast<size_t>(Precision::kFp16)] = s.measured[bf16];
+  return text;
+}
+
+}  // namespace
+
 ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* table) {
   ComputeModel cm;
   cm.gpu_ = gpu;
@@ -217,14 +261,26 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
         "{}x{} tiles, {:.0f}% plateau)",
         gpu.part, tflops_text(gpu.bf16_tflops), core::format_bytes_rate(gpu.hbm_bandwidth), shape.sms,
         gpu.arch.compute_unit_name, shape.assumed ? " assumed" : "", kTileM, kTileN,
-        100 * shape.plateau());
+        100 * shape.generic());
     return cm;
   }
   const Accelerator& measured = table_accelerator(*table);
   cm.table_ = std::make_shared<const CalibrationTable>(*table);
-  cm.calibrated_ = build_calibrated(*table, measured);
   cm.table_peak_scale_ = gpu.bf16_tflops / measured.bf16_tflops;
   cm.table_hbm_scale_ = gpu.hbm_bandwidth / measured.hbm_bandwidth;
+  if (table->peaks_only) {
+    auto measured_shape = std::make_shared<detail::RooflineShape>(shape);
+    const std::string plateaus = set_measured_plateaus(*measured_shape, *table, measured);
+    cm.shape_ = measured_shape;
+    cm.description_ = fmt::format(
+        "roofline over the {} datasheet ({} TFLOP/s BF16, {} HBM), GEMM efficiency by shape ({} {}{}, {}x{} "
+        "tiles) up to the plateau measured on {} ({}): {}",
+        gpu.part, tflops_text(gpu.bf16_tflops), core::format_bytes_rate(gpu.hbm_bandwidth), shape.sms,
+        gpu.arch.compute_unit_name, shape.assumed ? " assumed" : "", kTileM, kTileN, table->gpu_name, table->source,
+        plateaus);
+    return cm;
+  }
+  cm.calibrated_ = build_calibrated(*table, measured);
   // Measured on this very part (or one with the same peak and HBM): the
   // table as it is, nothing scaled.
   if (cm.table_peak_scale_ == 1.0 && cm.table_hbm_scale_ == 1.0) {
@@ -257,7 +313,7 @@ double ComputeModel::gemm_efficiency(int64_t m, int64_t n, int64_t k, Precision 
 SimTime ComputeModel::roofline_gemm(int64_t m, int64_t n, int64_t k, Precision p) const {
   const detail::RooflineShape& s = *shape_;
   const double peak = peak_tflops(gpu_, p) * 1e12;
-  const double sm_rate = peak * s.plateau() / s.sms;  // FLOP/s of one SM in the mainloop
+  const double sm_rate = peak * s.plateau(p) / s.sms;  // FLOP/s of one SM in the mainloop
   const int64_t tiles = ceil_div(m, kTileM) * ceil_div(n, kTileN);
   int64_t split = 1;
   if (tiles < s.sms) split = std::clamp<int64_t>(s.sms / tiles, 1, std::max<int64_t>(1, k / kMinSplitK));
@@ -324,11 +380,13 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
     return SimTime::from_seconds(std::max(measured, ideal));
   }
 
+  // Attention's matmuls run on the same tensor pipes as a BF16 GEMM, at its
+  // plateau (the measured one where a table of peaks gives it).
   const detail::RooflineShape& sh = *shape_;
   // Tensor FLOPs per score element: 4d forward, 10d backward; one exp each.
   const double matmul_per_element = (backward ? kBackwardFlopRatio : 1.0) * 4.0 * d;
   const double softmax_factor = matmul_per_element / (matmul_per_element + sh.flops_per_exp);
-  const double sm_rate = peak * sh.plateau() * softmax_factor / sh.sms;
+  const double sm_rate = peak * sh.plateau(Precision::kBf16) * softmax_factor / sh.sms;
   const int64_t ctas = batch * heads * ceil_div(seq, kAttentionBlock);
   const int64_t waves = ceil_div(ctas, sh.sms);
   const double cta_seconds = flops / static_cast<double>(ctas) / sm_rate + kTileFixedSeconds;
@@ -364,10 +422,10 @@ SimTime ComputeModel::memory_bound(Bytes bytes_read_plus_written) const {
   const double bytes = bytes_read_plus_written.as_double();
   ANATOMY_CHECK(bytes >= 0, "negative byte count");
   if (bytes == 0) return SimTime::zero();
-  if (calibrated_) {
+  if (table_ && table_->memory_GBps_rw > 0) {
     // The table's in-place elementwise rate, scaled by HBM bandwidth; no
     // kernel ends before its launch does.
-    const double rate = calibrated_->memory_GBps_rw * 1e9 * table_hbm_scale_;
+    const double rate = table_->memory_GBps_rw * 1e9 * table_hbm_scale_;
     return SimTime::from_seconds(std::max(bytes / rate, kLaunchSeconds));
   }
   return SimTime::from_seconds(bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency) + kLaunchSeconds);

@@ -8,7 +8,11 @@
 //  * a calibration table measured on a real GPU (the format of
 //    data/calibration/h200.json, written by `anatomy calibrate`), whose
 //    measured GEMM, attention, memory-bound and optimizer rates are
-//    interpolated (log-space in the shape) instead.
+//    interpolated (log-space in the shape) instead;
+//  * a table of measured peaks only (no "gemm_grid": a few published
+//    maximum-achievable GEMM rates per precision, e.g.
+//    data/calibration/b200.json): the roofline, its plateau per precision
+//    the best efficiency measured (FP8 and FP4 by their own rows).
 // A table measured on one GPU can lend its *efficiencies* (achieved/peak by
 // shape) to another GPU of the same architecture family; the model says
 // which source it used (describe()).
@@ -58,6 +62,10 @@ struct CalibrationTable {
   double optimizer_ns_per_param = 0;  // fused AdamW, fp32 params
   double h2d_GBps = 0, d2h_GBps = 0;  // copy.*_pinned_GBps
   double disk_write_GBps = 0;         // disk.seq_write_fsync_GBps
+  // No "gemm_grid": the table gives measured peak rates only (its "gemm"
+  // rows, per precision), which set the roofline's plateau; attention,
+  // memory, optimizer and copy sections are optional (0 / empty: absent).
+  bool peaks_only = false;
 };
 
 // Throws InputError naming the file (and field) when it is missing or malformed.

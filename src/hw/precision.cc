@@ -13,6 +13,7 @@ const char* to_string(Precision p) {
     case Precision::kBf16: return "bf16";
     case Precision::kFp16: return "fp16";
     case Precision::kFp8: return "fp8";
+    case Precision::kFp4: return "fp4";
   }
   return "?";
 }
@@ -20,18 +21,19 @@ const char* to_string(Precision p) {
 Precision parse_precision(std::string_view s, std::string_view field) {
   std::string lower(s);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kFp32})
+  for (Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kFp4, Precision::kFp32})
     if (lower == to_string(p)) return p;
   throw core::InputError({"", 0, std::string(field)},
-                         "unknown precision '" + std::string(s) + "' (valid: bf16, fp16, fp8, fp32)");
+                         "unknown precision '" + std::string(s) + "' (valid: bf16, fp16, fp8, fp4, fp32)");
 }
 
-int bytes_of(Precision p) {
+double bytes_of(Precision p) {
   switch (p) {
     case Precision::kFp32: return 4;
     case Precision::kBf16: return 2;
     case Precision::kFp16: return 2;
     case Precision::kFp8: return 1;
+    case Precision::kFp4: return 0.5;
   }
   return 0;
 }
@@ -41,6 +43,7 @@ double peak_tflops(const Accelerator& a, Precision p) {
     case Precision::kBf16: return a.bf16_tflops;
     case Precision::kFp16: return a.fp16_tflops;
     case Precision::kFp8: return a.fp8_tflops;
+    case Precision::kFp4: return a.fp4_tflops;
     // FP32 GEMMs run on the tensor cores as TF32, whose dense rate is half
     // the BF16 rate on A100, Hopper, Blackwell and CDNA 3 (the datasheets'
     // 156 / 494.7 / 1,100-1,250 / 653.7 TFLOP/s); we take that ratio for all.

@@ -140,9 +140,11 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
   if (!plan.count("dp")) derive_dp(s.parallelism, s.cluster.gpus);
   detail::read_section(sub(top, "training"), "training", ctx.line_for("training"), detail::training_fields(), s.training,
                        ctx);
-  if (s.training.precision == hw::Precision::kFp8 && s.cluster.system.gpu.fp8_tflops <= 0)
+  if ((s.training.precision == hw::Precision::kFp8 || s.training.precision == hw::Precision::kFp4) &&
+      hw::peak_tflops(s.cluster.system.gpu, s.training.precision) <= 0)
     ctx.fail(ctx.line_for("training.precision"), "training.precision",
-             fmt::format("fp8 needs FP8 tensor cores, which the {} does not have (use bf16)",
+             fmt::format("{} needs {} tensor cores, which the {} does not have (use bf16)",
+                         hw::to_string(s.training.precision), s.training.precision == hw::Precision::kFp8 ? "FP8" : "FP4",
                          s.cluster.system.gpu.name));
   s.network = detail::read_network(sub(top, "network"), ctx.line_for("network"), ctx);
   if (fabric_switch) apply_switch_buffer(*fabric_switch, sub(top, "network"), s.network);

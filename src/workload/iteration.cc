@@ -187,7 +187,14 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   // pipeline), and there are thousands of them per iteration.
   const coll::CollectiveResult& gather = isolated_.run(coll::Op::kAllGather, Bytes(gather_unit), group);
   if (dp_algorithm_.empty()) dp_algorithm_ = "ZeRO-3 gathers " + gather.algorithm + "/" + gather.protocol;
-  SimTime t = gather.time * gathers;
+  // DeepSpeed's recomputation re-runs each checkpointed block's forward
+  // inside its backward, and the sub-modules' forward pre-hooks gather
+  // their parameters again before the backward pre-hooks gather them for
+  // the gradients (each sub-module releases them after its forward):
+  // two gathers per backward. FSDP gathers a unit once for both.
+  const bool regather = !step.forward && p_.framework == ShardingFramework::kDeepSpeed &&
+                        t_.recompute == Recompute::kFull;
+  SimTime t = gather.time * gathers * (regather ? 2 : 1);
   if (!step.forward) {
     const int64_t grad_bytes = cost_[s].chunk_params[step.chunk] * kGradBytes;
     const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, grad_bytes));
@@ -367,11 +374,22 @@ void IterationSim::try_start(int s) {
   st.step_start = now;
   st.pending_parts = 1;
   const bool zero3 = p_.zero_stage >= 3 && p_.dp * p_.cp > 1;
+  const bool zero3_serial = zero3 && !p_.overlap_param_gather;
+  if (zero3_serial) {
+    // Gathers not overlapped (DeepSpeed ZeRO-3 of 2021: every parameter
+    // all-gather synchronized the device before the sub-module ran): the
+    // step's collectives come first and its compute starts after them.
+    const SimTime comm = zero3_step_comm(s, step);
+    account(st, IntervalKind::kDpComm, now + comm, step.micro_batch, step.chunk);
+    st.step_start = now + comm;
+  }
   // A data-parallel collective running alongside takes SMs from the step.
-  st.step_compute = (st.dp_busy || zero3) ? slowed(c.compute) : c.compute;
-  const SimTime busy = st.step_compute + c.tp_comm;
+  st.step_compute = (st.dp_busy || (zero3 && !zero3_serial)) ? slowed(c.compute) : c.compute;
+  const SimTime busy = (st.step_start - now) + st.step_compute + c.tp_comm;
   const Bytes chunk_params(cost_[s].chunk_params[step.chunk]);
-  if (zero3) {
+  if (zero3_serial) {
+    // Already accounted for above.
+  } else if (zero3) {
     // ZeRO-3 / FSDP: every step gathers this chunk's parameters, and every
     // backward reduce-scatters its gradients, overlapped with the compute,
     // one collective per gather unit (FSDP: a layer; DeepSpeed: its prefetch

@@ -31,7 +31,8 @@ StateBytes state_bytes_per_param(hw::Precision p, ShardingFramework f) {
     // DeepSpeed keeps no fp32 gradient copy between steps (ShardingFramework).
     case hw::Precision::kFp16: return {2, 2, f == ShardingFramework::kDeepSpeed ? 12.0 : 16.0};
     case hw::Precision::kBf16:
-    case hw::Precision::kFp8: return {2, 4, 12};
+    case hw::Precision::kFp8:
+    case hw::Precision::kFp4: return {2, 4, 12};
   }
   return {};
 }

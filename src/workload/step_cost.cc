@@ -26,7 +26,8 @@ StepCostModel::StepCostModel(const ModelSpec& m, const ParallelPlan& p, const Tr
 }
 
 hw::Precision StepCostModel::gemm_precision() const {
-  if (t_.precision == hw::Precision::kFp8 && hw::peak_tflops(cm_.accelerator(), hw::Precision::kFp8) <= 0)
+  if ((t_.precision == hw::Precision::kFp8 || t_.precision == hw::Precision::kFp4) &&
+      hw::peak_tflops(cm_.accelerator(), t_.precision) <= 0)
     return hw::Precision::kBf16;
   return t_.precision;
 }
@@ -67,9 +68,28 @@ StepCostModel::LayerCost StepCostModel::layer() const {
     return g;
   };
 
+  // FP8 and FP4 GEMMs read operands the framework quantized first
+  // (Transformer Engine's cast and cast-transpose kernels, memory-bound):
+  // forward, the input X[m,k] is written at the GEMM's precision in both
+  // orientations (the transposed copy feeds the weight gradient), after a
+  // bf16 read unless the norm or activation kernel before it already
+  // produced it; backward, dY[m,n] is read in bf16 and written in both
+  // orientations for dgrad and wgrad. Weights are cast once per step and
+  // left out (they are a layer's k x n, not its tokens).
+  const bool quantized = prec == hw::Precision::kFp8 || prec == hw::Precision::kFp4;
+  const double qbytes = hw::bytes_of(prec);
+  auto quantize = [&](int64_t mm, int64_t n, int64_t k, bool input_fused, SimTime* fwd, SimTime* bwd) {
+    if (!quantized) return;
+    const double x = static_cast<double>(mm) * static_cast<double>(k);
+    const double dy = static_cast<double>(mm) * static_cast<double>(n);
+    *fwd += cm_.memory_bound(Bytes(static_cast<int64_t>(x * ((input_fused ? 0 : kActivationBytes) + 2 * qbytes))));
+    *bwd += cm_.memory_bound(Bytes(static_cast<int64_t>(dy * (kActivationBytes + 2 * qbytes))));
+  };
+
   LayerCost c;
   SimTime fwd, bwd;
   const SimTime g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
+  quantize(T, (heads_local + 2 * kv_local) * hd, h, true, &fwd, &bwd);  // after the norm
   SimTime attn_f, attn_b;
   if (t_.flash_attention) {
     attn_f = cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, hd, true) / cp;
@@ -92,11 +112,14 @@ StepCostModel::LayerCost StepCostModel::layer() const {
   fwd += attn_f;
   bwd += attn_b;
   const SimTime g_proj = gemm_fb(T, h, heads_local * hd, &fwd, &bwd);
+  quantize(T, h, heads_local * hd, false, &fwd, &bwd);  // attention output: its own cast
   SimTime g_up, g_down;
   int64_t act_tokens = T;
   if (!moe) {
     g_up = gemm_fb(T, (m_.gated_mlp ? 2 : 1) * f / tp, h, &fwd, &bwd);
     g_down = gemm_fb(T, h, f / tp, &fwd, &bwd);
+    quantize(T, (m_.gated_mlp ? 2 : 1) * f / tp, h, true, &fwd, &bwd);  // after the norm
+    quantize(T, h, f / tp, true, &fwd, &bwd);                            // after the activation
   } else {
     // Balanced routing: each GPU's E/ep experts see T top_k tokens in all.
     const int64_t local_experts = std::max<int64_t>(1, m_.experts / p_.ep);
@@ -105,6 +128,8 @@ StepCostModel::LayerCost StepCostModel::layer() const {
     for (int64_t e = 0; e < local_experts; ++e) {
       g_up += gemm_fb(per_expert, (m_.gated_mlp ? 2 : 1) * f / tp, h, &fwd, &bwd);
       g_down += gemm_fb(per_expert, h, f / tp, &fwd, &bwd);
+      quantize(per_expert, (m_.gated_mlp ? 2 : 1) * f / tp, h, false, &fwd, &bwd);  // after the dispatch
+      quantize(per_expert, h, f / tp, true, &fwd, &bwd);
     }
     act_tokens = T * m_.top_k;
   }

@@ -28,7 +28,9 @@ const char* to_string(Recompute r);
 //     sub-module's (an nn.Linear's) parameters in its forward pre-hook and
 //     releases them after it (deepspeed/runtime/zero/stage3.py,
 //     fetch_sub_module / release_sub_module), prefetching up to
-//     stage3_prefetch_bucket_size elements ahead; gradients are copied into a
+//     stage3_prefetch_bucket_size elements ahead (under full recomputation
+//     once for the recomputed forward and once more for the backward);
+//     gradients are copied into a
 //     reduce_bucket_size bucket and reduce-scattered as it fills. Mixed-
 //     precision Adam keeps 2 + 2 + 12 bytes per parameter (ZeRO paper
 //     Section 3.1, K = 12): the fp32 copy of a gradient partition exists only
@@ -45,7 +47,10 @@ struct ParallelPlan {
   int virtual_stages = 1;       // interleaved 1F1B: model chunks per pipeline rank
   int zero_stage = 1;           // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
   bool overlap_grad_reduce = true;   // DP reduce-scatter/all-reduce per bucket during backward
-  bool overlap_param_gather = true;  // ZeRO-3/distributed-optimizer all-gather during forward
+  // ZeRO-1/2: the updated parameters gathered during the next forward
+  // rather than after the optimizer. ZeRO-3: a step's gathers (and
+  // gradient reduce-scatters) run beside its compute; false, before it.
+  bool overlap_param_gather = true;
   bool tp_comm_overlap = false;      // TP collectives hidden behind GEMMs
   // Pipeline sends and receives run asynchronously to compute (Megatron's
   // --overlap-p2p-communication); otherwise a stage waits for its send to

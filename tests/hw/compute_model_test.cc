@@ -16,6 +16,7 @@ namespace anatomy::hw {
 namespace {
 
 const std::string kH200Table = std::string(ANATOMY_SOURCE_DIR) + "/data/calibration/h200.json";
+std::string shipped(const std::string& file) { return std::string(ANATOMY_SOURCE_DIR) + "/data/calibration/" + file; }
 
 double gemm_flops(int64_t m, int64_t n, int64_t k) {
   return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -438,6 +439,102 @@ TEST(Calibrated, TableFromAnUnknownGpuIsAnInputError) {
     EXPECT_EQ(e.where().file, kH200Table);
     EXPECT_EQ(e.where().field, "meta.name");
   }
+}
+
+// --- a table of measured peaks ---------------------------------------------
+
+TEST(Peaks, EveryShippedTableOfPeaksLoadsAndNamesItsPart) {
+  for (const char* f : {"b200.json", "gb200.json", "b300.json", "mi300x.json", "mi325x.json", "mi355x.json"}) {
+    const CalibrationTable t = load_calibration(shipped(f));
+    EXPECT_TRUE(t.peaks_only) << f;
+    EXPECT_NE(accelerator_named_in(t.gpu_name), nullptr) << f << ": " << t.gpu_name;
+    EXPECT_FALSE(t.gemms.empty()) << f;
+  }
+}
+
+TEST(Peaks, TheBestMeasuredEfficiencyIsThePlateauABigGemmApproaches) {
+  // MI300X: 668.4 of 1,307 TFLOP/s measured = 51.1%; the generic CDNA 3
+  // plateau is 0.75 x 0.9 = 67.5%. A 16384^3 GEMM fills 128^2 = 16,384
+  // tiles over 304 CUs in 54 waves (99.8% full) at k = 16,384 (small-k cost
+  // under 1%), so it reaches the plateau within a couple of percent, never above.
+  const CalibrationTable t = load_calibration(shipped("mi300x.json"));
+  const ComputeModel cm = make_compute_model(find_accelerator("MI300X"), &t);
+  const double plateau = 668.4 / 1307;
+  const double eff = cm.gemm_efficiency(16384, 16384, 16384, Precision::kBf16);
+  EXPECT_LE(eff, plateau + 1e-9);
+  EXPECT_GT(eff, 0.97 * plateau);
+  EXPECT_NE(cm.describe().find("plateau measured on AMD Instinct MI300X"), std::string::npos) << cm.describe();
+  // Without the table the generic plateau holds: the same GEMM a third faster.
+  const ComputeModel roofline = make_compute_model(find_accelerator("MI300X"), nullptr);
+  EXPECT_GT(roofline.gemm_efficiency(16384, 16384, 16384, Precision::kBf16), 0.97 * 0.675);
+}
+
+TEST(Peaks, Fp8AndFp4RunAtTheirOwnMeasuredRatesNotAMultipleOfBf16) {
+  // B200 rows: bf16 best 1,745.0 / 2,250 = 77.6%; fp8 3,432.5 / 4,500 =
+  // 76.3%; NVFP4 best 5,495.9 / 9,000 = 61.1%. For a big GEMM the rates
+  // then stand as 2 x 76.3 / 77.6 = 1.97 (fp8) and 4 x 61.1 / 77.6 = 3.15
+  // (fp4), not 2 and 4.
+  const CalibrationTable t = load_calibration(shipped("b200.json"));
+  const ComputeModel cm = make_compute_model(find_accelerator("B200"), &t);
+  const int64_t n = 32768;
+  const double bf16 = cm.gemm(n, n, n, Precision::kBf16).seconds();
+  const double fp8 = cm.gemm(n, n, n, Precision::kFp8).seconds();
+  const double fp4 = cm.gemm(n, n, n, Precision::kFp4).seconds();
+  EXPECT_NEAR(bf16 / fp8, 2 * (3432.5 / 4500) / (1745.0 / 2250), 0.03);
+  EXPECT_NEAR(bf16 / fp4, 4 * (5495.9 / 9000) / (1745.0 / 2250), 0.08);
+}
+
+TEST(Peaks, APrecisionWithoutRowsTakesTheBf16Plateau) {
+  // The MI300X table has no fp8 row: fp8 runs at 51.1% of its 2,615 peak,
+  // twice the bf16 rate for a compute-bound GEMM.
+  const CalibrationTable t = load_calibration(shipped("mi300x.json"));
+  const ComputeModel cm = make_compute_model(find_accelerator("MI300X"), &t);
+  EXPECT_NEAR(cm.gemm_efficiency(16384, 16384, 16384, Precision::kFp8),
+              cm.gemm_efficiency(16384, 16384, 16384, Precision::kBf16), 0.02);
+  EXPECT_NE(cm.describe().find("fp8 51.1% (not measured: bf16's)"), std::string::npos) << cm.describe();
+}
+
+TEST(Peaks, AttentionRunsAtTheMeasuredBf16Plateau) {
+  // Attention's mainloop is the bf16 tensor rate; with the MI300X's measured
+  // plateau (51.1%) instead of the generic 67.5% a long compute-bound
+  // attention takes 67.5 / 51.1 = 1.32x as long.
+  const CalibrationTable t = load_calibration(shipped("mi300x.json"));
+  const ComputeModel peaks = make_compute_model(find_accelerator("MI300X"), &t);
+  const ComputeModel roofline = make_compute_model(find_accelerator("MI300X"), nullptr);
+  EXPECT_NEAR(peaks.attention_fwd(8, 16384, 64, 128, true).seconds() /
+                  roofline.attention_fwd(8, 16384, 64, 128, true).seconds(),
+              0.675 / (668.4 / 1307), 0.02);
+}
+
+TEST(Peaks, TheMeasuredMemoryRateReplacesTheGenericOne) {
+  // b200.json: 6,721 GB/s read + write; 6.721 GB then takes 1 ms.
+  const CalibrationTable t = load_calibration(shipped("b200.json"));
+  const ComputeModel cm = make_compute_model(find_accelerator("B200"), &t);
+  EXPECT_NEAR(cm.memory_bound(Bytes(6'721'000'000)).millis(), 1.0, 1e-6);
+}
+
+TEST(Peaks, ATableOfPeaksNeedsABf16GemmRowAndNothingElse) {
+  const std::string ok = write_temp("peaks_ok.json", R"({"meta": {"name": "NVIDIA B200"},
+      "gemm": [{"dtype": "bf16", "m": 8192, "n": 8192, "k": 8192, "s": 0.001}]})");
+  EXPECT_TRUE(load_calibration(ok).peaks_only);
+  const std::string no_bf16 = write_temp("peaks_fp8.json", R"({"meta": {"name": "NVIDIA B200"},
+      "gemm": [{"dtype": "fp8", "m": 8192, "n": 8192, "k": 8192, "s": 0.001}]})");
+  try {
+    load_calibration(no_bf16);
+    FAIL() << "expected InputError";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "gemm");
+  }
+}
+
+TEST(Peaks, EachFamilyShipsATableAndGb200AndMi325xTheirOwn) {
+  EXPECT_EQ(find_architecture("blackwell").calibration_table, "b200.json");
+  EXPECT_EQ(find_architecture("blackwell-ultra").calibration_table, "b300.json");
+  EXPECT_EQ(find_architecture("cdna3").calibration_table, "mi300x.json");
+  EXPECT_EQ(find_architecture("cdna4").calibration_table, "mi355x.json");
+  EXPECT_EQ(find_accelerator("GB200").calibration_table, "gb200.json");
+  EXPECT_EQ(find_accelerator("MI325X").calibration_table, "mi325x.json");
+  EXPECT_EQ(find_accelerator("B200").calibration_table, "");
 }
 
 }  // namespace

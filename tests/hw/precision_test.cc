@@ -13,7 +13,8 @@ TEST(Precision, ParsesAnyCaseAndRoundTrips) {
   EXPECT_EQ(parse_precision("BF16", "x"), Precision::kBf16);
   EXPECT_EQ(parse_precision("Fp8", "x"), Precision::kFp8);
   EXPECT_EQ(parse_precision("FP32", "x"), Precision::kFp32);
-  for (Precision p : {Precision::kFp32, Precision::kBf16, Precision::kFp16, Precision::kFp8})
+  EXPECT_EQ(parse_precision("fp4", "x"), Precision::kFp4);
+  for (Precision p : {Precision::kFp32, Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kFp4})
     EXPECT_EQ(parse_precision(to_string(p), "x"), p);
 }
 
@@ -25,7 +26,7 @@ TEST(Precision, UnknownNameIsAnInputErrorNamingTheFieldAndTheValidOnes) {
     EXPECT_EQ(e.where().field, "training.precision");
     const std::string what = e.what();
     EXPECT_NE(what.find("int4"), std::string::npos) << what;
-    EXPECT_NE(what.find("bf16, fp16, fp8, fp32"), std::string::npos) << what;
+    EXPECT_NE(what.find("bf16, fp16, fp8, fp4, fp32"), std::string::npos) << what;
   }
 }
 
@@ -34,6 +35,15 @@ TEST(Precision, BytesPerElement) {
   EXPECT_EQ(bytes_of(Precision::kBf16), 2);
   EXPECT_EQ(bytes_of(Precision::kFp16), 2);
   EXPECT_EQ(bytes_of(Precision::kFp8), 1);
+  // Two FP4 (E2M1) values per byte.
+  EXPECT_EQ(bytes_of(Precision::kFp4), 0.5);
+}
+
+TEST(Precision, Fp4PeakIsTheDatasheetsOwnNotAMultipleOfBf16) {
+  // B300: 13,500 dense FP4 against 2,250 BF16 (6x, where B200 has 4x).
+  EXPECT_EQ(peak_tflops(find_accelerator("B300"), Precision::kFp4), 13500);
+  EXPECT_EQ(peak_tflops(find_accelerator("B200"), Precision::kFp4), 9000);
+  EXPECT_EQ(peak_tflops(find_accelerator("H100"), Precision::kFp4), 0);
 }
 
 TEST(Precision, PeakRatesComeFromTheDatasheet) {

@@ -49,10 +49,10 @@ TEST(Overrides, AnErrorInAnOverrideNamesItInsteadOfALine) {
   EXPECT_EQ(error_of(kBase, {parse_override("parallelism.tpp=2")}).rfind("--set parallelism.tpp=2: parallelism.tpp: unknown key 'tpp'", 0), 0u)
       << error_of(kBase, {parse_override("parallelism.tpp=2")});
   EXPECT_EQ(error_of(kBase, {parse_override("training.precision=bf17")}),
-            "--set training.precision=bf17: training.precision: 'bf17' is not one of: bf16, fp8, fp16, fp32");
+            "--set training.precision=bf17: training.precision: 'bf17' is not one of: bf16, fp8, fp4, fp16, fp32");
   // An error in a key the file wrote still names the file's line.
   EXPECT_EQ(error_of(std::string(kBase) + "training: {precision: bf17}\n", {parse_override("parallelism.tp=4")}),
-            "s.yaml:4: training.precision: 'bf17' is not one of: bf16, fp8, fp16, fp32");
+            "s.yaml:4: training.precision: 'bf17' is not one of: bf16, fp8, fp4, fp16, fp32");
 }
 
 TEST(Overrides, MalformedTextIsOneErrorNamingTheFlag) {

@@ -149,6 +149,50 @@ TEST(Iteration, OverlappingTheGradientReductionHidesIt) {
   EXPECT_LT(overlapped.mean.dp_comm, after.mean.dp_comm);
 }
 
+TEST(Iteration, Zero3GathersNotOverlappedAddToTheComputeInsteadOfHidingBehindIt) {
+  // Serialized, a step's gathers run before its compute, which then has
+  // the SMs to itself: the compute buckets are the steps' own compute
+  // (micro-batches x forward / backward), the gathers all exposed DP comm,
+  // and the iteration longer than with the gathers overlapped.
+  Harness h;
+  h.plan.dp = 16;  // two DGX nodes
+  h.plan.zero_stage = 3;
+  h.training.global_batch = 32;  // 2 micro-batches per replica
+  h.plan.overlap_param_gather = true;
+  const IterationResult overlapped = h.run();
+  h.plan.overlap_param_gather = false;
+  const IterationResult serial = h.run();
+  const StageCost c = h.stage_cost(0);
+  EXPECT_EQ(serial.mean.forward_compute, c.forward[0].compute * 2);
+  EXPECT_EQ(serial.mean.backward_compute, c.backward[0].compute * 2);
+  EXPECT_GT(serial.mean.dp_comm, SimTime::zero());
+  EXPECT_GT(serial.iteration, overlapped.iteration);
+}
+
+TEST(Iteration, DeepSpeedRecomputationGathersTheParametersAgain) {
+  // Full recomputation re-runs a block's forward inside its backward; under
+  // DeepSpeed each sub-module gathers its parameters for that forward and
+  // again for its backward, so its exposed gathers exceed FSDP-style
+  // (one gather per unit per backward) by one gather per backward. Without
+  // recomputation the two frameworks gather alike.
+  Harness h;
+  h.plan.dp = 16;
+  h.plan.zero_stage = 3;
+  h.plan.overlap_param_gather = false;
+  h.training.global_batch = 32;
+  h.training.recompute = Recompute::kFull;
+  h.plan.framework = ShardingFramework::kMegatron;
+  const SimTime fsdp_full = h.run().mean.dp_comm;
+  h.plan.framework = ShardingFramework::kDeepSpeed;
+  const SimTime deepspeed_full = h.run().mean.dp_comm;
+  h.training.recompute = Recompute::kNone;
+  const SimTime deepspeed_none = h.run().mean.dp_comm;
+  h.plan.framework = ShardingFramework::kMegatron;
+  const SimTime fsdp_none = h.run().mean.dp_comm;
+  EXPECT_GT(deepspeed_full, fsdp_full);
+  EXPECT_EQ(deepspeed_none, fsdp_none);
+}
+
 TEST(Iteration, SampledLinkLoadsAddUpToTheBytesEachLinkCarried) {
   Harness h;
   h.plan.dp = 16;
@@ -283,6 +327,37 @@ TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {
   const StageCost ring = step(false, SimTime::ns(1), SimTime::ns(1));
   EXPECT_EQ(ring.forward[0].tp_comm, SimTime::zero());
   EXPECT_EQ(ring.backward[0].tp_comm, SimTime::zero());
+}
+
+TEST(StepCost, Fp8GemmsPayForQuantizingTheirInputs) {
+  // An FP8 layer runs its four GEMMs at the FP8 rate but first writes each
+  // GEMM's input in FP8 in both orientations (2 x 1 byte per element),
+  // reading it in bf16 (2 bytes) only where no norm or activation produced
+  // it: QKV and the MLP's up projection read the norm's output, the down
+  // projection the activation's; the attention output has its own cast.
+  // So, per layer and micro-batch of T tokens, forward adds memory-bound
+  // kernels of T h 2, T (heads hd) 4, T h 2 and T f 2 bytes, and the
+  // forward time moves by exactly those plus the GEMMs' own change (and the
+  // output layer's, which also runs in FP8).
+  Harness h;
+  const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden;
+  const int64_t attn = h.model.heads * h.model.head_dim(), qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim();
+  auto forward = [&](hw::Precision p) {
+    h.training.precision = p;
+    StepCostModel costs(h.model, h.plan, h.training, h.compute,
+                        [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); });
+    return costs.stage(0).forward[0].compute;
+  };
+  auto gemms = [&](hw::Precision p) {
+    return h.compute.gemm(T, qkv, hid, p) + h.compute.gemm(T, hid, attn, p) + h.compute.gemm(T, f, hid, p) +
+           h.compute.gemm(T, hid, f, p);
+  };
+  const auto mb = [&](int64_t bytes) { return h.compute.memory_bound(core::Bytes(bytes)); };
+  const SimTime casts = mb(T * hid * 2) + mb(T * attn * 4) + mb(T * hid * 2) + mb(T * f * 2);
+  const hw::Precision bf16 = hw::Precision::kBf16, fp8 = hw::Precision::kFp8;
+  const SimTime logits = h.compute.gemm(T, h.model.vocab, hid, fp8) - h.compute.gemm(T, h.model.vocab, hid, bf16);
+  EXPECT_EQ(forward(fp8) - forward(bf16), (gemms(fp8) - gemms(bf16) + casts) * h.model.layers + logits);
+  EXPECT_GT(casts, SimTime::zero());
 }
 
 TEST(PipelineOrder, OneFOneBWarmsUpThenAlternates) {
