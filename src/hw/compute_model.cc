@@ -254,7 +254,10 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
   ComputeModel cm;
   cm.gpu_ = gpu;
   cm.shape_ = std::make_shared<const detail::RooflineShape>(shape_of(gpu));
-  const auto& shape = *cm.shape_;
+  // Held here: a peaks-only table replaces cm.shape_ below, and the
+  // description still reads the datasheet's shape.
+  const std::shared_ptr<const detail::RooflineShape> datasheet_shape = cm.shape_;
+  const auto& shape = *datasheet_shape;
   if (!table) {
     cm.description_ = fmt::format(
         "roofline over the {} datasheet ({} TFLOP/s BF16, {} HBM), GEMM efficiency by shape ({} {}{}, "
