@@ -29,7 +29,11 @@ class Site {
     r_.registry.push_back({0, -1, "serving"});
     SimTime t;
     for (int c = 0; sp_.retrain.interval > SimTime::zero(); ++c) {
-      const SimTime start = std::max(sp_.retrain.interval * c, t);
+      // c x interval in 128 bits: past a duration near SimTime's 106 days
+      // the product overflows int64 (a fuzz finding).
+      const core::JobTime due = core::JobTime(sp_.retrain.interval) * c;
+      if (due >= core::JobTime(sp_.duration)) break;
+      const SimTime start = std::max(due.to_sim(), t);
       if (start >= sp_.duration) break;
       t = cycle(c, start).end();
     }
