@@ -19,7 +19,7 @@ struct TimeUnit {
 
 constexpr double kYearPs = 365 * 86400e12;
 
-constexpr std::array<TimeUnit, 15> kTimeUnits{{
+constexpr std::array<TimeUnit, 16> kTimeUnits{{
     {"ps", 1.0},
     {"ns", 1e3},
     {"us", 1e6},
@@ -34,6 +34,7 @@ constexpr std::array<TimeUnit, 15> kTimeUnits{{
     {"days", 86400e12},
     {"hours", 3600e12},
     {"y", kYearPs},
+    {"year", kYearPs},
     {"years", kYearPs},
 }};
 
@@ -46,7 +47,7 @@ long double parse_ps(std::string_view text, std::string_view what, double limit_
   };
   if (q.unit.empty()) throw fail("needs a unit (ps, ns, us, ms, s, min, h, d)");
   for (const auto& u : kTimeUnits) {
-    if (q.unit != u.name && !(u.name == "y" && q.unit == "year")) continue;
+    if (q.unit != u.name) continue;
     if (q.value < 0) throw fail("must not be negative");
     const long double ps = static_cast<long double>(q.value) * u.ps;
     if (ps > limit_ps) throw fail(std::string("is longer than ") + limit_text);

@@ -145,17 +145,14 @@ JobResult JobSim::run() {
   std::vector<FailureEvent> failures = draw_failures(spec_.failures, in_.units, D_, spec_.seed);
   // Planned maintenance restarts ride along as a class of their own.
   const int planned_cls = -1;
-  if (spec_.failures.planned_interval > JobTime::zero()) {
-    const JobTime every = spec_.failures.planned_interval;
-    if (D_.count_ps() / every.count_ps() > kMaxFailures)
+  if (const JobTime every = spec_.failures.planned_interval; every > JobTime::zero()) {
+    const int64_t planned = static_cast<int64_t>(D_.count_ps() / every.count_ps());
+    if (planned > kMaxFailures)
       throw core::InputError({"", 0, "job.failures.planned_interval"},
                              fmt::format("{} gives {} planned restarts over the job's {}; at most {} are simulated",
-                                         core::format_time(every), static_cast<int64_t>(D_.count_ps() / every.count_ps()),
-                                         core::format_time(D_), kMaxFailures));
+                                         core::format_time(every), planned, core::format_time(D_), kMaxFailures));
+    for (JobTime at = every; at < D_; at += every) failures.push_back(FailureEvent{at, planned_cls, 0});
   }
-  if (spec_.failures.planned_interval > JobTime::zero())
-    for (JobTime at = spec_.failures.planned_interval; at < D_; at += spec_.failures.planned_interval)
-      failures.push_back(FailureEvent{at, planned_cls, 0});
   std::stable_sort(failures.begin(), failures.end(),
                    [](const FailureEvent& a, const FailureEvent& b) { return a.at < b.at; });
   static const FailureClass kPlanned{"Planned maintenance", "Planned", FailureClass::Per::kJob, 0, false, false};

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "coll/collective.h"
+#include "fixture.h"
 #include "coll/nvls_plan.h"
 #include "hw/catalog.h"
 #include "net/flow/flow_network.h"
@@ -9,24 +10,10 @@
 namespace anatomy::coll {
 namespace {
 
-std::unique_ptr<net::Network> flow(engine::Simulator& sim, const topo::Topology& t) {
-  return std::make_unique<net::FlowNetwork>(sim, t);
-}
-
-struct Cluster {
-  topo::Topology topo;
-  AlgorithmRegistry reg;
-  LibraryModel lib;
-  explicit Cluster(const topo::ClusterSpec& s) : topo(topo::build_cluster(s)), lib(nccl_library(s.system)) {
-    register_builtin_algorithms(reg);
-  }
-  CollectiveResult run(Bytes b, const std::string& algo, Fidelity f = Fidelity::kBulk) {
-    CollectiveRunner runner(topo, reg, lib, flow);
-    Request r;
-    r.bytes = b;
-    r.fidelity = f;
-    return runner.run(whole_topology(topo), r, algo);
-  }
+// An NCCL cluster's all-reduce at bulk fidelity.
+struct Cluster : testing::Fixture {
+  explicit Cluster(const topo::ClusterSpec& s) : Fixture(topo::build_cluster(s), nccl_library(s.system)) {}
+  CollectiveResult run(Bytes b, const std::string& algo) { return Fixture::run(Op::kAllReduce, b, algo, Fidelity::kBulk); }
 };
 
 topo::ClusterSpec spec(const char* system, int gpus) {

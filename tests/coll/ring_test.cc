@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "coll/collective.h"
+#include "fixture.h"
 #include "hw/catalog.h"
 #include "net/flow/flow_network.h"
 #include "topo/builders.h"
@@ -8,29 +9,7 @@
 namespace anatomy::coll {
 namespace {
 
-std::unique_ptr<net::Network> flow(engine::Simulator& sim, const topo::Topology& t) {
-  return std::make_unique<net::FlowNetwork>(sim, t);
-}
-
-struct Fixture {
-  topo::Topology topo;
-  AlgorithmRegistry reg;
-  LibraryModel lib;
-  explicit Fixture(topo::Topology t, LibraryModel l) : topo(std::move(t)), lib(std::move(l)) {
-    register_builtin_algorithms(reg);
-  }
-  CollectiveResult run(Op op, Bytes s, const std::string& algo, Fidelity f = Fidelity::kStep,
-                       Protocol p = Protocol::kSimple, int chunks = 0) {
-    CollectiveRunner runner(topo, reg, lib, flow);
-    Request r;
-    r.op = op;
-    r.bytes = s;
-    r.fidelity = f;
-    r.protocol = p;
-    r.chunks = chunks;
-    return runner.run(whole_topology(topo), r, algo);
-  }
-};
+using testing::Fixture;
 
 Fixture ring_of(int n, double GBps, SimTime hop) {
   return Fixture(topo::build_torus({static_cast<uint32_t>(n)}, Bandwidth::gigabytes_per_s(GBps), hop),
