@@ -1,5 +1,7 @@
 #include "report/edge_report.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/time.h"
@@ -85,11 +87,23 @@ std::string edge_text(const scenario::Scenario& s, const EdgeResult& r, const Ed
   out += "\ncycles (s):\n";
   out += fmt::format("  {:>5}{:>10}{:>9}{:>10}{:>10}{:>9}{:>10}{:>10}{:>9}  {}\n", "cycle", "start", "collect", "train",
                      "validate", "package", "rollout", "rollback", "gap", "");
-  for (const CycleResult& cy : r.cycles)
+  // A site retrained every few seconds for months has 100,000s of cycles:
+  // the text shows the first ones and counts the rest (JSON lists each).
+  constexpr size_t kMaxCycleRows = 60;
+  const size_t rows_shown = std::min(r.cycles.size(), kMaxCycleRows);
+  for (size_t i = 0; i < rows_shown; ++i) {
+    const CycleResult& cy = r.cycles[i];
     out += fmt::format("  {:>5}{:>10.0f}{:>9.2f}{:>10.2f}{:>10.2f}{:>9.2f}{:>10.2f}{:>10.2f}{:>9.2f}  {}\n", cy.index,
                        cy.start.seconds(), cy.collect.seconds(), cy.train.seconds(), cy.validate.seconds(),
                        cy.package.seconds(), cy.rollout.seconds(), cy.rollback.seconds(), cy.coverage_gap.seconds(),
                        cy.failed ? "failed in production, rolled back" : "");
+  }
+  if (rows_shown < r.cycles.size()) {
+    size_t failed = 0;
+    for (size_t i = rows_shown; i < r.cycles.size(); ++i) failed += r.cycles[i].failed;
+    out += fmt::format("  ... {} more cycles ({} failed in production); --format json lists every cycle\n",
+                       r.cycles.size() - rows_shown, failed);
+  }
 
   const double total = r.acc_inference_s + r.acc_training_s + r.acc_rollout_s + r.acc_down_s + r.acc_idle_s;
   out += fmt::format("\naccelerator-seconds ({:.0f} in all):\n", total);
@@ -99,8 +113,19 @@ std::string edge_text(const scenario::Scenario& s, const EdgeResult& r, const Ed
   for (const auto& [name, v] : rows) out += fmt::format("  {:<12}{:>12.0f}  {:>6.1f}%\n", name, v, total > 0 ? 100 * v / total : 0);
 
   out += "\nregistry:";
+  constexpr int kMaxRegistryNames = 20;
+  int named = 0, unnamed = 0;
   for (const auto& v : r.registry)
-    if (v.status != "superseded" && v.status != "pruned") out += fmt::format(" v{} {};", v.version, v.status);
+    if (v.status != "superseded" && v.status != "pruned") {
+      // The serving versions are always named; failed ones only up to a limit.
+      if (v.status == "serving" || named < kMaxRegistryNames) {
+        out += fmt::format(" v{} {};", v.version, v.status);
+        ++named;
+      } else {
+        ++unnamed;
+      }
+    }
+  if (unnamed > 0) out += fmt::format(" {} more failed (rolled back);", unnamed);
   int pruned = 0;
   for (const auto& v : r.registry) pruned += v.status == "pruned";
   out += fmt::format(" {} kept, {} pruned\n", static_cast<int>(r.registry.size()) - pruned, pruned);

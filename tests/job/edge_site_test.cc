@@ -70,6 +70,48 @@ TEST(EdgeSite, RollingHotSwapKeepsEveryLineCoveredAndNaiveDoesNot) {
   EXPECT_GT(naive.misses_uncovered, 0);
 }
 
+// The clock's limit is 2^63 ps = 106.75 days. With a 106-day site and a
+// 60-day interval the third cycle would be due at 120 days: the due time
+// must be computed past int64 (UBSan flags an overflow otherwise) and stop
+// the loop after two cycles, at 0 and 60 days.
+TEST(EdgeSite, ADueTimePastTheClocksLimitEndsTheRunInsteadOfOverflowing) {
+  Site s;
+  s.in.spec.duration = SimTime::sec(106LL * 86400);
+  s.in.spec.retrain.interval = SimTime::sec(60LL * 86400);
+  const EdgeResult r = s.run();
+  ASSERT_EQ(r.cycles.size(), 2u);
+  EXPECT_EQ(r.cycles[1].start, SimTime::sec(60LL * 86400));
+}
+
+// A 1-second interval is shorter than a cycle, so cycles run back to back
+// for the 6 hours (thousands of them); the registry keeps exactly
+// keep_versions (3) entries unpruned — the newest serving, the two before it
+// superseded, the base model v0 among the pruned — and a naive rollout's gaps each land in the cycle they
+// start in, so the cycles' gaps add up to the site's.
+TEST(EdgeSite, BackToBackCyclesKeepTheRegistryAndGapsConsistent) {
+  Site s;
+  s.in.spec.duration = SimTime::sec(6 * 3600);
+  s.in.spec.retrain.interval = SimTime::sec(1);
+  s.in.spec.rollout.keep_versions = 3;
+  s.in.spec.rollout.strategy = RolloutStrategy::kNaive;
+  const EdgeResult r = s.run();
+  ASSERT_GT(r.cycles.size(), 1000u);
+  for (size_t i = 1; i < r.cycles.size(); ++i) EXPECT_EQ(r.cycles[i].start, r.cycles[i - 1].end());
+  ASSERT_EQ(r.registry.size(), r.cycles.size() + 1);
+  int live = 0;
+  for (const RegistryEntry& e : r.registry) live += e.status != "pruned";
+  EXPECT_EQ(live, 3);
+  EXPECT_EQ(r.registry.back().status, "serving");
+  EXPECT_EQ(r.registry[r.registry.size() - 2].status, "superseded");
+  EXPECT_EQ(r.registry[0].status, "pruned");
+  SimTime sum;
+  for (const CycleResult& c : r.cycles) {
+    EXPECT_GT(c.coverage_gap, SimTime::zero());
+    sum += c.coverage_gap;
+  }
+  EXPECT_EQ(sum, r.coverage_gap);
+}
+
 TEST(EdgeSite, AFailedVersionIsRolledBackAfterTheDetectionDelay) {
   Site s;
   s.in.spec.quality.failure_probability = 0.999999;

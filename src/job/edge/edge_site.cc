@@ -27,6 +27,7 @@ class Site {
 
   EdgeResult run() {
     r_.registry.push_back({0, -1, "serving"});
+    live_.push_back(0);
     SimTime t;
     for (int c = 0; sp_.retrain.interval > SimTime::zero(); ++c) {
       // c x interval in 128 bits: past a duration near SimTime's 106 days
@@ -215,13 +216,22 @@ class Site {
     return c;
   }
 
+  // Only entries not yet pruned can change (a pruned one stays pruned and
+  // never serves), so the walk covers those alone: a site of 100,000 cycles
+  // stays linear instead of walking the whole registry every cycle.
   void record_version(const CycleResult& c) {
-    for (RegistryEntry& e : r_.registry)
-      if (e.status == "serving" && !c.failed) e.status = "superseded";
+    for (size_t i : live_)
+      if (r_.registry[i].status == "serving" && !c.failed) r_.registry[i].status = "superseded";
     r_.registry.push_back({c.version, c.index, c.failed ? "failed (rolled back)" : "serving"});
+    live_.push_back(r_.registry.size() - 1);
     int kept = 0;
-    for (auto it = r_.registry.rbegin(); it != r_.registry.rend(); ++it)
-      if (it->status != "pruned" && ++kept > sp_.rollout.keep_versions && it->status != "serving") it->status = "pruned";
+    for (size_t k = live_.size(); k-- > 0;) {
+      RegistryEntry& e = r_.registry[live_[k]];
+      if (++kept > sp_.rollout.keep_versions && e.status != "serving") {
+        e.status = "pruned";
+        live_.erase(live_.begin() + static_cast<std::ptrdiff_t>(k));
+      }
+    }
   }
 
   void power_outage() {
@@ -245,11 +255,16 @@ class Site {
       if (u.to > from) r_.coverage_gap += u.to - from;
       reach = std::max(reach, u.to);
     }
-    for (CycleResult& c : r_.cycles)
-      for (const Uncovered& u : uncovered_) {
-        const SimTime a = std::max(u.from, c.start), b = std::min(u.to, c.end());
-        if (b > a) c.coverage_gap += b - a;
+    // Cycles follow one another (each starts at or after the last one's
+    // end), so the cycles a gap overlaps are found by binary search.
+    for (const Uncovered& u : uncovered_) {
+      auto c = std::upper_bound(r_.cycles.begin(), r_.cycles.end(), u.from,
+                                [](SimTime t, const CycleResult& x) { return t < x.end(); });
+      for (; c != r_.cycles.end() && c->start < u.to; ++c) {
+        const SimTime a = std::max(u.from, c->start), b = std::min(u.to, c->end());
+        if (b > a) c->coverage_gap += b - a;
       }
+    }
     r_.misses_uncovered = r_.uncovered_line_s * per_line_;
   }
 
@@ -388,6 +403,7 @@ class Site {
   SimTime pull_from_;
   bool pull_waited_ = false, link_used_ = false;
   std::vector<Uncovered> uncovered_;
+  std::vector<size_t> live_;  // registry entries not pruned, oldest first
   detail::Weighted training_;
   std::vector<Kind> kinds_;
   double train_s_ = 0, validate_s_ = 0, rollout_node_s_ = 0, serving_down_s_ = 0;
