@@ -28,4 +28,6 @@ void register_builtin_algorithms(AlgorithmRegistry& reg) {
   reg.add(direct_algorithm());
 }
 
+bool any_group(const Group&, Op) { return true; }
+
 }  // namespace anatomy::coll

@@ -43,6 +43,9 @@ struct Algorithm {
   bool supports(Op op) const;
 };
 
+// An Algorithm::applicable for algorithms that run on any group (ring, tree).
+bool any_group(const Group&, Op);
+
 class AlgorithmRegistry {
  public:
   void add(Algorithm a);

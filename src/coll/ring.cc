@@ -95,7 +95,6 @@ Schedule build_ring(const Group& g, const Request& r, const LibraryModel& lib) {
   return s;
 }
 
-bool always(const Group&, Op) { return true; }
 
 }  // namespace
 
@@ -105,7 +104,7 @@ Algorithm ring_algorithm() {
   a.description = "bandwidth-optimal ring per channel (NCCL Ring): 2(n-1) steps for all-reduce, chunks pipelined";
   a.ops = {Op::kAllReduce, Op::kAllGather, Op::kReduceScatter, Op::kBroadcast, Op::kReduce};
   a.protocols = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
-  a.applicable = always;
+  a.applicable = any_group;
   a.build = build_ring;
   return a;
 }

@@ -122,7 +122,6 @@ Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
   return s;
 }
 
-bool always(const Group&, Op) { return true; }
 
 }  // namespace
 
@@ -132,7 +131,7 @@ Algorithm tree_algorithm() {
   a.description = "double binary tree across domains, chain inside (NCCL Tree): log-depth latency";
   a.ops = {Op::kAllReduce};
   a.protocols = {Protocol::kLL, Protocol::kLL128, Protocol::kSimple};
-  a.applicable = always;
+  a.applicable = any_group;
   a.build = build_tree;
   return a;
 }

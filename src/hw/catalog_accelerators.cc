@@ -9,7 +9,6 @@
 namespace anatomy::hw::detail {
 namespace {
 
-Bandwidth GBps(double v) { return Bandwidth::gigabytes_per_s(v); }
 Bytes GB(double v) { return Bytes(static_cast<int64_t>(v * 1e9)); }
 
 }  // namespace

@@ -16,7 +16,6 @@
 namespace anatomy::hw::detail {
 namespace {
 
-Bandwidth GBps(double v) { return Bandwidth::gigabytes_per_s(v); }
 Bandwidth Gbps(double v) { return Bandwidth::gbps(v); }
 
 constexpr double kNvlinkSm80 = 20.0 / 25.0;

@@ -17,11 +17,6 @@ std::string json_key(std::string name) {
   return name;
 }
 
-// "+1.25", "-0.50"; what rounds to zero is "+0.00", never "-0.00".
-std::string signed_fixed(double v, int decimals) {
-  if (std::fabs(v) < 0.5 * std::pow(10.0, -decimals)) v = 0;
-  return fmt::format("{:+.{}f}", v, decimals);
-}
 
 // Appends metric `m` with its value in each run, of_run(run).
 template <typename OfRun>

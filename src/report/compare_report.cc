@@ -11,7 +11,6 @@
 namespace anatomy::report {
 namespace {
 
-std::string signed_fixed(double v, int decimals) { return fmt::format("{:+.{}f}", v == 0 ? 0.0 : v, decimals); }
 
 Section breakdown(const std::vector<CompareRun>& runs) {
   StackedBarChart c;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "report/format.h"
 #include "report/html_page.h"
 
 namespace anatomy::report {
@@ -12,10 +13,9 @@ using job::edge::TierLatency;
 
 std::string f1(double x) { return fmt::format("{:.1f}", x); }
 std::string f2(double x) { return fmt::format("{:.2f}", x); }
-double us(int64_t ps) { return static_cast<double>(ps) * 1e-6; }
 
 std::vector<std::string> tier_cells(const std::string& name, const TierLatency& t) {
-  return {name, f1(us(t.p50_ps)), f1(us(t.p99_ps)), f1(us(t.p999_ps)), f1(us(t.max_ps)), f1(100 * t.utilization)};
+  return {name, f1(us_from_ps(t.p50_ps)), f1(us_from_ps(t.p99_ps)), f1(us_from_ps(t.p999_ps)), f1(us_from_ps(t.max_ps)), f1(100 * t.utilization)};
 }
 
 Section cycles_section(const EdgeResult& r) {
@@ -45,8 +45,8 @@ Section tiers_section(const EdgeResult& r) {
   s.header = {"stream", "p50 (us)", "p99 (us)", "p99.9 (us)", "max (us)", "deadline", "misses", "lost"};
   s.numeric = {false, true, true, true, true, true, true, true};
   for (const auto& x : r.streams)
-    s.rows.push_back({x.name, f1(us(x.latency.p50_ps)), f1(us(x.latency.p99_ps)), f1(us(x.latency.p999_ps)),
-                      f1(us(x.latency.max_ps)),
+    s.rows.push_back({x.name, f1(us_from_ps(x.latency.p50_ps)), f1(us_from_ps(x.latency.p99_ps)), f1(us_from_ps(x.latency.p999_ps)),
+                      f1(us_from_ps(x.latency.max_ps)),
                       x.deadline > core::SimTime::zero() ? core::format_time(x.deadline) : "-",
                       fmt::format("{:.0f}", x.misses), fmt::format("{:.0f}", x.lost)});
   s.caption = "the sensor tier by stream, over the whole period";
@@ -92,7 +92,7 @@ std::string edge_html(const scenario::Scenario& s, const EdgeResult& r, const Ed
   page.add_figure("coverage gap", fmt::format("{:.3f} s", r.coverage_gap.seconds()),
                   fmt::format("{:.1f} line-seconds with no valid model", r.uncovered_line_s));
   page.add_figure("deadline misses", fmt::format("{:.0f}", r.deadline_misses));
-  page.add_figure("end to end p99", fmt::format("{:.2f} ms", us(r.end_to_end.p99_ps) * 1e-3),
+  page.add_figure("end to end p99", fmt::format("{:.2f} ms", us_from_ps(r.end_to_end.p99_ps) * 1e-3),
                   "budget " + core::format_time(s.edge->serving.budget));
   page.add_figure("cycles", std::to_string(r.cycles.size()), core::format_time(r.simulated) + " simulated");
   if (r.end_to_end.p99_ps > s.edge->serving.budget.count_ps())

@@ -15,16 +15,15 @@ using job::edge::CycleResult;
 using job::edge::EdgeResult;
 using job::edge::TierLatency;
 
-double us(int64_t ps) { return static_cast<double>(ps) * 1e-6; }
 
 nlohmann::ordered_json tier_json(const TierLatency& t) {
-  return {{"p50_us", us(t.p50_ps)},       {"p99_us", us(t.p99_ps)}, {"p999_us", us(t.p999_ps)},
-          {"max_us", us(t.max_ps)},       {"messages", t.samples}, {"utilization", t.utilization}};
+  return {{"p50_us", us_from_ps(t.p50_ps)},       {"p99_us", us_from_ps(t.p99_ps)}, {"p999_us", us_from_ps(t.p999_ps)},
+          {"max_us", us_from_ps(t.max_ps)},       {"messages", t.samples}, {"utilization", t.utilization}};
 }
 
 std::string tier_row(const char* name, const TierLatency& t, const std::string& what) {
-  return fmt::format("  {:<14}{:>11.1f}{:>11.1f}{:>11.1f}{:>11.1f}{:>7.1f}%  {}\n", name, us(t.p50_ps), us(t.p99_ps),
-                     us(t.p999_ps), us(t.max_ps), 100 * t.utilization, what);
+  return fmt::format("  {:<14}{:>11.1f}{:>11.1f}{:>11.1f}{:>11.1f}{:>7.1f}%  {}\n", name, us_from_ps(t.p50_ps), us_from_ps(t.p99_ps),
+                     us_from_ps(t.p999_ps), us_from_ps(t.max_ps), 100 * t.utilization, what);
 }
 
 }  // namespace
@@ -80,8 +79,8 @@ std::string edge_text(const scenario::Scenario& s, const EdgeResult& r, const Ed
   out += fmt::format("  {:<24}{:>11}{:>11}{:>11}{:>11}{:>10}{:>12}{:>10}\n", "stream", "p50", "p99", "p99.9", "max", "deadline",
                      "misses", "lost");
   for (const job::edge::StreamLatency& s : r.streams)
-    out += fmt::format("  {:<24}{:>11.1f}{:>11.1f}{:>11.1f}{:>11.1f}{:>10}{:>12.0f}{:>10.0f}\n", s.name, us(s.latency.p50_ps),
-                       us(s.latency.p99_ps), us(s.latency.p999_ps), us(s.latency.max_ps),
+    out += fmt::format("  {:<24}{:>11.1f}{:>11.1f}{:>11.1f}{:>11.1f}{:>10}{:>12.0f}{:>10.0f}\n", s.name, us_from_ps(s.latency.p50_ps),
+                       us_from_ps(s.latency.p99_ps), us_from_ps(s.latency.p999_ps), us_from_ps(s.latency.max_ps),
                        s.deadline > core::SimTime::zero() ? core::format_time(s.deadline) : "-", s.misses, s.lost);
 
   out += "\ncycles (s):\n";

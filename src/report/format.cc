@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 
 namespace anatomy::report {
@@ -29,5 +30,10 @@ std::string human_time(core::SimTime t) {
 std::string human_gb(core::Bytes b) { return fmt::format("{:.1f} GB", b.as_double() / 1e9); }
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
+
+std::string signed_fixed(double v, int decimals) {
+  if (std::fabs(v) < 0.5 * std::pow(10.0, -decimals)) v = 0;
+  return fmt::format("{:+.{}f}", v, decimals);
+}
 
 }  // namespace anatomy::report

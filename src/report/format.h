@@ -26,5 +26,9 @@ std::string human_time(core::SimTime t);
 std::string human_gb(core::Bytes b);
 // A percentage with one decimal: "58.8%".
 std::string percent(double fraction);
+// "+1.25", "-0.50"; what rounds to zero is "+0.00", never "-0.00".
+std::string signed_fixed(double v, int decimals);
+// Picoseconds as microseconds, for latency tables.
+inline double us_from_ps(int64_t ps) { return static_cast<double>(ps) * 1e-6; }
 
 }  // namespace anatomy::report

@@ -11,7 +11,7 @@ namespace {
 
 constexpr double kLabelColumn = 180;
 constexpr double kRightMargin = 30;
-constexpr double kRowHeight = 22, kRowGap = 6;
+constexpr double kGanttRowHeight = 22, kGanttRowGap = 6;
 constexpr double kMinSpanPx = 2;  // narrower spans are drawn by pixel column
 
 // Draws back-to-back spans too narrow to see one by one (a long pipeline's
@@ -42,7 +42,7 @@ void draw_dense(Svg& svg, const GanttChart& g, const std::vector<const GanttSpan
     int e = c + 1;
     while (e < c1 && dominant(e) == k) ++e;
     const double x0 = std::max<double>(a, c), x1 = std::min<double>(b, e);
-    svg.rect(x0, y, x1 - x0, kRowHeight, g.series[k].color,
+    svg.rect(x0, y, x1 - x0, kGanttRowHeight, g.series[k].color,
              fmt::format("short intervals, mostly {}: {:.3f} – {:.3f} {}", g.series[k].name, from_px(x0), from_px(x1),
                          g.unit));
     c = e;
@@ -63,7 +63,7 @@ Svg draw_gantt(const GanttChart& g) {
   const auto to_px = [&](double v) { return x0 + (x1 - x0) * v / end; };
 
   const double rows_top = legend_bottom(g.series, g.width) + 6;
-  const double axis_y = rows_top + g.rows.size() * (kRowHeight + kRowGap);
+  const double axis_y = rows_top + g.rows.size() * (kGanttRowHeight + kGanttRowGap);
   const double height = axis_y + below_x_axis(g.axis_caption);
 
   Svg svg(g.width, height, g.title);
@@ -71,8 +71,8 @@ Svg draw_gantt(const GanttChart& g) {
   draw_x_axis(svg, linear_axis(x0, x1, axis_y, rows_top - 4, to_px, ticks, g.axis_caption), shown);
   for (size_t r = 0; r < g.rows.size(); ++r) {
     const GanttRow& row = g.rows[r];
-    const double y = rows_top + r * (kRowHeight + kRowGap);
-    svg.text(x0 - 8, y + kRowHeight / 2 + 4, fit_text(row.label, kLabelFont, x0 - 14), kLabelFont, Anchor::kEnd);
+    const double y = rows_top + r * (kGanttRowHeight + kGanttRowGap);
+    svg.text(x0 - 8, y + kGanttRowHeight / 2 + 4, fit_text(row.label, kLabelFont, x0 - 14), kLabelFont, Anchor::kEnd);
     std::vector<const GanttSpan*> dense;
     for (const GanttSpan& s : row.spans) {
       const double px0 = to_px(std::clamp(s.start, 0.0, end)), px1 = to_px(std::clamp(s.end, 0.0, end));
@@ -86,9 +86,9 @@ Svg draw_gantt(const GanttChart& g) {
       const std::string& color = g.series[static_cast<size_t>(s.series) % g.series.size()].color;
       // A hairline of white between spans wide enough to spare it, so that
       // back-to-back steps of one kind (micro-batch after micro-batch) read apart.
-      svg.rect(px0, y, px1 - px0, kRowHeight, color, s.tooltip, px1 - px0 >= 4 ? "#fff" : "");
+      svg.rect(px0, y, px1 - px0, kGanttRowHeight, color, s.tooltip, px1 - px0 >= 4 ? "#fff" : "");
       if (!s.label.empty() && text_width(s.label, kSmallFont) + 4 <= px1 - px0)
-        svg.text((px0 + px1) / 2, y + kRowHeight / 2 + 3.5, s.label, kSmallFont, Anchor::kMiddle, ink_on(color));
+        svg.text((px0 + px1) / 2, y + kGanttRowHeight / 2 + 3.5, s.label, kSmallFont, Anchor::kMiddle, ink_on(color));
     }
     draw_dense(svg, g, dense, to_px, y);
   }

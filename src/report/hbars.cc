@@ -6,7 +6,7 @@ namespace anatomy::report {
 namespace {
 
 constexpr double kValueColumn = 90;
-constexpr double kBarHeight = 16, kRowGap = 6;
+constexpr double kHbarBarHeight = 16, kHbarRowGap = 6;
 
 }  // namespace
 
@@ -19,7 +19,7 @@ Svg draw_bars(const BarChart& c) {
   const auto to_px = [&](double v) { return x0 + (x1 - x0) * (top > 0 ? std::max(0.0, v) / top : 0); };
 
   const double rows_top = c.legend.empty() ? 8 : legend_bottom(c.legend, c.width) + 6;
-  const double axis_y = rows_top + c.rows.size() * (kBarHeight + kRowGap);
+  const double axis_y = rows_top + c.rows.size() * (kHbarBarHeight + kHbarRowGap);
   const double height = axis_y + below_x_axis(c.axis_caption);
 
   Svg svg(c.width, height, c.title);
@@ -27,12 +27,12 @@ Svg draw_bars(const BarChart& c) {
   draw_x_axis(svg, linear_axis(x0, x1, axis_y, rows_top - 4, to_px, ticks, c.axis_caption), ticks);
   for (size_t i = 0; i < c.rows.size(); ++i) {
     const Bar& b = c.rows[i];
-    const double y = rows_top + i * (kBarHeight + kRowGap);
-    svg.text(x0 - 8, y + kBarHeight / 2 + 4, fit_text(b.label, kLabelFont, x0 - 14), kLabelFont, Anchor::kEnd);
+    const double y = rows_top + i * (kHbarBarHeight + kHbarRowGap);
+    svg.text(x0 - 8, y + kHbarBarHeight / 2 + 4, fit_text(b.label, kLabelFont, x0 - 14), kLabelFont, Anchor::kEnd);
     const double px = to_px(b.value);
-    svg.rect(x0, y, std::max(1.0, px - x0), kBarHeight, b.color.empty() ? "#4e79a7" : b.color,
+    svg.rect(x0, y, std::max(1.0, px - x0), kHbarBarHeight, b.color.empty() ? "#4e79a7" : b.color,
              b.tooltip.empty() ? b.label : b.tooltip);
-    svg.text(std::max(x0 + 1, px) + 6, y + kBarHeight / 2 + 4,
+    svg.text(std::max(x0 + 1, px) + 6, y + kHbarBarHeight / 2 + 4,
              fit_text(b.value_text, kLabelFont, c.width - std::max(x0 + 1, px) - 10), kLabelFont, Anchor::kStart);
   }
   return svg;

@@ -12,9 +12,6 @@ namespace {
 using namespace job::edge;  // NOLINT: the section's own types, in a .cc
 using core::SimTime;
 
-Check time_positive() {
-  return [](const Value& v) { return v.time > SimTime::zero() ? std::string() : std::string("must be positive"); };
-}
 Check fraction01() {
   return [](const Value& v) {
     return v.number >= 0 && v.number < 1 ? std::string() : fmt::format("must be in [0, 1) (got {})", v.number);
@@ -24,9 +21,6 @@ Check clock() {
   return [](const Value& v) {
     return v.number > 0 && v.number <= 1 ? std::string() : fmt::format("must be in (0, 1] (got {})", v.number);
   };
-}
-Check rate_positive() {
-  return [](const Value& v) { return v.rate.bps() > 0 ? std::string() : std::string("must be positive"); };
 }
 
 // "7", "0-6", "0,2,5", "all", "none" -> a gate mask.
@@ -336,11 +330,6 @@ const std::vector<Field<PowerEvent>>& power_fields() {
        [](P& p, const Value& v) { p.host = v.as_int(); }, shows(&P::host)},
   };
   return f;
-}
-
-YAML::Node sub(const Present& p, std::string_view key) {
-  const auto it = p.find(key);
-  return it == p.end() ? YAML::Node() : it->second;
 }
 
 template <typename Row>

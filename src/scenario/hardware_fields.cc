@@ -28,10 +28,6 @@ std::string time_text(core::SimTime t) {
 std::string byte_rate_text(core::Bandwidth b) { return hw::exact_rate_text(b, true); }
 std::string bit_rate_text(core::Bandwidth b) { return hw::exact_rate_text(b, false); }
 
-Check positive_rate() {
-  return [](const Value& v) -> std::string { return v.rate.bps() > 0 ? "" : "must be greater than zero"; };
-}
-
 Check fraction() {
   return [](const Value& v) -> std::string {
     if (v.number > 0 && v.number <= 1) return {};
@@ -98,10 +94,10 @@ const std::vector<Field<Accelerator>>& accelerator_fields() {
        [](A& a, const Value& v) { a.fp4_tflops = v.number; }, [](const A& a) { return number_text(a.fp4_tflops); }, {}},
       {"hbm_capacity", Kind::kBytes, required(), bytes_positive(), "GPU memory, e.g. 80GB",
        [](A& a, const Value& v) { a.hbm_capacity = v.bytes; }, [](const A& a) { return bytes_text(a.hbm_capacity); }, {}},
-      {"hbm_bandwidth", Kind::kBandwidth, required(), positive_rate(), "GPU memory bandwidth, e.g. 3350GB/s",
+      {"hbm_bandwidth", Kind::kBandwidth, required(), rate_positive(), "GPU memory bandwidth, e.g. 3350GB/s",
        [](A& a, const Value& v) { a.hbm_bandwidth = v.rate; },
        [](const A& a) { return byte_rate_text(a.hbm_bandwidth); }, {}},
-      {"scaleup_bandwidth", Kind::kBandwidth, required(), positive_rate(),
+      {"scaleup_bandwidth", Kind::kBandwidth, required(), rate_positive(),
        "NVLink / Infinity Fabric per GPU, per direction, all links together, e.g. 450GB/s",
        [](A& a, const Value& v) { a.scaleup_bandwidth = v.rate; },
        [](const A& a) { return byte_rate_text(a.scaleup_bandwidth); }, {}},
@@ -131,7 +127,7 @@ const std::vector<Field<ScaleUp>>& scaleup_fields() {
        [](S& s, const Value& v) { s.fabric = v.text; }, [](const S& s) { return s.fabric; }, {}},
       {"domain_gpus", Kind::kInt, derived("gpus_per_host"), int_range(1, 1 << 20), "GPUs in one scale-up domain",
        [](S& s, const Value& v) { s.domain_gpus = v.as_int(); }, [](const S& s) { return int_text(s.domain_gpus); }, {}},
-      {"per_gpu", Kind::kBandwidth, derived("the GPU's scaleup_bandwidth"), positive_rate(),
+      {"per_gpu", Kind::kBandwidth, derived("the GPU's scaleup_bandwidth"), rate_positive(),
        "per GPU, per direction, all links", [](S& s, const Value& v) { s.per_gpu = v.rate; },
        [](const S& s) { return byte_rate_text(s.per_gpu); }, {}},
       {"per_link", Kind::kBandwidth, derived("mesh: per_gpu / the GPU's scaleup_links; switch: unused"), {},
@@ -171,7 +167,7 @@ const std::vector<Field<System>>& system_fields() {
        "scale-out NICs per host, one rail each (they divide gpus_per_host)",
        [](S& s, const Value& v) { s.nics_per_host = v.as_int(); },
        [](const S& s) { return int_text(s.nics_per_host); }, {}},
-      {"nic_speed", Kind::kBandwidth, required(), positive_rate(), "per NIC, e.g. 800Gbps",
+      {"nic_speed", Kind::kBandwidth, required(), rate_positive(), "per NIC, e.g. 800Gbps",
        [](S& s, const Value& v) { s.nic_speed = v.rate; }, [](const S& s) { return bit_rate_text(s.nic_speed); }, {}},
       {"gpu_nic_link", Kind::kString, by_default("pcie-gen5"), link_check("gpu_nic_link"),
        "between a GPU and its NIC, per direction: pcie-gen4 (32GB/s), pcie-gen5 (64GB/s), pcie-gen6 (128GB/s) or a rate",
@@ -197,7 +193,7 @@ const std::vector<Field<System>>& system_fields() {
        "NICs per host for a separate storage fabric",
        [](S& s, const Value& v) { s.storage_nics_per_host = v.as_int(); },
        [](const S& s) { return int_text(s.storage_nics_per_host); }, {}},
-      {"storage_nic_speed", Kind::kBandwidth, by_default("200Gbps"), positive_rate(), "per storage NIC",
+      {"storage_nic_speed", Kind::kBandwidth, by_default("200Gbps"), rate_positive(), "per storage NIC",
        [](S& s, const Value& v) { s.storage_nic_speed = v.rate; },
        [](const S& s) { return bit_rate_text(s.storage_nic_speed); }, {}},
       {"source", Kind::kString, by_default("defined in the scenario"), {}, "where the figures come from",
@@ -213,7 +209,7 @@ const std::vector<Field<hw::Switch>>& switch_fields() {
        [](W& w, const Value& v) { w.name = v.text; }, [](const W& w) { return w.name; }, {}},
       {"radix", Kind::kInt, required(), int_range(4, 1024), "ports per switch",
        [](W& w, const Value& v) { w.radix = v.as_int(); }, [](const W& w) { return int_text(w.radix); }, {}},
-      {"port_speed", Kind::kBandwidth, required(), positive_rate(),
+      {"port_speed", Kind::kBandwidth, required(), rate_positive(),
        "per port; the fabric's switch-to-switch links run at it, e.g. 800Gbps",
        [](W& w, const Value& v) { w.port_speed = v.rate; }, [](const W& w) { return bit_rate_text(w.port_speed); }, {}},
       {"buffer", Kind::kBytes, by_default("0"), {},
@@ -228,11 +224,6 @@ const std::vector<Field<hw::Switch>>& switch_fields() {
 }
 
 namespace {
-
-YAML::Node sub(const Present& p, std::string_view key) {
-  const auto it = p.find(key);
-  return it == p.end() ? YAML::Node() : it->second;
-}
 
 template <typename T>
 T by_name(const YAML::Node& node, const std::string& path, int line, const Context& ctx,

@@ -12,9 +12,6 @@ using job::FailureSpec;
 using job::JobSpec;
 using job::StartupSpec;
 
-Check time_positive() {
-  return [](const Value& v) { return v.time > core::SimTime::zero() ? std::string() : std::string("must be positive"); };
-}
 Check long_time_positive() {
   return [](const Value& v) {
     return v.long_time > core::JobTime::zero() ? std::string() : std::string("must be positive");
@@ -220,11 +217,6 @@ const std::vector<Field<PlacementTarget>>& placement_fields() {
        [](const P& p) { return show_value(p.spec.balanced_hosts_per_rack); }},
   };
   return f;
-}
-
-YAML::Node sub(const Present& p, std::string_view key) {
-  const auto it = p.find(key);
-  return it == p.end() ? YAML::Node() : it->second;
 }
 
 }  // namespace

@@ -22,15 +22,11 @@ namespace {
 
 using detail::Context;
 using detail::Present;
+using detail::sub;
 using workload::ModelSpec;
 using workload::ParallelPlan;
 
 // ---- Reading. --------------------------------------------------------------
-
-YAML::Node sub(const Present& p, std::string_view key) {
-  const auto it = p.find(key);
-  return it == p.end() ? YAML::Node() : it->second;
-}
 
 ModelSpec read_model(const YAML::Node& node, Context& ctx) {
   const int at = ctx.line_for("model");

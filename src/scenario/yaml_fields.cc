@@ -74,6 +74,14 @@ Check bytes_positive() {
   };
 }
 
+Check time_positive() {
+  return [](const Value& v) { return v.time > core::SimTime::zero() ? std::string() : std::string("must be positive"); };
+}
+
+Check rate_positive() {
+  return [](const Value& v) -> std::string { return v.rate.bps() > 0 ? "" : "must be greater than zero"; };
+}
+
 Check not_empty() {
   return [](const Value& v) -> std::string { return v.text.empty() ? "must not be empty" : ""; };
 }
@@ -195,6 +203,11 @@ std::string nearest_key(std::string_view key, const std::vector<std::string_view
     for (auto k : keys)
       if (k.substr(0, key.size()) == key) return std::string(k);
   return {};
+}
+
+YAML::Node sub(const Present& p, std::string_view key) {
+  const auto it = p.find(key);
+  return it == p.end() ? YAML::Node() : it->second;
 }
 
 Present check_keys(const YAML::Node& node, const std::string& path, int line,

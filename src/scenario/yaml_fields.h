@@ -77,6 +77,8 @@ Check int_one_of(std::vector<int64_t> allowed, std::string reason);
 Check number_at_least(double lo);
 Check number_positive();
 Check bytes_positive();
+Check time_positive();
+Check rate_positive();
 // At least `lo` (or 0 when zero_allowed): sizes whose unit was left out
 // ("100" bytes for 100MB) are refused instead of simulated for days.
 Check bytes_at_least(core::Bytes lo, bool zero_allowed);
@@ -168,6 +170,9 @@ using Present = std::map<std::string, YAML::Node, std::less<>>;
 // Checks that `node` (the value of section `path`, whose key is on `line`)
 // is a mapping whose keys are all in `keys`, each once, and records their
 // lines. An undefined or null node is an empty section.
+// The value node of `key` in `p`; an undefined node when the key is absent.
+YAML::Node sub(const Present& p, std::string_view key);
+
 Present check_keys(const YAML::Node& node, const std::string& path, int line,
                    const std::vector<std::string_view>& keys, Context& ctx);
 

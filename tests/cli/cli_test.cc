@@ -15,13 +15,9 @@ namespace {
 
 using Result = anatomy::testing::ShellResult;
 
-Result run(const std::string& args) { return anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " " + args); }
+using anatomy::testing::run;
 
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using anatomy::testing::lines;
 
 void expect_input_error(const std::string& args, const std::string& mentions) {
   Result r = run(args);
@@ -137,13 +133,7 @@ TEST(Cli, ListNamesSystemsModelsAndAlgorithms) {
 
 namespace {
 
-std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
-  FILE* f = fopen(path.c_str(), "w");
-  fputs(text.c_str(), f);
-  fclose(f);
-  return path;
-}
+using anatomy::testing::write_temp;
 
 TEST(Cli, SeedsRunAJobOncePerSeedAndReportTheSpread) {
   // A day of 64 GPUs failing about twice a day (job-wide rate 2/day): three

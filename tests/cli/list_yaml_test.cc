@@ -14,13 +14,9 @@ namespace {
 
 using Result = anatomy::testing::ShellResult;
 
-Result run(const std::string& args) { return anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " " + args); }
+using anatomy::testing::run;
 
-std::string write_temp(const std::string& name, const std::string& body) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << body;
-  return path;
-}
+using anatomy::testing::write_temp;
 
 TEST(CliListYaml, ACopiedPresetRunsAsThePresetDoes) {
   // dgx-h100 copied from the listing into cluster.system: the same 16-GPU

@@ -52,11 +52,7 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+using anatomy::testing::lines;
 
 // ---------------------------------------------------------------------------
 // Headless Chromium

@@ -13,7 +13,7 @@ namespace {
 
 using Result = anatomy::testing::ShellResult;
 
-Result run(const std::string& args) { return anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " " + args); }
+using anatomy::testing::run;
 
 TEST(Schema, ListsEverySectionsFieldsWithUnitAndDefault) {
   const Result r = run("schema");

@@ -39,4 +39,20 @@ inline ShellResult run_shell(const std::string& cmd) {
   return r;
 }
 
+// The anatomy binary under test with `args`.
+inline ShellResult run(const std::string& args) { return run_shell(std::string(ANATOMY_BINARY) + " " + args); }
+
+// Writes `text` to TempDir()/name; returns the path.
+inline std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+inline int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
 }  // namespace anatomy::testing

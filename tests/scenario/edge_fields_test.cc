@@ -24,7 +24,7 @@ edge:
   rollout: {strategy: rolling}
 )";
 
-std::string error_of(const std::string& yaml) {
+std::string edge_error_of(const std::string& yaml) {
   try {
     parse_scenario(yaml, "site.yaml");
   } catch (const core::InputError& e) {
@@ -55,28 +55,28 @@ TEST(EdgeFields, ASiteNeedsNoModelSectionAndReadsEveryKnob) {
 TEST(EdgeFields, AStreamWhosePeriodIsShorterThanItsSerializationIsRefused) {
   // 2 MB in 9000-byte frames: 223 frames of 9042 wire bytes at 10 Gb/s =
   // 1.613 ms, longer than a 1 ms period.
-  EXPECT_EQ(error_of(replace(kSite, "period: 33ms", "period: 1ms")),
+  EXPECT_EQ(edge_error_of(replace(kSite, "period: 33ms", "period: 1ms")),
             "site.yaml:7: edge.sensor.streams[0].period: 1ms is shorter than the 1.613ms its 2MB message takes to "
             "serialize at 10Gbps (223 frames)");
 }
 
 TEST(EdgeFields, AGateListThatNeverOpensForAStreamsClassIsRefused) {
-  EXPECT_EQ(error_of(replace(kSite, "open: \"0-6\"", "open: \"0-4\"")),
+  EXPECT_EQ(edge_error_of(replace(kSite, "open: \"0-6\"", "open: \"0-4\"")),
             "site.yaml:8: edge.sensor.gates: never opens for class 5 (stream 0, 'camera')");
-  EXPECT_NE(error_of(replace(kSite, "open: \"0-6\"", "open: \"0-9\"")).find("site.yaml:10: edge.sensor.gates[1].open"),
+  EXPECT_NE(edge_error_of(replace(kSite, "open: \"0-6\"", "open: \"0-9\"")).find("site.yaml:10: edge.sensor.gates[1].open"),
             std::string::npos);
 }
 
 TEST(EdgeFields, ARolloutToMoreNodesThanServeIsRefused) {
-  EXPECT_EQ(error_of(replace(kSite, "{strategy: rolling}", "{strategy: rolling, nodes: 3}")),
+  EXPECT_EQ(edge_error_of(replace(kSite, "{strategy: rolling}", "{strategy: rolling, nodes: 3}")),
             "site.yaml:12: edge.rollout.nodes: rolls out to 3 nodes, but only 2 serve (edge.serving.nodes)");
-  EXPECT_EQ(error_of(replace(kSite, "{nodes: 2, lines: 4}", "{nodes: 8, lines: 4}")),
+  EXPECT_EQ(edge_error_of(replace(kSite, "{nodes: 2, lines: 4}", "{nodes: 8, lines: 4}")),
             "site.yaml:11: edge.serving.nodes: 8 dedicated serving nodes leave none of the 8 accelerators to train (or "
             "shared: true)");
 }
 
 TEST(EdgeFields, UnknownKeysNameTheNearestOne) {
-  EXPECT_NE(error_of(replace(kSite, "{strategy: rolling}", "{stratgy: rolling}")).find("edge.rollout.stratgy"),
+  EXPECT_NE(edge_error_of(replace(kSite, "{strategy: rolling}", "{stratgy: rolling}")).find("edge.rollout.stratgy"),
             std::string::npos);
 }
 

@@ -23,7 +23,7 @@ Scenario with_network(const std::string& network_yaml) {
   return parse_scenario(std::string(kBase) + "network:\n" + network_yaml, "s.yaml");
 }
 
-std::string error_of(const std::string& network_yaml) {
+std::string network_error_of(const std::string& network_yaml) {
   try {
     with_network(network_yaml);
   } catch (const core::InputError& e) {
@@ -62,7 +62,7 @@ TEST(NetworkFields, SameOptionsFromYamlAndFromTheFlagGiveTheSameSpec) {
 TEST(NetworkFields, EveryPacketOptionIsAYamlKey) {
   for (const PacketOption& o : net::packet::packet_options()) {
     const std::string yaml = "  model: packet\n  " + std::string(o.key) + ": " + o.default_text + "\n";
-    EXPECT_EQ(error_of(yaml), "no error") << o.key;
+    EXPECT_EQ(network_error_of(yaml), "no error") << o.key;
   }
 }
 
@@ -73,7 +73,7 @@ TEST(NetworkFields, AbsentSectionIsTheFlowModelWithDefaults) {
 }
 
 TEST(NetworkFields, UnknownKeyNamesFileLineFieldAndTheKnownKeys) {
-  const std::string e = error_of("  model: packet\n  ecn_kmn: 50KB\n");
+  const std::string e = network_error_of("  model: packet\n  ecn_kmn: 50KB\n");
   EXPECT_EQ(e.rfind("s.yaml:5: network.ecn_kmn: unknown key 'ecn_kmn' in network (did you mean 'ecn_kmin'?); "
                     "valid keys: model, transport, fabric, ",
                     0),
@@ -82,17 +82,17 @@ TEST(NetworkFields, UnknownKeyNamesFileLineFieldAndTheKnownKeys) {
 }
 
 TEST(NetworkFields, PacketOptionsNeedThePacketModel) {
-  EXPECT_EQ(error_of("  transport: roce\n"), "s.yaml:4: network.transport: applies to model: packet only (model is flow)");
+  EXPECT_EQ(network_error_of("  transport: roce\n"), "s.yaml:4: network.transport: applies to model: packet only (model is flow)");
 }
 
 TEST(NetworkFields, ValuesAreCheckedByThePacketTable) {
-  EXPECT_EQ(error_of("  model: packet\n  spray_paths: 0\n"), "s.yaml:5: network.spray_paths: must be at least 1 (got 0)");
-  EXPECT_EQ(error_of("  model: packet\n  ecn_pmax: 2\n"), "s.yaml:5: network.ecn_pmax: must be from 0 to 1 (got 2)");
-  EXPECT_EQ(error_of("  model: packet\n  pfc: maybe\n"), "s.yaml:5: network.pfc: 'maybe' is not one of: auto, on, off");
+  EXPECT_EQ(network_error_of("  model: packet\n  spray_paths: 0\n"), "s.yaml:5: network.spray_paths: must be at least 1 (got 0)");
+  EXPECT_EQ(network_error_of("  model: packet\n  ecn_pmax: 2\n"), "s.yaml:5: network.ecn_pmax: must be from 0 to 1 (got 2)");
+  EXPECT_EQ(network_error_of("  model: packet\n  pfc: maybe\n"), "s.yaml:5: network.pfc: 'maybe' is not one of: auto, on, off");
 }
 
 TEST(NetworkFields, ThresholdPairsPointAtTheirKey) {
-  EXPECT_EQ(error_of("  model: packet\n  ecn_kmax: 20KB\n  ecn_kmin: 50KB\n"),
+  EXPECT_EQ(network_error_of("  model: packet\n  ecn_kmax: 20KB\n  ecn_kmin: 50KB\n"),
             "s.yaml:6: network.ecn_kmin: 50KB must not exceed ecn_kmax (20KB)");
 }
 
@@ -108,7 +108,7 @@ cluster:
                                     "s.yaml");
   EXPECT_EQ(m.cluster.fabric.framing.mtu_bytes, 9000);
   EXPECT_EQ(m.cluster.fabric.framing.overhead_bytes, 78);
-  EXPECT_NE(error_of("  model: packet\n  mtu: 9000\n").find("network.mtu: unknown key 'mtu'"), std::string::npos);
+  EXPECT_NE(network_error_of("  model: packet\n  mtu: 9000\n").find("network.mtu: unknown key 'mtu'"), std::string::npos);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 namespace anatomy::scenario {
 namespace {
 
-const char* const kBase = R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+const char* const kOverridesBase = R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
 cluster: {system: dgx-h100, gpus: 16}
 parallelism: {tp: 8}
 )";
@@ -28,7 +28,7 @@ std::string error_of(const std::string& yaml, const std::vector<Override>& overr
 TEST(Overrides, SetAKeyTheFileHasAndOneItLeavesOut) {
   // tp 8 -> 4 (so dp is derived as 16 / 4 = 4), and a fabric section the
   // file never wrote is created for nic_speed.
-  const Scenario s = parse_scenario(kBase, "s.yaml",
+  const Scenario s = parse_scenario(kOverridesBase, "s.yaml",
                                     {parse_override("parallelism.tp=4"), parse_override("cluster.fabric.nic_speed=800Gbps")});
   EXPECT_EQ(s.parallelism.tp, 4);
   EXPECT_EQ(s.parallelism.dp, 4);
@@ -36,22 +36,22 @@ TEST(Overrides, SetAKeyTheFileHasAndOneItLeavesOut) {
 }
 
 TEST(Overrides, AValueIsYamlSoASectionCanBeSetWhole) {
-  const Scenario s = parse_scenario(kBase, "s.yaml", {parse_override("model={preset: llama3-8b, layers: 8}")});
+  const Scenario s = parse_scenario(kOverridesBase, "s.yaml", {parse_override("model={preset: llama3-8b, layers: 8}")});
   EXPECT_EQ(s.model.layers, 8);
   EXPECT_EQ(s.model.hidden, 4096);
 }
 
 TEST(Overrides, TheSeedIsAnOverrideToo) {
-  EXPECT_EQ(parse_scenario(kBase, "s.yaml", {{"seed", "7"}}).seed, 7u);
+  EXPECT_EQ(parse_scenario(kOverridesBase, "s.yaml", {{"seed", "7"}}).seed, 7u);
 }
 
 TEST(Overrides, AnErrorInAnOverrideNamesItInsteadOfALine) {
-  EXPECT_EQ(error_of(kBase, {parse_override("parallelism.tpp=2")}).rfind("--set parallelism.tpp=2: parallelism.tpp: unknown key 'tpp'", 0), 0u)
-      << error_of(kBase, {parse_override("parallelism.tpp=2")});
-  EXPECT_EQ(error_of(kBase, {parse_override("training.precision=bf17")}),
+  EXPECT_EQ(error_of(kOverridesBase, {parse_override("parallelism.tpp=2")}).rfind("--set parallelism.tpp=2: parallelism.tpp: unknown key 'tpp'", 0), 0u)
+      << error_of(kOverridesBase, {parse_override("parallelism.tpp=2")});
+  EXPECT_EQ(error_of(kOverridesBase, {parse_override("training.precision=bf17")}),
             "--set training.precision=bf17: training.precision: 'bf17' is not one of: bf16, fp8, fp4, fp16, fp32");
   // An error in a key the file wrote still names the file's line.
-  EXPECT_EQ(error_of(std::string(kBase) + "training: {precision: bf17}\n", {parse_override("parallelism.tp=4")}),
+  EXPECT_EQ(error_of(std::string(kOverridesBase) + "training: {precision: bf17}\n", {parse_override("parallelism.tp=4")}),
             "s.yaml:4: training.precision: 'bf17' is not one of: bf16, fp8, fp4, fp16, fp32");
 }
 
@@ -81,7 +81,7 @@ TEST(Limits, ABucketWithoutItsUnitIsRefused) {
                                  "parallelism:\n  tp: 8\n  param_gather_size: 100\n",
                                  {});
   EXPECT_EQ(e.rfind("s.yaml:5: parallelism.param_gather_size: '100' is under 1MB", 0), 0u) << e;
-  EXPECT_EQ(error_of(kBase, {parse_override("parallelism.bucket_size=512KB")})
+  EXPECT_EQ(error_of(kOverridesBase, {parse_override("parallelism.bucket_size=512KB")})
                 .rfind("--set parallelism.bucket_size=512KB: parallelism.bucket_size: '512KB' is under 1MB", 0),
             0u);
 }
@@ -90,9 +90,9 @@ TEST(Limits, ABucketWithoutItsUnitIsRefused) {
 // kMaxKeyBytes (128) is no scenario's: refused with its size, not echoed.
 TEST(Limits, OverlongValuesAndKeysAreRefusedWithoutBeingEchoed) {
   const std::string name(5000, 'x');
-  std::string e = error_of("name: " + name + "\n" + kBase, {});
+  std::string e = error_of("name: " + name + "\n" + kOverridesBase, {});
   EXPECT_EQ(e.rfind("s.yaml:1: name: is 5000 bytes long; a value may be at most 4096 bytes", 0), 0u) << e.substr(0, 200);
-  e = error_of(std::string(kBase) + "model_of_the_year" + std::string(200, 'y') + ": 1\n", {});
+  e = error_of(std::string(kOverridesBase) + "model_of_the_year" + std::string(200, 'y') + ": 1\n", {});
   EXPECT_NE(e.find("(top level): a key of 217 bytes is not a valid key"), std::string::npos) << e.substr(0, 200);
   EXPECT_EQ(e.find("yyyy"), std::string::npos);
   e = error_of("model: " + name + "\ncluster: {system: dgx-h100, gpus: 8}\n", {});

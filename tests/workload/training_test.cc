@@ -16,7 +16,7 @@ std::string check(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec&
   }
 }
 
-ParallelPlan plan(int tp, int pp, int dp, int cp = 1) {
+ParallelPlan plan_of(int tp, int pp, int dp, int cp = 1) {
   ParallelPlan p;
   p.tp = tp;
   p.pp = pp;
@@ -25,7 +25,7 @@ ParallelPlan plan(int tp, int pp, int dp, int cp = 1) {
   return p;
 }
 
-TrainingSpec training(int64_t seq, int64_t global_batch, int64_t micro_batch) {
+TrainingSpec training_of(int64_t seq, int64_t global_batch, int64_t micro_batch) {
   TrainingSpec t;
   t.seq_len = seq;
   t.global_batch = global_batch;
@@ -42,94 +42,94 @@ TEST(Recompute, Names) {
 TEST(ValidatePlan, PublishedPlansPass) {
   // Llama 3 405B, Table 4 row 2: TP 8, PP 16, DP 128 on 16,384 GPUs, 16 sequences
   // per DP rank of 8,192 tokens: global batch 2,048, 126 layers split unevenly.
-  EXPECT_EQ(check(find_model("llama3-405b"), plan(8, 16, 128), training(8192, 2048, 1), 16384), "ok");
+  EXPECT_EQ(check(find_model("llama3-405b"), plan_of(8, 16, 128), training_of(8192, 2048, 1), 16384), "ok");
   // GPT-3 175B PTD-P (A2): TP 8 x PP 12 on 1,536 GPUs (DP 16), batch 1536.
-  EXPECT_EQ(check(find_model("gpt3-175b"), plan(8, 12, 16), training(2048, 1536, 1), 1536), "ok");
+  EXPECT_EQ(check(find_model("gpt3-175b"), plan_of(8, 12, 16), training_of(2048, 1536, 1), 1536), "ok");
   // Table 1's 1T model: TP 8 x PP 64, 3,072 GPUs, batch 3,072, interleaved by 2
   // (128 layers = 64 x 2 chunks; 3,072 / 6 = 512 micro-batches, a multiple of 64).
-  ParallelPlan p = plan(8, 64, 6);
+  ParallelPlan p = plan_of(8, 64, 6);
   p.virtual_stages = 2;
-  EXPECT_EQ(check(find_model("gpt-1008b"), p, training(2048, 3072, 1), 3072), "ok");
+  EXPECT_EQ(check(find_model("gpt-1008b"), p, training_of(2048, 3072, 1), 3072), "ok");
 }
 
 TEST(ValidatePlan, GpuCountMustMatch) {
-  EXPECT_EQ(check(find_model("llama3-70b"), plan(8, 4, 16), training(8192, 512, 1), 1024),
+  EXPECT_EQ(check(find_model("llama3-70b"), plan_of(8, 4, 16), training_of(8192, 512, 1), 1024),
             "parallelism: TP 8 x PP 4 x DP 16 x CP 1 = 512, but the cluster has 1024 GPUs");
 }
 
 TEST(ValidatePlan, TensorParallelMustSplitHeads) {
   const ModelSpec& m = find_model("llama3-70b");  // 64 heads, 8 KV heads, ffn 28672
-  EXPECT_EQ(check(m, plan(3, 1, 1), training(8192, 9, 3), 3), "parallelism.tp: 3 does not divide 64 attention heads");
+  EXPECT_EQ(check(m, plan_of(3, 1, 1), training_of(8192, 9, 3), 3), "parallelism.tp: 3 does not divide 64 attention heads");
   // GQA: TP 16 > 8 KV heads replicates each KV head on 2 ranks, which is allowed.
-  EXPECT_EQ(check(m, plan(16, 1, 1), training(8192, 8, 1), 16), "ok");
+  EXPECT_EQ(check(m, plan_of(16, 1, 1), training_of(8192, 8, 1), 16), "ok");
   // 96 query heads, 12 KV heads (a made-up shape): TP 8 neither divides 12 nor is a multiple of it.
   ModelSpec odd = m;
   odd.heads = 96;
   odd.hidden = 96 * 128;
   odd.kv_heads = 12;
-  EXPECT_NE(check(odd, plan(8, 1, 1), training(8192, 8, 1), 8).find("parallelism.tp: 8 neither divides 12"),
+  EXPECT_NE(check(odd, plan_of(8, 1, 1), training_of(8192, 8, 1), 8).find("parallelism.tp: 8 neither divides 12"),
             std::string::npos);
 }
 
 TEST(ValidatePlan, SizesMustBePositive) {
   const ModelSpec& m = find_model("llama3-8b");
-  EXPECT_EQ(check(m, plan(0, 1, 1), training(8192, 8, 1), 0), "parallelism.tp: must be at least 1 (got 0)");
-  EXPECT_EQ(check(m, plan(1, 1, 1), training(0, 8, 1), 1), "training.seq_len: must be at least 1 (got 0)");
-  EXPECT_EQ(check(m, plan(1, 1, 1), training(8192, 8, 0), 1), "training.micro_batch: must be at least 1 (got 0)");
+  EXPECT_EQ(check(m, plan_of(0, 1, 1), training_of(8192, 8, 1), 0), "parallelism.tp: must be at least 1 (got 0)");
+  EXPECT_EQ(check(m, plan_of(1, 1, 1), training_of(0, 8, 1), 1), "training.seq_len: must be at least 1 (got 0)");
+  EXPECT_EQ(check(m, plan_of(1, 1, 1), training_of(8192, 8, 0), 1), "training.micro_batch: must be at least 1 (got 0)");
 }
 
 TEST(ValidatePlan, BatchMustSplitIntoMicroBatches) {
   // 1,536 sequences are 12 steps of micro-batch 2 x DP 64, but not of 5 x 64.
   const ModelSpec& m = find_model("gpt3-175b");
-  EXPECT_EQ(check(m, plan(8, 2, 64), training(2048, 1536, 2), 1024), "ok");
-  EXPECT_EQ(check(m, plan(8, 2, 64), training(2048, 1536, 5), 1024),
+  EXPECT_EQ(check(m, plan_of(8, 2, 64), training_of(2048, 1536, 2), 1024), "ok");
+  EXPECT_EQ(check(m, plan_of(8, 2, 64), training_of(2048, 1536, 5), 1024),
             "training.global_batch: 1536 is not a multiple of micro_batch 5 x DP 64");
 }
 
 TEST(ValidatePlan, PipelineLayers) {
   const ModelSpec& m = find_model("llama3-8b");  // 32 layers
-  EXPECT_EQ(check(m, plan(1, 64, 1), training(8192, 64, 1), 64),
+  EXPECT_EQ(check(m, plan_of(1, 64, 1), training_of(8192, 64, 1), 64),
             "parallelism.pp: 64 stages for 32 layers leaves a stage without a layer");
   // Uneven without interleaving is allowed (32 on PP 6: 5, 6, 6, 5... see layers_per_stage).
-  EXPECT_EQ(check(m, plan(1, 6, 1), training(8192, 12, 1), 6), "ok");
+  EXPECT_EQ(check(m, plan_of(1, 6, 1), training_of(8192, 12, 1), 6), "ok");
   // Interleaved chunks may differ by a layer (8 layers per stage in 3
   // chunks: 3, 3, 2), but each needs one: 9 chunks of an 8-layer stage do not fit.
-  ParallelPlan p = plan(1, 4, 1);
+  ParallelPlan p = plan_of(1, 4, 1);
   p.virtual_stages = 3;
-  EXPECT_EQ(check(m, p, training(8192, 8, 1), 4), "ok");
+  EXPECT_EQ(check(m, p, training_of(8192, 8, 1), 4), "ok");
   p.virtual_stages = 9;
-  EXPECT_EQ(check(m, p, training(8192, 8, 1), 4),
+  EXPECT_EQ(check(m, p, training_of(8192, 8, 1), 4),
             "parallelism.virtual_stages: a pipeline stage with 8 layers cannot hold 9 model chunks");
   // ... and micro-batches a multiple of PP (Megatron-LM's rule): 4 x 2 = 8 chunks of 4 layers, 6 micro-batches.
   p.virtual_stages = 2;
-  EXPECT_EQ(check(m, p, training(8192, 6, 1), 4),
+  EXPECT_EQ(check(m, p, training_of(8192, 6, 1), 4),
             "parallelism.virtual_stages: interleaved 1F1B needs the micro-batches per iteration (6) to be a multiple "
             "of PP 4");
-  EXPECT_EQ(check(m, p, training(8192, 8, 1), 4), "ok");
+  EXPECT_EQ(check(m, p, training_of(8192, 8, 1), 4), "ok");
 }
 
 TEST(ValidatePlan, ContextAndExpertParallel) {
   const ModelSpec& m = find_model("mixtral-8x7b");  // 8 experts
-  ParallelPlan p = plan(2, 1, 8, 4);
+  ParallelPlan p = plan_of(2, 1, 8, 4);
   p.ep = 8;
-  EXPECT_EQ(check(m, p, training(32768, 64, 1), 64), "ok");
-  EXPECT_EQ(check(m, p, training(32766, 64, 1), 64), "parallelism.cp: 4 does not divide seq_len 32766");
+  EXPECT_EQ(check(m, p, training_of(32768, 64, 1), 64), "ok");
+  EXPECT_EQ(check(m, p, training_of(32766, 64, 1), 64), "parallelism.cp: 4 does not divide seq_len 32766");
   p.ep = 16;
   p.dp = 16;
-  EXPECT_EQ(check(m, p, training(32768, 64, 1), 128), "parallelism.ep: 16 does not divide 8 experts");
+  EXPECT_EQ(check(m, p, training_of(32768, 64, 1), 128), "parallelism.ep: 16 does not divide 8 experts");
   p.ep = 4;
   p.dp = 6;
-  EXPECT_EQ(check(m, p, training(32768, 60, 1), 48), "parallelism.ep: 4 does not divide DP 6");
-  ParallelPlan dense = plan(1, 1, 8);
+  EXPECT_EQ(check(m, p, training_of(32768, 60, 1), 48), "parallelism.ep: 4 does not divide DP 6");
+  ParallelPlan dense = plan_of(1, 1, 8);
   dense.ep = 2;
-  EXPECT_EQ(check(find_model("llama3-8b"), dense, training(8192, 8, 1), 8),
+  EXPECT_EQ(check(find_model("llama3-8b"), dense, training_of(8192, 8, 1), 8),
             "parallelism.ep: 2 needs a mixture-of-experts model; llama3-8b is dense");
 }
 
 TEST(ValidatePlan, ZeroStage) {
-  ParallelPlan p = plan(1, 1, 8);
+  ParallelPlan p = plan_of(1, 1, 8);
   p.zero_stage = 4;
-  EXPECT_EQ(check(find_model("llama3-8b"), p, training(8192, 8, 1), 8),
+  EXPECT_EQ(check(find_model("llama3-8b"), p, training_of(8192, 8, 1), 8),
             "parallelism.zero_stage: 4 is not one of 0, 1, 2, 3");
 }
 
@@ -137,11 +137,11 @@ TEST(LayersPerStage, UnevenLayersComeOffTheEnds) {
   // 126 layers on PP 16: ceil = 8, 16 x 8 - 126 = 2 missing, one from each end (Llama 3 405B).
   std::vector<int64_t> expect(16, 8);
   expect.front() = expect.back() = 7;
-  EXPECT_EQ(layers_per_stage(find_model("llama3-405b"), plan(8, 16, 128)), expect);
+  EXPECT_EQ(layers_per_stage(find_model("llama3-405b"), plan_of(8, 16, 128)), expect);
   // 105 layers on PP 35: 3 each.
-  EXPECT_EQ(layers_per_stage(find_model("gpt-529.6b"), plan(8, 35, 9)), std::vector<int64_t>(35, 3));
+  EXPECT_EQ(layers_per_stage(find_model("gpt-529.6b"), plan_of(8, 35, 9)), std::vector<int64_t>(35, 3));
   // 32 layers on PP 6: ceil 6, 4 missing: ranks 0, 5, 1, 4 lose one.
-  EXPECT_EQ(layers_per_stage(find_model("llama3-8b"), plan(1, 6, 1)), (std::vector<int64_t>{5, 5, 6, 6, 5, 5}));
+  EXPECT_EQ(layers_per_stage(find_model("llama3-8b"), plan_of(1, 6, 1)), (std::vector<int64_t>{5, 5, 6, 6, 5, 5}));
 }
 
 }  // namespace
