@@ -417,6 +417,14 @@ AdaptationResult Adaptation::run() {
   const workload::IterationResult& steady = *in_.steady;
   for (const auto& l : steady.busiest_links)
     if (l.kind == "fabric") fabric_.push_back(&l);
+  for (size_t i = 0; i < spec_.conditions.size(); ++i) {
+    const ConditionSpec& c = spec_.conditions[i];
+    if (!is_link(c.kind) || static_cast<size_t>(c.link) < fabric_.size()) continue;
+    throw core::InputError({"", 0, fmt::format("job.conditions[{}].link", i)},
+                           fabric_.empty() ? std::string("the iteration sends nothing over the scale-out fabric")
+                                           : fmt::format("the iteration's busiest fabric links are 0-{} (got {})",
+                                                         fabric_.size() - 1, c.link));
+  }
   expand_episodes();
   for (const auto& c : spec_.controllers) ctl_.push_back(ControllerState{&c});
   r_.tokens_per_iteration = r_.max_tokens_per_iteration = in_.iteration->training->tokens_per_iteration();

@@ -58,8 +58,9 @@ TEST(Controller, ARerouteReactingFasterThanTheFlapsFollowsEveryOne) {
   // decisions, alternating). With 1.5 s, longer than the 1 s the link stays
   // up, the release never holds: one reroute, and one restore 1.5 s after
   // the last flap.
-  const nlohmann::json& mis = first_run(run_json("flapping-mistuned.yaml"));
-  const nlohmann::json& tuned = first_run(run_json("flapping-tuned.yaml"));
+  const nlohmann::json mis_run = run_json("flapping-mistuned.yaml"), tuned_run = run_json("flapping-tuned.yaml");
+  const nlohmann::json& mis = first_run(mis_run);
+  const nlohmann::json& tuned = first_run(tuned_run);
   const auto& d = mis["controller_decisions"];
   ASSERT_EQ(d.size(), 60u);
   for (size_t i = 0; i < d.size(); ++i)
@@ -71,7 +72,8 @@ TEST(Cascade, TheStaticRunNamesEveryLinkOfTheChainInOrder) {
   // 50 ms without packets -> one retry timer (134 ms) -> the buckets queued
   // meanwhile overflow 256 MB of headroom -> a 100 ms allocator pause -> the
   // peers wait -> the late checkpoint lands in the storage burst.
-  const nlohmann::json& st = first_run(run_json("cascade-static.yaml"));
+  const nlohmann::json st_run = run_json("cascade-static.yaml");
+  const nlohmann::json& st = first_run(st_run);
   const std::vector<std::string> expect = {"congestion", "transport timeout and retry", "memory pressure",
                                            "load imbalance", "checkpoint overwhelms storage"};
   const auto& chain = st["chain"];
@@ -85,7 +87,8 @@ TEST(Cascade, TheStaticRunNamesEveryLinkOfTheChainInOrder) {
   EXPECT_GT(chain.back()["cost_s"].get<double>(), 1.0);  // the congested write costs seconds
   EXPECT_TRUE(st["chain_broken_by"].get<std::string>().empty());
   // With adaptive routing the chain stops at its second link.
-  const nlohmann::json& ad = first_run(run_json("cascade-adaptive.yaml"));
+  const nlohmann::json ad_run = run_json("cascade-adaptive.yaml");
+  const nlohmann::json& ad = first_run(ad_run);
   ASSERT_EQ(ad["chain"].size(), 2u) << ad["chain"].dump(1);
   EXPECT_LT(ad["chain"][1]["cost_s"].get<double>(), 0.02);  // the 10 ms until the reroute, no retry
   EXPECT_EQ(ad["chain_broken_by"].get<std::string>().rfind("reroute", 0), 0u);
