@@ -152,7 +152,7 @@ class Adaptation {
   std::map<int, bool> crashed_links_;  // routed around after a crash
   std::vector<bool> swapped_;          // per episode: a straggler swapped out
   std::vector<bool> rebalanced_;
-  std::string algo_;
+  std::string algo_, default_algo_;  // the gradient collectives' pinned choice; the static one
   int accum_ = 1;
   bool compress_ = false;
   JobTime stall_start_ = JobTime::max(), down_until_;
@@ -237,6 +237,18 @@ const Measured& Adaptation::measure(const ClusterState& s) {
   const std::string key = s.key();
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const workload::IterationInputs& base = *in_.iteration;
+  if (s.links.empty() && s.stage_scale.empty() && s.accum == 1 && s.algo == default_algo_) {
+    // The healthy cluster with the static choice: the steady iteration itself.
+    const workload::IterationResult& it = *in_.steady;
+    Measured m;
+    m.iteration = it.iteration;
+    m.dp_exposed = it.mean.dp_comm;
+    for (const auto& st : it.stages) m.stage_compute.push_back(st.forward_compute + st.backward_compute);
+    m.tokens_per_s = it.tokens_per_s;
+    m.tokens_per_iteration = base.training->tokens_per_iteration();
+    m.dp_algorithm = it.dp_algorithm;
+    return cache_.emplace(key, std::move(m)).first->second;
+  }
   topo::Topology topo = *base.topology;
   for (const auto& [l, f] : s.links)
     if (static_cast<size_t>(l) < fabric_.size()) topo.scale_link_bandwidth(fabric_[l]->link, std::max(1e-6, f));
@@ -433,7 +445,8 @@ AdaptationResult Adaptation::run() {
   // fabric: NCCL's own choice comes from its model, not from what it sees.
   const std::string& chosen = steady.dp_algorithm;
   if (chosen.find('/') != std::string::npos && chosen.find(' ') == std::string::npos) algo_ = chosen;
-  const std::string default_algo = algo_;
+  default_algo_ = algo_;
+  const std::string& default_algo = default_algo_;
   const double steady_rate = steady.tokens_per_s;
   const SimTime T = steady.iteration;
   const SimTime sample = spec_.mechanisms.telemetry_interval > SimTime::zero() ? spec_.mechanisms.telemetry_interval

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,42 @@ nlohmann::json run_json(const std::string& file) {
 
 // A job's JSON is {"schema", ..., "runs": [...]} or the run itself.
 const nlohmann::json& first_run(const nlohmann::json& j) { return j.contains("runs") ? j["runs"][0] : j; }
+
+// congestion-static.yaml's job with `conditions` instead of its own, written
+// to a temporary file and run.
+nlohmann::json run_with_conditions(const std::string& conditions, const std::string& name, int seed = 1) {
+  std::ifstream in(std::string(ANATOMY_SOURCE_DIR) + "/scenarios/adaptive/congestion-static.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text = text.substr(0, text.find("  conditions:")) + "  conditions:\n" + conditions;
+  const std::string path = ::testing::TempDir() + "adaptation_" + name + ".yaml";
+  std::ofstream(path) << text;
+  const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json --seed " +
+                                               std::to_string(seed));
+  EXPECT_EQ(out.code, 0) << out.err;
+  return nlohmann::json::parse(out.out);
+}
+
+TEST(Condition, PausesCostTheirLengthOnEveryGpuWhenNobodyHasSlack) {
+  // A rank stops 100 ms every 10 s for 10 minutes: 60 pauses. With one
+  // pipeline stage nobody idles in the steady step (waiting 0), so every
+  // GPU waits the whole 100 ms each time: 6 s per GPU, x 64 GPUs = 384
+  // GPU-s = 0.10667 GPU-hours, all of it waiting.
+  const nlohmann::json j = run_with_conditions(
+      "    - {kind: pause, pause: 100ms, pause_every: 10s, at: 30min, duration: 10min}\n", "pause");
+  EXPECT_NEAR(j["adaptation_cost_gpu_hours"]["waiting"].get<double>(), 64 * 6.0 / 3600, 1e-9);
+  EXPECT_EQ(j["adaptation_cost_gpu_hours"]["exposed communication"].get<double>(), 0.0);
+}
+
+TEST(Condition, ASeededStreamGivesTheSameEpisodesForTheSameSeedOnly) {
+  // Background bursts at 3 per hour over 2 hours: about 6 episodes, drawn
+  // from stream "conditions" 0 of the run's seed.
+  const std::string c = "    - {kind: background_traffic, load: 0.5, rate_per_hour: 3, duration: 1min}\n";
+  const nlohmann::json a = run_with_conditions(c, "stream_a", 1), b = run_with_conditions(c, "stream_b", 1),
+                       other = run_with_conditions(c, "stream_c", 2);
+  ASSERT_FALSE(a["conditions"].empty());
+  EXPECT_EQ(a["conditions"], b["conditions"]);
+  EXPECT_NE(a["conditions"], other["conditions"]);
+}
 
 class Pair : public ::testing::TestWithParam<const char*> {};
 
@@ -66,6 +103,19 @@ TEST(Controller, ARerouteReactingFasterThanTheFlapsFollowsEveryOne) {
   for (size_t i = 0; i < d.size(); ++i)
     EXPECT_EQ(d[i]["action"].get<std::string>().rfind(i % 2 == 0 ? "reroute" : "restore", 0), 0u) << i;
   EXPECT_EQ(tuned["controller_decisions"].size(), 2u);
+}
+
+TEST(Controller, RebalancingAStragglersMicroBatchesBeatsDoingNothingWithoutARestart) {
+  // k = 1.3, DP = 8: the rebalanced step takes k DP / (1 + k (DP - 1)) =
+  // 10.4 / 10.1 = 1.030 of the balanced one instead of 1.3, and no host is
+  // swapped (no interruption), so its ETTR is above the static run's.
+  const nlohmann::json st_run = run_json("straggler-static.yaml"), rb_run = run_json("straggler-rebalance.yaml");
+  const nlohmann::json& st = first_run(st_run);
+  const nlohmann::json& rb = first_run(rb_run);
+  EXPECT_GT(rb["ettr"].get<double>(), st["ettr"].get<double>());
+  EXPECT_EQ(rb["interruptions"].get<int>(), 0);
+  ASSERT_EQ(rb["controller_decisions"].size(), 1u);
+  EXPECT_EQ(rb["controller_decisions"][0]["action"].get<std::string>().rfind("rebalance", 0), 0u);
 }
 
 TEST(Cascade, TheStaticRunNamesEveryLinkOfTheChainInOrder) {
