@@ -8,7 +8,9 @@
 // or a degraded, flapping or erroring link on a fabric link the job uses, a
 // straggling GPU, pauses (garbage collection, memory pressure), storage
 // congestion. Its episodes come from a schedule (at, every, count) or from
-// a seeded Poisson stream (rate_per_hour, stream "conditions.<index>").
+// a seeded Poisson stream (rate_per_hour: stream "conditions", sub-stream
+// the condition's index); a straggler's GPUs are drawn from stream
+// "conditions.gpus", sub-stream the condition's index.
 //
 // A controller is one small strategy that reads the job's telemetry and
 // acts: it needs its trigger to hold for `reaction_time` before it acts
@@ -48,7 +50,7 @@ struct ConditionSpec {
   double bit_error_rate = 0;        // degradation by bit errors instead (go-back-N, see adaptation.cc)
   double slowdown = 0.2;            // straggler: compute takes (1 + slowdown)
   double slowdown_spread = 0;       // straggler: each GPU's slowdown uniform in slowdown x [1 - s, 1 + s]
-  int gpus = 1;                     // straggler: how many GPUs (drawn from stream "conditions.<index>.gpus")
+  int gpus = 1;                     // straggler: how many GPUs (drawn from stream "conditions.gpus")
   core::SimTime pause = core::SimTime::ms(100);     // pause: each stop
   core::SimTime pause_every = core::SimTime::sec(10);  // pause: one stop per this, during the episode
 };
