@@ -116,10 +116,11 @@ void check_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s
 
 void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s, const std::string& topology,
                              const workload::IterationResult& r, const std::vector<report::Section>& extra,
-                             const std::vector<job::JobPhase>* lifecycle) {
+                             const std::vector<job::JobPhase>* lifecycle, const job::AdaptationResult* adaptation) {
   make_csv_folder(o.csv);
   for (const report::RenderedFile& f :
-       report::run_files({o.report, o.trace, o.trace_ranks, o.trace_links, o.csv}, s, topology, r, extra, lifecycle))
+       report::run_files({o.report, o.trace, o.trace_ranks, o.trace_links, o.csv}, s, topology, r, extra, lifecycle,
+                        adaptation))
     write_output_file(f.path, f.text, f.flag);
 }
 

@@ -73,6 +73,7 @@ void check_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s
 // `extra` report sections (the whole job's) come before the iteration's.
 void write_iteration_outputs(const OutputOptions& o, const scenario::Scenario& s, const std::string& topology,
                              const workload::IterationResult& r, const std::vector<report::Section>& extra = {},
-                             const std::vector<job::JobPhase>* lifecycle = nullptr);
+                             const std::vector<job::JobPhase>* lifecycle = nullptr,
+                             const job::AdaptationResult* adaptation = nullptr);
 
 }  // namespace anatomy::cli

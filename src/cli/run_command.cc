@@ -74,7 +74,7 @@ void run(const std::string& file, const std::string& format, const OutputOptions
     }
     const app::JobRun& job = runs.front();
     write_iteration_outputs(outputs, s, job.topology, job.result.steady, {report::job_section(job.result)},
-                            &job.result.phases);
+                            &job.result.phases, job.result.adaptation ? &*job.result.adaptation : nullptr);
     std::vector<job::JobResult> results;
     for (const auto& r : runs) results.push_back(r.result);
     if (format == "json") print_json(report::jobs_json(s, results, seeds_given));

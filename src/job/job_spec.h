@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/units.h"
+#include "job/adaptive_spec.h"
 
 namespace anatomy::job {
 
@@ -94,7 +95,13 @@ struct JobSpec {
   CostSpec cost;
   bool trace_congestion = false;  // follow `congestion` through the cascade
   CongestionSpec congestion;
+  // Time-varying conditions and the controllers that react to them
+  // (adaptation.h); with neither, the job is the steady one above.
+  std::vector<ConditionSpec> conditions;
+  std::vector<ControllerSpec> controllers;
+  MechanismSpec mechanisms;
   uint64_t seed = 1;
+  bool adaptive() const { return !conditions.empty() || !controllers.empty(); }
 };
 
 }  // namespace anatomy::job

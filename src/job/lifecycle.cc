@@ -231,7 +231,12 @@ JobResult JobSim::run() {
     return std::pair{first_resume, resume};
   };
   size_t fi = 0;
+  size_t next_change = 0;
   while (t < D_) {
+    while (next_change < in_.interval_changes.size() && in_.interval_changes[next_change].first <= t) {
+      K = std::max<int64_t>(1, in_.interval_changes[next_change++].second);
+      C = r_.checkpoint.cost(T, K);
+    }
     // A failure while the job is (re)starting: the start begins again.
     while (fi < failures.size() && failures[fi].at < t) {
       const JobTime resume = interrupt(failures[fi++]).resume;
@@ -304,7 +309,7 @@ JobResult JobSim::run() {
       mark("congestion", s, std::min(s + congestion.window, e));
       mark("training", s + congestion.window, e);
     };
-    if (cs.enabled && !event_here && r_.phases.size() >= kFoldCheckpointsAfter) {
+    if (cs.enabled && !event_here && r_.phases.size() >= kFoldCheckpointsAfter && in_.interval_changes.empty()) {
       // Folded timeline: whole periods before the next failure, the event
       // and the end each add the same to the buckets and only stretch the
       // last training phase, so all but the last are counted at once (a
@@ -416,6 +421,12 @@ std::vector<CauseCost> JobResult::costs_by_cause() const {
 
 JobResult run_job(const JobInputs& in) {
   if (in.spec.duration <= JobTime::zero()) throw core::InputError({"", 0, "job.duration"}, "must be positive");
+  JobResult r = run_job_timeline(in);
+  if (in.spec.adaptive()) r = adapt_job(in, std::move(r));
+  return r;
+}
+
+JobResult run_job_timeline(const JobInputs& in) {
   JobSim sim(in);
   return sim.run();
 }

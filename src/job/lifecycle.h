@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "job/adaptation.h"
 #include "job/cascade.h"
 #include "job/checkpoint.h"
 #include "job/failures.h"
@@ -98,6 +99,9 @@ struct JobResult {
   // The traced congestion event, when the scenario traces one: its chain's
   // costs are in `time` above.
   std::optional<CascadeResult> cascade;
+  // Time-varying conditions and controllers (JobSpec::adaptive()): what
+  // they cost is in `time` above, taken from productive training.
+  std::optional<AdaptationResult> adaptation;
 
   // What one checkpoint costs the job at its interval (CheckpointCost::cost).
   SimTime checkpoint_cost() const { return checkpoint.cost(steady.iteration, checkpoint_every); }
@@ -105,6 +109,9 @@ struct JobResult {
   // the one place those are worked out, for every writer.
   std::vector<CauseCost> costs_by_cause() const;
   double gpu_hours() const { return hours_of(time.total()); }
+  // Tokens trained over the wall time: productive training is counted in
+  // steady iterations, so ETTR x the steady iteration's tokens/s.
+  double tokens_per_s() const { return ettr * steady.tokens_per_s; }
   double dollars() const { return gpu_hours() * dollars_per_gpu_hour; }
   double spare_dollars() const { return spare_gpu_hours * dollars_per_gpu_hour; }
   // GPU-hours of `per_gpu` on every GPU of the job.
@@ -122,8 +129,17 @@ struct JobInputs {
   // reports); the checkpoint, startup and cascade measurements never sample.
   int steady_link_samples = 0;
   int gpus_per_host = 8;
+  // From (time, iterations) on, checkpoint every that many iterations (the
+  // checkpoint controller's online Young/Daly); empty: the configured interval.
+  std::vector<std::pair<JobTime, int64_t>> interval_changes;
+  Telemetry* telemetry = nullptr;  // subscribers to the adaptation's signals (may be null)
 };
 
 JobResult run_job(const JobInputs& in);
+// The job's timeline alone, conditions and controllers left out.
+JobResult run_job_timeline(const JobInputs& in);
+// Runs `in`'s conditions and controllers over `timeline` (run_job_timeline's
+// result) and returns the job with what they cost and won (adaptive_job.cc).
+JobResult adapt_job(const JobInputs& in, JobResult timeline);
 
 }  // namespace anatomy::job

@@ -37,6 +37,16 @@ void add_job_metrics(const std::vector<CompareRun>& runs, std::vector<CompareMet
       [](const job::JobResult& j) { return static_cast<double>(j.interruptions); });
   add("checkpoint_cost_s", "cost of one checkpoint", "ms", 1e3, 3, false,
       [](const job::JobResult& j) { return j.checkpoint_cost().seconds(); });
+  // Static against adaptive: the goodput in tokens and what the controllers did.
+  if (std::any_of(runs.begin(), runs.end(), [](const CompareRun& r) { return r.job->adaptation.has_value(); })) {
+    add("job_tokens_per_s", "tokens/s over the job (goodput)", "", 1, 0, true,
+        [](const job::JobResult& j) { return j.tokens_per_s(); });
+    add("condition_cost_gpu_hours", "what the conditions cost, GPU-hours", "", 1, 1, false,
+        [](const job::JobResult& j) { return j.adaptation ? j.hours_of(j.adaptation->total()) : 0.0; });
+    add("controller_decisions", "controller decisions", "", 1, 0, false, [](const job::JobResult& j) {
+      return j.adaptation ? static_cast<double>(j.adaptation->decisions.size()) : 0.0;
+    });
+  }
   const bool priced = std::all_of(runs.begin(), runs.end(), [](const CompareRun& r) {
     return r.job->dollars_per_gpu_hour > 0;
   });

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/format.h"
+#include "report/job_text.h"
 #include "report/palette.h"
 #include "report/stacked_bars.h"
 
@@ -73,6 +74,41 @@ Section job_section(const job::JobResult& r) {
         core::format_time(r.cascade->total), r.hours_of(r.cascade->total),
         r.cascade->failed_job ? " as failure recovery and lost work" : " as exposed communication");
   s.body_html = draw_stacked_bars(c).str() + html_table(t) + (causes.rows.empty() ? "" : html_table(causes));
+  if (r.adaptation) {
+    const job::AdaptationResult& a = *r.adaptation;
+    Table episodes;
+    episodes.header = {"condition", "from", "to", "what"};
+    episodes.numeric = {false, true, true, false};
+    for (size_t i = 0; i < a.episodes.size() && i < 50; ++i)
+      episodes.rows.push_back({job::to_string(a.episodes[i].kind), clock_time(a.episodes[i].start),
+                               clock_time(a.episodes[i].end), a.episodes[i].what});
+    Table decisions;
+    decisions.header = {"time", "controller", "signal", "action", "effect"};
+    decisions.numeric = {true, false, false, false, false};
+    for (size_t i = 0; i < a.decisions.size() && i < 200; ++i) {
+      const auto& d = a.decisions[i];
+      decisions.rows.push_back({clock_time(d.at), d.controller, d.signal, d.action, d.effect});
+    }
+    Table chain;
+    chain.header = {"time", "link of the chain", "what happened", "cost per GPU"};
+    chain.numeric = {true, false, false, true};
+    for (const auto& l : a.chain)
+      chain.rows.push_back({clock_time(l.at), l.mechanism, l.what, core::format_time(l.cost)});
+    s.body_html += fmt::format(
+        "<h3>Conditions and controllers</h3><p>The conditions cost the job {:.1f} GPU-hours (exposed communication "
+        "{:.1f}, waiting {:.1f}, checkpoint stalls {:.1f}, failure recovery {:.1f}, lost work {:.1f}), taken from "
+        "productive training above; controllers' actions stopped training for {:.1f} of them. Tokens/s over the "
+        "job: {:.0f} (steady iteration: {:.0f}).</p>",
+        r.hours_of(a.total()), r.hours_of(a.communication), r.hours_of(a.waiting), r.hours_of(a.checkpoint),
+        r.hours_of(a.recovery), r.hours_of(a.lost_work), r.hours_of(a.decisions_cost), r.tokens_per_s(),
+        r.steady.tokens_per_s);
+    s.body_html += html_table(episodes);
+    s.body_html += "<h3>Controller decisions</h3>" +
+                   (decisions.rows.empty() ? std::string("<p>No controller acted.</p>") : html_table(decisions));
+    if (!chain.rows.empty())
+      s.body_html += "<h3>The cascade, link by link</h3>" + html_table(chain) +
+                     fmt::format("<p>Broken by: {}.</p>", a.chain_broken.empty() ? "no controller" : a.chain_broken);
+  }
   return s;
 }
 

@@ -23,6 +23,52 @@ std::string iterations_in(core::JobTime interval, core::SimTime iteration) {
 
 }  // namespace
 
+std::string clock_time(core::JobTime t) {
+  const int64_t ms = static_cast<int64_t>(std::llround(t.seconds() * 1000));
+  const int64_t h = ms / 3'600'000, m = ms / 60'000 % 60, sec = ms / 1000 % 60, milli = ms % 1000;
+  return h > 0 ? fmt::format("{}:{:02}:{:02}.{:03}", h, m, sec, milli) : fmt::format("{:02}:{:02}.{:03}", m, sec, milli);
+}
+
+std::string adaptation_text(const job::JobResult& r) {
+  const job::AdaptationResult& a = *r.adaptation;
+  std::string out;
+  const auto to = std::back_inserter(out);
+  fmt::format_to(to, "\nconditions ({} episode{}):\n", a.episodes.size(), a.episodes.size() == 1 ? "" : "s");
+  for (size_t i = 0; i < a.episodes.size() && i < 20; ++i)
+    fmt::format_to(to, "  {:>12} - {:<12} {}\n", clock_time(a.episodes[i].start),
+                   clock_time(a.episodes[i].end), a.episodes[i].what);
+  if (a.episodes.size() > 20) fmt::format_to(to, "  ... {} more\n", a.episodes.size() - 20);
+  fmt::format_to(to,
+                 "what they cost: {:.1f} GPU-hours (exposed communication {:.1f}, waiting {:.1f}, checkpoint stalls "
+                 "{:.1f}, failure recovery {:.1f}, lost work {:.1f}; controller actions {:.1f} of it)\n",
+                 r.hours_of(a.total()), r.hours_of(a.communication), r.hours_of(a.waiting), r.hours_of(a.checkpoint),
+                 r.hours_of(a.recovery), r.hours_of(a.lost_work), r.hours_of(a.decisions_cost));
+  fmt::format_to(to, "tokens/s over the job    {:.0f} (steady {:.0f}); tokens per step {}{}\n", r.tokens_per_s(),
+                 r.steady.tokens_per_s, a.tokens_per_iteration,
+                 a.max_tokens_per_iteration > a.tokens_per_iteration
+                     ? fmt::format(", up to {} for {} (a larger global batch: convergence per token is not modelled)",
+                                   a.max_tokens_per_iteration, core::format_time(a.larger_batch_time))
+                     : std::string());
+  fmt::format_to(to, "\ncontroller decisions ({}):\n", a.decisions.size());
+  if (a.decisions.empty()) fmt::format_to(to, "  none\n");
+  for (size_t i = 0; i < a.decisions.size() && i < 30; ++i) {
+    const auto& d = a.decisions[i];
+    fmt::format_to(to, "  {:>12}  {:<16} {} -> {}; {}\n", clock_time(d.at), d.controller, d.signal, d.action,
+                   d.effect);
+  }
+  if (a.decisions.size() > 30) fmt::format_to(to, "  ... {} more\n", a.decisions.size() - 30);
+  if (!a.chain.empty()) {
+    fmt::format_to(to, "\ncascade, link by link:\n");
+    for (size_t i = 0; i < a.chain.size() && i < 40; ++i)
+      fmt::format_to(to, "  {:>12}  {}: {}{}\n", clock_time(a.chain[i].at), a.chain[i].mechanism, a.chain[i].what,
+                     a.chain[i].cost > core::JobTime::zero()
+                         ? fmt::format(" (costs {} per GPU)", core::format_time(a.chain[i].cost))
+                         : std::string());
+    fmt::format_to(to, "  broken by: {}\n", a.chain_broken.empty() ? "no controller" : a.chain_broken);
+  }
+  return out;
+}
+
 nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResult& r) {
   const std::optional<job::CascadeResult>& cascade = r.cascade;
   const std::vector<job::CauseCost> causes = r.costs_by_cause();
@@ -63,6 +109,39 @@ nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResul
                     {"chain", chain},
                     {"total_s", cascade->total.seconds()},
                     {"failed_job", cascade->failed_job}};
+  }
+  if (r.adaptation) {
+    const job::AdaptationResult& a = *r.adaptation;
+    nlohmann::ordered_json decisions = nlohmann::json::array();
+    for (const auto& d : a.decisions)
+      decisions.push_back({{"t_s", d.at.seconds()},
+                           {"controller", d.controller},
+                           {"signal", d.signal},
+                           {"action", d.action},
+                           {"effect", d.effect}});
+    j["controller_decisions"] = decisions;
+    nlohmann::ordered_json episodes = nlohmann::json::array();
+    for (const auto& e : a.episodes)
+      episodes.push_back({{"condition", e.condition},
+                          {"kind", job::to_string(e.kind)},
+                          {"start_s", e.start.seconds()},
+                          {"end_s", e.end.seconds()},
+                          {"what", e.what}});
+    j["conditions"] = episodes;
+    nlohmann::ordered_json chain = nlohmann::json::array();
+    for (const auto& c : a.chain)
+      chain.push_back({{"t_s", c.at.seconds()}, {"mechanism", c.mechanism}, {"what", c.what}, {"cost_s", c.cost.seconds()}});
+    j["chain"] = chain;
+    j["chain_broken_by"] = a.chain_broken;
+    j["adaptation_cost_gpu_hours"] = {{"exposed communication", r.hours_of(a.communication)},
+                                      {"waiting", r.hours_of(a.waiting)},
+                                      {"checkpoint stalls", r.hours_of(a.checkpoint)},
+                                      {"failure recovery", r.hours_of(a.recovery)},
+                                      {"lost work", r.hours_of(a.lost_work)},
+                                      {"controller actions", r.hours_of(a.decisions_cost)}};
+    j["tokens_per_iteration"] = a.tokens_per_iteration;
+    j["max_tokens_per_iteration"] = a.max_tokens_per_iteration;
+    j["tokens_per_s"] = r.tokens_per_s();
   }
   return j;
 }
@@ -125,6 +204,7 @@ std::string job_text(const scenario::Scenario& s, const job::JobResult& r, const
     fmt::format_to(to, "  total cost to the job: {} per GPU, {:.1f} GPU-hours (in the GPU-hours by cause above)\n",
                    core::format_time(cascade->total), r.hours_of(cascade->total));
   }
+  if (r.adaptation) out += adaptation_text(r);
   if (!r.events.empty()) {
     fmt::format_to(to, "\nfirst interruptions:\n");
     for (size_t i = 0; i < r.events.size() && i < 5; ++i) fmt::format_to(to, "  {}\n", r.events[i].what);

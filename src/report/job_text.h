@@ -15,5 +15,10 @@ namespace anatomy::report {
 
 std::string job_text(const scenario::Scenario& s, const job::JobResult& r, const std::string& topology);
 nlohmann::ordered_json job_json(const scenario::Scenario& s, const job::JobResult& r);
+// The conditions, what they cost, each controller decision and the cascade
+// link by link (a job with JobResult::adaptation).
+std::string adaptation_text(const job::JobResult& r);
+// A time on the job's clock to the millisecond: "25:00.134", "1:02:03.500".
+std::string clock_time(core::JobTime t);
 
 }  // namespace anatomy::report

@@ -12,7 +12,8 @@ namespace anatomy::report {
 
 std::vector<RenderedFile> run_files(const RunFilesRequest& want, const scenario::Scenario& s,
                                     const std::string& topology, const workload::IterationResult& r,
-                                    const std::vector<Section>& extra, const std::vector<job::JobPhase>* lifecycle) {
+                                    const std::vector<Section>& extra, const std::vector<job::JobPhase>* lifecycle,
+                                    const job::AdaptationResult* adaptation) {
   std::vector<RenderedFile> out;
   const std::vector<uint32_t> gpus = r.stage_gpus.empty() ? representative_gpus(s.parallelism) : r.stage_gpus;
   if (!want.report.empty()) {
@@ -25,6 +26,7 @@ std::vector<RenderedFile> run_files(const RunFilesRequest& want, const scenario:
     if (!want.trace_ranks.empty()) t.stages = parse_stage_list(want.trace_ranks, s.parallelism.pp, "--trace-ranks");
     t.links = want.trace_links;
     t.lifecycle = lifecycle;
+    t.adaptation = adaptation;
     out.push_back({want.trace, chrome_trace(r, gpus, t), "--trace"});
   }
   if (!want.csv.empty()) {

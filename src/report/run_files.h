@@ -33,6 +33,7 @@ struct RenderedFile {
 std::vector<RenderedFile> run_files(const RunFilesRequest& want, const scenario::Scenario& s,
                                     const std::string& topology, const workload::IterationResult& r,
                                     const std::vector<Section>& extra = {},
-                                    const std::vector<job::JobPhase>* lifecycle = nullptr);
+                                    const std::vector<job::JobPhase>* lifecycle = nullptr,
+                                    const job::AdaptationResult* adaptation = nullptr);
 
 }  // namespace anatomy::report

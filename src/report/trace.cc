@@ -45,6 +45,35 @@ std::string chrome_trace(const workload::IterationResult& r, const std::vector<u
       ev.push_back(fmt::format(R"({{"name":"{}","cat":"lifecycle","ph":"X","ts":{},"dur":{},"pid":{},"tid":1}})",
                                ph.kind, exact_micros(ph.start), exact_micros(ph.end - ph.start), kJobPid));
   }
+  if (o.adaptation) {
+    const job::AdaptationResult& a = *o.adaptation;
+    ev.push_back(meta("thread_name", kJobPid, 2, R"("name":"conditions")"));
+    for (const auto& e : a.episodes)
+      ev.push_back(fmt::format(R"({{"name":{},"cat":"condition","ph":"X","ts":{},"dur":{},"pid":{},"tid":2,)"
+                               R"("args":{{"what":{}}}}})",
+                               json_string(job::to_string(e.kind)), exact_micros(e.start),
+                               exact_micros(e.end - e.start), kJobPid, json_string(e.what)));
+    ev.push_back(meta("thread_name", kJobPid, 3, R"("name":"cascade")"));
+    for (const auto& c : a.chain)
+      ev.push_back(fmt::format(R"({{"name":{},"cat":"cascade","ph":"i","s":"t","ts":{},"pid":{},"tid":3,)"
+                               R"("args":{{"what":{},"cost_s":{:.6f}}}}})",
+                               json_string(c.mechanism), exact_micros(c.at), kJobPid, json_string(c.what),
+                               c.cost.seconds()));
+    std::vector<std::string> controllers;
+    for (const auto& d : a.decisions)
+      if (std::find(controllers.begin(), controllers.end(), d.controller) == controllers.end())
+        controllers.push_back(d.controller);
+    for (size_t k = 0; k < controllers.size(); ++k)
+      ev.push_back(meta("thread_name", kJobPid, 10 + static_cast<int64_t>(k),
+                        R"("name":)" + json_string("controller: " + controllers[k])));
+    for (const auto& d : a.decisions) {
+      const auto k = std::find(controllers.begin(), controllers.end(), d.controller) - controllers.begin();
+      ev.push_back(fmt::format(R"({{"name":{},"cat":"controller","ph":"i","s":"t","ts":{},"pid":{},"tid":{},)"
+                               R"("args":{{"signal":{},"action":{},"effect":{}}}}})",
+                               json_string(d.action), exact_micros(d.at), kJobPid, 10 + k, json_string(d.signal),
+                               json_string(d.action), json_string(d.effect)));
+    }
+  }
   ev.push_back(
       meta("process_name", kGpuPid, 0, R"("name":)" + json_string(o.name + ": GPUs (one per pipeline stage)")));
   ev.push_back(meta("process_sort_index", kGpuPid, 0, R"("sort_index":1)"));

@@ -41,6 +41,11 @@ struct TraceOptions {
   std::vector<int> stages;       // which pipeline stages' GPUs to trace; empty = all
   int links = 16;                // the N busiest links as counter tracks (0 = none)
   const std::vector<job::JobPhase>* lifecycle = nullptr;  // a whole job's timeline, or none
+  // A job's conditions and controllers: a "conditions" track (one span per
+  // episode), a "cascade" track (one instant per link of the chain) and one
+  // track per controller, "controller: <kind>" (one instant per decision,
+  // with its signal, action and effect in args).
+  const job::AdaptationResult* adaptation = nullptr;
 };
 
 std::string chrome_trace(const workload::IterationResult& r, const std::vector<uint32_t>& stage_gpus,

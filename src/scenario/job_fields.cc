@@ -32,6 +32,126 @@ const std::vector<Field<JobSpec>>& job_fields() {
       {"failures", Kind::kSection, derived("no failures"), {}, "failure classes, detection and recovery", {}},
       {"cost", Kind::kSection, derived("no dollar figures"), {}, "price per GPU-hour", {}},
       {"congestion", Kind::kSection, derived("none"), {}, "a congestion event to follow through the cascade", {}},
+      {"conditions", Kind::kSection, derived("none"), {}, "a list of time-varying conditions (a schedule or a seeded stream)", {}},
+      {"controllers", Kind::kSection, derived("none"), {}, "a list of controllers that read telemetry and act", {}},
+      {"mechanisms", Kind::kSection, derived("every key at its default"), {},
+       "thresholds of the cascade's mechanisms (retry timer, HBM headroom, allocator pause)", {}},
+  };
+  return f;
+}
+
+const std::vector<Field<job::ConditionSpec>>& condition_fields() {
+  using C = job::ConditionSpec;
+  using K = job::ConditionKind;
+  static const std::vector<Field<C>> f = {
+      {"kind", Kind::kEnum, required(), {}, "what changes",
+       [](C& c, const Value& v) {
+         c.kind = v.text == "link_degradation"     ? K::kLinkDegradation
+                  : v.text == "link_flap"          ? K::kLinkFlap
+                  : v.text == "straggler"          ? K::kStraggler
+                  : v.text == "pause"              ? K::kPause
+                  : v.text == "storage_congestion" ? K::kStorageCongestion
+                                                   : K::kBackgroundTraffic;
+       },
+       [](const C& c) { return std::string(job::to_string(c.kind)); },
+       {"background_traffic", "link_degradation", "link_flap", "straggler", "pause", "storage_congestion"}},
+      {"at", Kind::kLongTime, by_default("0s"), {}, "the first episode, from the job's start",
+       [](C& c, const Value& v) { c.at = v.long_time; }, shows(&C::at)},
+      {"duration", Kind::kTime, by_default("1min"), time_positive(), "how long each episode lasts",
+       [](C& c, const Value& v) { c.duration = v.time; }, shows(&C::duration)},
+      {"every", Kind::kLongTime, by_default("0s"), {}, "an episode every this long from `at` (0: one episode)",
+       [](C& c, const Value& v) { c.every = v.long_time; }, shows(&C::every)},
+      {"count", Kind::kInt, by_default("1"), int_range(0, 100000), "episodes on the schedule (0: until the job ends)",
+       [](C& c, const Value& v) { c.count = v.as_int(); }, shows(&C::count)},
+      {"rate_per_hour", Kind::kDouble, by_default("0"), number_at_least(0),
+       "episodes from a seeded Poisson stream at this rate instead of the schedule (0: the schedule)",
+       [](C& c, const Value& v) { c.rate_per_hour = v.number; }, shows(&C::rate_per_hour)},
+      {"link", Kind::kInt, by_default("0"), int_range(0, 7),
+       "which fabric link: its rank among the steady iteration's busiest (0: the busiest)",
+       [](C& c, const Value& v) { c.link = v.as_int(); }, shows(&C::link)},
+      {"load", Kind::kDouble, by_default("0.5"), ratio(), "background traffic: the other tenant's share of the link",
+       [](C& c, const Value& v) { c.load = v.number; }, shows(&C::load)},
+      {"bandwidth_fraction", Kind::kDouble, by_default("0.1"), number_at_least(0),
+       "link degradation: what the link keeps (below 0.001 it stalls); storage congestion: what storage keeps",
+       [](C& c, const Value& v) { c.bandwidth_fraction = std::min(1.0, v.number); }, shows(&C::bandwidth_fraction)},
+      {"bit_error_rate", Kind::kDouble, by_default("0"), number_at_least(0),
+       "link degradation by bit errors instead (4 KiB packets, go-back-N over 64 in flight)",
+       [](C& c, const Value& v) { c.bit_error_rate = v.number; }, shows(&C::bit_error_rate)},
+      {"slowdown", Kind::kDouble, by_default("0.2"), number_at_least(0), "straggler: compute takes 1 + this as long",
+       [](C& c, const Value& v) { c.slowdown = v.number; }, shows(&C::slowdown)},
+      {"slowdown_spread", Kind::kDouble, by_default("0"), number_at_least(0),
+       "straggler: each GPU's slowdown uniform in slowdown x [1 - spread, 1 + spread]",
+       [](C& c, const Value& v) { c.slowdown_spread = v.number; }, shows(&C::slowdown_spread)},
+      {"gpus", Kind::kInt, by_default("1"), int_range(1, 1 << 20), "straggler: GPUs slowed (a seeded draw)",
+       [](C& c, const Value& v) { c.gpus = v.as_int(); }, shows(&C::gpus)},
+      {"pause", Kind::kTime, by_default("100ms"), time_positive(), "pause: how long a rank stops each time",
+       [](C& c, const Value& v) { c.pause = v.time; }, shows(&C::pause)},
+      {"pause_every", Kind::kTime, by_default("10s"), time_positive(), "pause: one stop per this, during the episode",
+       [](C& c, const Value& v) { c.pause_every = v.time; }, shows(&C::pause_every)},
+  };
+  return f;
+}
+
+const std::vector<Field<job::ControllerSpec>>& controller_fields() {
+  using C = job::ControllerSpec;
+  using K = job::ControllerKind;
+  static const std::vector<Field<C>> f = {
+      {"kind", Kind::kEnum, required(), {}, "which strategy",
+       [](C& c, const Value& v) {
+         c.kind = v.text == "collective_tuner" ? K::kCollectiveTuner
+                  : v.text == "checkpoint"     ? K::kCheckpoint
+                  : v.text == "batch"          ? K::kBatch
+                  : v.text == "straggler"      ? K::kStraggler
+                                               : K::kReroute;
+       },
+       [](const C& c) { return std::string(job::to_string(c.kind)); },
+       {"collective_tuner", "checkpoint", "batch", "straggler", "reroute"}},
+      {"reaction_time", Kind::kTime, by_default("5s"), {}, "the trigger (or the release) must hold this long before it acts",
+       [](C& c, const Value& v) { c.reaction_time = v.time; }, shows(&C::reaction_time)},
+      {"decision_cost", Kind::kTime, by_default("0s"), {}, "training stops this long for each action",
+       [](C& c, const Value& v) { c.decision_cost = v.time; }, shows(&C::decision_cost)},
+      {"threshold", Kind::kDouble, by_default("1.1"), number_positive(),
+       "trigger: observed / expected above this (tuner: collective time / fastest candidate's; straggler: stage "
+       "compute / steady; reroute, checkpoint: 1 / bandwidth kept); batch: exposed DP communication as a fraction of "
+       "the iteration",
+       [](C& c, const Value& v) { c.threshold = v.number; }, shows(&C::threshold)},
+      {"release", Kind::kDouble, by_default("1.05"), number_positive(),
+       "undo below this, on the same scale as threshold (reroute, checkpoint, batch)",
+       [](C& c, const Value& v) { c.release = v.number; }, shows(&C::release)},
+      {"max_accumulation", Kind::kInt, by_default("4"), int_range(1, 1024),
+       "batch: the largest gradient-accumulation multiple of the configured global batch",
+       [](C& c, const Value& v) { c.max_accumulation = v.as_int(); }, shows(&C::max_accumulation)},
+      {"rebalance", Kind::kBool, by_default("false"), {},
+       "straggler: rebalance micro-batches across data-parallel replicas instead of swapping in a spare",
+       [](C& c, const Value& v) { c.rebalance = v.flag; }, shows(&C::rebalance)},
+      {"min_failures", Kind::kInt, by_default("1"), int_range(1, 1 << 20),
+       "checkpoint: failures seen before Young/Daly replaces the configured interval",
+       [](C& c, const Value& v) { c.min_failures = v.as_int(); }, shows(&C::min_failures)},
+      {"compression", Kind::kBool, by_default("true"), {}, "checkpoint: compress while storage is congested",
+       [](C& c, const Value& v) { c.compression = v.flag; }, shows(&C::compression)},
+      {"compression_ratio", Kind::kDouble, by_default("0.5"), ratio(), "checkpoint: stored / raw bytes when compressing",
+       [](C& c, const Value& v) { c.compression_ratio = v.number; }, shows(&C::compression_ratio)},
+  };
+  return f;
+}
+
+const std::vector<Field<job::MechanismSpec>>& mechanism_fields() {
+  using M = job::MechanismSpec;
+  static const std::vector<Field<M>> f = {
+      {"retry_timeout", Kind::kTime, by_default("4.295s"), time_positive(),
+       "a dropped packet is resent after this (NCCL_IB_TIMEOUT 20: 4.096 us x 2^20)",
+       [](M& m, const Value& v) { m.retry_timeout = v.time; }, shows(&M::retry_timeout)},
+      {"retry_count", Kind::kInt, by_default("7"), int_range(1, 64), "retries before a queue pair gives up (NCCL_IB_RETRY_CNT)",
+       [](M& m, const Value& v) { m.retry_count = v.as_int(); }, shows(&M::retry_count)},
+      {"memory_headroom", Kind::kBytes, derived("the GPU's HBM less the plan's memory fit"), {},
+       "HBM free for buffers queued during a stall",
+       [](M& m, const Value& v) { m.memory_headroom = v.bytes; },
+       [](const M& m) { return m.memory_headroom.count() < 0 ? std::string() : show_value(m.memory_headroom); }},
+      {"allocator_pause", Kind::kTime, by_default("100ms"), {},
+       "the caching allocator frees its cache and retries when HBM runs out (an input: the article's figure)",
+       [](M& m, const Value& v) { m.allocator_pause = v.time; }, shows(&M::allocator_pause)},
+      {"telemetry_interval", Kind::kTime, derived("one steady iteration"), {}, "how often signals are sampled",
+       [](M& m, const Value& v) { m.telemetry_interval = v.time; }, shows_unless_zero(&M::telemetry_interval)},
   };
   return f;
 }
@@ -219,6 +339,37 @@ const std::vector<Field<PlacementTarget>>& placement_fields() {
   return f;
 }
 
+template <typename T>
+void read_list(const YAML::Node& node, const std::string& path, const char* what, const std::vector<Field<T>>& fields,
+               std::vector<T>& out, Context& ctx) {
+  if (!node.IsDefined() || node.IsNull()) return;
+  if (!node.IsSequence()) ctx.fail(ctx.line_for(path), path, fmt::format("expected a list of {}", what));
+  for (size_t i = 0; i < node.size(); ++i) {
+    T item;
+    read_section(node[i], fmt::format("{}[{}]", path, i), line_of(node[i]), fields, item, ctx);
+    out.push_back(std::move(item));
+  }
+}
+
+template <typename T>
+Section list_section(std::string path, std::string key, const std::vector<Field<T>>& (*fields)(),
+                     std::vector<T> job::JobSpec::*member) {
+  Section sec;
+  sec.path = path + "[]";
+  sec.docs = [path, fields](std::vector<FieldDoc>& d) { add_docs(d, path + "[]", fields()); };
+  sec.rows = [key, fields, member](const Scenario& s, std::vector<InputValue>& rows) {
+    if (!s.job) return;
+    const auto& list = (*s.job).*member;
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string value;
+      for (const auto& f : fields())
+        if (f.show) value += fmt::format("{}{}: {}", value.empty() ? "" : ", ", f.key, f.show(list[i]));
+      rows.push_back({"job", fmt::format("{}[{}]", key, i), value, false});
+    }
+  };
+  return sec;
+}
+
 }  // namespace
 
 JobSpec read_job(const YAML::Node& node, int line, Context& ctx) {
@@ -233,6 +384,10 @@ JobSpec read_job(const YAML::Node& node, int line, Context& ctx) {
     read_section(sub(top, "congestion"), "job.congestion", ctx.line_for("job.congestion"), congestion_fields(),
                  j.congestion, ctx);
   }
+  read_section(sub(top, "mechanisms"), "job.mechanisms", ctx.line_for("job.mechanisms"), mechanism_fields(),
+               j.mechanisms, ctx);
+  read_list(sub(top, "conditions"), "job.conditions", "conditions", condition_fields(), j.conditions, ctx);
+  read_list(sub(top, "controllers"), "job.controllers", "controllers", controller_fields(), j.controllers, ctx);
   const Present failures =
       read_section(sub(top, "failures"), "job.failures", ctx.line_for("job.failures"), failure_fields(), j.failures, ctx);
   const YAML::Node classes = sub(failures, "classes");
@@ -290,6 +445,12 @@ void add_job_sections(std::vector<Section>& out) {
   out.push_back(section<CongestionSpec>("job.congestion", congestion_fields(), [](const Scenario& s) {
     return s.job && s.job->trace_congestion ? &s.job->congestion : nullptr;
   }));
+  // Shown only when the job adapts, so that every other job's inputs read as before.
+  out.push_back(section<job::MechanismSpec>("job.mechanisms", mechanism_fields(), [](const Scenario& s) {
+    return s.job && s.job->adaptive() ? &s.job->mechanisms : nullptr;
+  }));
+  out.push_back(list_section("job.conditions", "conditions", &condition_fields, &JobSpec::conditions));
+  out.push_back(list_section("job.controllers", "controllers", &controller_fields, &JobSpec::controllers));
   // The placement table fills a PlacementTarget; a Scenario keeps its two
   // parts apart, so the rows come from one put back together.
   Section placement = section<PlacementTarget>("placement", placement_fields(), [](const Scenario&) { return nullptr; });

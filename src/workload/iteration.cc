@@ -64,24 +64,32 @@ class IsolatedCollectives {
   explicit IsolatedCollectives(const IterationInputs& in)
       : in_(in), runner_(*in.topology, *in.algorithms, in.library, in.make_network) {}
 
-  const coll::CollectiveResult& run(coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks) {
+  // `forced`: "algorithm/protocol" to run instead of auto's choice (empty: auto).
+  const coll::CollectiveResult& run(coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks,
+                                    const std::string& forced = {}) {
     const coll::Group g = coll::make_group(*in_.topology, gpus_of(in_, ranks));
     size_t widest = 0;
     for (const auto& d : g.domains) widest = std::max(widest, d.size());
-    const auto key = std::make_tuple(static_cast<int>(op), bytes.count(), g.size(), g.domains.size(), widest);
+    const auto key = std::make_tuple(static_cast<int>(op), bytes.count(), g.size(), g.domains.size(), widest, forced);
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
     coll::Request r;
     r.op = op;
     r.bytes = bytes;
     r.fidelity = g.size() <= 1024 ? coll::Fidelity::kStep : coll::Fidelity::kBulk;
-    return memo_.emplace(key, runner_.run(g, r, "auto")).first->second;
+    std::string algo = "auto";
+    if (const size_t slash = forced.find('/'); slash != std::string::npos) {
+      algo = forced.substr(0, slash);
+      if (algo.rfind("nvls", 0) == 0) algo = "nvls";
+      r.protocol = coll::parse_protocol(forced.substr(slash + 1), "protocol");
+    }
+    return memo_.emplace(key, runner_.run(g, r, algo)).first->second;
   }
 
  private:
   const IterationInputs& in_;
   coll::CollectiveRunner runner_;
-  std::map<std::tuple<int, int64_t, int, size_t, size_t>, coll::CollectiveResult> memo_;
+  std::map<std::tuple<int, int64_t, int, size_t, size_t, std::string>, coll::CollectiveResult> memo_;
 };
 
 class IterationSim {
@@ -238,7 +246,7 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes) {
   // (over dp x cp ranks for gradients); they all run at once. "auto" picks
   // the algorithm from one of them, run alone.
   const auto first = layout_.dp_cp_group({0, 0, 0, s});
-  const coll::CollectiveResult& choice = isolated_.run(op, bytes, first);
+  const coll::CollectiveResult& choice = isolated_.run(op, bytes, first, in_.dp_algorithm);
   std::string algo = choice.algorithm;
   if (algo.rfind("nvls", 0) == 0) algo = "nvls";  // nvls-tree, nvls-sharp: one registry entry
   if (dp_algorithm_.empty()) dp_algorithm_ = choice.algorithm + "/" + choice.protocol;
@@ -517,6 +525,14 @@ IterationResult IterationSim::run() {
   st_ = std::vector<Stage>(static_cast<size_t>(p_.pp));
   for (int s = 0; s < p_.pp; ++s) {
     cost_.push_back(costs.stage(s));
+    if (static_cast<size_t>(s) < in_.stage_compute_scale.size() && in_.stage_compute_scale[s] != 1.0) {
+      const double k = in_.stage_compute_scale[s];
+      for (auto* steps : {&cost_.back().forward, &cost_.back().backward})
+        for (StepCost& c : *steps) {
+          c.compute = SimTime::from_seconds(c.compute.seconds() * k);
+          c.recompute = SimTime::from_seconds(c.recompute.seconds() * k);
+        }
+    }
     Stage& st = st_[s];
     st.order = pipeline_order(s, p_.pp, micro_batches_, v);
     const size_t n = static_cast<size_t>(micro_batches_ * v);

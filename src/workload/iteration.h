@@ -128,6 +128,18 @@ struct IterationInputs {
   // only at the end, so the iteration is simulated a second time, sampling
   // them; the samples only read the network, so both runs are the same.
   int link_samples = 0;
+  // Time-varying conditions and the controllers reacting to them
+  // (job/adaptation.h) re-simulate the iteration with these; left at their
+  // defaults the iteration is the one described above.
+  // Per pipeline stage: its compute takes this many times as long (a
+  // straggler in the stage: its TP peers wait for it at every TP collective
+  // and its DP peers at the gradient sync, so the whole stage runs at its
+  // pace). Empty, or 1 for a stage: as the compute model says.
+  std::vector<double> stage_compute_scale;
+  // "algorithm/protocol" for the gradient and parameter collectives instead
+  // of what "auto" picks on this topology (e.g. the choice a static tuner
+  // made on the healthy fabric); empty: auto.
+  std::string dp_algorithm;
 };
 
 // Throws InputError when the plan does not fit the GPUs' memory (unless

@@ -31,6 +31,7 @@ struct Harness {
   hw::ComputeModel compute = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
   coll::AlgorithmRegistry registry;
   std::vector<double> bandwidth_bps;  // of the last run's busiest links
+  std::vector<double> stage_compute_scale;  // IterationInputs::stage_compute_scale
 
   Harness() {
     coll::register_builtin_algorithms(registry);
@@ -58,6 +59,7 @@ struct Harness {
     };
     in.algorithms = &registry;
     in.link_samples = link_samples;
+    in.stage_compute_scale = stage_compute_scale;
     IterationResult r = simulate_iteration(in);
     for (auto& l : r.busiest_links) bandwidth_bps.push_back(t.link(l.link).bandwidth.bps());
     return r;
@@ -111,6 +113,48 @@ TEST(Iteration, OneFOneBTakesMPlusPMinusOneSteps) {
   const double expect = ((8 + 4 - 1) * step + opt).seconds();
   EXPECT_NEAR(r.iteration.seconds() / expect, 1.0, 0.02);
   EXPECT_NEAR(r.stages[0].bubble.seconds() / (3 * step).seconds(), 1.0, 0.05);
+}
+
+TEST(Iteration, AStragglerSlowsAComputeBoundStepByItsOwnSlowdown) {
+  // One GPU, no communication: the step is M (F + B) + the optimizer, all
+  // of it compute but the optimizer (not scaled: it is not a step's kernel
+  // work). A GPU 20% slower stretches exactly the M (F + B) part:
+  //   T' - opt = 1.2 (T - opt).
+  Harness h;
+  const IterationResult base = h.run();
+  const StageCost c = h.stage_cost(0);
+  const SimTime opt = h.compute.optimizer_step(c.params());
+  h.stage_compute_scale = {1.2};
+  const IterationResult slow = h.run();
+  EXPECT_NEAR((slow.iteration - opt).seconds() / (base.iteration - opt).seconds(), 1.2, 1e-6);
+}
+
+TEST(Iteration, AStragglerInOnePipelineStagePacesTheWholePipeline) {
+  // 1F1B over P = 4 uniform stages of S = F + B per micro-batch, M = 8:
+  // T = (M + P - 1) S. With stage 2's GPU (and so its TP and DP peers, who
+  // wait for it at every collective) 20% slower, the slow stage is the
+  // bottleneck of the pipeline: every micro-batch passes it (M x 1.2 S) and
+  // the other three stages add their fill and drain once (3 S):
+  //   T' = (P - 1) S + 1.2 M S = 3 S + 9.6 S = 12.6 S against 11 S,
+  // a 14.5% slower step for a 20% slower GPU: not 20%, because the fill and
+  // drain of the other stages do not slow. (1F1B's alternation of forward
+  // and backward on the slow stage adds a little more: within 3%.)
+  Harness h;
+  h.plan.pp = 4;
+  h.training.global_batch = 8;
+  h.plan.overlap_p2p_comm = true;
+  const IterationResult base = h.run();
+  h.stage_compute_scale = {1, 1, 1.2, 1};
+  const IterationResult slow = h.run();
+  const StageCost c = h.stage_cost(1);
+  const SimTime step = c.forward[0].compute + c.backward[0].compute;
+  const SimTime opt = h.compute.optimizer_step(h.stage_cost(0).params());
+  EXPECT_NEAR(base.iteration.seconds() / (11 * step + opt).seconds(), 1.0, 0.02);
+  EXPECT_NEAR(slow.iteration.seconds() / (12.6 * step.seconds() + opt.seconds()), 1.0, 0.03);
+  // The other stages wait for it: their waiting and bubble grow, stage 2's compute by 1.2.
+  EXPECT_NEAR((slow.stages[2].forward_compute + slow.stages[2].backward_compute).seconds() /
+                  (base.stages[2].forward_compute + base.stages[2].backward_compute).seconds(),
+              1.2, 1e-6);
 }
 
 TEST(Iteration, InterleavingShrinksTheBubble) {

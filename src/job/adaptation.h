@@ -1,0 +1,134 @@
+#pragma once
+// Time-varying conditions, the telemetry they produce, the controllers that
+// read it, and the cascade they set off — over a whole job's timeline.
+//
+// The model. The job's steady timeline (lifecycle.h) is the reference: at
+// every instant it trains at the steady iteration's pace. A condition
+// episode changes what one iteration costs while it lasts; the iteration is
+// re-simulated on the changed cluster (a link's bandwidth scaled, a stage's
+// compute slowed, the gradient collectives' algorithm pinned, the batch
+// grown), once per distinct state, and the job advances from change point to
+// change point (an episode's start or end, a telemetry sample, a
+// controller's action) at that state's pace. What an interval costs is its
+// wall time less the time the steady job needs for the tokens it trained:
+//   cost = dt - tokens(dt) / steady tokens per second,
+// put in the bucket of the cause (a network condition: exposed
+// communication; a straggler or a pause: the bubble-and-waiting bucket;
+// storage: checkpoint stalls; a crash: failure recovery and lost work),
+// and taken from the job's productive training.
+//
+// Telemetry. Every change point emits typed signals (Telemetry below): the
+// iteration's time against the steady one, the gradient collectives' exposed
+// time against the fastest candidate's, each degraded link's available
+// capacity, each stage's compute against its steady compute, storage
+// throughput, stalls, retries, failures and restarts. Controllers subscribe
+// to the signals they read; the report subscribes to all of them.
+//
+// Stalls and the cascade. A link that carries nothing (a flap, or a
+// degradation below 0.1% of its bandwidth) stops the synchronous step. The
+// packets it dropped are resent when the transport's retry timer fires, so
+// an outage of o costs retry_timeout x ceil(o / retry_timeout); one of
+// retry_count x retry_timeout or more exhausts the queue pair and crashes
+// the job (detection, teardown, restart, the work since the last
+// checkpoint). Each stall then goes down the article's chain, one
+// threshold per link:
+//   stall -> memory pressure: the gradient buckets produced while the
+//     stall lasts (gradient bytes per GPU / backward compute time x stall)
+//     wait in HBM; past the headroom (HBM less the plan's fit) the caching
+//     allocator frees its cache and retries: allocator_pause;
+//   pause -> load imbalance: the paused stage's peers wait for it at the
+//     next collective, less what it idles anyway (its steady waiting);
+//   delay -> checkpoint overwhelms storage: the next checkpoint, delayed by
+//     the chain so far, lands in a storage-congestion episode it would have
+//     missed, and writes at the congested storage bandwidth.
+// A reroute that acts before the first retry timer fires moves the queue
+// pairs' traffic without loss and ends the stall; later, it ends it at the
+// next retry. The report lists every link with its time and which
+// controller broke the chain.
+
+#include <string>
+#include <vector>
+
+#include "core/signal.h"
+#include "job/adaptive_spec.h"
+#include "job/checkpoint.h"
+#include "job/job_spec.h"
+#include "workload/iteration.h"
+
+namespace anatomy::job {
+
+// The signals the adaptation emits, all time-stamped in job time.
+struct Telemetry {
+  // (t, observed iteration, steady iteration)
+  core::Signal<core::JobTime, core::SimTime, core::SimTime> iteration;
+  // (t, communicator, exposed time per iteration, the fastest candidate's on the same cluster)
+  core::Signal<core::JobTime, const std::string&, core::SimTime, core::SimTime> collective;
+  // (t, exposed DP communication as a fraction of the iteration)
+  core::Signal<core::JobTime, double> exposed_comm;
+  // (t, link index among the busiest fabric links, available capacity fraction)
+  core::Signal<core::JobTime, int, double> link;
+  // (t, pipeline stage, compute / steady compute)
+  core::Signal<core::JobTime, int, double> stage_compute;
+  // (t, storage bandwidth available fraction)
+  core::Signal<core::JobTime, double> storage;
+  // (t, what): stalls, retries, crashes, restarts, failures
+  core::Signal<core::JobTime, const std::string&> event;
+};
+
+struct ControllerDecision {
+  core::JobTime at;
+  std::string controller;  // to_string(ControllerKind)
+  std::string signal;      // what triggered it, with its value
+  std::string action;
+  std::string effect;      // iteration time (or cost) before -> after
+};
+
+struct ConditionEpisode {
+  int condition = 0;  // index in JobSpec::conditions
+  ConditionKind kind;
+  core::JobTime start, end;
+  std::string what;
+};
+
+struct ChainLink {
+  core::JobTime at;
+  std::string mechanism;  // congestion, transport timeout and retry, memory pressure, load imbalance, checkpoint overwhelms storage
+  std::string what;
+  core::JobTime cost;     // per GPU, in the job's buckets
+};
+
+struct AdaptationResult {
+  std::vector<ConditionEpisode> episodes;
+  std::vector<ControllerDecision> decisions;
+  std::vector<ChainLink> chain;   // every stall's cascade, in time order
+  std::string chain_broken;       // which controller stopped the chain where (empty: none did, or no stall)
+  // What the conditions cost (per GPU), by the job bucket that holds it.
+  core::JobTime communication, waiting, checkpoint, recovery, lost_work;
+  core::JobTime decisions_cost;   // training stopped for controllers' actions (inside the above)
+  int crashes = 0, retries = 0, swaps = 0;
+  int64_t tokens_per_iteration = 0;       // the configured batch
+  int64_t max_tokens_per_iteration = 0;   // the largest a controller ran
+  core::JobTime larger_batch_time;        // wall time at a larger batch
+  core::JobTime total() const { return communication + waiting + checkpoint + recovery + lost_work; }
+};
+
+struct AdaptationInputs {
+  const JobSpec* spec = nullptr;
+  const workload::IterationInputs* iteration = nullptr;
+  const workload::IterationResult* steady = nullptr;
+  const CheckpointCost* checkpoint = nullptr;  // at the configured interval
+  int64_t checkpoint_every = 0;
+  coll::NetworkFactory bulk_network;
+  core::SimTime restart;           // a restart on cached images
+  core::SimTime restart_new_host;  // with a spare host
+  // The steady timeline's checkpoints (end of each stall) and failures, to
+  // find the work a crash loses and what a delayed checkpoint meets.
+  std::vector<core::JobTime> checkpoint_times;
+  std::vector<core::JobTime> failure_times;
+  Telemetry* telemetry = nullptr;  // extra subscribers (the report); may be null
+};
+
+// Runs the conditions and controllers over the job's wall time.
+AdaptationResult run_adaptation(const AdaptationInputs& in);
+
+}  // namespace anatomy::job

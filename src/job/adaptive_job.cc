@@ -1,0 +1,129 @@
+// The job with its conditions and controllers: the checkpoint controller's
+// online Young/Daly interval changes the timeline itself (it is run again
+// with the new intervals, on the same failure draw); every other condition
+// and controller runs over that timeline (adaptation.h) and what they cost
+// moves from productive training to the bucket of its cause.
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "job/lifecycle.h"
+#include "job/young_daly.h"
+
+namespace anatomy::job {
+
+namespace {
+
+JobTime scaled(JobTime x, long double fraction) {
+  return JobTime::ps(static_cast<core::int128_ps>(std::roundl(static_cast<long double>(x.count_ps()) * fraction)));
+}
+
+// Online Young/Daly: after each failure (from the min_failures-th on), once
+// reaction_time has passed, the controller sets the interval to Daly's for
+// the failure rate it has seen so far (failures / elapsed wall time) and
+// the checkpoint cost it measures.
+std::vector<ControllerDecision> online_intervals(const ControllerSpec& c, const JobResult& r, const JobSpec& spec,
+                                                 std::vector<std::pair<JobTime, int64_t>>& changes) {
+  std::vector<ControllerDecision> out;
+  const SimTime T = r.steady.iteration;
+  if (!spec.checkpoint.enabled || r.checkpoint_every <= 0 || T <= SimTime::zero()) return out;
+  const JobTime C = r.checkpoint_cost();
+  int64_t K = r.checkpoint_every;
+  int seen = 0;
+  for (const JobEvent& e : r.events) {
+    ++seen;
+    if (seen < c.min_failures) continue;
+    const JobTime at = e.at + JobTime(c.reaction_time);
+    if (at >= r.wall) break;
+    const JobTime mtbi = JobTime::from_seconds(at.seconds() / seen);
+    const JobTime tau = daly_interval(C, mtbi);
+    const int64_t k = std::max<int64_t>(1, std::llround(tau.seconds() / T.seconds()));
+    if (k == K) continue;
+    changes.push_back({at, k});
+    out.push_back({at, to_string(c.kind),
+                   fmt::format("{} failure(s) in {:.2f} h: MTBI {:.2f} h, checkpoint cost {}", seen, at.seconds() / 3600,
+                               mtbi.seconds() / 3600, core::format_time(C)),
+                   fmt::format("checkpoint every {} -> {} iterations", K, k),
+                   fmt::format("Daly interval {} (Young {})", core::format_time(tau),
+                               core::format_time(young_interval(C, mtbi)))});
+    K = k;
+  }
+  return out;
+}
+
+}  // namespace
+
+JobResult adapt_job(const JobInputs& in, JobResult r) {
+  std::vector<ControllerDecision> interval_decisions;
+  for (const ControllerSpec& c : in.spec.controllers) {
+    if (c.kind != ControllerKind::kCheckpoint) continue;
+    std::vector<std::pair<JobTime, int64_t>> changes;
+    interval_decisions = online_intervals(c, r, in.spec, changes);
+    if (!changes.empty()) {
+      JobInputs again = in;
+      again.interval_changes = std::move(changes);
+      r = run_job_timeline(again);
+    }
+    break;
+  }
+
+  AdaptationInputs a;
+  a.spec = &in.spec;
+  a.iteration = &in.iteration;
+  a.steady = &r.steady;
+  a.checkpoint = in.spec.checkpoint.enabled ? &r.checkpoint : nullptr;
+  a.checkpoint_every = r.checkpoint_every;
+  a.bulk_network = in.bulk_network;
+  a.restart = r.restart.total();
+  SimTime load;
+  for (const auto& p : r.restart.phases)
+    if (p.name == "checkpoint load") load = p.duration;
+  a.restart_new_host = startup_cost(in.spec.startup, in.iteration, true, 1, load).total();
+  for (const JobPhase& p : r.phases)
+    if (std::string_view(p.kind) == "checkpoint") a.checkpoint_times.push_back(p.start);
+  for (const JobEvent& e : r.events) a.failure_times.push_back(e.at);
+  a.telemetry = in.telemetry;
+  AdaptationResult res = run_adaptation(a);
+  res.decisions.insert(res.decisions.begin(), interval_decisions.begin(), interval_decisions.end());
+  std::stable_sort(res.decisions.begin(), res.decisions.end(),
+                   [](const ControllerDecision& x, const ControllerDecision& y) { return x.at < y.at; });
+
+  // Move what the conditions cost out of productive training.
+  const workload::TimeBreakdown& b = r.steady.mean;
+  const long double whole = static_cast<long double>(std::max<int64_t>(1, r.steady.iteration.count_ps()));
+  const JobTime absorbed = r.cascade && !r.cascade->failed_job ? r.cascade->total : JobTime::zero();
+  const JobTime productive = r.time.compute + r.time.bubble + r.time.communication - absorbed;
+  JobTime cost = res.total();
+  if (cost > productive) {
+    // Conditions cannot take more than the job trained: the rest is beyond its end.
+    const long double keep = static_cast<long double>(productive.count_ps()) / std::max<core::int128_ps>(1, cost.count_ps());
+    res.communication = scaled(res.communication, keep);
+    res.waiting = scaled(res.waiting, keep);
+    res.checkpoint = scaled(res.checkpoint, keep);
+    res.recovery = scaled(res.recovery, keep);
+    res.lost_work = productive - res.communication - res.waiting - res.checkpoint - res.recovery;
+    cost = productive;
+  }
+  const JobTime left = productive - cost;
+  auto share = [&](SimTime part) { return scaled(left, part.count_ps() / whole); };
+  const JobTime compute = share(b.forward_compute + b.backward_compute + b.optimizer);
+  const JobTime comm = share(b.tp_comm + b.ep_comm + b.dp_comm + b.pp_comm);
+  r.time.compute = compute;
+  r.time.communication = comm + absorbed + res.communication;
+  r.time.bubble = left - compute - comm + res.waiting;
+  r.time.checkpoint += res.checkpoint;
+  r.time.recovery += res.recovery;
+  r.time.lost_work += res.lost_work;
+  const int64_t T = std::max<int64_t>(1, r.steady.iteration.count_ps());
+  r.iterations_kept = std::max<int64_t>(0, r.iterations_kept - static_cast<int64_t>(cost.count_ps() / T));
+  r.ettr = left.seconds() / r.wall.seconds();
+  r.interruptions += res.crashes + res.swaps;
+  if (res.crashes > 0) r.by_category["Network"] += res.crashes;
+  r.adaptation = std::move(res);
+  return r;
+}
+
+}  // namespace anatomy::job

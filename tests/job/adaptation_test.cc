@@ -1,0 +1,148 @@
+// The shipped static/adaptive pairs of scenarios/adaptive/, run through the
+// binary as a user runs them (`anatomy run FILE --format json`).
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../cli/shell.h"
+
+namespace anatomy::job {
+namespace {
+
+nlohmann::json run_json(const std::string& file) {
+  const std::string path = std::string(ANATOMY_SOURCE_DIR) + "/scenarios/adaptive/" + file;
+  const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json");
+  EXPECT_EQ(out.code, 0) << file << ": " << out.err;
+  return nlohmann::json::parse(out.out);
+}
+
+// A job's JSON is {"schema", ..., "runs": [...]} or the run itself.
+const nlohmann::json& first_run(const nlohmann::json& j) { return j.contains("runs") ? j["runs"][0] : j; }
+
+// congestion-static.yaml's job with `conditions` instead of its own, written
+// to a temporary file and run.
+nlohmann::json run_with_conditions(const std::string& conditions, const std::string& name, int seed = 1) {
+  std::ifstream in(std::string(ANATOMY_SOURCE_DIR) + "/scenarios/adaptive/congestion-static.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text = text.substr(0, text.find("  conditions:")) + "  conditions:\n" + conditions;
+  const std::string path = ::testing::TempDir() + "adaptation_" + name + ".yaml";
+  std::ofstream(path) << text;
+  const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json --seed " +
+                                               std::to_string(seed));
+  EXPECT_EQ(out.code, 0) << out.err;
+  return nlohmann::json::parse(out.out);
+}
+
+TEST(Condition, PausesCostTheirLengthOnEveryGpuWhenNobodyHasSlack) {
+  // A rank stops 100 ms every 10 s for 10 minutes: 60 pauses. With one
+  // pipeline stage nobody idles in the steady step (waiting 0), so every
+  // GPU waits the whole 100 ms each time: 6 s per GPU, x 64 GPUs = 384
+  // GPU-s = 0.10667 GPU-hours, all of it waiting.
+  const nlohmann::json j = run_with_conditions(
+      "    - {kind: pause, pause: 100ms, pause_every: 10s, at: 30min, duration: 10min}\n", "pause");
+  EXPECT_NEAR(j["adaptation_cost_gpu_hours"]["waiting"].get<double>(), 64 * 6.0 / 3600, 1e-9);
+  EXPECT_EQ(j["adaptation_cost_gpu_hours"]["exposed communication"].get<double>(), 0.0);
+}
+
+TEST(Condition, ASeededStreamGivesTheSameEpisodesForTheSameSeedOnly) {
+  // Background bursts at 3 per hour over 2 hours: about 6 episodes, drawn
+  // from stream "conditions" 0 of the run's seed.
+  const std::string c = "    - {kind: background_traffic, load: 0.5, rate_per_hour: 3, duration: 1min}\n";
+  const nlohmann::json a = run_with_conditions(c, "stream_a", 1), b = run_with_conditions(c, "stream_b", 1),
+                       other = run_with_conditions(c, "stream_c", 2);
+  ASSERT_FALSE(a["conditions"].empty());
+  EXPECT_EQ(a["conditions"], b["conditions"]);
+  EXPECT_NE(a["conditions"], other["conditions"]);
+}
+
+class Pair : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Pair, TheAdaptiveRunTrainsMoreOfTheWallTimeAndSaysWhatItDid) {
+  // Same job, same conditions; the adaptive run's controllers act, so its
+  // effective training time (and with it tokens/s over the job) is higher,
+  // and each decision names its time, controller, signal and action.
+  const std::string name = GetParam();
+  const nlohmann::json s = run_json(name + "-static.yaml");
+  const nlohmann::json a = run_json(name + "-adaptive.yaml");
+  const nlohmann::json& st = first_run(s);
+  const nlohmann::json& ad = first_run(a);
+  EXPECT_GT(ad["ettr"].get<double>(), st["ettr"].get<double>()) << name;
+  EXPECT_GT(ad["tokens_per_s"].get<double>(), st["tokens_per_s"].get<double>()) << name;
+  EXPECT_TRUE(st["controller_decisions"].empty()) << name;
+  ASSERT_FALSE(ad["controller_decisions"].empty()) << name;
+  for (const auto& d : ad["controller_decisions"]) {
+    EXPECT_TRUE(d["t_s"].is_number());
+    for (const char* key : {"controller", "signal", "action"}) EXPECT_FALSE(d[key].get<std::string>().empty()) << key;
+  }
+  // What the conditions cost is inside the job's GPU-hours, which still add
+  // up to GPUs x wall time.
+  double hours = 0;
+  for (const auto& [cause, h] : ad["gpu_hours"].items()) hours += h.get<double>();
+  EXPECT_NEAR(hours, ad["gpus"].get<double>() * ad["wall_hours"].get<double>(), 1e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Adaptive, Pair,
+                         ::testing::Values("congestion", "degrading-link", "straggler", "storage", "cascade"));
+
+TEST(Controller, ARerouteReactingFasterThanTheFlapsFollowsEveryOne) {
+  // The link goes down 3 s of every 4 s, 30 times. With a 100 ms reaction
+  // the reroute controller acts 100 ms into every outage and undoes it 100
+  // ms after the link is back: reroute, restore, 30 times each (60
+  // decisions, alternating). With 1.5 s, longer than the 1 s the link stays
+  // up, the release never holds: one reroute, and one restore 1.5 s after
+  // the last flap.
+  const nlohmann::json mis_run = run_json("flapping-mistuned.yaml"), tuned_run = run_json("flapping-tuned.yaml");
+  const nlohmann::json& mis = first_run(mis_run);
+  const nlohmann::json& tuned = first_run(tuned_run);
+  const auto& d = mis["controller_decisions"];
+  ASSERT_EQ(d.size(), 60u);
+  for (size_t i = 0; i < d.size(); ++i)
+    EXPECT_EQ(d[i]["action"].get<std::string>().rfind(i % 2 == 0 ? "reroute" : "restore", 0), 0u) << i;
+  EXPECT_EQ(tuned["controller_decisions"].size(), 2u);
+}
+
+TEST(Controller, RebalancingAStragglersMicroBatchesBeatsDoingNothingWithoutARestart) {
+  // k = 1.3, DP = 8: the rebalanced step takes k DP / (1 + k (DP - 1)) =
+  // 10.4 / 10.1 = 1.030 of the balanced one instead of 1.3, and no host is
+  // swapped (no interruption), so its ETTR is above the static run's.
+  const nlohmann::json st_run = run_json("straggler-static.yaml"), rb_run = run_json("straggler-rebalance.yaml");
+  const nlohmann::json& st = first_run(st_run);
+  const nlohmann::json& rb = first_run(rb_run);
+  EXPECT_GT(rb["ettr"].get<double>(), st["ettr"].get<double>());
+  EXPECT_EQ(rb["interruptions"].get<int>(), 0);
+  ASSERT_EQ(rb["controller_decisions"].size(), 1u);
+  EXPECT_EQ(rb["controller_decisions"][0]["action"].get<std::string>().rfind("rebalance", 0), 0u);
+}
+
+TEST(Cascade, TheStaticRunNamesEveryLinkOfTheChainInOrder) {
+  // 50 ms without packets -> one retry timer (134 ms) -> the buckets queued
+  // meanwhile overflow 256 MB of headroom -> a 100 ms allocator pause -> the
+  // peers wait -> the late checkpoint lands in the storage burst.
+  const nlohmann::json st_run = run_json("cascade-static.yaml");
+  const nlohmann::json& st = first_run(st_run);
+  const std::vector<std::string> expect = {"congestion", "transport timeout and retry", "memory pressure",
+                                           "load imbalance", "checkpoint overwhelms storage"};
+  const auto& chain = st["chain"];
+  ASSERT_EQ(chain.size(), expect.size()) << chain.dump(1);
+  double last = 0;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    EXPECT_EQ(chain[i]["mechanism"].get<std::string>(), expect[i]);
+    EXPECT_GE(chain[i]["t_s"].get<double>(), last) << i;
+    last = chain[i]["t_s"].get<double>();
+  }
+  EXPECT_GT(chain.back()["cost_s"].get<double>(), 1.0);  // the congested write costs seconds
+  EXPECT_TRUE(st["chain_broken_by"].get<std::string>().empty());
+  // With adaptive routing the chain stops at its second link.
+  const nlohmann::json ad_run = run_json("cascade-adaptive.yaml");
+  const nlohmann::json& ad = first_run(ad_run);
+  ASSERT_EQ(ad["chain"].size(), 2u) << ad["chain"].dump(1);
+  EXPECT_LT(ad["chain"][1]["cost_s"].get<double>(), 0.02);  // the 10 ms until the reroute, no retry
+  EXPECT_EQ(ad["chain_broken_by"].get<std::string>().rfind("reroute", 0), 0u);
+}
+
+}  // namespace
+}  // namespace anatomy::job
