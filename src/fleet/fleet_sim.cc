@@ -48,7 +48,9 @@ struct Run {
   double s = 1;      // current slowdown of the phase
   Ns last = 0;       // progress counted up to here
   uint64_t version = 0, failure_version = 0;
-  std::vector<uint64_t> key;  // the sharers the last evaluation saw
+  std::vector<double> link_t;  // its time on each link of its footprint, shared (seconds)
+  double worst = 0;            // the slowest of them
+  bool rescan = false;         // the slowest fell: find it again
   double buckets[kBuckets] = {};  // wall seconds (x alloc = GPU-seconds)
   std::set<int> shared;
   JobOutcome out;
@@ -56,16 +58,22 @@ struct Run {
 
 struct Occupant {
   int job;
+  int pos;  // its entry in the job's footprint
   int flows;
   double bytes;
   bool greedy;
+  double rate;   // bit/s it offers: a collective its mean, a checkpoint write its rate alone
+  double floor;  // the job's time alone for this phase (seconds): link times under it do not slow it
 };
 
 struct LinkState {
   std::vector<Occupant> occ;
+  int greedy_flows = 0, capped_flows = 0;
+  double capped_rate = 0;  // bit/s the capped occupants offer
   double load = 0;  // offered load / capacity
   Ns since = 0;
   int most = 0;
+  int heat = -1;  // its row of load over time (heat_), once two jobs shared it
 };
 
 struct Event {
@@ -113,6 +121,9 @@ class Fleet {
       run.out.id = r.id;
       runs_.push_back(std::move(run));
     }
+    marks_.assign(runs_.size(), 0);
+    bandwidth_.resize(t_.num_links());
+    for (topo::LinkId l = 0; l < t_.num_links(); ++l) bandwidth_[l] = t_.link(l).bandwidth.bps();
     for (size_t j = 0; j < runs_.size(); ++j) push(to_ns(runs_[j].req.arrival.seconds()), 0, static_cast<int>(j), 0);
     while (!events_.empty()) {
       const Event e = events_.top();
@@ -201,139 +212,146 @@ class Fleet {
   }
 
   // --- links ---
-  double rate_of(const Run& r, const Occupant& o) const {  // bit/s offered
-    if (o.greedy) return r.ckpt_alone > 0 ? o.bytes * 8 / r.ckpt_alone : 0;
-    return o.bytes * 8 / r.prof.step_s;
-  }
-
   void touch_link(topo::LinkId l) {
     LinkState& s = links_[l];
     if (s.occ.size() >= 2 && now_ > s.since) {
-      auto [it, fresh] = heat_.try_emplace(l);
-      if (fresh) it->second.assign(bins_, 0);
-      spread(it->second, s.since, now_, s.load * to_s(now_ - s.since));
+      if (s.heat < 0) {
+        s.heat = static_cast<int>(heat_.size());
+        heat_.push_back({l, std::vector<double>(static_cast<size_t>(bins_), 0)});
+      }
+      spread(heat_[static_cast<size_t>(s.heat)].second, s.since, now_, s.load * to_s(now_ - s.since));
     }
     s.since = now_;
   }
 
-  void occupy(int j, bool on) {
-    Run& r = runs_[static_cast<size_t>(j)];
-    const bool greedy = r.phase == Phase::kCheckpoint;
-    const Footprint& f = greedy ? r.ckpt : r.comm;
-    for (const LinkUse& u : f) {
-      touch_link(u.link);
-      LinkState& s = links_[u.link];
-      const Occupant o{j, u.flows, u.bytes, greedy};
-      const double load = rate_of(r, o) / t_.link(u.link).bandwidth.bps();
-      if (on) {
-        s.occ.push_back(o);
-        s.load += load;
-      } else {
-        s.occ.erase(std::find_if(s.occ.begin(), s.occ.end(), [j](const Occupant& x) { return x.job == j; }));
-        s.load = s.occ.empty() ? 0 : s.load - load;
-      }
-      s.most = std::max(s.most, static_cast<int>(s.occ.size()));
-    }
-  }
-
-  // A sharer as the cache knows it: which job, on which placement (its
-  // preemptions), in which phase.
-  uint64_t sharer_key(const Occupant& o) const {
-    const auto pre = static_cast<uint64_t>(runs_[static_cast<size_t>(o.job)].out.preemptions) & 0x7fffff;
-    return static_cast<uint64_t>(o.job) << 24 | pre << 1 | static_cast<uint64_t>(o.greedy);
-  }
-
+  Run& run(int j) { return runs_[static_cast<size_t>(j)]; }
   bool moving(const Run& r) const { return r.phase == Phase::kTrain || r.phase == Phase::kCheckpoint; }
   const Footprint& footprint(const Run& r) const { return r.phase == Phase::kCheckpoint ? r.ckpt : r.comm; }
 
-  // The slowdown of r's current phase from the jobs on its links (contention.h).
-  double evaluate(int j) {
-    Run& r = runs_[static_cast<size_t>(j)];
-    if (!moving(r) || !spec_.scheduler.contention) return 1;
-    const Footprint& f = footprint(r);
-    std::vector<uint64_t> key;
-    for (const LinkUse& u : f)
-      for (const Occupant& o : links_[u.link].occ)
-        if (o.job != j) key.push_back(sharer_key(o));
-    std::sort(key.begin(), key.end());
-    key.erase(std::unique(key.begin(), key.end()), key.end());
-    const size_t sharers = key.size();
-    // Its own phase and placement (a restart after preemption moves it).
-    key.push_back(static_cast<uint64_t>(r.out.preemptions) << 1 | (r.phase == Phase::kCheckpoint));
-    if (key == r.key) return r.s;
-    for (size_t i = 0; i < sharers; ++i) r.shared.insert(static_cast<int>(key[i] >> 24));
-    ++evaluations_;
-    auto cached = cache_.find({j, key});
-    if (cached != cache_.end()) {
-      ++hits_;
-      r.key = std::move(key);
-      return cached->second;
+  // Job k's time to move its bytes over footprint entry u (its occupant
+  // `self` on that link), with what is on the link now: its own flows
+  // greedy, the others' as they offer (contention.h). Alone, bytes over
+  // the bandwidth. A link the others leave enough room on cannot be k's
+  // bottleneck: whatever the capped flows take, k keeps c - (their rates),
+  // and when even that carries its bytes within k's time alone the
+  // bound is returned without the water-filling (the slowdown only reads
+  // times above the time alone, so it is the same).
+  double link_time(topo::LinkId l, const Occupant& self) {
+    const LinkState& s = links_[l];
+    const double c = bandwidth_[l];
+    const int greedy_others = s.greedy_flows - (self.greedy ? self.flows : 0);
+    const double capped_others = s.capped_rate - (self.greedy ? 0 : self.rate);
+    if (greedy_others == 0 && s.occ.size() == 1) return self.bytes * 8 / c;
+    if (greedy_others == 0 && capped_others < c) {
+      const double bound = self.bytes * 8 / (c - std::max(0.0, capped_others));
+      if (bound <= self.floor) return bound;
     }
-    double worst = 0;
-    std::vector<CappedGroup> capped;
-    for (const LinkUse& u : f) {
-      const LinkState& s = links_[u.link];
-      const double c = t_.link(u.link).bandwidth.bps();
-      int greedy = u.flows;
-      capped.clear();
+    ++evaluations_;
+    capped_.clear();
+    for (const Occupant& o : s.occ)
+      if (o.job != self.job && !o.greedy) capped_.push_back({o.rate / o.flows, o.flows});
+    const double x = fair_level(c, self.flows + greedy_others, capped_);
+    return x > 0 ? self.bytes * 8 / (self.flows * x) : 1e30;
+  }
+
+  // The slowdown of r's phase from its slowest link's time (r.worst).
+  double slowdown(const Run& r) const {
+    if (!moving(r) || !spec_.scheduler.contention) return 1;
+    double s = 1;
+    if (r.phase == Phase::kCheckpoint) s = r.ckpt_alone > 0 ? std::max(1.0, r.worst / r.ckpt_alone) : 1;
+    else s = 1 + std::max(0.0, r.worst - r.comm_alone) / r.prof.step_s;
+    return std::min(s, 1e6);
+  }
+
+  // Puts j's current footprint on its links (on) or takes it off. Every
+  // other job on those links has its time on that link worked out again
+  // (and only on that link); it is settled first and listed in `dirty`.
+  void occupy(int j, bool on, std::vector<int>& dirty) {
+    Run& r = run(j);
+    const bool greedy = r.phase == Phase::kCheckpoint;
+    const Footprint& f = footprint(r);
+    const bool contention = spec_.scheduler.contention;
+    if (on) r.link_t.assign(f.size(), 0);
+    for (size_t p = 0; p < f.size(); ++p) {
+      const LinkUse& u = f[p];
+      touch_link(u.link);
+      LinkState& s = links_[u.link];
+      const double rate = greedy ? (r.ckpt_alone > 0 ? u.bytes * 8 / r.ckpt_alone : 0) : u.bytes * 8 / r.prof.step_s;
+      const Occupant mine{j, static_cast<int>(p), u.flows, u.bytes, greedy, rate, greedy ? r.ckpt_alone : r.comm_alone};
+      if (on) {
+        s.occ.push_back(mine);
+      } else {
+        s.occ.erase(std::find_if(s.occ.begin(), s.occ.end(), [j](const Occupant& x) { return x.job == j; }));
+      }
+      const double sign = on ? 1 : -1;
+      s.load += sign * rate / bandwidth_[u.link];
+      (greedy ? s.greedy_flows : s.capped_flows) += on ? u.flows : -u.flows;
+      if (!greedy) s.capped_rate += sign * rate;
+      if (s.occ.empty()) s.load = 0, s.capped_rate = 0;
+      s.most = std::max(s.most, static_cast<int>(s.occ.size()));
       for (const Occupant& o : s.occ) {
         if (o.job == j) continue;
-        if (o.greedy) greedy += o.flows;
-        else capped.push_back({rate_of(runs_[static_cast<size_t>(o.job)], o) / o.flows, o.flows});
+        uint64_t& seen = marks_[static_cast<size_t>(o.job)];
+        if (seen != mark_) {  // the first of k's links this transition meets
+          seen = mark_;
+          Run& k = run(o.job);
+          if (on) r.shared.insert(o.job), k.shared.insert(j);
+          if (!contention) continue;
+          settle(k);
+          dirty.push_back(o.job);
+        } else if (!contention) {
+          continue;
+        }
+        Run& k = run(o.job);
+        const size_t at = static_cast<size_t>(o.pos);
+        const double old = k.link_t[at];
+        const double t = link_time(u.link, o);
+        k.link_t[at] = t;
+        if (t > k.worst) k.worst = t;
+        else if (t < old && old >= k.worst) k.rescan = true;
       }
-      const double x = fair_level(c, greedy, capped);
-      worst = std::max(worst, x > 0 ? u.bytes * 8 / (u.flows * x) : 1e30);
+      if (on) r.link_t[p] = link_time(u.link, mine);
     }
-    double s = 1;
-    if (r.phase == Phase::kCheckpoint) s = r.ckpt_alone > 0 ? std::max(1.0, worst / r.ckpt_alone) : 1;
-    else s = 1 + std::max(0.0, worst - r.comm_alone) / r.prof.step_s;
-    s = std::min(s, 1e6);
-    cache_.emplace(std::make_pair(j, key), s);
-    r.key = std::move(key);
-    return s;
+    if (on) r.worst = r.link_t.empty() ? 0 : *std::max_element(r.link_t.begin(), r.link_t.end());
   }
 
   void reschedule(int j) {
-    Run& r = runs_[static_cast<size_t>(j)];
+    Run& r = run(j);
     ++r.version;
     push(now_ + std::max<Ns>(1, to_ns(r.left * r.s)), 1, j, r.version);
   }
 
-  // Jobs on the links of j's current footprint (j included).
-  void neighbours(int j, std::vector<int>& out) {
-    const Run& r = runs_[static_cast<size_t>(j)];
-    if (!moving(r)) return;
-    for (const LinkUse& u : footprint(r))
-      for (const Occupant& o : links_[u.link].occ) out.push_back(o.job);
-  }
-
-  // j moves from one phase to another (`change` does it): every job whose
-  // sharers changed is settled, evaluated again and rescheduled.
+  // j moves from one phase to another (`change` does it). Its links'
+  // other jobs see their sharers change: only their times on those links
+  // are worked out again, and a job whose slowdown moved is rescheduled.
+  // Nothing else is touched: between such events every job fast-forwards.
   template <typename F>
   void transition(int j, F&& change) {
-    std::vector<int> touched{j};
-    neighbours(j, touched);
-    Run& r = runs_[static_cast<size_t>(j)];
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    for (int k : touched) settle(runs_[static_cast<size_t>(k)]);
-    if (moving(r)) occupy(j, false);
+    Run& r = run(j);
+    settle(r);
+    ++mark_;
+    marks_[static_cast<size_t>(j)] = mark_;
+    std::vector<int> dirty;
+    if (moving(r)) occupy(j, false, dirty);
     change(r);
-    if (moving(r)) occupy(j, true);
-    neighbours(j, touched);
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    for (int k : touched) {
-      Run& o = runs_[static_cast<size_t>(k)];
-      if (o.state != JobState::kRunning) continue;
-      settle(o);
-      const double s = evaluate(k);
+    if (moving(r)) occupy(j, true, dirty);
+    for (int k : dirty) {
+      Run& o = run(k);
+      if (o.rescan) {
+        o.worst = o.link_t.empty() ? 0 : *std::max_element(o.link_t.begin(), o.link_t.end());
+        o.rescan = false;
+      }
+      const double s = slowdown(o);
       if (o.phase == Phase::kTrain) o.out.peak_slowdown = std::max(o.out.peak_slowdown, s);
-      if (k == j || s != o.s) {
+      if (s != o.s) {
         o.s = s;
         reschedule(k);
       }
     }
+    if (r.state != JobState::kRunning) return;
+    r.s = slowdown(r);
+    if (r.phase == Phase::kTrain) r.out.peak_slowdown = std::max(r.out.peak_slowdown, r.s);
+    reschedule(j);
   }
 
   // --- scheduling ---
@@ -396,6 +414,17 @@ class Fleet {
                             : Footprint{};
     r.comm_alone = alone_seconds(t_, r.comm);
     r.ckpt_alone = alone_seconds(t_, r.ckpt);
+    // A job of whole hosts has their NICs' cables to itself: no other job
+    // can share them, so they count to its time alone (above) and are
+    // left off the shared links' books.
+    if (r.alloc >= gph_) {
+      auto own = [&](const LinkUse& u) {
+        const topo::Link& l = t_.link(u.link);
+        return t_.kind(l.from) == topo::NodeKind::kNic || t_.kind(l.to) == topo::NodeKind::kNic;
+      };
+      std::erase_if(r.comm, own);
+      std::erase_if(r.ckpt, own);
+    }
   }
 
   void first_placement(Run& r, const std::string& summary) {
@@ -523,7 +552,6 @@ class Fleet {
     bool done = false;
     transition(j, [&](Run& x) {
       x.s = 1;
-      x.key.clear();
       switch (x.phase) {
         case Phase::kStartup:
         case Phase::kRecovery:
@@ -742,7 +770,7 @@ class Fleet {
       HeatRow row;
       row.link = t_.link_label(peaks[i].second);
       row.jobs = links_[peaks[i].second].most;
-      const auto& series = heat_.at(peaks[i].second);
+      const auto& series = heat_[static_cast<size_t>(links_[peaks[i].second].heat)].second;
       for (int b = 0; b < bins_; ++b) {
         const double len = b == bins_ - 1 ? res.span_s - res.bin_s * (bins_ - 1) : res.bin_s;
         row.load.push_back(len > 0 ? series[b] / len : 0);
@@ -751,7 +779,6 @@ class Fleet {
     }
     res.events = events_handled_;
     res.evaluations = evaluations_;
-    res.evaluation_hits = hits_;
     res.stream = std::move(stream);
     res.stream.jobs.clear();
     res.profiles = profile_lines_;
@@ -771,17 +798,20 @@ class Fleet {
   std::vector<double> util_, prod_;
   std::vector<Run> runs_;
   std::vector<LinkState> links_;
-  std::map<topo::LinkId, std::vector<double>> heat_;
+  std::vector<std::pair<topo::LinkId, std::vector<double>>> heat_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   uint64_t seq_ = 0;
   std::vector<int> queue_;
   bool in_schedule_ = false;
   double cluster_[kBuckets] = {};
-  std::map<std::pair<int, std::vector<uint64_t>>, double> cache_;
+  std::vector<CappedGroup> capped_;
+  uint64_t mark_ = 0;
+  std::vector<uint64_t> marks_;   // per job: the transition that last settled it
+  std::vector<double> bandwidth_;  // per link, bit/s
   std::map<std::pair<int, int>, StepProfile> profiles_;
   std::vector<std::string> profile_lines_;
   std::map<int, core::Rng> failure_rngs_;
-  int64_t events_handled_ = 0, evaluations_ = 0, hits_ = 0;
+  int64_t events_handled_ = 0, evaluations_ = 0;
 };
 
 }  // namespace

@@ -10,9 +10,11 @@
 // time, s >= 1 the slowdown contention imposes (contention.h: max-min
 // sharing on every link of the job's footprint, footprint.h). Between
 // events nothing changes, so the clock jumps from event to event (a
-// month of 10,000 jobs is some 10^5 events). s is worked out again only
-// for jobs whose set of link-sharing jobs (and their phases) changed, and
-// remembered by that set: a recurring set costs a look-up.
+// month of 10,000 jobs is some 10^5 events). When a job starts or stops
+// moving data (training, checkpointing, done, preempted, failed), only
+// the jobs on its links see their set of sharers change: their time on
+// those links alone is worked out again (each job keeps its time per
+// link and the slowest), and everyone else fast-forwards untouched.
 //
 // Time accounting (GPU-seconds of the cluster, adding up to GPUs x span):
 //  idle        no job holds the GPU and none waits
@@ -101,7 +103,7 @@ struct FleetResult {
   int finished = 0, running = 0, queued = 0;
   double mean_queue_s = 0, mean_slowdown = 1, worst_slowdown = 1;
   int jobs_slowed = 0;              // finished jobs slowed by >= 1% by contention
-  int64_t events = 0, evaluations = 0, evaluation_hits = 0;
+  int64_t events = 0, evaluations = 0;  // evaluations: shared links' max-min shares worked out
   double dollars_per_gpu_hour = 0;
   StreamResult stream;              // trace rows, skipped and rejected (errors), jobs read
   std::string policy;

@@ -22,12 +22,14 @@ void reject(StreamResult& r, const std::string& file, int line, const std::strin
   if (r.errors.size() < kMaxErrors) r.errors.push_back(fmt::format("{}:{}: {}: {}", file, line, column, why));
 }
 
+bool holds(const JobClass& c, int gpus) {
+  return (c.min_gpus == 0 || gpus >= c.min_gpus) && (c.max_gpus == 0 || gpus <= c.max_gpus);
+}
+
 // The class a trace job of `gpus` GPUs takes: the first whose range holds it.
 int class_for(const FleetSpec& spec, int gpus) {
-  for (size_t i = 0; i < spec.classes.size(); ++i) {
-    const JobClass& c = spec.classes[i];
-    if ((c.min_gpus == 0 || gpus >= c.min_gpus) && (c.max_gpus == 0 || gpus <= c.max_gpus)) return static_cast<int>(i);
-  }
+  for (size_t i = 0; i < spec.classes.size(); ++i)
+    if (holds(spec.classes[i], gpus)) return static_cast<int>(i);
   return -1;
 }
 
@@ -327,13 +329,18 @@ StreamResult job_stream(const FleetSpec& spec) {
           j.gpus = gpus;
           break;
         }
-      pick = kinds.uniform01() * class_total;
-      j.job_class = static_cast<int>(spec.classes.size()) - 1;
-      for (size_t c = 0; c < spec.classes.size(); ++c)
-        if ((pick -= spec.classes[c].weight) < 0) {
-          j.job_class = static_cast<int>(c);
-          break;
-        }
+      // The class: by weight among those whose GPU range holds the size
+      // (all of them when none does).
+      double in_range = 0;
+      for (const JobClass& c : spec.classes) in_range += holds(c, j.gpus) ? c.weight : 0;
+      const bool any = in_range <= 0;
+      pick = kinds.uniform01() * (any ? class_total : in_range);
+      j.job_class = -1;
+      for (size_t c = 0; c < spec.classes.size(); ++c) {
+        if (!any && !holds(spec.classes[c], j.gpus)) continue;
+        j.job_class = static_cast<int>(c);
+        if ((pick -= spec.classes[c].weight) < 0) break;
+      }
       j.arrival = JobTime::from_seconds(t);
       t += arrivals.exponential(1.0 / g.interarrival.seconds());
       const double d = g.duration_median.seconds() * std::exp(lengths.normal(0, g.duration_sigma));

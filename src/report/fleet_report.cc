@@ -74,8 +74,8 @@ std::string fleet_text(const scenario::Scenario& s, const FleetResult& r, const 
   out += fmt::format("queueing          mean {}\n", hours(r.mean_queue_s));
   out += fmt::format("slowdown          mean {:.3f}x, worst {:.3f}x; {} finished jobs slowed >= 1% by contention\n",
                      r.mean_slowdown, r.worst_slowdown, r.jobs_slowed);
-  out += fmt::format("simulation        {} events, {} contention evaluations ({} from the cache)\n\n", r.events,
-                     r.evaluations, r.evaluation_hits);
+  out += fmt::format("simulation        {} events, {} max-min shares of shared links worked out\n\n", r.events,
+                     r.evaluations);
   const double total = std::accumulate(r.causes.begin(), r.causes.end(), 0.0,
                                        [](double a, const fleet::Cause& c) { return a + c.gpu_hours; });
   out += "where the cluster's GPU-hours go:\n";
@@ -170,8 +170,7 @@ nlohmann::ordered_json fleet_json(const scenario::Scenario& s, const FleetResult
   for (const fleet::HeatRow& h : r.heat) heat.push_back({{"link", h.link}, {"most_jobs", h.jobs}, {"load", h.load}});
   c["contended_links"] = heat;
   c["events"] = r.events;
-  c["contention_evaluations"] = r.evaluations;
-  c["contention_cache_hits"] = r.evaluation_hits;
+  c["link_share_evaluations"] = r.evaluations;
   j["cluster"] = c;
   j["trace"] = {{"rows", r.stream.rows},
                 {"skipped", r.stream.skipped},

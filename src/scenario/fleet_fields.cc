@@ -117,11 +117,11 @@ const std::vector<Field<JobClass>>& class_fields() {
        [](C& c, const Value& v) { c.checkpoint_bytes = v.bytes; }, shows_unless_zero(&C::checkpoint_bytes)},
       {"priority", Kind::kInt, by_default("0"), int_range(-1000, 1000), "higher runs first under the priority policy",
        [](C& c, const Value& v) { c.priority = v.as_int(); }, shows(&C::priority)},
-      {"weight", Kind::kDouble, by_default("1"), number_at_least(0), "generator: relative share of jobs of this class",
+      {"weight", Kind::kDouble, by_default("1"), number_at_least(0), "generator: relative share of jobs of this class (among the classes whose GPU range holds the job)",
        [](C& c, const Value& v) { c.weight = v.number; }, shows(&C::weight)},
-      {"min_gpus", Kind::kInt, by_default("0"), int_range(0, 1 << 20), "trace mapping: the smallest job it takes (0: any)",
+      {"min_gpus", Kind::kInt, by_default("0"), int_range(0, 1 << 20), "trace mapping and generator: the smallest job it takes (0: any)",
        [](C& c, const Value& v) { c.min_gpus = v.as_int(); }, shows(&C::min_gpus)},
-      {"max_gpus", Kind::kInt, by_default("0"), int_range(0, 1 << 20), "trace mapping: the largest job it takes (0: any)",
+      {"max_gpus", Kind::kInt, by_default("0"), int_range(0, 1 << 20), "trace mapping and generator: the largest job it takes (0: any)",
        [](C& c, const Value& v) { c.max_gpus = v.as_int(); }, shows(&C::max_gpus)},
   };
   return f;
