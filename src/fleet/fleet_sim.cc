@@ -318,7 +318,10 @@ class Fleet {
   void reschedule(int j) {
     Run& r = run(j);
     ++r.version;
-    push(now_ + std::max<Ns>(1, to_ns(r.left * r.s)), 1, j, r.version);
+    // Past the span the exact time does not matter: clamp (a stalled
+    // job's near-infinite phase must not overflow the clock).
+    const double wall = std::min(r.left * r.s, to_s(span_) + 1);
+    push(now_ + std::max<Ns>(1, to_ns(wall)), 1, j, r.version);
   }
 
   // j moves from one phase to another (`change` does it). Its links'
@@ -492,7 +495,7 @@ class Fleet {
     if (spec_.failures.per_gpu_day <= 0) return;
     core::Rng& rng = failure_rng(j);
     const double wait = rng.exponential(r.alloc * spec_.failures.per_gpu_day / 86400.0);
-    push(now_ + std::max<Ns>(1, to_ns(wait)), 2, j, r.failure_version);
+    push(now_ + std::max<Ns>(1, to_ns(std::min(wait, to_s(span_) + 1))), 2, j, r.failure_version);
   }
 
   core::Rng& failure_rng(int j) {

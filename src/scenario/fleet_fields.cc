@@ -292,12 +292,13 @@ FleetSpec read_fleet(const YAML::Node& node, int line, Context& ctx, int gpus) {
                  fmt::format("no job class is named '{}' (fleet.classes)", rows[i].cls));
     }
     if (!rows[i].priority_given) r.priority = f.classes[static_cast<size_t>(r.job_class)].priority;
-    if (r.duration == JobTime::zero() && r.iterations == 0)
-      ctx.fail(ctx.line_for(path), path + ".duration", "set a duration or iterations");
+    // A list entry has no key of its own: its line is its (required) gpus key's.
+    const int line = ctx.line_for(path + ".gpus");
+    if (r.duration == JobTime::zero() && r.iterations == 0) ctx.fail(line, path + ".duration", "set a duration or iterations");
     if (r.gpus > gpus)
       ctx.fail(ctx.line_for(path + ".gpus"), path + ".gpus",
                fmt::format("{} GPUs, but the cluster has {} (cluster.gpus)", r.gpus, gpus));
-    r.source_line = ctx.line_for(path);
+    r.source_line = line;
     f.jobs.push_back(std::move(r));
   }
   if (top.count("generator")) {
