@@ -70,6 +70,11 @@ fleet::StepProfile training_profile(const scenario::Scenario& s, const fleet::Jo
 }  // namespace
 
 FleetRun run_fleet(const scenario::Scenario& s) {
+  if (s.network.model == net::NetworkModel::kPacket)
+    throw scenario::locate_in_scenario(
+        s, core::InputError({"", 0, "network.model"},
+                            "a fleet shares links as the flow model does (max-min); packet-level contention between "
+                            "jobs is not modelled yet: use network.model: flow"));
   FleetRun run;
   topo::Topology t;
   try {

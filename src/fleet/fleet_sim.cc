@@ -436,11 +436,13 @@ class Fleet {
     const JobClass& c = *r.cls;
     const int n = r.alloc;
     if (!c.model.empty()) {
-      const auto key = std::make_pair(r.req.job_class, r.req.gpus);
+      // On the GPUs it holds: whole hosts, so a trace's 12-GPU job trains
+      // on 16 with TP 8 rather than fail to divide.
+      const auto key = std::make_pair(r.req.job_class, r.alloc);
       auto it = profiles_.find(key);
       if (it == profiles_.end()) {
-        it = profiles_.emplace(key, profile_(c, r.req.gpus)).first;
-        profile_lines_.push_back(fmt::format("{} on {} GPUs: {}", c.name, r.req.gpus, it->second.source));
+        it = profiles_.emplace(key, profile_(c, r.alloc)).first;
+        profile_lines_.push_back(fmt::format("{} on {} GPUs: {}", c.name, r.alloc, it->second.source));
       }
       r.prof = it->second;
     } else {
@@ -592,10 +594,15 @@ class Fleet {
     }
   }
 
-  // When a running job should end at its current pace (backfilling's guess).
+  // When a running job should end at its current pace (backfilling's
+  // guess): the work left after what it has done since it was last
+  // settled, at its current slowdown; a phase that is not training first
+  // runs out its time.
   double estimated_end(const Run& r) const {
-    const double phase = r.phase == Phase::kTrain ? 0 : r.left;
-    return to_s(now_) + (r.work_left + phase) * std::max(1.0, r.s);
+    const double since = to_s(now_ - r.last);
+    const double s = std::max(1.0, r.s);
+    if (r.phase == Phase::kTrain) return to_s(now_) + std::max(0.0, r.work_left - since / s) * s;
+    return to_s(now_) + std::max(0.0, r.left * s - since) + r.work_left * s;
   }
 
   void try_queue_order() {

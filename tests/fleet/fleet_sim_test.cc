@@ -120,6 +120,48 @@ TEST(Fleet, FifoMakesTheSecondJobWaitForTheFirst) {
   EXPECT_NEAR(r.causes[1].gpu_hours, 0, 1e-9);
 }
 
+// x holds half the cluster (16 GPUs) for 3200 s; y needs all 32 and
+// waits; z (16 GPUs, 1000 s) arrives after y.
+FleetSpec blocked_head(Policy p) {
+  FleetSpec s = two_jobs(job::PlacementPolicy::kPacked);
+  s.scheduler.policy = p;
+  s.classes[0].all_reduce = core::Bytes(0);  // no traffic: only the queue matters
+  s.jobs[1].gpus = 32;
+  s.jobs[1].arrival = JobTime::sec(10);
+  JobRequest z = s.jobs[0];
+  z.id = "z";
+  z.arrival = JobTime::sec(20);
+  z.duration = JobTime::sec(1000);
+  s.jobs.push_back(z);
+  return s;
+}
+
+TEST(Fleet, FifoHoldsASmallJobBehindABlockedLargeOne) {
+  // FIFO: z waits behind y, which waits for x (until 3200 s); y runs
+  // 3200..6400, then z: queue 6400 - 20 = 6380 s.
+  const FleetResult r = simulate_fleet(blocked_head(Policy::kFifo), four_hosts(), 700, kNoTraining);
+  EXPECT_NEAR(r.jobs[1].queue_s, 3190, 1e-6);
+  EXPECT_NEAR(r.jobs[2].queue_s, 6380, 1e-6);
+}
+
+TEST(Fleet, BackfillRunsTheSmallJobInTheHoleWithoutDelayingTheLargeOne) {
+  // EASY: y's reservation is at 3200 s (x's end); z fits the free half now
+  // and ends at 1020 s < 3200 s, so it starts at once and y still starts at 3200.
+  const FleetResult r = simulate_fleet(blocked_head(Policy::kBackfill), four_hosts(), 700, kNoTraining);
+  EXPECT_NEAR(r.jobs[2].queue_s, 0, 1e-9);
+  EXPECT_NEAR(r.jobs[1].queue_s, 3190, 1e-6);
+}
+
+TEST(Fleet, GangStartsEveryJobThatFitsWhateverItsPlaceInTheQueue) {
+  // Gang (all of a job's GPUs at once, first fit): z starts at once like
+  // backfilling, but with no reservation for y.
+  const FleetResult r = simulate_fleet(blocked_head(Policy::kGang), four_hosts(), 700, kNoTraining);
+  EXPECT_NEAR(r.jobs[2].queue_s, 0, 1e-9);
+  // While y waited for whole hosts, 16 GPUs stood idle from 10 s to 20 s
+  // and from z's end (1020 s) to x's end (3200 s): queued, not idle.
+  EXPECT_NEAR(r.causes[1].gpu_hours, 16.0 * (10 + 2180) / 3600, 1e-6);
+}
+
 TEST(Fleet, APreemptedJobPaysItsRestartAndTheWorkSinceItsCheckpoint) {
   // y (priority 1, whole cluster) arrives at 1000 s while x (priority 0,
   // whole cluster, 3200 s, no checkpoints) runs: x is preempted, loses its
