@@ -82,7 +82,7 @@ FleetRun run_fleet(const scenario::Scenario& s) {
   } catch (const core::InputError& e) {
     throw scenario::locate_in_scenario(s, e);
   }
-  run.topology = fmt::format("{} GPUs of {}, {} hosts; {}", t.num_gpus(), s.cluster.system.name, t.num_hosts(), t.name);
+  run.topology = t.description;
   const fleet::ProfileFn profile = [&s](const fleet::JobClass& c, int gpus) { return training_profile(s, c, gpus); };
   try {
     run.result = fleet::simulate_fleet(*s.fleet, t, s.cluster.system.gpu.tdp_watts, profile);

@@ -321,7 +321,7 @@ class Fleet {
     // Past the span the exact time does not matter: clamp (a stalled
     // job's near-infinite phase must not overflow the clock).
     const double wall = std::min(r.left * r.s, to_s(span_) + 1);
-    push(now_ + std::max<Ns>(1, to_ns(wall)), 1, j, r.version);
+    push(now_ + std::max<Ns>(0, to_ns(wall)), 1, j, r.version);
   }
 
   // j moves from one phase to another (`change` does it). Its links'
