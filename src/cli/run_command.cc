@@ -1,10 +1,12 @@
 #include "cli/run_command.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "app/collective.h"
 #include "app/edge.h"
+#include "app/fleet.h"
 #include "app/iteration.h"
 #include "app/job.h"
 #include "cli/outputs.h"
@@ -14,6 +16,7 @@
 #include "report/edge_page.h"
 #include "report/edge_report.h"
 #include "report/edge_trace.h"
+#include "report/fleet_report.h"
 #include "report/iteration_text.h"
 #include "report/job_ensemble.h"
 #include "report/job_section.h"
@@ -55,6 +58,29 @@ void run_edge_case(const scenario::Scenario& s, const std::string& format, const
     std::fputs(report::edge_text(s, run.result, context).c_str(), stdout);
 }
 
+// Many jobs on one cluster: jobs, cluster GPU-hours by cause, contention
+// (report/fleet_report.h); --csv writes jobs.csv, --report the HTML page.
+void run_fleet_case(const scenario::Scenario& s, const std::string& format, const OutputOptions& outputs) {
+  if (!outputs.trace.empty())
+    throw scenario::locate_in_scenario(
+        s, core::InputError({"", 0, "fleet"}, "a fleet has no Perfetto trace yet: use --report for its timeline and "
+                                              "link heat map, --csv for every job"));
+  check_writable(outputs.report, "--report");
+  check_csv_folder(outputs.csv);
+  const app::FleetRun run = app::run_fleet(s);
+  if (!outputs.csv.empty()) {
+    make_csv_folder(outputs.csv);
+    write_output_file((std::filesystem::path(outputs.csv) / "jobs.csv").string(), report::fleet_jobs_csv(run.result),
+                      "--csv");
+  }
+  if (!outputs.report.empty())
+    write_output_file(outputs.report, report::fleet_html(s, run.result, run.topology), "--report");
+  if (format == "json")
+    print_json(report::fleet_json(s, run.result, run.topology));
+  else
+    std::fputs(report::fleet_text(s, run.result, run.topology).c_str(), stdout);
+}
+
 void run(const std::string& file, const std::string& format, const OutputOptions& outputs,
          const ScenarioOptions& scenario_options, int seeds, bool seeds_given) {
   check_format(format);
@@ -63,6 +89,7 @@ void run(const std::string& file, const std::string& format, const OutputOptions
     throw core::InputError({"", 0, "--seeds"}, "needs a scenario with a job: section (one iteration draws nothing)");
   if (s.collective) return run_collective_case(s, format, outputs);
   if (s.edge) return run_edge_case(s, format, outputs);
+  if (s.fleet) return run_fleet_case(s, format, outputs);
   check_iteration_outputs(outputs, s);
   if (s.job) {  // the files show its (first seed's) steady iteration too
     std::vector<app::JobRun> runs;

@@ -46,6 +46,15 @@ const char* to_string(PlacementPolicy p) {
 
 Placement place(const PlacementSpec& spec, const topo::Topology& t, const workload::ParallelPlan& plan,
                 double gpu_tdp_w) {
+  // Busy hosts: a seeded draw, the same for every policy.
+  std::vector<uint8_t> busy(t.num_hosts(), 0);
+  core::Rng rng = core::RngStreams(spec.seed).stream("placement.busy");
+  for (uint32_t h = 0; h < t.num_hosts(); ++h) busy[h] = rng.bernoulli(spec.busy_fraction);
+  return place_on(spec, t, plan, gpu_tdp_w, std::move(busy));
+}
+
+Placement place_on(const PlacementSpec& spec, const topo::Topology& t, const workload::ParallelPlan& plan,
+                   double gpu_tdp_w, std::vector<uint8_t> busy) {
   const uint32_t hosts = t.num_hosts();
   if (hosts == 0) throw refuse("the cluster has no hosts to place on");
   uint32_t gpus_per_host = 0;
@@ -60,10 +69,7 @@ Placement place(const PlacementSpec& spec, const topo::Topology& t, const worklo
   const int per_rack = std::max(1, spec.hosts_per_rack);
   const uint32_t racks = (hosts + per_rack - 1) / per_rack;
 
-  // Busy hosts: a seeded draw, the same for every policy.
-  std::vector<uint8_t> busy(hosts, 0);
-  core::Rng rng = core::RngStreams(spec.seed).stream("placement.busy");
-  for (uint32_t h = 0; h < hosts; ++h) busy[h] = rng.bernoulli(spec.busy_fraction);
+  ANATOMY_CHECK(busy.size() == hosts, "one busy flag per host");
   // Power: how many of a rack's hosts may run at once.
   const double host_w = gpu_tdp_w * gpus_per_host + spec.host_overhead_w;
   const int power_cap = spec.rack_power_kw > 0 ? static_cast<int>(spec.rack_power_kw * 1000 / host_w) : per_rack;

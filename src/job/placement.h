@@ -58,5 +58,10 @@ struct Placement {
 // placed: not enough free hosts, power, or the fault-domain rule.
 Placement place(const PlacementSpec& spec, const topo::Topology& t, const workload::ParallelPlan& plan,
                 double gpu_tdp_w);
+// The same on hosts whose busy flags are given (one per host: another job
+// runs there) instead of the seeded busy_fraction draw: a scheduler
+// placing job after job on one cluster.
+Placement place_on(const PlacementSpec& spec, const topo::Topology& t, const workload::ParallelPlan& plan,
+                   double gpu_tdp_w, std::vector<uint8_t> busy);
 
 }  // namespace anatomy::job

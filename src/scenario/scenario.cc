@@ -11,6 +11,7 @@
 #include "core/input_file.h"
 #include "hw/precision.h"
 #include "scenario/edge_fields.h"
+#include "scenario/fleet_fields.h"
 #include "scenario/hardware_fields.h"
 #include "scenario/job_fields.h"
 #include "scenario/network_fields.h"
@@ -112,7 +113,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
     CollectiveCase c;
     detail::read_section(sub(top, "collective"), "collective", ctx.line_for("collective"), detail::collective_fields(), c, ctx);
     s.collective = c;
-  } else if (!top.count("model") && !top.count("edge")) {
+  } else if (!top.count("model") && !top.count("edge") && !top.count("fleet")) {
     ctx.fail(root_line, "model", "is required (a model preset name, or a mapping of its dimensions)");
   }
   if (top.count("model")) s.model = read_model(sub(top, "model"), ctx);
@@ -170,9 +171,13 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
     s.edge = detail::read_edge(sub(top, "edge"), ctx.line_for("edge"), ctx, s.cluster.gpus);
     s.edge->seed = s.seed;
   }
+  if (top.count("fleet")) {
+    s.fleet = detail::read_fleet(sub(top, "fleet"), ctx.line_for("fleet"), ctx, s.cluster.gpus);
+    s.fleet->seed = s.seed;
+  }
   s.lines = ctx.lines;
   s.overridden = ctx.overridden;
-  if ((s.collective || s.edge) && !top.count("model")) return s;
+  if ((s.collective || s.edge || s.fleet) && !top.count("model")) return s;
   try {
     workload::validate_plan(s.model, s.parallelism, s.training, s.cluster.gpus);
   } catch (const core::InputError& e) {

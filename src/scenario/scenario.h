@@ -37,6 +37,8 @@
 //   compute: {calibration: path/to/table.json,   # default: the system's own, if shipped
 //             memory_check: error|warn}          # warn: simulate a plan that does not fit, and say so
 //   collective: {op: all_reduce, bytes: 8GiB, algorithm: auto}
+//   fleet: {duration, scheduler, classes, jobs, generator, trace, failures}
+//   #   many jobs on the cluster (scenario/fleet_fields.h)
 //   #   a collective case instead of a training iteration: model and
 //   #   parallelism are then not needed
 //   expected:                          # validation cases only
@@ -53,6 +55,7 @@
 
 #include "coll/ops.h"
 #include "core/error.h"
+#include "fleet/fleet_spec.h"
 #include "job/edge/edge_spec.h"
 #include "job/job_spec.h"
 #include "job/placement.h"
@@ -108,6 +111,10 @@ struct Scenario {
   // An edge site (job/edge/edge_spec.h) instead of one training job: its
   // model is edge.model, so `model:` is not needed.
   std::optional<job::edge::EdgeSpec> edge;
+  // Many jobs on the cluster under a scheduler (fleet/fleet_spec.h):
+  // cluster: is then the whole cluster, and model: is not needed (each job
+  // class names its own).
+  std::optional<fleet::FleetSpec> fleet;
 };
 
 // Reads and validates a scenario (plan against model and GPU count; memory

@@ -1,6 +1,7 @@
 #include "scenario/scenario_fields.h"
 
 #include "scenario/edge_fields.h"
+#include "scenario/fleet_fields.h"
 #include "scenario/hardware_fields.h"
 
 #include <limits>
@@ -44,7 +45,7 @@ const std::vector<Field<Scenario>>& top_fields() {
       {"seed", Kind::kInt, by_default("1"), int_range(0, kMaxSeed),
        "seed of every random stream (same seed, same results)",
        [](Scenario& s, const Value& v) { s.seed = static_cast<uint64_t>(v.integer); }, shows(&Scenario::seed)},
-      {"model", Kind::kSection, derived("required unless the scenario is a collective case"), {},
+      {"model", Kind::kSection, derived("required unless the scenario is a collective case, an edge site or a fleet"), {},
        "a model preset name, or a mapping of its dimensions", {}},
       {"cluster", Kind::kSection, required(), {}, "the system preset, GPU count, fabric and storage", {}},
       {"parallelism", Kind::kSection, derived("every key at its default"), {}, "how the GPUs split the model (TP, PP, DP, ...)", {}},
@@ -61,6 +62,8 @@ const std::vector<Field<Scenario>>& top_fields() {
        "where the job lands in a larger cluster: policy, racks, power, busy hosts", {}},
       {"edge", Kind::kSection, derived("none: a datacenter training job"), {},
        "an edge site: sensor network, serving, hourly retraining, rollout and rollback, WAN, faults", {}},
+      {"fleet", Kind::kSection, derived("none: one job on the cluster"), {},
+       "many jobs on the cluster: job stream (list, generator, trace), scheduler, contention, failures", {}},
   };
   return f;
 }
@@ -367,6 +370,7 @@ const std::vector<Section>& sections() {
     };
     add_job_sections(s);
     add_edge_sections(s);
+    add_fleet_sections(s);
     return s;
   }();
   return all;

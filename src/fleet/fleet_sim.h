@@ -1,0 +1,117 @@
+#pragma once
+// Many jobs on one cluster, on one clock: arrivals, a scheduler's queue,
+// placement on the cluster's hosts, each job's steps slowed by the jobs
+// it shares links with, checkpoints, failures and preemptions — and where
+// every GPU-hour of the cluster went.
+//
+// Each running job is in one phase at a time: startup (or restart),
+// training, a (blocking) checkpoint write, or failure recovery. Work is
+// counted in seconds of running alone; a phase progresses at 1/s of wall
+// time, s >= 1 the slowdown contention imposes (contention.h: max-min
+// sharing on every link of the job's footprint, footprint.h). Between
+// events nothing changes, so the clock jumps from event to event (a
+// month of 10,000 jobs is some 10^5 events). When a job starts or stops
+// moving data (training, checkpointing, done, preempted, failed), only
+// the jobs on its links see their set of sharers change: their time on
+// those links alone is worked out again (each job keeps its time per
+// link and the slowest), and everyone else fast-forwards untouched.
+//
+// Time accounting (GPU-seconds of the cluster, adding up to GPUs x span):
+//  idle        no job holds the GPU and none waits
+//  queued      no job holds the GPU while jobs wait (fragmentation,
+//              head-of-line blocking, reservations)
+//  startup     image pull, launch, NCCL init at every start
+//  productive  training steps: compute (step x its compute share)
+//  exposed communication, pipeline bubble: the rest of a step alone
+//  contention  the extra time of steps and checkpoint writes slowed by
+//              other jobs' traffic (s - 1 of every second of work)
+//  checkpoint  blocking checkpoint writes, alone
+//  failure recovery  detection, teardown, restart after an interruption,
+//              and the work since the last checkpoint done again
+//  preemption  a preempted job's restart and lost work
+// A job's GPUs are whole hosts when it spans several (the rest of a
+// part-used host counts to its phases too), a share of one host otherwise.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fleet/fleet_spec.h"
+#include "fleet/job_stream.h"
+#include "topo/topology.h"
+
+namespace anatomy::fleet {
+
+// A job's step alone, as anatomy's iteration model (training jobs) or the
+// class (light jobs) gives it. Fractions of `step` add up to 1.
+struct StepProfile {
+  double step_s = 1;
+  double compute = 1, communication = 0, bubble = 0;
+  double grad_bytes_per_nic = 0;  // bytes each NIC sends per step in the DP all-reduce
+  double checkpoint_bytes_per_gpu = 0;
+  std::string source;             // where the figures come from, for the report
+};
+
+// For training classes: the profile of `cls` on `gpus` GPUs (the app layer
+// runs the iteration model). Throws InputError when the plan cannot run.
+using ProfileFn = std::function<StepProfile(const JobClass& cls, int gpus)>;
+
+enum class JobState { kQueued, kRunning, kFinished, kNotArrived };
+const char* to_string(JobState s);
+
+struct JobOutcome {
+  std::string id;
+  std::string job_class;
+  int gpus = 0, gpus_allocated = 0, hosts = 0;
+  int priority = 0;
+  JobState state = JobState::kQueued;
+  double arrival_s = 0, start_s = -1, end_s = -1;
+  double queue_s = 0;     // arrival to first start (to the end of the span while queued)
+  double jct_s = 0;       // arrival to finish (0 unless finished)
+  double alone_s = 0;     // its running time alone: startup + steps + checkpoints
+  double run_s = 0;       // wall time it held GPUs
+  double slowdown = 1;    // run_s / alone_s (finished jobs)
+  double contention_s = 0;  // wall time added by contention
+  double peak_slowdown = 1;  // the most any stretch of its training was slowed (while a neighbour checkpointed, say)
+  int preemptions = 0, failures = 0, checkpoints = 0;
+  std::vector<std::string> shared_with;  // jobs it shared a link with while both were moving data
+  std::string placement;                 // packed/spread summary of its (first) placement
+};
+
+struct Cause {
+  const char* name;
+  double gpu_hours = 0;
+  double dollars = 0;
+};
+
+struct HeatRow {
+  std::string link;             // topo::Topology::link_label
+  std::vector<double> load;     // per time bin: offered load / capacity while two or more jobs shared it
+  int jobs = 0;                 // most jobs on it at once
+};
+
+struct FleetResult {
+  int gpus = 0, hosts = 0;
+  double span_s = 0;
+  std::vector<JobOutcome> jobs;
+  std::vector<Cause> causes;        // in the order of the accounting above; add up to GPUs x span
+  double gpu_utilization = 0;       // share of GPU time held by jobs
+  double productive_share = 0;      // share of GPU time in productive compute
+  std::vector<double> utilization_series, productive_series;  // per time bin
+  double bin_s = 0;
+  std::vector<HeatRow> heat;        // the most contended links, most first
+  int finished = 0, running = 0, queued = 0;
+  double mean_queue_s = 0, mean_slowdown = 1, worst_slowdown = 1;
+  int jobs_slowed = 0;              // finished jobs slowed by >= 1% by contention
+  int64_t events = 0, evaluations = 0;  // evaluations: shared links' max-min shares worked out
+  double dollars_per_gpu_hour = 0;
+  StreamResult stream;              // trace rows, skipped and rejected (errors), jobs read
+  std::string policy;
+  std::vector<std::string> profiles;  // one line per training class simulated
+};
+
+// Throws InputError (field "fleet...") for a job that can never run here
+// (more GPUs than the cluster, a checkpoint with no storage servers).
+FleetResult simulate_fleet(const FleetSpec& spec, const topo::Topology& t, double gpu_tdp_w, const ProfileFn& profile);
+
+}  // namespace anatomy::fleet
