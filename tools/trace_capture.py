@@ -30,6 +30,7 @@ import math
 import os
 import socket
 import statistics
+import subprocess
 import sys
 import time
 
@@ -45,11 +46,11 @@ class Block(nn.Module):
         super().__init__()
         self.heads = heads
         self.ln1 = nn.LayerNorm(d)
-        self.qkv = nn.Linear(d, 3 * d)
-        self.proj = nn.Linear(d, d)
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.proj = nn.Linear(d, d, bias=False)
         self.ln2 = nn.LayerNorm(d)
-        self.up = nn.Linear(d, 4 * d)
-        self.down = nn.Linear(4 * d, d)
+        self.up = nn.Linear(d, 4 * d, bias=False)
+        self.down = nn.Linear(4 * d, d, bias=False)
 
     def forward(self, x):
         b, t, d = x.shape
@@ -92,7 +93,7 @@ def worker(rank, args, port):
     torch.manual_seed(0)
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=args.ranks)
     model = nn.parallel.DistributedDataParallel(TinyGPT(args.vocab, args.d, args.heads, args.layers, args.seq))
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, foreach=True)
     gen = torch.Generator().manual_seed(rank)
 
     def step():
@@ -129,20 +130,30 @@ def worker(rank, args, port):
         with torch.profiler.record_function("ProfilerStep#0"):
             step()
     prof.export_chrome_trace(os.path.join(args.out, f"kineto_rank{rank}.json"))
+    # As many timed steps again after the traced ones, so that the measured
+    # step time brackets them (a shared machine's load drifts).
+    for _ in range(args.steps):
+        dist.barrier()
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
 
     params = sum(p.numel() for p in model.parameters())
     busbw, latency = collective_bandwidth(params * 4, args.ranks)
     gathered = [None] * args.ranks
     dist.all_gather_object(gathered, {"rank": rank, "step_s": times})
     if rank == 0:
-        per_step = [max(g["step_s"][i] for g in gathered) for i in range(args.steps)]
+        per_step = [max(g["step_s"][i] for g in gathered) for i in range(len(times))]
         with open(os.path.join(args.out, "measured.json"), "w") as f:
             json.dump({"step_s": statistics.median(per_step), "steps_s": per_step, "ranks": args.ranks,
                        "parameters": params, "torch": torch.__version__, "threads_per_rank": 1,
                        "model": {k: getattr(args, k) for k in ("vocab", "d", "heads", "layers", "seq", "batch")},
                        "allreduce_busbw_GBps": busbw, "allreduce_latency_s": latency}, f, indent=1)
         write_machine(args, busbw, latency)
+    dist.barrier()
     dist.destroy_process_group()
+    sys.stdout.flush()
+    os._exit(0)  # gloo's threads can hold a finished worker at interpreter exit
 
 
 def collective_bandwidth(nbytes, ranks):
@@ -166,10 +177,22 @@ def _timed(t, ranks):
 
 
 def write_machine(args, busbw, latency):
+    # The host's compute measured by the calibration probe (one thread, as
+    # each rank ran): its best GEMM rate is the "accelerator" peak, its
+    # element-wise rate the memory bandwidth.
+    probe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calibrate_probe.py")
+    table = os.path.join(args.out, "calibration.json")
+    subprocess.run([sys.executable, probe, "--out", table, "--device", "cpu", "--quick"], check=True,
+                   stdout=subprocess.DEVNULL)
+    with open(table) as f:
+        cal = json.load(f)
+    peak = cal["meta"]["peak_tflops"]
+    hbm = cal["memory"]["elementwise_inplace_GBps_rw"]
     text = f"""# A model of the machine the trace was captured on (tools/trace_capture.py):
 # {args.ranks} single-threaded CPU ranks on one host, their gloo all-reduce
 # bus bandwidth ({busbw:.3f} GB/s at the gradients' size) and latency
-# ({latency * 1e6:.0f} us) measured by the capture itself.
+# ({latency * 1e6:.0f} us) measured by the capture itself, and one core's
+# compute as tools/calibrate_probe.py measured it (calibration.json).
 name: this host ({args.ranks} CPU ranks, gloo)
 model: llama3-8b
 cluster:
@@ -181,15 +204,16 @@ cluster:
     nics_per_host: 1
     nic_speed: 10Gbps
     gpu:
-      name: CPU rank
+      name: {cal['meta']['name']}
       vendor: host
       architecture: hopper
-      bf16_tflops: 0.05
+      bf16_tflops: {peak:.6g}
       hbm_capacity: 64GB
-      hbm_bandwidth: 10GB/s
+      hbm_bandwidth: {hbm:.6g}GB/s
       scaleup_bandwidth: {busbw:.6f}GB/s
       tdp_watts: 100
     scaleup: {{kind: switch, hop_latency: {max(latency / 2, 1e-6) * 1e6:.1f}us}}
+compute: {{calibration: calibration.json}}
 parallelism: {{tp: 1, pp: 1}}
 training: {{seq_len: 2048, global_batch: {args.ranks}, micro_batch: 1}}
 """
@@ -202,7 +226,7 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--ranks", type=int, default=2)
     p.add_argument("--warmup", type=int, default=2)
-    p.add_argument("--steps", type=int, default=6)
+    p.add_argument("--steps", type=int, default=4)
     p.add_argument("--vocab", type=int, default=256)
     p.add_argument("--d", type=int, default=64)
     p.add_argument("--heads", type=int, default=2)

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add_collective_command(app, exit_code);
   add_compare_command(app, exit_code);
   CLI::App& list = add_list_command(app, exit_code);
+  add_calibrate_command(app, exit_code);
   add_replay_command(app, exit_code);
   add_run_command(app, exit_code);
   add_schema_command(app, list, exit_code);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "app/calibrate.h"
 #include "app/replay.h"
 #include "cli/outputs.h"
 #include "cli/scenario_options.h"
@@ -83,6 +84,34 @@ void add_replay_command(CLI::App& app, int& exit_code) {
   args->scenario.add_to(*sub);
   sub->callback([args, &exit_code] {
     replay(*args);
+    exit_code = 0;
+  });
+}
+
+}  // namespace anatomy::cli
+
+namespace anatomy::cli {
+
+void add_calibrate_command(CLI::App& app, int& exit_code) {
+  auto q = std::make_shared<app::CalibrateRequest>();
+  CLI::App* sub = app.add_subcommand("calibrate", "measure this machine's GPU (or CPU) into a calibration table");
+  sub->footer(
+      "Runs tools/calibrate_probe.py (Python + PyTorch): GEMM rates over a grid of shapes, attention fwd/bwd,\n"
+      "element-wise ops, the optimizer step, memory bandwidth, host<->device copies and disk writes, written\n"
+      "in the format of data/calibration/h200.json; a scenario's compute: {calibration: FILE} reads it.\n"
+      "Without a GPU it measures the CPU (fp32 GEMMs filed under the bf16 key; the table's about says so).");
+  sub->add_option("--out", q->out, "the table to write (JSON)")->required();
+  sub->add_option("--device", q->device, "cuda or cpu (default: a GPU when PyTorch sees one)");
+  sub->add_flag("--quick", q->quick, "a small grid of shapes (seconds)");
+  sub->add_option("--threads", q->threads, "CPU threads the probe uses")->capture_default_str();
+  sub->add_option("--python", q->python, "the Python with PyTorch (default: $ANATOMY_PYTHON, else /usr/bin/python3)");
+  sub->callback([q, &exit_code] {
+    const app::CalibrateRun r = app::run_calibrate(*q);
+    std::printf("%s\n", r.summary.c_str());
+    std::printf("wrote %s: %s, %zu GEMM rows, %zu attention rows, memory %.3g GB/s, AdamW %.3g ns/param; "
+                "compute: {calibration: %s} loads it\n",
+                q->out.c_str(), r.table.gpu_name.c_str(), r.table.gemms.size(), r.table.attention.size(),
+                r.table.memory_GBps_rw, r.table.optimizer_ns_per_param, q->out.c_str());
     exit_code = 0;
   });
 }
