@@ -5,8 +5,8 @@
 
 Drops what anatomy's importer does not read: the execution trace's operator
 schemas, input/output values (a collective's inputs stay: its size) and the
-fields it does not use, the operators that hold others (only leaves carry
-the shapes it reads), and in both files the view and aliasing operators that do no work
+fields it does not use, the operators whose name is never a leaf (only leaves and GEMMs
+carry the shapes it reads), and in both files the view and aliasing operators that do no work
 (as_strided, select, view, transpose, detach, ...), with what they hold.
 Durations of what is kept are untouched, so a replay of the trimmed set
 gives the step time the full set gives. Other files are copied.
@@ -37,11 +37,15 @@ def trim_et(doc):
         return False
     # Only leaves carry the shapes anatomy reads (it finds a leaf's parent
     # in the profiler's nesting), and collectives their sizes.
-    parents = set(parent.values())
+    # anatomy matches operators of one name in order, so a name stays whole
+    # or goes whole: kept when some operator of it is a leaf.
+    parents = {parent[i] for i in parent if not dropped(i)}
+    leaf_names = {name[i] for i in name if i not in parents and not dropped(i)}
     keep = []
     for n in doc["nodes"]:
         comm = n["name"].startswith(("gloo:", "nccl:")) or n["name"] == "record_param_comms"
-        if dropped(n["id"]) or (n["id"] in parents and not comm):
+        gemm = n["name"] in ("aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm")
+        if dropped(n["id"]) or (n["name"] not in leaf_names and not comm and not gemm):
             continue
         for key in ("op_schema", "outputs", "fw_parent", "seq_id", "scope", "fw_tid", "tid"):
             n.pop(key, None)

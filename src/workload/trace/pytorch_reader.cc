@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/input_file.h"
@@ -310,31 +311,33 @@ class RankReader {
     }
   }
 
-  // Profiled spans of the step's main thread <-> execution-trace nodes, by
-  // name in order (a bounded look-ahead skips operators one file has and
-  // the other does not).
+  // Profiled spans of the step's main thread <-> execution-trace nodes: the
+  // k-th operator of a name in the one is the k-th of that name in the
+  // other (both ran the same step's operators in the same order; a name
+  // one file lacks simply goes unmatched).
   void match_et() {
     if (et_.empty()) return;
-    size_t cursor = 0;
-    std::vector<size_t> order;
-    for (size_t i = 0; i < spans_.size(); ++i)
-      if (i != step_ && spans_[i].tid == main_tid_ && in_step(spans_[i])) order.push_back(i);
-    for (size_t i : order) {
-      for (size_t j = cursor; j < et_.size() && j < cursor + 64; ++j)
-        if (et_[j].name == spans_[i].name) {
-          spans_[i].et = static_cast<int>(j);
-          cursor = j + 1;
-          break;
-        }
+    std::unordered_map<std::string, std::vector<int>> by_name;
+    for (size_t j = 0; j < et_.size(); ++j) by_name[et_[j].name].push_back(static_cast<int>(j));
+    std::unordered_map<std::string, size_t> seen;
+    for (size_t i = 0; i < spans_.size(); ++i) {
+      if (i == step_ || spans_[i].tid != main_tid_ || !in_step(spans_[i])) continue;
+      auto it = by_name.find(spans_[i].name);
+      if (it == by_name.end()) continue;
+      const size_t k = seen[spans_[i].name]++;
+      if (k < it->second.size()) spans_[i].et = it->second[k];
     }
   }
 
-  // The leaf operators' work inside a span.
+  // The work inside a span: a GEMM operator's shape where it is one (what
+  // it holds are views and conjugation checks), else its leaves' bytes.
   void collect_shapes(const Span& s, std::vector<WorkShape>& out) const {
-    if (s.children.empty()) {
-      if (s.et >= 0)
-        if (auto w = work_of(et_[s.et])) out.push_back(*w);
-      return;
+    if (s.et >= 0) {
+      const std::optional<WorkShape> w = work_of(et_[s.et]);
+      if (w && (w->kind == WorkShape::Kind::kGemm || s.children.empty())) {
+        out.push_back(*w);
+        return;
+      }
     }
     for (size_t c : s.children) collect_shapes(spans_[c], out);
   }
