@@ -145,6 +145,7 @@ RankTrace read_rank(const std::string& path, int rank, TraceGraph& g) {
       else if (k == "pg_name" && a.value_case() == pb::AttributeProto::kStringVal) n.group = a.string_val();
       else if (k == "anatomy_duration_ps" && v) n.duration = SimTime::ps(*v);
       else if (k == "anatomy_host" && v) n.host = *v != 0;
+      else if (k == "anatomy_idle" && v) n.idle = *v != 0;
       else if (k == "anatomy_phase" && a.value_case() == pb::AttributeProto::kStringVal)
         n.phase = a.string_val() == "backward" ? Phase::kBackward : a.string_val() == "optimizer" ? Phase::kOptimizer : Phase::kForward;
       else if (k == "anatomy_comm" && a.value_case() == pb::AttributeProto::kStringVal)
@@ -242,6 +243,7 @@ std::vector<std::string> write_chakra(const TraceGraph& g, const std::string& di
       set_int(p, "anatomy_duration_ps", n.duration.count_ps());
       set_string(p, "anatomy_phase", to_string(n.phase));
       if (n.host) set_int(p, "anatomy_host", 1);
+      if (n.idle) set_int(p, "anatomy_idle", 1);
       switch (n.kind) {
         case NodeKind::kCompute: p.set_type(pb::COMP_NODE); break;
         case NodeKind::kCollective:

@@ -13,7 +13,7 @@
 // anatomy adds and reads back, which other tools ignore: "anatomy_phase"
 // (forward, backward, optimizer), "anatomy_comm" (DP, TP, EP, PP),
 // "anatomy_duration_ps" (the exact duration, where microseconds would
-// round), "anatomy_host"; the metadata's "pg_ranks:<name>" (int64 list)
+// round), "anatomy_host", "anatomy_idle"; the metadata's "pg_ranks:<name>" (int64 list)
 // gives a process group's ranks.
 //
 //   TraceGraph g = read_chakra_dir("traces/", {"traces/llama.0.et", ...});

@@ -151,7 +151,8 @@ class ReplaySim {
     const Node& n = node(r, i);
     const SimTime d = compute_time(n);
     k.busy = true;
-    const IntervalKind kind = n.phase == Phase::kForward    ? IntervalKind::kForward
+    const IntervalKind kind = n.idle                        ? IntervalKind::kBubble
+                              : n.phase == Phase::kForward  ? IntervalKind::kForward
                               : n.phase == Phase::kBackward ? IntervalKind::kBackward
                                                             : IntervalKind::kOptimizer;
     if (d > SimTime()) k.compute.push_back({kind, sim_.now(), sim_.now() + d});
@@ -164,7 +165,7 @@ class ReplaySim {
   }
 
   SimTime compute_time(const Node& n) {
-    if (!scaled_ || n.host) return n.duration;
+    if (!scaled_ || n.host || n.idle) return n.duration;
     const SimTime before = n.shapes.empty() ? in_.source->memory_bound(Bytes::GiB(1)) : model_time(*in_.source, n.shapes);
     const SimTime after = n.shapes.empty() ? in_.target->memory_bound(Bytes::GiB(1)) : model_time(*in_.target, n.shapes);
     if (before <= SimTime()) return n.duration;

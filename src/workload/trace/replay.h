@@ -21,7 +21,8 @@
 // the step time exactly: compute by phase (forward, backward, optimizer);
 // idle time while one of the rank's own collectives or sends is in flight
 // is exposed communication of that kind (DP, TP, EP, PP); other idle time
-// (peers not there yet, or done before the slowest rank) is waiting.
+// (peers not there yet, or done before the slowest rank) is waiting; a
+// node recorded as idle (anatomy's own exported bubble) is bubble.
 //
 // With more ranks than the trace (ranks = k x the trace's), rank r replays
 // trace rank r mod n: collectives of every rank span all of them, other

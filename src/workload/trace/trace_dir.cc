@@ -128,7 +128,7 @@ TraceGraph graph_of_iteration(const IterationResult& r, const std::string& name)
           break;
         case IntervalKind::kBubble:
         case IntervalKind::kWaiting:
-          n.host = true;
+          n.idle = true;
           n.name = iv.kind == IntervalKind::kBubble ? "idle: pipeline bubble" : "idle: waiting on others";
           break;
       }

@@ -21,8 +21,8 @@ TraceGraph read_trace_dir(const std::string& dir);
 // stage's representative GPU, each interval of its timeline a node in
 // order (compute by phase with its duration; exposed communication as a
 // collective of that kind with its duration, for replay with recorded
-// communication; bubble and waiting as host time), each depending on the
-// one before.
+// communication; bubble and waiting as idle nodes, replayed as bubble),
+// each depending on the one before.
 TraceGraph graph_of_iteration(const IterationResult& r, const std::string& name);
 
 }  // namespace anatomy::workload::trace

@@ -60,6 +60,9 @@ struct Node {
   SimTime duration;               // measured (compute; communication as recorded, for --comm recorded)
   std::vector<WorkShape> shapes;  // compute: the work inside, where known
   bool host = false;              // compute on the host between operators (kept as measured on any accelerator)
+  // Time the rank stood idle in the run it came from (anatomy's own
+  // iteration exported: its pipeline bubble and waiting); replays as bubble.
+  bool idle = false;
   // Communication.
   coll::Op op = coll::Op::kAllReduce;
   Bytes bytes;
