@@ -12,8 +12,9 @@ torch.distributed's gloo backend on the CPU, DistributedDataParallel over
   2. runs one step under the execution-trace observer (et_rank<R>.json:
      torch 1.13's ExecutionGraphObserver, or the newer
      ExecutionTraceObserver; anatomy reads both schemas), then one under
-     the PyTorch profiler (Chrome-trace JSON, kineto_rank<R>.json): the
-     observer's own cost stays out of the profiled durations;
+     the PyTorch profiler for --profiled steps (Chrome-trace JSON,
+     kineto_rank<R>.json; anatomy replays the median one): the observer's
+     own cost stays out of the profiled durations;
   3. rank 0 times gloo all-reduces of the gradients' size alone (the
      machine's collective bandwidth, as nccl-tests would measure it) and
      writes machine.yaml: a model of this host (its ranks in one scale-up
@@ -127,8 +128,10 @@ def worker(rank, args, port):
         et.unregister_callback()
     dist.barrier()
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
-        with torch.profiler.record_function("ProfilerStep#0"):
-            step()
+        for i in range(args.profiled):
+            dist.barrier()
+            with torch.profiler.record_function(f"ProfilerStep#{i}"):
+                step()
     prof.export_chrome_trace(os.path.join(args.out, f"kineto_rank{rank}.json"))
     # As many timed steps again after the traced ones, so that the measured
     # step time brackets them (a shared machine's load drifts).
@@ -226,7 +229,8 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--ranks", type=int, default=2)
     p.add_argument("--warmup", type=int, default=2)
-    p.add_argument("--steps", type=int, default=4)
+    p.add_argument("--steps", type=int, default=5)
+    p.add_argument("--profiled", type=int, default=5, help="steps under the profiler (anatomy replays the median)")
     p.add_argument("--vocab", type=int, default=256)
     p.add_argument("--d", type=int, default=64)
     p.add_argument("--heads", type=int, default=2)

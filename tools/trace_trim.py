@@ -8,8 +8,10 @@ schemas, input/output values (a collective's inputs stay: its size) and the
 fields it does not use, the operators whose name is never a leaf (only leaves and GEMMs
 carry the shapes it reads), and in both files the view and aliasing operators that do no work
 (as_strided, select, view, transpose, detach, ...), with what they hold.
-Durations of what is kept are untouched, so a replay of the trimmed set
-gives the step time the full set gives. Other files are copied.
+Of several profiled steps it keeps the one anatomy replays (the median of
+the slowest rank's times). Durations of what is kept are untouched, so a
+replay of the trimmed set gives the step time the full set gives. Other
+files are copied.
 """
 import json
 import os
@@ -81,9 +83,35 @@ def trim_profiler(events):
     return events
 
 
+def steps(events):
+    ev = events if isinstance(events, list) else events["traceEvents"]
+    return sorted((e for e in ev if e.get("ph") == "X" and e["name"].startswith("ProfilerStep#")), key=lambda e: e["ts"])
+
+
+def keep_step(events, span):
+    """Only the events inside one profiled step (any thread)."""
+    lo, hi = span["ts"], span["ts"] + span["dur"]
+    ev = events if isinstance(events, list) else events["traceEvents"]
+    kept = [e for e in ev if e.get("ph") != "X" or (e["ts"] >= lo and e["ts"] + e["dur"] <= hi)]
+    if isinstance(events, list):
+        return kept
+    events["traceEvents"] = kept
+    return events
+
+
 def main():
     src, dst = sys.argv[1], sys.argv[2]
     os.makedirs(dst, exist_ok=True)
+    # Of several profiled steps, the one anatomy replays: the median of the
+    # slowest rank's times (pytorch_reader.h).
+    profiles = {}
+    for name in sorted(os.listdir(src)):
+        if name.startswith("kineto_") and name.endswith(".json"):
+            with open(os.path.join(src, name)) as f:
+                profiles[name] = json.load(f)
+    count = min(len(steps(p)) for p in profiles.values()) if profiles else 0
+    slowest = sorted((max(steps(p)[k]["dur"] for p in profiles.values()), k) for k in range(count))
+    chosen = slowest[(count - 1) // 2][1] if count else None
     for name in sorted(os.listdir(src)):
         path = os.path.join(src, name)
         out = os.path.join(dst, name)
@@ -91,8 +119,10 @@ def main():
             with open(path) as f:
                 doc = trim_et(json.load(f))
         elif name.endswith(".json") and name.startswith("kineto_"):
-            with open(path) as f:
-                doc = trim_profiler(json.load(f))
+            doc = profiles[name]
+            if chosen is not None:
+                doc = keep_step(doc, steps(doc)[chosen])
+            doc = trim_profiler(doc)
         else:
             shutil.copy(path, out)
             continue

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_map>
@@ -270,18 +271,27 @@ class RankReader {
  public:
   RankReader(const PytorchRankFiles& f, TraceGraph& g) : f_(f), g_(g) {}
 
-  RankTrace read() {
+  // Reads the profiler file; returns the duration of each profiled step
+  // ("ProfilerStep#N" spans, in order), in microseconds.
+  std::vector<double> load() {
     spans_ = read_profiler(f_.profiler);
     if (spans_.empty())
       fail(f_.profiler, -1, "traceEvents", "no operator spans (\"ph\": \"X\" CPU operators): was the profiler on?");
-    const auto step = std::find_if(spans_.begin(), spans_.end(),
-                                   [](const Span& s) { return s.name.rfind("ProfilerStep#", 0) == 0; });
-    if (step == spans_.end())
+    for (size_t i = 0; i < spans_.size(); ++i)
+      if (spans_[i].name.rfind("ProfilerStep#", 0) == 0) steps_.push_back(i);
+    if (steps_.empty())
       fail(f_.profiler, -1, "ProfilerStep#",
            "no \"ProfilerStep#N\" span: anatomy replays one step; profile with a schedule (prof.step()) or wrap the "
            "step in record_function(\"ProfilerStep#0\")");
-    step_ = static_cast<size_t>(step - spans_.begin());
-    main_tid_ = step->tid;
+    std::vector<double> d;
+    for (size_t i : steps_) d.push_back(spans_[i].dur);
+    return d;
+  }
+
+  // The graph of profiled step `k` (0-based, of those load() found).
+  RankTrace read(size_t k) {
+    step_ = steps_.at(k);
+    main_tid_ = spans_[step_].tid;
     if (!f_.execution_trace.empty()) {
       std::string schema;
       et_ = read_et(f_.execution_trace, schema);
@@ -483,6 +493,7 @@ class RankReader {
   std::vector<EtNode> et_;
   std::vector<size_t> top_;
   size_t step_ = 0;
+  std::vector<size_t> steps_;  // every ProfilerStep# span
   int64_t main_tid_ = 0;
   std::string schema_;
 };
@@ -493,11 +504,30 @@ TraceGraph read_pytorch_traces(const std::vector<PytorchRankFiles>& files, const
   TraceGraph g;
   g.source = source;
   std::string schema = "none";
+  // With several profiled steps, the one whose slowest rank took the median
+  // time: one step is replayed, and the median is the least disturbed by a
+  // busy machine's outliers.
+  std::vector<std::unique_ptr<RankReader>> readers;
+  std::vector<std::vector<double>> steps;
   for (const PytorchRankFiles& f : files) {
-    RankReader reader(f, g);
-    g.ranks.push_back(reader.read());
-    if (!f.execution_trace.empty()) schema = reader.schema();
+    readers.push_back(std::make_unique<RankReader>(f, g));
+    steps.push_back(readers.back()->load());
   }
+  size_t n = steps.front().size();
+  for (const auto& s : steps) n = std::min(n, s.size());
+  std::vector<std::pair<double, size_t>> slowest;
+  for (size_t k = 0; k < n; ++k) {
+    double d = 0;
+    for (const auto& s : steps) d = std::max(d, s[k]);
+    slowest.push_back({d, k});
+  }
+  std::sort(slowest.begin(), slowest.end());
+  const size_t chosen = slowest[(n - 1) / 2].second;
+  for (size_t r = 0; r < files.size(); ++r) {
+    g.ranks.push_back(readers[r]->read(chosen));
+    if (!files[r].execution_trace.empty()) schema = readers[r]->schema();
+  }
+  if (n > 1) g.notes.push_back(fmt::format("profiled step {} of {} replayed: the median of their slowest ranks' times", chosen, n));
   g.format = fmt::format("PyTorch profiler (Chrome trace) + execution trace (schema {})", schema);
   g.notes.push_back("collectives taken as data-parallel, over every rank (the trace names no process-group roles)");
   g.notes.push_back("host time between operators kept as measured; time the main thread waited on collectives left out");

@@ -13,7 +13,8 @@
 // in the order the main thread ran them, and the profiled step gives the
 // durations.
 //
-// The graph, per rank: the profiled step ("ProfilerStep#N" span) on its main
+// The graph, per rank: the profiled step ("ProfilerStep#N" span; of several,
+// the one whose slowest rank took the median time) on its main
 // thread, cut into its outermost operators (descending through
 // record_function annotations such as "DistributedDataParallel.forward"),
 // each a compute node with its measured duration and the GEMM and
