@@ -76,3 +76,25 @@ TEST(ReplayCli, RunExportsItsIterationAsChakra) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ReplayCli, RanksThatDisagreeOnACollectiveAreOneErrorNamingFileAndRecordExit2) {
+  // Rank 1's execution trace says its gradient all-reduce moves 4 bytes
+  // less: the profiler file and the record of that collective are named.
+  const std::string dir = ::testing::TempDir() + "anatomy_cli_disagree";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const char* f : {"et_rank0.json", "kineto_rank0.json", "kineto_rank1.json", "machine.yaml", "calibration.json"})
+    std::filesystem::copy_file(kShipped + "/" + f, dir + "/" + f);
+  auto et = nlohmann::json::parse(std::ifstream(kShipped + "/et_rank1.json"));
+  for (auto& n : et["nodes"])
+    if (n["name"] == "gloo:all_reduce") n["input_shapes"][0][0] = n["input_shapes"][0][0].get<int64_t>() - 1;
+  std::ofstream(dir + "/et_rank1.json") << et.dump();
+  const auto r = run("replay " + dir);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("anatomy: " + dir + "/kineto_rank1.json: record ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(": comm_size: collective 0 of every rank (all_reduce) moves"), std::string::npos) << r.err;
+}
+
+}  // namespace

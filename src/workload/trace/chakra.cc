@@ -125,6 +125,7 @@ RankTrace read_rank(const std::string& path, int rank, TraceGraph& g) {
     pb::Node p;
     s.next(p, record, "Node");
     Node n;
+    n.record = record;
     n.id = p.id();
     n.name = p.name();
     n.duration = SimTime::us(static_cast<int64_t>(p.duration_micros()));

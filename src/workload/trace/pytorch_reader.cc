@@ -269,7 +269,7 @@ double overlap(double a, double b, const std::vector<std::pair<double, double>>&
 
 class RankReader {
  public:
-  RankReader(const PytorchRankFiles& f, TraceGraph& g) : f_(f), g_(g) {}
+  explicit RankReader(const PytorchRankFiles& f) : f_(f) {}
 
   // Reads the profiler file; returns the duration of each profiled step
   // ("ProfilerStep#N" spans, in order), in microseconds.
@@ -382,13 +382,13 @@ class RankReader {
       if (spans_[i].comm() && spans_[i].tid != main_tid_ && in_step(spans_[i])) comm_spans.push_back(i);
     std::vector<const EtNode*> comm_et;
     for (const EtNode& e : et_)
-      if (et_collective(e) && (e.name != "record_param_comms" || true)) comm_et.push_back(&e);
+      if (et_collective(e)) comm_et.push_back(&e);
     // One collective per launcher (c10d:: operator) on the main thread.
     std::vector<size_t> launchers;
     for (size_t i = 0; i < ops.size(); ++i)
       if (is_launcher(spans_[ops[i]].name) || has_launcher(spans_[ops[i]])) launchers.push_back(i);
     const size_t collectives = std::max(comm_spans.size(), launchers.size());
-    if (collectives > 0 && !comm_et.empty() && comm_et.size() < collectives && f_.execution_trace.size())
+    if (collectives > 0 && !comm_et.empty() && comm_et.size() < collectives)
       fail(f_.execution_trace, -1, "nodes",
            fmt::format("records {} collectives; the profiled step ran {}: were both taken from the same loop?",
                        comm_et.size(), collectives));
@@ -428,6 +428,7 @@ class RankReader {
         }
       }
       Node n;
+      n.record = static_cast<int64_t>(s.record);
       n.name = s.name;
       n.phase = phase;
       const double busy = launcher ? s.dur - overlap(s.ts, s.ts + s.dur, in_flight) : s.dur;
@@ -448,6 +449,7 @@ class RankReader {
         c.phase = phase;
         c.comm = CommKind::kDp;
         c.deps = {issuer};
+        c.record = static_cast<int64_t>(launched < comm_spans.size() ? spans_[comm_spans[launched]].record : s.record);
         if (launched < comm_spans.size()) c.duration = us(spans_[comm_spans[launched]].dur);
         std::optional<coll::Op> op = collective_op(c.name.rfind("gloo:", 0) == 0 || c.name.rfind("nccl:", 0) == 0
                                                        ? c.name.substr(5)
@@ -488,7 +490,6 @@ class RankReader {
   }
 
   const PytorchRankFiles& f_;
-  TraceGraph& g_;
   std::vector<Span> spans_;
   std::vector<EtNode> et_;
   std::vector<size_t> top_;
@@ -510,7 +511,7 @@ TraceGraph read_pytorch_traces(const std::vector<PytorchRankFiles>& files, const
   std::vector<std::unique_ptr<RankReader>> readers;
   std::vector<std::vector<double>> steps;
   for (const PytorchRankFiles& f : files) {
-    readers.push_back(std::make_unique<RankReader>(f, g));
+    readers.push_back(std::make_unique<RankReader>(f));
     steps.push_back(readers.back()->load());
   }
   size_t n = steps.front().size();

@@ -52,7 +52,11 @@ std::vector<int> TraceGraph::group_ranks(const std::string& group) const {
 
 namespace {
 
-[[noreturn]] void fail(const RankTrace& r, size_t record, const std::string& field, const std::string& message) {
+// `index` is the node's place in the rank's list; the error names the
+// record of the file it was read from, where known.
+[[noreturn]] void fail(const RankTrace& r, size_t index, const std::string& field, const std::string& message) {
+  const int64_t record = index < r.nodes.size() && r.nodes[index].record >= 0 ? r.nodes[index].record
+                                                                              : static_cast<int64_t>(index);
   throw core::InputError({r.file, 0, fmt::format("record {}: {}", record, field)}, message);
 }
 

@@ -71,6 +71,7 @@ struct Node {
   int peer = -1;  // send: destination rank; recv: source rank
   int64_t tag = 0;
   std::vector<uint64_t> deps;  // data and control dependencies together (ids on this rank)
+  int64_t record = -1;         // where it was read: record (event or message) of its rank's file; -1: none
 };
 
 struct RankTrace {
