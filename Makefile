@@ -10,10 +10,12 @@ FUZZ_SECONDS ?= 600
 JOBS       ?= $(shell nproc)
 
 # Debian 12 packages the build and tests need (chromium: the test that opens
-# the HTML report in a headless browser; zlib: it decodes the screenshot).
+# the HTML report in a headless browser; zlib: it decodes the screenshot;
+# protobuf: Chakra execution traces; python3-torch: the real gloo job that
+# trace_e2e.sh captures and replays, and anatomy calibrate's probe).
 PACKAGES := cmake ninja-build g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev \
             libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev \
-            zlib1g-dev chromium
+            zlib1g-dev chromium protobuf-compiler libprotobuf-dev python3-torch
 
 .PHONY: all deps configure build run test test-release test-asan golden docs bench fuzz clean
 

@@ -19,4 +19,11 @@ std::vector<report::CompareRun> compare_scenarios(const std::vector<std::string>
                                                   const std::vector<scenario::Override>& overrides = {},
                                                   const OnStep& on_run = {});
 
+// `anatomy compare --replay TRACE_DIR A.yaml ...`: one recorded job
+// replayed on the machine it ran on (the baseline, A) and on each scenario's
+// machine (B, C, ...), side by side (app/replay.h).
+std::vector<report::CompareRun> compare_replays(const std::string& trace_dir, const std::vector<std::string>& files,
+                                                const std::vector<scenario::Override>& overrides = {},
+                                                const OnStep& on_run = {});
+
 }  // namespace anatomy::app

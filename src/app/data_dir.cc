@@ -47,6 +47,14 @@ std::string shipped_calibration(std::string_view file) {
   return ec || !fs::is_regular_file(p) ? "" : p.string();
 }
 
+std::string shipped_tool(std::string_view file) {
+  const std::string dir = data_dir();
+  if (dir.empty()) return "";
+  std::error_code ec;
+  const fs::path p = fs::canonical(fs::path(dir) / "tools" / fs::path(file), ec);
+  return ec || !fs::is_regular_file(p) ? "" : p.string();
+}
+
 std::string validation_dir(std::string_view field) {
   const std::string dir = data_dir();
   const std::string cases = dir.empty() ? "" : canonical_dir(fs::path(dir) / "validation");

@@ -1,6 +1,6 @@
 #pragma once
 // Where anatomy finds the data it ships (calibration tables, validation
-// cases, scenarios): never through the source tree it was built from, so an
+// cases, scenarios, the Python tools): never through the source tree it was built from, so an
 // installed binary works wherever the checkout goes. In order:
 //   1. $ANATOMY_DATA_DIR, when set (an error when it is not a folder);
 //   2. <the binary's folder>/../share/anatomy (cmake --install's layout:
@@ -20,6 +20,10 @@ std::string data_dir();
 // A shipped calibration table (data_dir()/calibration/<file>), or "" when
 // there is no such file.
 std::string shipped_calibration(std::string_view file);
+
+// A shipped tool (data_dir()/tools/<file>: the calibration probe, the
+// trace capture script), or "" when there is no such file.
+std::string shipped_tool(std::string_view file);
 
 // The shipped validation cases; throws InputError (field `field`) when the
 // data folder cannot be found.

@@ -14,6 +14,7 @@ namespace {
 
 struct CompareArgs {
   std::vector<std::string> files;
+  std::string replay;  // a trace folder: replayed on its machine and on each scenario's
   std::string format = "table";
   OutputOptions outputs;
   ScenarioOptions scenario;
@@ -25,7 +26,8 @@ void compare(const CompareArgs& a) {
   std::vector<report::CompareRun> runs;
   {
     report::Progress progress(stderr, a.outputs.progress(), static_cast<int64_t>(a.files.size()), "runs");
-    runs = app::compare_scenarios(a.files, a.scenario.overrides(), on_step(progress));
+    runs = a.replay.empty() ? app::compare_scenarios(a.files, a.scenario.overrides(), on_step(progress))
+                            : app::compare_replays(a.replay, a.files, a.scenario.overrides(), on_step(progress));
   }
   const std::vector<report::CompareMetric> metrics = report::compare_metrics(runs);
   if (!a.outputs.report.empty())
@@ -40,6 +42,9 @@ void add_compare_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* sub = app.add_subcommand("compare", "run several scenarios and show them side by side, with differences");
   sub->add_option("scenarios", args->files, "two or more scenario YAML files (the first is the baseline)")->required();
+  sub->add_option("--replay", args->replay,
+                  "a trace folder (anatomy replay): the baseline is its job on the machine it ran on, then on each "
+                  "scenario's machine");
   sub->add_option("--format", args->format, "table or json")->capture_default_str();
   args->outputs.add_to(*sub, OutputOptions::kReport | OutputOptions::kQuiet);
   args->scenario.add_to(*sub);

@@ -1,5 +1,7 @@
 #include "cli/run_command.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -21,6 +23,8 @@
 #include "report/job_ensemble.h"
 #include "report/job_section.h"
 #include "report/progress.h"
+#include "workload/trace/chakra.h"
+#include "workload/trace/trace_dir.h"
 
 namespace anatomy::cli {
 namespace {
@@ -82,8 +86,10 @@ void run_fleet_case(const scenario::Scenario& s, const std::string& format, cons
 }
 
 void run(const std::string& file, const std::string& format, const OutputOptions& outputs,
-         const ScenarioOptions& scenario_options, int seeds, bool seeds_given) {
+         const ScenarioOptions& scenario_options, int seeds, bool seeds_given, const std::string& export_chakra) {
   check_format(format);
+  if (!export_chakra.empty() && !std::filesystem::is_directory(export_chakra))
+    throw core::InputError({"", 0, "--export-chakra"}, fmt::format("no folder '{}'", export_chakra));
   const scenario::Scenario s = app::load_or_default(file, scenario_options.overrides());
   if (seeds_given && !s.job)
     throw core::InputError({"", 0, "--seeds"}, "needs a scenario with a job: section (one iteration draws nothing)");
@@ -115,6 +121,8 @@ void run(const std::string& file, const std::string& format, const OutputOptions
     progress.advance(it.result.iteration);
   }
   write_iteration_outputs(outputs, s, it.topology, it.result);
+  if (!export_chakra.empty())  // one rank per pipeline stage's representative (trace_dir.h)
+    workload::trace::write_chakra(workload::trace::graph_of_iteration(it.result, s.name), export_chakra, "anatomy");
   if (format == "json")
     print_json(report::iteration_json(s, it.result));
   else
@@ -130,6 +138,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto outputs = std::make_shared<OutputOptions>();
   auto scenario_options = std::make_shared<ScenarioOptions>();
   auto seeds = std::make_shared<int>(1);
+  auto export_chakra = std::make_shared<std::string>();
   CLI::App* sub =
       app.add_subcommand("run", "simulate one training iteration of a scenario (default: the built-in one)");
   sub->add_option("scenario", *file, "scenario YAML file");
@@ -139,11 +148,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
   scenario_options->add_to(*sub);
   CLI::Option* seeds_flag = sub->add_option(
       "--seeds", *seeds, "run a whole job with N seeds (--seed, --seed + 1, ...): mean, spread and range of each figure");
-  sub->callback([file, format, show, outputs, scenario_options, seeds, seeds_flag, &exit_code] {
+  sub->add_option("--export-chakra", *export_chakra,
+                  "also write the iteration as Chakra ET (anatomy.<stage>.et: one rank per pipeline stage) into this folder");
+  sub->callback([file, format, show, outputs, scenario_options, seeds, seeds_flag, export_chakra, &exit_code] {
     if (*show)
       std::fputs(app::default_scenario_yaml(), stdout);
     else
-      run(*file, *format, *outputs, *scenario_options, *seeds, seeds_flag->count() > 0);
+      run(*file, *format, *outputs, *scenario_options, *seeds, seeds_flag->count() > 0, *export_chakra);
     exit_code = 0;
   });
 }

@@ -90,9 +90,13 @@ Precision runnable(const Accelerator& gpu, Precision p) {
   return peak_tflops(gpu, p) > 0 ? p : Precision::kBf16;
 }
 
-// The catalog accelerator the table was measured on, named in meta.name.
-const Accelerator& table_accelerator(const CalibrationTable& t) {
+// The accelerator the table was measured on, named in meta.name: a catalog
+// one, or the scenario's own when meta.name names it (a table that
+// `anatomy calibrate` measured on a part the catalog does not know, such as
+// a host CPU).
+const Accelerator& table_accelerator(const CalibrationTable& t, const Accelerator& gpu) {
   if (const Accelerator* a = accelerator_named_in(t.gpu_name)) return *a;
+  if (!gpu.name.empty() && t.gpu_name.find(gpu.name) != std::string::npos) return gpu;
   throw core::InputError({t.source, 0, "meta.name"}, fmt::format("'{}' names no catalog accelerator (known: {})",
                                                                  t.gpu_name, accelerator_names()));
 }
@@ -267,7 +271,7 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
         100 * shape.generic());
     return cm;
   }
-  const Accelerator& measured = table_accelerator(*table);
+  const Accelerator& measured = table_accelerator(*table, gpu);
   cm.table_ = std::make_shared<const CalibrationTable>(*table);
   cm.table_peak_scale_ = gpu.bf16_tflops / measured.bf16_tflops;
   cm.table_hbm_scale_ = gpu.hbm_bandwidth / measured.hbm_bandwidth;
