@@ -14,6 +14,7 @@
 //   std::string text = format_time(t); // "13.5us"
 
 #include <compare>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -110,5 +111,10 @@ JobTime parse_long_time(std::string_view text, std::string_view what = "time");
 // Shortest readable form with up to 4 significant digits: "13.5us", "2.25s", "15min".
 std::string format_time(SimTime t);
 std::string format_time(JobTime t);
+
+// x * fraction, rounded to the picosecond (half away from zero).
+inline JobTime scaled(JobTime x, long double fraction) {
+  return JobTime::ps(static_cast<int128_ps>(std::roundl(static_cast<long double>(x.count_ps()) * fraction)));
+}
 
 }  // namespace anatomy::core

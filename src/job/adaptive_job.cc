@@ -17,9 +17,8 @@ namespace anatomy::job {
 
 namespace {
 
-JobTime scaled(JobTime x, long double fraction) {
-  return JobTime::ps(static_cast<core::int128_ps>(std::roundl(static_cast<long double>(x.count_ps()) * fraction)));
-}
+using core::scaled;
+
 
 // Online Young/Daly: after each failure (from the min_failures-th on), once
 // reaction_time has passed, the controller sets the interval to Daly's for

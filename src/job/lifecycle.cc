@@ -21,12 +21,10 @@ std::vector<std::pair<const char*, JobTime>> JobBuckets::named() const {
 
 namespace {
 
+using core::scaled;
+
 constexpr size_t kMaxEvents = 200;
 
-// x * fraction, rounded to the picosecond (half away from zero).
-JobTime scaled(JobTime x, long double fraction) {
-  return JobTime::ps(static_cast<core::int128_ps>(std::roundl(static_cast<long double>(x.count_ps()) * fraction)));
-}
 
 // Whole iterations of `iteration` in `span`.
 int64_t whole_iterations(JobTime span, SimTime iteration) {

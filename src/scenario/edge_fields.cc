@@ -332,20 +332,6 @@ const std::vector<Field<PowerEvent>>& power_fields() {
   return f;
 }
 
-template <typename Row>
-std::vector<Row> read_list(const YAML::Node& list, const std::string& path, const std::vector<Field<Row>>& fields,
-                           Context& ctx) {
-  std::vector<Row> out;
-  if (!list.IsDefined() || list.IsNull()) return out;
-  if (!list.IsSequence()) ctx.fail(ctx.line_for(path), path, "expected a list");
-  for (size_t i = 0; i < list.size(); ++i) {
-    Row r;
-    read_section(list[i], fmt::format("{}[{}]", path, i), line_of(list[i]), fields, r, ctx);
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
 void check_sensor(const SensorNetwork& n, Context& ctx) {
   const net::tsn::GateSchedule gates(n.gates);
   for (size_t i = 0; i < n.streams.size(); ++i) {

@@ -90,7 +90,7 @@ const std::vector<Field<SchedulerSpec>>& scheduler_fields() {
   return f;
 }
 
-const std::vector<Field<JobClass>>& class_fields() {
+const std::vector<Field<JobClass>>& job_class_fields() {
   using C = JobClass;
   static const std::vector<Field<C>> f = {
       {"name", Kind::kString, required(), not_empty(), "what jobs name it by",
@@ -216,25 +216,6 @@ const std::vector<Field<FailureRate>>& fleet_failure_fields() {
   return f;
 }
 
-YAML::Node sub(const Present& p, std::string_view key) {
-  const auto it = p.find(key);
-  return it == p.end() ? YAML::Node() : it->second;
-}
-
-template <typename Row>
-std::vector<Row> read_list(const YAML::Node& list, const std::string& path, const std::vector<Field<Row>>& fields,
-                           Context& ctx) {
-  std::vector<Row> out;
-  if (!list.IsDefined() || list.IsNull()) return out;
-  if (!list.IsSequence()) ctx.fail(ctx.line_for(path), path, "expected a list");
-  for (size_t i = 0; i < list.size(); ++i) {
-    Row r;
-    read_section(list[i], fmt::format("{}[{}]", path, i), line_of(list[i]), fields, r, ctx);
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
 std::vector<std::pair<int, double>> parse_sizes(const std::string& text, const std::string& path, int line,
                                                 const Context& ctx) {
   std::vector<std::pair<int, double>> out;
@@ -264,7 +245,7 @@ FleetSpec read_fleet(const YAML::Node& node, int line, Context& ctx, int gpus) {
   const Present top = read_section(node, "fleet", line, fleet_fields(), f, ctx);
   read_section(sub(top, "scheduler"), "fleet.scheduler", ctx.line_for("fleet.scheduler"), scheduler_fields(),
                f.scheduler, ctx);
-  f.classes = read_list(sub(top, "classes"), "fleet.classes", class_fields(), ctx);
+  f.classes = read_list(sub(top, "classes"), "fleet.classes", job_class_fields(), ctx);
   if (f.classes.empty()) {
     JobClass c;
     c.name = "default";
@@ -327,12 +308,12 @@ void add_fleet_sections(std::vector<Section>& out) {
                                        [](const Scenario& s) { return s.fleet ? &s.fleet->scheduler : nullptr; }));
   Section classes;
   classes.path = "fleet.classes[]";
-  classes.docs = [](std::vector<FieldDoc>& d) { add_docs(d, "fleet.classes[]", class_fields()); };
+  classes.docs = [](std::vector<FieldDoc>& d) { add_docs(d, "fleet.classes[]", job_class_fields()); };
   classes.rows = [](const Scenario& s, std::vector<InputValue>& rows) {
     if (!s.fleet) return;
     for (size_t i = 0; i < s.fleet->classes.size(); ++i) {
       std::string value;
-      for (const auto& f : class_fields())
+      for (const auto& f : job_class_fields())
         if (f.show) {
           const std::string v = f.show(s.fleet->classes[i]);
           if (!v.empty()) value += fmt::format("{}{}: {}", value.empty() ? "" : ", ", f.key, v);

@@ -228,4 +228,20 @@ Present read_section(const YAML::Node& node, const std::string& path, int line,
   return present;
 }
 
+// A YAML list of sections at `path` ("edge.sensor.streams"), each read with
+// `fields`; an absent or null list is empty.
+template <typename Row>
+std::vector<Row> read_list(const YAML::Node& list, const std::string& path, const std::vector<Field<Row>>& fields,
+                           Context& ctx) {
+  std::vector<Row> out;
+  if (!list.IsDefined() || list.IsNull()) return out;
+  if (!list.IsSequence()) ctx.fail(ctx.line_for(path), path, "expected a list");
+  for (size_t i = 0; i < list.size(); ++i) {
+    Row r;
+    read_section(list[i], path + "[" + std::to_string(i) + "]", line_of(list[i]), fields, r, ctx);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace anatomy::scenario::detail

@@ -16,7 +16,7 @@ using anatomy::testing::run_shell;
 const std::string kSource = ANATOMY_SOURCE_DIR;
 const std::string kShipped = kSource + "/tests/data/traces/gpt-gloo-2";
 
-anatomy::testing::ShellResult run(const std::string& args) { return run_shell(std::string(ANATOMY_BINARY) + " " + args); }
+using anatomy::testing::run;
 
 TEST(ReplayCli, TheShippedTraceSetPrintsAPerRankBreakdown) {
   const auto r = run("replay " + kShipped);

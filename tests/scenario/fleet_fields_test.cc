@@ -24,7 +24,7 @@ fleet:
   failures: {per_gpu_day: 0.001, recovery: 15min}
 )";
 
-std::string error_of(const std::string& yaml) {
+std::string fleet_error_of(const std::string& yaml) {
   try {
     parse_scenario(yaml, "fleet.yaml");
   } catch (const core::InputError& e) {
@@ -33,7 +33,7 @@ std::string error_of(const std::string& yaml) {
   return "no error";
 }
 
-std::string replace(std::string s, const std::string& from, const std::string& to) {
+std::string fleet_replace(std::string s, const std::string& from, const std::string& to) {
   const size_t at = s.find(from);
   EXPECT_NE(at, std::string::npos) << from;
   return s.replace(at, from.size(), to);
@@ -69,19 +69,19 @@ TEST(FleetFields, EveryKnobIsRead) {
 }
 
 TEST(FleetFields, BadInputNamesFileLineAndField) {
-  EXPECT_EQ(error_of(replace(kFleet, "class: llm, gpus: 32", "class: big, gpus: 32")),
+  EXPECT_EQ(fleet_error_of(fleet_replace(kFleet, "class: llm, gpus: 32", "class: big, gpus: 32")),
             "fleet.yaml:9: fleet.jobs[0].class: no job class is named 'big' (fleet.classes)");
-  EXPECT_EQ(error_of(replace(kFleet, "gpus: 32, arrival", "gpus: 128, arrival")),
+  EXPECT_EQ(fleet_error_of(fleet_replace(kFleet, "gpus: 32, arrival", "gpus: 128, arrival")),
             "fleet.yaml:9: fleet.jobs[0].gpus: 128 GPUs, but the cluster has 64 (cluster.gpus)");
-  EXPECT_EQ(error_of(replace(kFleet, "{gpus: 8, iterations: 100}", "{gpus: 8}")),
+  EXPECT_EQ(fleet_error_of(fleet_replace(kFleet, "{gpus: 8, iterations: 100}", "{gpus: 8}")),
             "fleet.yaml:10: fleet.jobs[1].duration: set a duration or iterations");
-  EXPECT_EQ(error_of(replace(kFleet, "\"8:3,16:1\"", "\"8:3,16\"")),
+  EXPECT_EQ(fleet_error_of(fleet_replace(kFleet, "\"8:3,16:1\"", "\"8:3,16\"")),
             "fleet.yaml:11: fleet.generator.sizes: '16' is not GPUs:weight (e.g. \"8:4,64:2\")");
-  EXPECT_NE(error_of(replace(kFleet, "policy: priority", "policy: lottery")).find("fleet.yaml:4: fleet.scheduler.policy"),
+  EXPECT_NE(fleet_error_of(fleet_replace(kFleet, "policy: priority", "policy: lottery")).find("fleet.yaml:4: fleet.scheduler.policy"),
             std::string::npos);
-  EXPECT_NE(error_of(replace(kFleet, "model: llama3-8b", "model: llama9-1t")).find("fleet.yaml:7: fleet.classes[1].model"),
+  EXPECT_NE(fleet_error_of(fleet_replace(kFleet, "model: llama3-8b", "model: llama9-1t")).find("fleet.yaml:7: fleet.classes[1].model"),
             std::string::npos);
-  EXPECT_EQ(error_of(replace(kFleet, "name: llm", "name: small")),
+  EXPECT_EQ(fleet_error_of(fleet_replace(kFleet, "name: llm", "name: small")),
             "fleet.yaml:7: fleet.classes[1].name: 'small' is the name of fleet.classes[0] too");
 }
 

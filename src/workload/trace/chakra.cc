@@ -20,10 +20,6 @@ using google::protobuf::io::CodedInputStream;
 
 constexpr int64_t kMaxEtBytes = int64_t{4} << 30;
 
-[[noreturn]] void fail(const std::string& file, int64_t record, const std::string& field, const std::string& msg) {
-  throw core::InputError({file, 0, fmt::format("record {}: {}", record, field)}, msg);
-}
-
 std::optional<coll::Op> op_of(int t) {
   switch (t) {
     case pb::ALL_REDUCE: return coll::Op::kAllReduce;
@@ -81,13 +77,13 @@ class Stream {
   void next(M& msg, int64_t record, const char* what) {
     uint32_t size = 0;
     const int at = in_.CurrentPosition();
-    if (!in_.ReadVarint32(&size)) fail(path_, record, "length", fmt::format("truncated: the file ends inside a length prefix (byte {})", at));
+    if (!in_.ReadVarint32(&size)) record_error(path_, record, "length", fmt::format("truncated: the file ends inside a length prefix (byte {})", at));
     if (static_cast<size_t>(in_.CurrentPosition()) + size > data_.size())
-      fail(path_, record, "length",
+      record_error(path_, record, "length",
            fmt::format("truncated: a {}-byte message at byte {} runs past the end of the {}-byte file", size, at, data_.size()));
     const auto limit = in_.PushLimit(static_cast<int>(size));
     if (!msg.ParseFromCodedStream(&in_) || !in_.ConsumedEntireMessage())
-      fail(path_, record, what, fmt::format("not a Chakra {} message (byte {}): a foreign or corrupt file?", what, at));
+      record_error(path_, record, what, fmt::format("not a Chakra {} message (byte {}): a foreign or corrupt file?", what, at));
     in_.PopLimit(limit);
   }
   const std::string& path() const { return path_; }
@@ -115,7 +111,7 @@ RankTrace read_rank(const std::string& path, int rank, TraceGraph& g) {
   r.file = path;
   pb::GlobalMetadata meta;
   s.next(meta, 0, "GlobalMetadata");
-  if (meta.version().empty()) fail(path, 0, "version", "not a Chakra ET file: its metadata names no version");
+  if (meta.version().empty()) record_error(path, 0, "version", "not a Chakra ET file: its metadata names no version");
   for (const pb::AttributeProto& a : meta.attr())
     if (a.name().rfind("pg_ranks:", 0) == 0 && a.value_case() == pb::AttributeProto::kInt64List) {
       std::vector<int> ranks(a.int64_list().values().begin(), a.int64_list().values().end());
@@ -153,7 +149,7 @@ RankTrace read_rank(const std::string& path, int rank, TraceGraph& g) {
         n.comm = a.string_val() == "TP" ? CommKind::kTp : a.string_val() == "EP" ? CommKind::kEp
                : a.string_val() == "PP" ? CommKind::kPp : CommKind::kDp;
     }
-    if (n.bytes.count() < 0) fail(path, record, "comm_size", "must not be negative");
+    if (n.bytes.count() < 0) record_error(path, record, "comm_size", "must not be negative");
     switch (p.type()) {
       case pb::COMP_NODE:
         n.kind = NodeKind::kCompute;
@@ -167,9 +163,9 @@ RankTrace read_rank(const std::string& path, int rank, TraceGraph& g) {
         break;
       case pb::COMM_COLL_NODE: {
         n.kind = NodeKind::kCollective;
-        if (comm_type < 0) fail(path, record, "comm_type", "a collective node needs a comm_type");
+        if (comm_type < 0) record_error(path, record, "comm_type", "a collective node needs a comm_type");
         const auto op = op_of(static_cast<int>(comm_type));
-        if (!op) fail(path, record, "comm_type", fmt::format("collective type {} is not one anatomy runs (all-reduce, reduce, all-gather, broadcast, all-to-all, reduce-scatter)", comm_type));
+        if (!op) record_error(path, record, "comm_type", fmt::format("collective type {} is not one anatomy runs (all-reduce, reduce, all-gather, broadcast, all-to-all, reduce-scatter)", comm_type));
         n.op = *op;
         break;
       }
@@ -177,13 +173,13 @@ RankTrace read_rank(const std::string& path, int rank, TraceGraph& g) {
       case pb::COMM_RECV_NODE:
         n.kind = p.type() == pb::COMM_SEND_NODE ? NodeKind::kSend : NodeKind::kRecv;
         n.comm = CommKind::kPp;
-        if (n.peer < 0) fail(path, record, p.type() == pb::COMM_SEND_NODE ? "comm_dst" : "comm_src", "a send or receive needs its peer rank");
+        if (n.peer < 0) record_error(path, record, p.type() == pb::COMM_SEND_NODE ? "comm_dst" : "comm_src", "a send or receive needs its peer rank");
         break;
       case pb::MEM_LOAD_NODE: n.kind = NodeKind::kMemLoad; break;
       case pb::MEM_STORE_NODE: n.kind = NodeKind::kMemStore; break;
       case pb::METADATA_NODE: n.kind = NodeKind::kCompute; n.duration = SimTime(); n.host = true; break;
       default:
-        fail(path, record, "type", fmt::format("node type {} is not one anatomy runs", static_cast<int>(p.type())));
+        record_error(path, record, "type", fmt::format("node type {} is not one anatomy runs", static_cast<int>(p.type())));
     }
     r.nodes.push_back(std::move(n));
   }

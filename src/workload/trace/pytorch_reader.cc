@@ -21,16 +21,12 @@ using nlohmann::json;
 
 constexpr int64_t kMaxTraceBytes = int64_t{2} << 30;  // 2 GiB: a long step of a large model
 
-[[noreturn]] void fail(const std::string& file, int64_t record, const std::string& field, const std::string& msg) {
-  throw core::InputError({file, 0, record >= 0 ? fmt::format("record {}: {}", record, field) : field}, msg);
-}
-
 json parse_file(const std::string& path, const char* what) {
   const std::string text = core::read_input_file(path, kMaxTraceBytes, what);
   try {
     return json::parse(text);
   } catch (const json::exception& e) {
-    fail(path, -1, "", fmt::format("not a {} (malformed JSON: {})", what, e.what()));
+    record_error(path, -1, "", fmt::format("not a {} (malformed JSON: {})", what, e.what()));
   }
 }
 
@@ -106,14 +102,14 @@ std::vector<std::string> read_types(const json& j) {
 std::vector<EtNode> read_et(const std::string& path, std::string& schema) {
   const json doc = parse_file(path, "PyTorch execution trace");
   if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
-    fail(path, -1, "nodes", "not a PyTorch execution trace: no \"nodes\" array");
+    record_error(path, -1, "nodes", "not a PyTorch execution trace: no \"nodes\" array");
   schema = doc.value("schema", std::string("?"));
   std::vector<EtNode> nodes;
   const json& arr = doc["nodes"];
   for (size_t i = 0; i < arr.size(); ++i) {
     const json& n = arr[i];
     if (!n.is_object() || !n.contains("name") || !n["name"].is_string() || !n.contains("id"))
-      fail(path, static_cast<int64_t>(i), "name", "an execution-trace node needs a name and an id");
+      record_error(path, static_cast<int64_t>(i), "name", "an execution-trace node needs a name and an id");
     EtNode e;
     e.name = n["name"].get<std::string>();
     e.id = n["id"].get<int64_t>();
@@ -228,7 +224,7 @@ std::vector<Span> read_profiler(const std::string& path) {
   const json* events = nullptr;
   if (doc.is_array()) events = &doc;
   else if (doc.is_object() && doc.contains("traceEvents") && doc["traceEvents"].is_array()) events = &doc["traceEvents"];
-  if (!events) fail(path, -1, "traceEvents", "not a Chrome trace: neither an event array nor a \"traceEvents\" array");
+  if (!events) record_error(path, -1, "traceEvents", "not a Chrome trace: neither an event array nor a \"traceEvents\" array");
   std::vector<Span> spans;
   for (size_t i = 0; i < events->size(); ++i) {
     const json& e = (*events)[i];
@@ -237,14 +233,14 @@ std::vector<Span> read_profiler(const std::string& path) {
     if (!cat.empty() && cat != "cpu_op" && cat != "user_annotation" && cat != "Operator") continue;
     if (!e.contains("name") || !e["name"].is_string() || !e.contains("ts") || !e["ts"].is_number() ||
         !e.contains("dur") || !e["dur"].is_number())
-      fail(path, static_cast<int64_t>(i), "ts", "a complete event (\"ph\": \"X\") needs a name, a ts and a dur");
+      record_error(path, static_cast<int64_t>(i), "ts", "a complete event (\"ph\": \"X\") needs a name, a ts and a dur");
     Span s;
     s.name = e["name"].get<std::string>();
     s.ts = e["ts"].get<double>();
     s.dur = e["dur"].get<double>();
     s.tid = e.contains("tid") && e["tid"].is_number_integer() ? e["tid"].get<int64_t>() : 0;
     s.record = i;
-    if (s.dur < 0) fail(path, static_cast<int64_t>(i), "dur", "must not be negative");
+    if (s.dur < 0) record_error(path, static_cast<int64_t>(i), "dur", "must not be negative");
     spans.push_back(std::move(s));
   }
   std::stable_sort(spans.begin(), spans.end(),
@@ -276,11 +272,11 @@ class RankReader {
   std::vector<double> load() {
     spans_ = read_profiler(f_.profiler);
     if (spans_.empty())
-      fail(f_.profiler, -1, "traceEvents", "no operator spans (\"ph\": \"X\" CPU operators): was the profiler on?");
+      record_error(f_.profiler, -1, "traceEvents", "no operator spans (\"ph\": \"X\" CPU operators): was the profiler on?");
     for (size_t i = 0; i < spans_.size(); ++i)
       if (spans_[i].name.rfind("ProfilerStep#", 0) == 0) steps_.push_back(i);
     if (steps_.empty())
-      fail(f_.profiler, -1, "ProfilerStep#",
+      record_error(f_.profiler, -1, "ProfilerStep#",
            "no \"ProfilerStep#N\" span: anatomy replays one step; profile with a schedule (prof.step()) or wrap the "
            "step in record_function(\"ProfilerStep#0\")");
     std::vector<double> d;
@@ -374,7 +370,7 @@ class RankReader {
     std::vector<size_t> ops;
     std::vector<bool> optimizer;
     flatten(top_, ops, false, optimizer);
-    if (ops.empty()) fail(f_.profiler, static_cast<int64_t>(spans_[step_].record), "ProfilerStep#", "the step holds no operators");
+    if (ops.empty()) record_error(f_.profiler, static_cast<int64_t>(spans_[step_].record), "ProfilerStep#", "the step holds no operators");
     // The collectives: the communication threads' spans in the step, in
     // order, and the execution trace's, in order.
     std::vector<size_t> comm_spans;
@@ -389,7 +385,7 @@ class RankReader {
       if (is_launcher(spans_[ops[i]].name) || has_launcher(spans_[ops[i]])) launchers.push_back(i);
     const size_t collectives = std::max(comm_spans.size(), launchers.size());
     if (collectives > 0 && !comm_et.empty() && comm_et.size() < collectives)
-      fail(f_.execution_trace, -1, "nodes",
+      record_error(f_.execution_trace, -1, "nodes",
            fmt::format("records {} collectives; the profiled step ran {}: were both taken from the same loop?",
                        comm_et.size(), collectives));
     std::vector<std::pair<double, double>> in_flight;
@@ -460,7 +456,7 @@ class RankReader {
           bytes = collective_bytes(*comm_et[launched]);
         }
         if (bytes < 0)
-          fail(f_.execution_trace.empty() ? f_.profiler : f_.execution_trace,
+          record_error(f_.execution_trace.empty() ? f_.profiler : f_.execution_trace,
                static_cast<int64_t>(s.record), "comm_size",
                fmt::format("collective {} ({}) has no size: give the execution trace (et_rank{}.json) beside the "
                            "profiler file",

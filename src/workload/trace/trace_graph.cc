@@ -170,4 +170,8 @@ void check_trace(const TraceGraph& g) {
   }
 }
 
+void record_error(const std::string& file, int64_t record, const std::string& field, const std::string& msg) {
+  throw core::InputError({file, 0, record >= 0 ? fmt::format("record {}: {}", record, field) : field}, msg);
+}
+
 }  // namespace anatomy::workload::trace

@@ -101,4 +101,9 @@ struct TraceGraph {
 // and form no cycle.
 void check_trace(const TraceGraph& g);
 
+// Throws InputError naming the file and the record: "FILE: record N: field:
+// message" (record < 0: no record, the field alone).
+[[noreturn]] void record_error(const std::string& file, int64_t record, const std::string& field,
+                               const std::string& msg);
+
 }  // namespace anatomy::workload::trace
