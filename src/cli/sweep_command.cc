@@ -30,7 +30,8 @@ struct SweepFlags {
 
 std::string summary_text(const sweep::Space& space, const sweep::Summary& s, const sweep::RunOptions& o,
                          const std::string& engine) {
-  std::string out = fmt::format("# anatomy sweep: {} ({}), base {}\n", space.name, space.file, space.base_name);
+  std::string out =
+      fmt::format("# anatomy sweep: {} ({}), base scenario {}\n", space.name, space.file, sweep::base_label(space));
   int64_t dropped = 0;
   for (const auto& [reason, n] : s.dropped) dropped += n;
   out += fmt::format("points          {} of {} considered", s.points, s.considered);
@@ -55,7 +56,7 @@ nlohmann::ordered_json summary_json(const sweep::Space& space, const sweep::Summ
   nlohmann::ordered_json j = report::schema_header("sweep.summary");
   j["sweep"] = space.name;
   j["file"] = space.file;
-  j["base"] = space.base_name;
+  j["base"] = sweep::base_label(space);
   j["considered"] = s.considered;
   j["points"] = s.points;
   j["dropped"] = s.dropped;

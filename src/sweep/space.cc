@@ -342,6 +342,10 @@ Space parse_space(const std::string& text, const std::string& file) {
                          Expression::parse("result.gpus * result.iteration_s / 3600", {file, 0, "metrics"})});
   s.pareto.x = s.metrics.front().name;
   s.pareto.y = "iteration_s";
+  try {  // whole jobs: the share of time spent training
+    const YAML::Node base = YAML::Load(s.base_text);
+    if (base.IsMap() && base["job"]) s.pareto.y = "ettr", s.pareto.y_max = true;
+  } catch (const YAML::Exception&) {}
   if (const YAML::Node n = root["pareto"]) {
     if (!n.IsMap()) r.fail(n, "pareto", "must be {x: name, y: name} (a metric or a result key)");
     r.keys(n, "pareto", {"x", "y", "x_goal", "y_goal"});
@@ -362,6 +366,12 @@ Space parse_space(const std::string& text, const std::string& file) {
   for (const Metric& m : s.metrics) identity += m.name + "=" + m.value.text() + "\n";
   s.hash = fmt::format("{:016x}", core::stable_hash(identity));
   return s;
+}
+
+std::string base_label(const Space& s) {
+  if (!s.base_file.empty()) return s.base_file;
+  if (s.base_name == s.file) return "inline in " + s.file;
+  return s.base_name;
 }
 
 Space load_space(const std::string& path) {

@@ -109,6 +109,10 @@ struct Space {
   std::string hash;
 };
 
+// The base as a report names it: its file, "inline in <sweep file>", or
+// "<built-in default>".
+std::string base_label(const Space& s);
+
 // Reads a sweep file; `file` names it in errors. Throws InputError.
 Space load_space(const std::string& path);
 Space parse_space(const std::string& yaml_text, const std::string& file);

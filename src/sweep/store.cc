@@ -165,7 +165,7 @@ Store Store::open_for(const std::string& path, const Space& space) {
     set_meta(s.db_, "store_schema", std::to_string(kStoreSchema), path);
     set_meta(s.db_, "sweep_hash", space.hash, path);
     set_meta(s.db_, "name", space.name, path);
-    set_meta(s.db_, "base", space.base_name, path);
+    set_meta(s.db_, "base", base_label(space), path);
     // The axes of every sweep into this store, in order of first appearance.
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     if (const std::string old = meta_value(s.db_, "axes", path); !old.empty()) all = nlohmann::ordered_json::parse(old);

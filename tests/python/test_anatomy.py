@@ -10,7 +10,8 @@ import pytest
 import anatomy
 
 ROOT = os.environ.get("ANATOMY_SOURCE_DIR", os.getcwd())
-BINARY = os.path.join(os.path.dirname(anatomy.__file__), "..", "anatomy")
+# The CLI beside the module (build/anatomy), or where ANATOMY_BINARY points.
+BINARY = os.environ.get("ANATOMY_BINARY") or os.path.join(os.path.dirname(anatomy.__file__), "..", "anatomy")
 
 TINY = {
     "name": "tiny",
