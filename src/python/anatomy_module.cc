@@ -16,9 +16,13 @@
 // field and message attributes say where, as the CLI's one-line error does.
 // The GIL is released while a simulation runs.
 
+#include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <dlfcn.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <thread>
@@ -92,7 +96,7 @@ scenario::Scenario load(const Source& src, const std::vector<scenario::Override>
                           : scenario::load_scenario(src.path, overrides);
 }
 
-py::object run(const py::object& scenario_arg, const py::object& set, const py::object& seed) {
+py::object py_run(const py::object& scenario_arg, const py::object& set, const py::object& seed) {
   const Source src = scenario_arg.is_none() ? Source{"", app::default_scenario_yaml(), "<built-in default>"}
                                             : source_of(scenario_arg, "scenario");
   const auto overrides = overrides_of(set, seed);
@@ -104,9 +108,9 @@ py::object run(const py::object& scenario_arg, const py::object& set, const py::
   return from_json_text(text);
 }
 
-py::object collective(const py::object& scenario_arg, const std::string& op, const py::object& bytes,
+py::object py_collective(const py::object& scenario_arg, const std::string& op, const py::object& bytes,
                       const std::string& system, int gpus, const std::string& algorithm, const py::object& set) {
-  if (!scenario_arg.is_none()) return run(scenario_arg, set, py::none());
+  if (!scenario_arg.is_none()) return py_run(scenario_arg, set, py::none());
   std::vector<std::string> sizes;
   const bool many = py::isinstance<py::list>(bytes) || py::isinstance<py::tuple>(bytes);
   if (many)
@@ -124,12 +128,12 @@ py::object collective(const py::object& scenario_arg, const std::string& op, con
     s["name"] = fmt::format("{} of {} on {} x {}", op, b, gpus, system);
     s["cluster"] = cluster;
     s["collective"] = coll;
-    out.append(run(s, set, py::none()));
+    out.append(py_run(s, set, py::none()));
   }
   return many ? py::object(out) : out[0];
 }
 
-py::object validate(const py::object& where, const py::object& set, const py::object& seed) {
+py::object py_validate(const py::object& where, const py::object& set, const py::object& seed) {
   const auto overrides = overrides_of(set, seed);
   std::string path = where.is_none() ? "" : py::str(where).cast<std::string>();
   std::string text;
@@ -147,7 +151,7 @@ py::object validate(const py::object& where, const py::object& set, const py::ob
   return from_json_text(text);
 }
 
-py::object sweep(const py::object& space_arg, const std::string& store, const py::object& threads,
+py::object py_sweep(const py::object& space_arg, const std::string& store, const py::object& threads,
                  const std::string& shard, int64_t limit) {
   const Source src = source_of(space_arg, "sweep");
   sweep::RunOptions o;
@@ -170,7 +174,7 @@ py::object sweep(const py::object& space_arg, const std::string& store, const py
   return rows;
 }
 
-py::object rows(const std::vector<std::string>& stores) {
+py::object py_rows(const std::vector<std::string>& stores) {
   std::string text;
   {
     py::gil_scoped_release release;
@@ -185,7 +189,27 @@ py::object rows(const std::vector<std::string>& stores) {
 
 }  // namespace
 
-PYBIND11_MODULE(anatomy, m) {
+// The data anatomy ships is found beside the running binary
+// (app/data_dir.h), which in Python is python3 itself: point it at the
+// build tree's share/anatomy beside this module (build/python/../share/
+// anatomy), unless ANATOMY_DATA_DIR says otherwise, so that a run finds
+// the same calibration tables as the CLI and gives the same numbers.
+static void find_data_beside_the_module() {
+  if (const char* env = std::getenv("ANATOMY_DATA_DIR"); env && *env) return;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&find_data_beside_the_module), &info) == 0 || !info.dli_fname) return;
+  std::error_code ec;
+  const std::filesystem::path here = std::filesystem::canonical(info.dli_fname, ec).parent_path();
+  if (ec) return;
+  for (const auto& candidate : {here / ".." / "share" / "anatomy", here / "share" / "anatomy"})
+    if (std::filesystem::is_directory(candidate, ec)) {
+      setenv("ANATOMY_DATA_DIR", std::filesystem::canonical(candidate, ec).c_str(), 0);
+      return;
+    }
+}
+
+static void define_module(py::module_& m) {
+  find_data_beside_the_module();
   m.doc() = "anatomy: where a distributed training job's GPU time goes (the CLI's use cases as functions)";
   py::exec(R"(
 class InputError(ValueError):
@@ -210,22 +234,30 @@ class InputError(ValueError):
     }
   });
   m.attr("version") = sweep::anatomy_version();
-  m.def("run", &run, py::arg("scenario") = py::none(), py::kw_only(), py::arg("set") = py::none(),
+  m.def("run", &py_run, py::arg("scenario") = py::none(), py::kw_only(), py::arg("set") = py::none(),
         py::arg("seed") = py::none(),
         "Runs a scenario (a path, a YAML string or a dict; None: the built-in default) as `anatomy run` does; "
         "returns the dict `anatomy run --format json` prints. set: {field.path: value} overrides (--set).");
-  m.def("collective", &collective, py::arg("scenario") = py::none(), py::kw_only(), py::arg("op") = "all_reduce",
+  m.def("collective", &py_collective, py::arg("scenario") = py::none(), py::kw_only(), py::arg("op") = "all_reduce",
         py::arg("bytes") = "1GiB", py::arg("system") = "dgx-h100", py::arg("gpus") = 8, py::arg("algorithm") = "auto",
         py::arg("set") = py::none(),
         "Times one collective: a collective case scenario, or op / bytes (one size or a list) / system / gpus; "
         "returns the run's dict (a list for a list of sizes).");
-  m.def("validate", &validate, py::arg("path") = py::none(), py::kw_only(), py::arg("set") = py::none(),
+  m.def("validate", &py_validate, py::arg("path") = py::none(), py::kw_only(), py::arg("set") = py::none(),
         py::arg("seed") = py::none(),
         "Runs validation cases (a case file, a folder, or None: the shipped ones); returns `anatomy validate "
         "--format json`'s dict.");
-  m.def("sweep", &sweep, py::arg("space"), py::kw_only(), py::arg("store"), py::arg("threads") = py::none(),
+  m.def("sweep", &py_sweep, py::arg("space"), py::kw_only(), py::arg("store"), py::arg("threads") = py::none(),
         py::arg("shard") = "0/1", py::arg("limit") = 0,
         "Runs a sweep (a sweep file's path, its YAML, or a dict) into `store` (points already there are skipped); "
         "returns every stored point as a flat dict, ready for pandas.DataFrame.");
-  m.def("rows", &rows, py::arg("stores"), "Every point of one or more sweep stores, as sweep() returns them.");
+  m.def("rows", &py_rows, py::arg("stores"), "Every point of one or more sweep stores, as sweep() returns them.");
 }
+
+// The module as Python imports it; the embedded form (an interpreter
+// linked into a program, ANATOMY_EMBEDDED) defines the same functions.
+#ifdef ANATOMY_EMBEDDED
+PYBIND11_EMBEDDED_MODULE(anatomy, m) { define_module(m); }
+#else
+PYBIND11_MODULE(anatomy, m) { define_module(m); }
+#endif

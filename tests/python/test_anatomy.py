@@ -44,6 +44,15 @@ def test_run_a_dict_a_yaml_string_and_overrides_agree():
     assert as_dict["plan"].startswith("TP2 ")
 
 
+def test_a_dict_gives_the_clis_numbers_with_the_shipped_calibration(tmp_path):
+    # DGX H100 runs read the shipped H200 table: the module finds it as the CLI does.
+    f = tmp_path / "tiny.yaml"
+    f.write_text(json.dumps(TINY))
+    r = anatomy.run(TINY)
+    assert r == cli_json("run", str(f))
+    assert r["compute_model"].startswith("calibration table")
+
+
 def test_input_errors_raise_an_exception_carrying_file_line_and_field(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 16}\nparallelism:\n  tpp: 2\n")
