@@ -12,10 +12,16 @@ JOBS       ?= $(shell nproc)
 # Debian 12 packages the build and tests need (chromium: the test that opens
 # the HTML report in a headless browser; zlib: it decodes the screenshot;
 # protobuf: Chakra execution traces; python3-torch: the real gloo job that
-# trace_e2e.sh captures and replays, and anatomy calibrate's probe).
+# trace_e2e.sh captures and replays, and anatomy calibrate's probe;
+# sqlite3: the sweep store; Open MPI: sweeps across ranks, and the test
+# that runs one under mpirun; pybind11, python3-dev and pytest: the Python
+# module and its tests, on Debian's /usr/bin/python3; matplotlib: the
+# example that plots a sweep's Pareto front).
 PACKAGES := cmake ninja-build g++ pkg-config libfmt-dev libcli11-dev nlohmann-json3-dev \
             libyaml-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev \
-            zlib1g-dev chromium protobuf-compiler libprotobuf-dev python3-torch
+            zlib1g-dev chromium protobuf-compiler libprotobuf-dev python3-torch \
+            libsqlite3-dev openmpi-bin libopenmpi-dev \
+            pybind11-dev python3-pybind11 python3-dev python3-pytest python3-matplotlib
 
 .PHONY: all deps configure build run test test-release test-asan golden docs bench fuzz clean
 
@@ -48,8 +54,11 @@ run: build
 test-release: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The sanitizer build leaves out the Python module (an ASan-built .so cannot
+# load into a plain python3) and MPI (Open MPI's own allocations read as leaks).
 test-asan: deps
-	@[ -f $(ASAN_BUILD)/build.ninja ] || cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DANATOMY_SANITIZE=ON
+	@[ -f $(ASAN_BUILD)/build.ninja ] || cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DANATOMY_SANITIZE=ON \
+	  -DANATOMY_PYTHON=OFF -DANATOMY_MPI=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE 'slow|golden'

@@ -4,7 +4,7 @@
 set -euo pipefail
 build=${1:-build-bench}
 filter=${2:-.}
-for b in engine_bench topology_bench collective_bench iteration_bench packet_bench edge_bench fleet_bench; do
+for b in engine_bench topology_bench collective_bench iteration_bench packet_bench edge_bench fleet_bench sweep_bench; do
   echo "== $b"
   "$build/bench/$b" --benchmark_filter="$filter"
 done

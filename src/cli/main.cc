@@ -10,6 +10,7 @@
 #include "cli/replay_command.h"
 #include "cli/run_command.h"
 #include "cli/schema_command.h"
+#include "cli/sweep_command.h"
 #include "core/error.h"
 
 namespace anatomy::cli {
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   add_replay_command(app, exit_code);
   add_run_command(app, exit_code);
   add_schema_command(app, list, exit_code);
+  add_sweep_command(app, exit_code);
   add_validate_command(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -30,8 +30,11 @@ std::string progress_line(const ProgressState& st, int width) {
                               ? short_seconds(st.wall_s / static_cast<double>(st.done) *
                                               static_cast<double>(std::max<int64_t>(0, st.total - st.done)))
                               : std::string("?");
-  const std::string tail = fmt::format(" {}/{} {}  simulated {}  wall {}  ETA {}", st.done, st.total, st.unit,
-                                       sim_text(st.simulated), short_seconds(st.wall_s), eta);
+  const std::string tail =
+      st.rate ? fmt::format(" {}/{} {}  {} failed  {:.1f}/s  wall {}  ETA {}", st.done, st.total, st.unit, st.failed,
+                            st.wall_s > 0 ? static_cast<double>(st.done) / st.wall_s : 0.0, short_seconds(st.wall_s), eta)
+              : fmt::format(" {}/{} {}  simulated {}  wall {}  ETA {}", st.done, st.total, st.unit,
+                            sim_text(st.simulated), short_seconds(st.wall_s), eta);
   const int bar = std::clamp(width - static_cast<int>(tail.size()) - 2, 0, 30);
   std::string line;
   if (bar >= 5) {
@@ -73,6 +76,16 @@ void Progress::advance(core::JobTime simulated) {
   std::lock_guard lock(mu_);
   ++state_.done;
   state_.simulated += simulated;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - start_ >= delay_ && now - last_draw_ >= std::chrono::milliseconds(100)) draw_locked();
+}
+
+void Progress::advance_point(bool failed) {
+  if (!enabled_) return;
+  std::lock_guard lock(mu_);
+  state_.rate = true;
+  ++state_.done;
+  state_.failed += failed ? 1 : 0;
   const auto now = std::chrono::steady_clock::now();
   if (now - start_ >= delay_ && now - last_draw_ >= std::chrono::milliseconds(100)) draw_locked();
 }

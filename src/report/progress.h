@@ -31,6 +31,10 @@ struct ProgressState {
   std::string unit;         // "cases", "sizes", "runs"
   core::JobTime simulated;  // simulated time of the units done
   double wall_s = 0;        // since the start
+  // Sweeps: units that failed, and the rate instead of the simulated time
+  //   [####------] 12/64 points  1 failed  3.4/s  wall 3.5 s  ETA 12.4 s
+  bool rate = false;
+  int64_t failed = 0;
 };
 
 // The line for `state`, at most `width` columns (no newline). The ETA is
@@ -53,6 +57,9 @@ class Progress {
 
   // One unit of work is done; `simulated` is the simulated time it covered.
   void advance(core::JobTime simulated = core::JobTime::zero());
+  // One sweep point is done (failed: stored with its error); the line then
+  // shows failures and the rate.
+  void advance_point(bool failed);
   // The units of work in all, when they are known only once it has started.
   void set_total(int64_t total);
 

@@ -100,7 +100,8 @@ Svg draw_xy(const XyChart& c) {
       xy.push_back(px(x));
       xy.push_back(py(y));
     }
-    if (xy.size() >= 4) svg.polyline(xy, c.series[s].color);
+    const bool line = s >= c.markers_only.size() || !c.markers_only[s];
+    if (line && xy.size() >= 4) svg.polyline(xy, c.series[s].color);
     for (size_t i = 0; i < c.points[s].size(); ++i) {
       const std::string tip = s < c.tooltips.size() && i < c.tooltips[s].size() ? c.tooltips[s][i] : "";
       svg.circle(px(c.points[s][i].first), py(c.points[s][i].second), 3.5, c.series[s].color, tip);

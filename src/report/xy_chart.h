@@ -25,6 +25,7 @@ struct XyChart {
   std::vector<Series> series;
   std::vector<std::vector<std::pair<double, double>>> points;  // per series, increasing x, > 0 on log axes
   std::vector<std::vector<std::string>> tooltips;              // optional, per point
+  std::vector<bool> markers_only;  // optional, per series: points without a line (a scatter; any x order)
   bool log_x = false, log_y = false;
   std::function<std::string(double)> x_label;  // tick labels; default: the number
   std::function<std::string(double)> y_label;

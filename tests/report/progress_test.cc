@@ -36,6 +36,14 @@ TEST(ProgressLine, ShowsCountSimulatedWallAndEta) {
   EXPECT_EQ(line.rfind("[#", 0), 0u) << line;
 }
 
+TEST(ProgressLine, SweepsShowFailuresAndTheRate) {
+  // 12 of 64 points in 4 s, 1 failed: 3.0 points/s; 52 left at 1/3 s each -> ETA 17.3 s.
+  ProgressState st{12, 64, "points", {}, 4.0, true, 1};
+  const std::string line = progress_line(st, 120);
+  EXPECT_NE(line.find("12/64 points  1 failed  3.0/s  wall 4.0 s  ETA 17.3 s"), std::string::npos) << line;
+  EXPECT_EQ(line.find("simulated"), std::string::npos) << line;
+}
+
 TEST(ProgressLine, EtaIsUnknownBeforeTheFirstUnit) {
   EXPECT_NE(progress_line({0, 1, "iteration", {}, 1.5}, 100).find("ETA ?"), std::string::npos);
 }
