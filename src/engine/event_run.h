@@ -26,8 +26,11 @@ class EventRun {
   size_t size() const { return end_ - head_; }
   QueuedEvent& front() { return buf_[head_]; }
   void pop_front() { ++head_; }
-  const QueuedEvent* begin() const { return &buf_[head_]; }
-  const QueuedEvent* end() const { return &buf_[end_]; }
+  // Pointer arithmetic, not &buf_[i]: a run that never held an event has no
+  // buffer, and indexing a null one is undefined (UBSan, a simulator
+  // destroyed with its queue never used).
+  const QueuedEvent* begin() const { return buf_.get() + head_; }
+  const QueuedEvent* end() const { return buf_.get() + end_; }
 
   // Empties the run and returns room for `n` events, to be written in order.
   QueuedEvent* reset(size_t n) {

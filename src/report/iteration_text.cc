@@ -12,6 +12,8 @@
 namespace anatomy::report {
 namespace {
 
+}  // namespace
+
 nlohmann::ordered_json breakdown_json(const workload::TimeBreakdown& b) {
   nlohmann::ordered_json j;
   for (auto [name, t] : b.buckets()) {
@@ -23,7 +25,6 @@ nlohmann::ordered_json breakdown_json(const workload::TimeBreakdown& b) {
   return j;
 }
 
-}  // namespace
 
 nlohmann::ordered_json iteration_json(const scenario::Scenario& s, const workload::IterationResult& r) {
   nlohmann::ordered_json j = schema_header("run.iteration");

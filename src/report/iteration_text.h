@@ -14,6 +14,9 @@ namespace anatomy::report {
 
 std::string iteration_text(const scenario::Scenario& s, const workload::IterationResult& r,
                            const std::string& topology);
+// A breakdown's buckets in seconds, keyed by name with '_' for spaces
+// ("exposed DP comm" -> exposed_DP_comm), as every JSON writer gives them.
+nlohmann::ordered_json breakdown_json(const workload::TimeBreakdown& b);
 nlohmann::ordered_json iteration_json(const scenario::Scenario& s, const workload::IterationResult& r);
 
 }  // namespace anatomy::report

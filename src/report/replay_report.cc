@@ -5,21 +5,11 @@
 #include <iterator>
 
 #include "report/format.h"
+#include "report/iteration_text.h"
 #include "report/schema.h"
 
 namespace anatomy::report {
 namespace {
-
-nlohmann::ordered_json buckets_json(const workload::TimeBreakdown& b) {
-  nlohmann::ordered_json j;
-  for (auto [name, t] : b.buckets()) {
-    std::string key = name;
-    for (auto& c : key)
-      if (c == ' ') c = '_';
-    j[key] = t.seconds();
-  }
-  return j;
-}
 
 size_t nodes(const workload::trace::TraceGraph& g) {
   size_t n = 0;
@@ -76,12 +66,12 @@ nlohmann::ordered_json replay_json(const ReplayView& v) {
   j["replayed_on"] = v.target_label;
   j["accelerator"] = v.target->cluster.system.gpu.name;
   j["iteration_s"] = r.iteration.seconds();
-  j["breakdown_s"] = buckets_json(r.mean);
+  j["breakdown_s"] = breakdown_json(r.mean);
   j["host_time_s"] = v.replay->host_time.seconds();
   j["compute_scale"] = v.replay->compute_scale;
   j["collectives_per_rank"] = v.replay->collectives;
   nlohmann::ordered_json ranks = nlohmann::json::array();
-  for (const auto& b : r.stages) ranks.push_back(buckets_json(b));
+  for (const auto& b : r.stages) ranks.push_back(breakdown_json(b));
   j["ranks_breakdown_s"] = ranks;
   j["compute_model"] = r.compute_source;
   j["library"] = r.library;
