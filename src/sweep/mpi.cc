@@ -71,10 +71,7 @@ Summary run_sweep_mpi(const MpiSession& mpi, const Space& space, const RunOption
     throw core::InputError({"", 0, "--threads"}, fmt::format("must be 0 to {} under mpirun (got {})", kMaxThreads, o.threads));
   const auto start = std::chrono::steady_clock::now();
   const Expansion e = expand(space);
-  Summary sum;
-  sum.considered = e.considered;
-  sum.dropped = e.dropped;
-  sum.points = static_cast<int64_t>(e.points.size());
+  Summary sum = summary_of(e);
   const std::vector<const Point*> mine = shard_points(e, o);
   sum.in_shard = static_cast<int64_t>(mine.size());
 

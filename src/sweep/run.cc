@@ -56,15 +56,20 @@ std::vector<const Point*> shard_points(const Expansion& e, const RunOptions& o) 
   return out;
 }
 
+Summary summary_of(const Expansion& e) {
+  Summary sum;
+  sum.considered = e.considered;
+  sum.dropped = e.dropped;
+  sum.points = static_cast<int64_t>(e.points.size());
+  return sum;
+}
+
 Summary run_sweep(const Space& space, const RunOptions& o, const Callbacks& cb) {
   if (o.threads < 1 || o.threads > kMaxThreads)
     throw core::InputError({"", 0, "--threads"}, fmt::format("must be 1 to {} (got {})", kMaxThreads, o.threads));
   const auto start = std::chrono::steady_clock::now();
   const Expansion e = expand(space);
-  Summary sum;
-  sum.considered = e.considered;
-  sum.dropped = e.dropped;
-  sum.points = static_cast<int64_t>(e.points.size());
+  Summary sum = summary_of(e);
   Store store = Store::open_for(o.store, space);
   const std::set<std::string> finished = store.finished_keys();
   std::vector<const Point*> todo;

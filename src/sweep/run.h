@@ -61,5 +61,8 @@ Summary run_sweep(const Space& space, const RunOptions& o, const Callbacks& cb =
 
 // The points of `e` in shard o.shard of o.shards.
 std::vector<const Point*> shard_points(const Expansion& e, const RunOptions& o);
+// A summary's counts of the expansion (considered, dropped, points), the
+// same for the thread and the MPI runners.
+Summary summary_of(const Expansion& e);
 
 }  // namespace anatomy::sweep
