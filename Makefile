@@ -7,6 +7,7 @@ ASAN_BUILD ?= build-asan
 BENCH_BUILD?= build-bench
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?=
 JOBS       ?= $(shell nproc)
 
 # Debian 12 packages the build and tests need (chromium: the test that opens
@@ -92,8 +93,8 @@ fuzz: deps
 	  { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$p || { echo "missing $$p"; exit 1; }; }; done
 	@[ -f $(FUZZ_BUILD)/build.ninja ] || cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DANATOMY_FUZZ=ON -DANATOMY_TESTS=OFF
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target scenario_fuzzer calibration_fuzzer
-	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target anatomy scenario_fuzzer calibration_fuzzer trace_fuzzer cluster_trace_fuzzer
+	./fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(BENCH_BUILD) $(FUZZ_BUILD)

@@ -303,5 +303,70 @@ TEST(PytorchTraces, AProfilerFileWithoutAStepSpanIsAnErrorNamingIt) {
   }
 }
 
+// What `anatomy replay` says of a folder: the error's text, or "" when it reads.
+std::string read_error(const std::string& dir) {
+  try {
+    read_trace_dir(dir);
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PytorchTraces, AFieldOfTheWrongJsonTypeIsAnErrorNamingItNotACrash) {
+  // Found by fuzz/trace_fuzzer: "ph": 1 threw nlohmann's type_error out of
+  // the reader, and anatomy aborted.
+  const std::string dir = temp_dir("wrongtype");
+  std::ofstream(dir + "/kineto_rank0.json") << R"([{"name": "ProfilerStep#0", "ph": 1, "ts": 1, "dur": 5}])";
+  EXPECT_NE(read_error(dir).find("kineto_rank0.json: record 0: ph: must be a string, not number"), std::string::npos)
+      << read_error(dir);
+  std::ofstream(dir + "/kineto_rank0.json") << R"([{"name": "ProfilerStep#0", "ph": "X", "cat": [], "ts": 1, "dur": 5}])";
+  EXPECT_NE(read_error(dir).find("record 0: cat: must be a string, not array"), std::string::npos) << read_error(dir);
+  std::ofstream(dir + "/kineto_rank0.json")
+      << R"([{"name": "ProfilerStep#0", "ph": "X", "ts": 1, "dur": 50, "tid": 1},)"
+         R"( {"name": "aten::mm", "ph": "X", "ts": 2, "dur": 5, "tid": 1}])";
+  std::ofstream(dir + "/et_rank0.json") << R"({"schema": "1.0.1", "nodes": [{"name": "aten::mm", "id": "seven"}]})";
+  EXPECT_NE(read_error(dir).find("et_rank0.json: record 0: id: must be a whole number, not string"), std::string::npos)
+      << read_error(dir);
+}
+
+TEST(PytorchTraces, ShapesAndTimesNoRealTraceHoldsAreErrorsNotOverflows) {
+  const std::string dir = temp_dir("huge");
+  const std::string step = R"([{"name": "ProfilerStep#0", "ph": "X", "ts": 1, "dur": 50, "tid": 1},)"
+                           R"( {"name": "aten::mm", "ph": "X", "ts": 2, "dur": 5, "tid": 1}])";
+  std::ofstream(dir + "/kineto_rank0.json") << step;
+  // 2^30 x 2^30 elements is 2^60 > 2^48: its bytes would overflow int64 once
+  // multiplied by the element size and summed.
+  std::ofstream(dir + "/et_rank0.json")
+      << R"({"schema": "1.0.1", "nodes": [{"name": "aten::mm", "id": 1, "input_shapes": [[1073741824, 1073741824]]}]})";
+  EXPECT_NE(read_error(dir).find("et_rank0.json: record 0: input_shapes: a tensor of more than 2^48 elements"),
+            std::string::npos)
+      << read_error(dir);
+  // A span of 1e13 us (116 days) would overflow the replay's picoseconds.
+  std::ofstream(dir + "/kineto_rank0.json") << R"([{"name": "ProfilerStep#0", "ph": "X", "ts": 1, "dur": 1e13}])";
+  std::filesystem::remove(dir + "/et_rank0.json");
+  EXPECT_NE(read_error(dir).find("kineto_rank0.json: record 0: dur: 10000000000000 us is not a duration"), std::string::npos)
+      << read_error(dir);
+}
+
+TEST(Chakra, ANodeLongerThanTheClockCanHoldIsAnErrorNamingIt) {
+  // 1e12 us (11.6 days) is the most one node may last; 2e12 us in
+  // picoseconds (2e18) still fits int64 but two such nodes would not: the
+  // reader refuses the node, and check_trace a rank whose sum passes 10 days.
+  const std::string dir = temp_dir("long");
+  TraceGraph g = two_ranks(SimTime::ms(1), SimTime::ms(1));
+  g.ranks[0].nodes[0].duration = SimTime::sec(6 * 86400);  // 6 days, twice: 12 > 10
+  g.ranks[0].nodes[1].duration = SimTime::sec(6 * 86400);
+  const std::vector<std::string> files = write_chakra(g, dir, "t");
+  const TraceGraph back = read_chakra(files, dir);
+  try {
+    check_trace(back);
+    FAIL() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("duration: the rank's recorded durations add up to more than 10 days"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace anatomy::workload::trace

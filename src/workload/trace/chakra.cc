@@ -124,6 +124,11 @@ RankTrace read_rank(const std::string& path, int rank, TraceGraph& g) {
     n.record = record;
     n.id = p.id();
     n.name = p.name();
+    // Beyond 1e12 us (11.6 days) a step's node cannot be real, and its
+    // picoseconds would near int64's 106 days (check_trace bounds the sum).
+    constexpr uint64_t kMaxMicros = 1'000'000'000'000;
+    if (p.duration_micros() > kMaxMicros)
+      record_error(path, record, "duration_micros", fmt::format("{} us is not a duration a trace records", p.duration_micros()));
     n.duration = SimTime::us(static_cast<int64_t>(p.duration_micros()));
     n.phase = phase_from(p.name());
     for (uint64_t d : p.data_deps()) n.deps.push_back(d);
@@ -150,6 +155,9 @@ RankTrace read_rank(const std::string& path, int rank, TraceGraph& g) {
                : a.string_val() == "PP" ? CommKind::kPp : CommKind::kDp;
     }
     if (n.bytes.count() < 0) record_error(path, record, "comm_size", "must not be negative");
+    if (n.bytes.count() > (int64_t{1} << 56)) record_error(path, record, "comm_size", "more than 2^56 bytes (64 PiB): not a real size");
+    if (n.duration < SimTime() || n.duration > SimTime::us(static_cast<int64_t>(kMaxMicros)))
+      record_error(path, record, "anatomy_duration_ps", "must be a duration from 0 to 1e12 us");
     switch (p.type()) {
       case pb::COMP_NODE:
         n.kind = NodeKind::kCompute;

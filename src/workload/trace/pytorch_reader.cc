@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -18,6 +19,22 @@ namespace anatomy::workload::trace {
 namespace {
 
 using nlohmann::json;
+
+// A record's optional field: its value, `fallback` when absent or null, and
+// an error naming the file, record and field when it has another JSON type
+// (nlohmann's own getters would throw a type_error nobody catches).
+std::string text_field(const json& o, const char* key, const std::string& fallback, const std::string& path, size_t record) {
+  const auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return fallback;
+  if (!it->is_string()) record_error(path, static_cast<int64_t>(record), key, fmt::format("must be a string, not {}", it->type_name()));
+  return it->get<std::string>();
+}
+int64_t int_field(const json& o, const char* key, int64_t fallback, const std::string& path, size_t record) {
+  const auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return fallback;
+  if (!it->is_number_integer()) record_error(path, static_cast<int64_t>(record), key, fmt::format("must be a whole number, not {}", it->type_name()));
+  return it->get<int64_t>();
+}
 
 constexpr int64_t kMaxTraceBytes = int64_t{2} << 30;  // 2 GiB: a long step of a large model
 
@@ -77,17 +94,30 @@ struct EtNode {
   std::vector<std::vector<int64_t>> out_shapes;
   std::vector<std::string> out_types;
   std::vector<json> values;  // input values
+  size_t record = 0;         // index in the file's "nodes"
   bool leaf = true;
 };
 
-std::vector<std::vector<int64_t>> read_shapes(const json& j) {
+// The most elements one tensor may have: 2^48 (a petabyte of bf16), far
+// above any real one, so that sizes in bytes and FLOPs cannot overflow.
+constexpr int64_t kMaxElements = int64_t{1} << 48;
+
+std::vector<std::vector<int64_t>> read_shapes(const json& j, const std::string& path, size_t record, const char* field) {
   std::vector<std::vector<int64_t>> out;
   if (!j.is_array()) return out;
   for (const json& s : j) {
     std::vector<int64_t> dims;
+    int64_t elements = 1;
     if (s.is_array())
       for (const json& d : s)
-        if (d.is_number_integer()) dims.push_back(d.get<int64_t>());
+        if (d.is_number_integer()) {
+          const int64_t v = d.get<int64_t>();
+          if (v > kMaxElements || (v > 0 && elements > kMaxElements / v))
+            record_error(path, static_cast<int64_t>(record), field,
+                         fmt::format("a tensor of more than 2^48 elements (dimension {}): not a real shape", v));
+          if (v > 0) elements *= v;
+          dims.push_back(v);
+        }
     out.push_back(dims);
   }
   return out;
@@ -103,7 +133,7 @@ std::vector<EtNode> read_et(const std::string& path, std::string& schema) {
   const json doc = parse_file(path, "PyTorch execution trace");
   if (!doc.is_object() || !doc.contains("nodes") || !doc["nodes"].is_array())
     record_error(path, -1, "nodes", "not a PyTorch execution trace: no \"nodes\" array");
-  schema = doc.value("schema", std::string("?"));
+  schema = text_field(doc, "schema", "?", path, 0);
   std::vector<EtNode> nodes;
   const json& arr = doc["nodes"];
   for (size_t i = 0; i < arr.size(); ++i) {
@@ -111,30 +141,31 @@ std::vector<EtNode> read_et(const std::string& path, std::string& schema) {
     if (!n.is_object() || !n.contains("name") || !n["name"].is_string() || !n.contains("id"))
       record_error(path, static_cast<int64_t>(i), "name", "an execution-trace node needs a name and an id");
     EtNode e;
+    e.record = i;
     e.name = n["name"].get<std::string>();
-    e.id = n["id"].get<int64_t>();
+    e.id = int_field(n, "id", 0, path, i);
     e.order = e.id;
     if (n.contains("inputs") && n["inputs"].is_object()) {  // ExecutionTraceObserver (schema 1.0.2+)
       const json& in = n["inputs"];
-      if (in.contains("shapes")) e.shapes = read_shapes(in["shapes"]);
+      if (in.contains("shapes")) e.shapes = read_shapes(in["shapes"], path, i, "inputs.shapes");
       if (in.contains("types")) e.types = read_types(in["types"]);
       if (in.contains("values") && in["values"].is_array()) e.values = in["values"].get<std::vector<json>>();
       if (n.contains("outputs") && n["outputs"].is_object()) {
-        if (n["outputs"].contains("shapes")) e.out_shapes = read_shapes(n["outputs"]["shapes"]);
+        if (n["outputs"].contains("shapes")) e.out_shapes = read_shapes(n["outputs"]["shapes"], path, i, "outputs.shapes");
         if (n["outputs"].contains("types")) e.out_types = read_types(n["outputs"]["types"]);
       }
-      e.parent = n.value("ctrl_deps", int64_t{0});
+      e.parent = int_field(n, "ctrl_deps", 0, path, i);
       if (n.contains("attrs") && n["attrs"].is_array())
         for (const json& a : n["attrs"])
-          if (a.is_object() && a.value("name", "") == "rf_id" && a.contains("value") && a["value"].is_number())
+          if (a.is_object() && a.contains("name") && a["name"] == "rf_id" && a.contains("value") && a["value"].is_number_integer())
             e.order = a["value"].get<int64_t>();
     } else {  // torch 1.13's ExecutionGraphObserver (schema 1.0.1)
-      if (n.contains("input_shapes")) e.shapes = read_shapes(n["input_shapes"]);
+      if (n.contains("input_shapes")) e.shapes = read_shapes(n["input_shapes"], path, i, "input_shapes");
       if (n.contains("input_types")) e.types = read_types(n["input_types"]);
-      if (n.contains("output_shapes")) e.out_shapes = read_shapes(n["output_shapes"]);
+      if (n.contains("output_shapes")) e.out_shapes = read_shapes(n["output_shapes"], path, i, "output_shapes");
       if (n.contains("output_types")) e.out_types = read_types(n["output_types"]);
       if (n.contains("inputs") && n["inputs"].is_array()) e.values = n["inputs"].get<std::vector<json>>();
-      e.parent = n.value("parent", int64_t{0});
+      e.parent = int_field(n, "parent", 0, path, i);
       if (n.contains("rf_id") && n["rf_id"].is_number_integer()) e.order = n["rf_id"].get<int64_t>();
     }
     nodes.push_back(std::move(e));
@@ -185,15 +216,17 @@ std::optional<WorkShape> work_of(const EtNode& e) {
   };
   if ((e.name == "aten::mm" || e.name == "aten::bmm") && s.size() >= 2) return gemm(s[0], s[1]);
   if ((e.name == "aten::addmm" || e.name == "aten::baddbmm") && s.size() >= 3) return gemm(s[1], s[2]);
-  int64_t bytes = 0;
+  // Each tensor is at most 2^51 bytes (read_shapes); the sum over however
+  // many inputs stays in range as a double, capped at 2^60.
+  double bytes = 0;
   for (size_t i = 0; i < s.size(); ++i)
-    if (i < e.types.size() && e.types[i].rfind("Tensor", 0) == 0) bytes += numel(s[i]) * element(e.types[i]).first;
+    if (i < e.types.size() && e.types[i].rfind("Tensor", 0) == 0) bytes += static_cast<double>(numel(s[i]) * element(e.types[i]).first);
   for (size_t i = 0; i < e.out_shapes.size(); ++i)
     if (i < e.out_types.size() && e.out_types[i].rfind("Tensor", 0) == 0)
-      bytes += numel(e.out_shapes[i]) * element(e.out_types[i]).first;
+      bytes += static_cast<double>(numel(e.out_shapes[i]) * element(e.out_types[i]).first);
   if (bytes == 0) return std::nullopt;
   w.kind = WorkShape::Kind::kMemoryBound;
-  w.bytes = Bytes(bytes);
+  w.bytes = Bytes(static_cast<int64_t>(std::min(bytes, 0x1p60)));
   return w;
 }
 
@@ -203,8 +236,11 @@ int64_t collective_bytes(const EtNode& e) {
     if (e.types[i].rfind("Tensor", 0) == 0 && !e.shapes[i].empty()) return numel(e.shapes[i]) * element(e.types[i]).first;
   for (size_t i = 0; i < e.values.size(); ++i) {  // 1.13: [tensor_id, storage_id, offset, numel, elem_bytes, device]
     const json& v = e.values[i];
-    if (v.is_array() && v.size() == 6 && v[3].is_number_integer() && v[4].is_number_integer())
-      return v[3].get<int64_t>() * v[4].get<int64_t>();
+    if (v.is_array() && v.size() == 6 && v[3].is_number_integer() && v[4].is_number_integer()) {
+      const int64_t elements = v[3].get<int64_t>(), size = v[4].get<int64_t>();
+      if (elements < 0 || elements > kMaxElements || size <= 0 || size > 16) return -1;
+      return elements * size;
+    }
   }
   return -1;
 }
@@ -228,8 +264,8 @@ std::vector<Span> read_profiler(const std::string& path) {
   std::vector<Span> spans;
   for (size_t i = 0; i < events->size(); ++i) {
     const json& e = (*events)[i];
-    if (!e.is_object() || e.value("ph", "") != "X") continue;
-    const std::string cat = e.value("cat", "");
+    if (!e.is_object() || text_field(e, "ph", "", path, i) != "X") continue;
+    const std::string cat = text_field(e, "cat", "", path, i);
     if (!cat.empty() && cat != "cpu_op" && cat != "user_annotation" && cat != "Operator") continue;
     if (!e.contains("name") || !e["name"].is_string() || !e.contains("ts") || !e["ts"].is_number() ||
         !e.contains("dur") || !e["dur"].is_number())
@@ -240,6 +276,11 @@ std::vector<Span> read_profiler(const std::string& path) {
     s.dur = e["dur"].get<double>();
     s.tid = e.contains("tid") && e["tid"].is_number_integer() ? e["tid"].get<int64_t>() : 0;
     s.record = i;
+    // Microseconds. Timestamps may count from the epoch (1.7e15 us now);
+    // a span beyond 1e12 us (11.6 days) cannot be real, and its picoseconds
+    // would near int64's 106 days (check_trace bounds the sum).
+    if (!(std::abs(s.ts) <= 1e17)) record_error(path, static_cast<int64_t>(i), "ts", fmt::format("{} us is not a time a trace records", s.ts));
+    if (!(s.dur <= 1e12)) record_error(path, static_cast<int64_t>(i), "dur", fmt::format("{} us is not a duration a trace records", s.dur));
     if (s.dur < 0) record_error(path, static_cast<int64_t>(i), "dur", "must not be negative");
     spans.push_back(std::move(s));
   }

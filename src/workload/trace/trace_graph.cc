@@ -105,9 +105,17 @@ void check_trace(const TraceGraph& g) {
   // The k-th collective of each group, rank by rank, in recorded order.
   std::map<std::string, std::vector<std::vector<Issued>>> by_group;  // group -> rank -> issued
   std::map<std::tuple<int, int, int64_t>, std::vector<Issued>> sends, recvs;  // (src, dst, tag)
+  // A rank's recorded time, summed, stays under 10 days: the replay's
+  // clock is int64 picoseconds (106 days), and no step is that long.
+  constexpr int64_t kMaxRankTime_ps = int64_t{10} * 86400 * 1000'000'000'000;
   for (const RankTrace& r : g.ranks) {
+    int64_t total_ps = 0;
     for (size_t i = 0; i < r.nodes.size(); ++i) {
       const Node& n = r.nodes[i];
+      if (n.duration < SimTime()) fail(r, i, "duration", "must not be negative");
+      total_ps += std::min(n.duration.count_ps(), kMaxRankTime_ps + 1);
+      if (total_ps > kMaxRankTime_ps)
+        fail(r, i, "duration", "the rank's recorded durations add up to more than 10 days by this node: not one training step");
       if (n.kind == NodeKind::kCollective) {
         if (n.bytes.count() < 0) fail(r, i, "comm_size", "must not be negative");
         const std::vector<int> members = g.group_ranks(n.group);
