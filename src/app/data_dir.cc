@@ -47,6 +47,11 @@ std::string shipped_calibration(std::string_view file) {
   return ec || !fs::is_regular_file(p) ? "" : p.string();
 }
 
+std::string shipped_calibration_for(const hw::Accelerator& gpu) {
+  const std::string& table = gpu.calibration_table.empty() ? gpu.arch.calibration_table : gpu.calibration_table;
+  return table.empty() ? "" : shipped_calibration(table);
+}
+
 std::string shipped_tool(std::string_view file) {
   const std::string dir = data_dir();
   if (dir.empty()) return "";

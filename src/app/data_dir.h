@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "hw/accelerator.h"
+
 namespace anatomy::app {
 
 // The data folder, or "" when none of the places above has one.
@@ -20,6 +22,13 @@ std::string data_dir();
 // A shipped calibration table (data_dir()/calibration/<file>), or "" when
 // there is no such file.
 std::string shipped_calibration(std::string_view file);
+
+// The table shipped for the GPU itself, else the one shipped for its
+// architecture family (Hopper: the measured H200 table, scaled to the GPU's
+// own peaks), else "" (the roofline). Every path that builds a compute
+// model from a scenario takes its table from here, so one GPU never gets
+// two different tables (the edge path once read only the family's).
+std::string shipped_calibration_for(const hw::Accelerator& gpu);
 
 // A shipped tool (data_dir()/tools/<file>: the calibration probe, the
 // trace capture script), or "" when there is no such file.

@@ -20,9 +20,7 @@ EdgeRun run_edge(const scenario::Scenario& s) {
     const job::edge::EdgeSpec& spec = *s.edge;
     const topo::Topology topology = topo::build_cluster(s.cluster);
     run.topology = topology.description;
-    std::string table_path = s.calibration;
-    if (table_path.empty() && !s.cluster.system.gpu.arch.calibration_table.empty())
-      table_path = shipped_calibration(s.cluster.system.gpu.arch.calibration_table);
+    const std::string table_path = s.calibration.empty() ? shipped_calibration_for(s.cluster.system.gpu) : s.calibration;
     std::optional<hw::CalibrationTable> table;
     if (!table_path.empty()) table = hw::load_calibration(table_path);
     const hw::ComputeModel compute = hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr);

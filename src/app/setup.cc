@@ -15,14 +15,9 @@ namespace anatomy::app {
 namespace {
 
 // The calibration table a scenario uses: the one it names, else the one
-// shipped for the GPU itself, else the one shipped for its architecture
-// family (Hopper: the measured H200 table, scaled to the GPU's own peaks),
-// else none (the roofline).
+// shipped for its GPU (data_dir.h).
 std::string calibration_for(const scenario::Scenario& s) {
-  if (!s.calibration.empty()) return s.calibration;
-  const hw::Accelerator& gpu = s.cluster.system.gpu;
-  const std::string& table = gpu.calibration_table.empty() ? gpu.arch.calibration_table : gpu.calibration_table;
-  return table.empty() ? "" : shipped_calibration(table);
+  return s.calibration.empty() ? shipped_calibration_for(s.cluster.system.gpu) : s.calibration;
 }
 
 }  // namespace

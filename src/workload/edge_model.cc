@@ -1,5 +1,7 @@
 #include "workload/edge_model.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -142,9 +144,17 @@ SimTime passes_time(const ModelOp& op, int64_t batch, const hw::ComputeModel& c)
   return c.memory_bound(core::Bytes(op.m * batch * op.n * 2 * op.passes)) * op.repeat;
 }
 
+// The cast of a product's `width`-wide operand (X: k, dY: n) to FP8/FP4
+// before it: a bf16 read and a write at the product's precision.
+SimTime cast_time(const ModelOp& op, int64_t width, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
+  if (p != hw::Precision::kFp8 && p != hw::Precision::kFp4) return SimTime::zero();
+  const double elems = static_cast<double>(op.m * batch) * static_cast<double>(width);
+  return c.memory_bound(core::Bytes(static_cast<int64_t>(elems * (2 + hw::bytes_of(p))))) * op.repeat;
+}
+
 SimTime op_forward(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
   if (op.kind == ModelOp::kAttention) return c.attention_fwd(batch, op.m, op.heads, op.head_dim, op.causal) * op.repeat;
-  return c.gemm(op.m * batch, op.n, op.k, p) * op.repeat + passes_time(op, batch, c);
+  return c.gemm(op.m * batch, op.n, op.k, p) * op.repeat + passes_time(op, batch, c) + cast_time(op, op.k, batch, c, p);
 }
 
 }  // namespace
@@ -220,15 +230,18 @@ SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel
 }
 
 SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_t batch, const hw::ComputeModel& c,
-                        hw::Precision p) {
+                        hw::Precision p, int64_t recompute_layers) {
   SimTime t = inference_time(m, batch, c, p);
   for (const ModelOp& op : m.ops) {
+    if (recompute_layers > 0 && op.repeat > 1)
+      t += op_forward(op, batch, c, p) * std::min(recompute_layers, op.repeat) / op.repeat;
     const bool weights = mode == FineTune::kFull || (mode == FineTune::kFrozenBackbone && op.head);
     const bool inputs = mode == FineTune::kFull || mode == FineTune::kLora;
     if (op.kind == ModelOp::kAttention) {
       if (inputs) t += c.attention_bwd(batch, op.m, op.heads, op.head_dim, op.causal) * op.repeat;
       continue;
     }
+    if (inputs || weights) t += cast_time(op, op.n, batch, c, p);  // dY, once for both products
     if (inputs) t += c.gemm(op.m * batch, op.k, op.n, p) * op.repeat + passes_time(op, batch, c) * 2;  // dX = dY W^T
     if (weights) t += c.gemm(op.k, op.n, op.m * batch, p) * op.repeat;  // dW = X^T dY
     if (mode == FineTune::kLora && op.adaptable)

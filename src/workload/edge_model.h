@@ -27,6 +27,13 @@
 //   lora             F + F backward (activation gradients through the frozen
 //                    weights) + the adapters' own products; rank-r adapters
 //                    A (k x r), B (r x n) on every adaptable product, updated
+// Recomputed layers (Megatron's full recompute, "block" method: the first
+// n layers keep only their input and run their forward again in the
+// backward) add n layers' forward to any mode; a layer is one repeat of
+// the products that repeat (a transformer's per-layer products).
+// FP8 and FP4 products also pay the framework's casts, memory-bound: the
+// input X[m,k] read in bf16 and written at the product's precision before
+// the forward product, dY[m,n] likewise before the backward ones.
 //
 //   const EdgeModel& m = find_edge_model("resnet-50");
 //   m.forward_flops();   // 8.18e9
@@ -85,8 +92,9 @@ EdgeModel find_edge_model(std::string_view name, int64_t seq_len);
 // One forward pass of `batch` samples on one accelerator.
 core::SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p);
 // One fine-tuning step of `batch` samples on one accelerator: forward,
-// backward as the mode needs, and AdamW over the trainable parameters.
+// backward as the mode needs, the forward again of `recompute_layers`
+// layers, and AdamW over the trainable parameters.
 core::SimTime train_step_time(const EdgeModel& m, FineTune f, int lora_rank, int64_t batch, const hw::ComputeModel& c,
-                              hw::Precision p);
+                              hw::Precision p, int64_t recompute_layers = 0);
 
 }  // namespace anatomy::workload

@@ -43,7 +43,6 @@ const char* to_string(IntervalKind k) {
 
 namespace {
 
-constexpr int64_t kGradBytes = 2;   // bf16 gradient reduction (Megatron's default)
 constexpr int64_t kParamBytes = 2;  // bf16 parameter all-gather
 constexpr int kMaxBucketsPerChunk = 16;
 const SimTime kNever = SimTime::max();
@@ -139,6 +138,8 @@ class IterationSim {
   };
 
   int positions() const { return p_.pp * p_.virtual_stages; }
+  // Bytes a parameter's gradient takes in the DP reduction.
+  int64_t grad_bytes_per_param() const { return p_.grad_reduce_in_fp32 ? 4 : 2; }
   int stage_of(int pos) const { return pos % p_.pp; }
   size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
   topo::NodeId rep_node(int stage) const {
@@ -204,7 +205,7 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
                         t_.recompute == Recompute::kFull;
   SimTime t = gather.time * gathers * (regather ? 2 : 1);
   if (!step.forward) {
-    const int64_t grad_bytes = cost_[s].chunk_params[step.chunk] * kGradBytes;
+    const int64_t grad_bytes = cost_[s].chunk_params[step.chunk] * grad_bytes_per_param();
     const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, grad_bytes));
     const int64_t buckets = (grad_bytes + unit - 1) / unit;
     t += isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time * buckets;
@@ -409,7 +410,7 @@ void IterationSim::try_start(int s) {
   } else if (!step.forward && st.next == st.last_backward[step.chunk] && p_.dp * p_.cp > 1) {
     // The last micro-batch's backward finishes each layer's gradients in
     // turn; each bucket is reduced as soon as it is full.
-    const int64_t grad_bytes = chunk_params.count() * kGradBytes;
+    const int64_t grad_bytes = chunk_params.count() * grad_bytes_per_param();
     const int buckets = static_cast<int>(
         std::clamp<int64_t>((grad_bytes + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes), 1,
                             kMaxBucketsPerChunk));

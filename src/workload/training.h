@@ -47,6 +47,11 @@ struct ParallelPlan {
   int virtual_stages = 1;       // interleaved 1F1B: model chunks per pipeline rank
   int zero_stage = 1;           // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
   bool overlap_grad_reduce = true;   // DP reduce-scatter/all-reduce per bucket during backward
+  // Gradients reduced over DP in fp32 (4 bytes a parameter) rather than in
+  // the 16-bit training dtype: Megatron-LM turns it on for every bf16 run
+  // (accumulate_allreduce_grads_in_fp32), Llama 3 did it on purpose;
+  // NeMo's MLPerf recipes and PyTorch FSDP's bf16 mixed precision do not.
+  bool grad_reduce_in_fp32 = false;
   // ZeRO-1/2: the updated parameters gathered during the next forward
   // rather than after the optimizer. ZeRO-3: a step's gathers (and
   // gradient reduce-scatters) run beside its compute; false, before it.

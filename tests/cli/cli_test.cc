@@ -272,6 +272,16 @@ TEST(CliRun, PlanThatDoesNotFitSaysByHowMuch) {
   EXPECT_NE(r.err.find("GB over"), std::string::npos) << r.err;
 }
 
+TEST(CliRun, EdgeRunReadsTheGpusOwnCalibrationTable) {
+  // MI325X ships its own table (data/calibration/mi325x.json); the edge path
+  // once read only the CDNA 3 family's (mi300x.json), so an MI325X site ran
+  // at MI300X's measured plateau while a training run on it did not.
+  Result r = run(std::string("run ") + ANATOMY_SOURCE_DIR + "/scenarios/edge/pharma-line.yaml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("mi325x.json"), std::string::npos) << r.out.substr(0, 600);
+  EXPECT_EQ(r.out.find("mi300x.json"), std::string::npos) << r.out.substr(0, 600);
+}
+
 TEST(CliValidate, MegatronWeakScalingWithinTenPercentMedian) {
   // The Megatron-LM Table 1 rows and the DGX H100 NVLS point: the median
   // error of the A1 rows stays within 10% (the whole table is in bench/README.md).

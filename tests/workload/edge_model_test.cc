@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "core/error.h"
 #include "hw/catalog.h"
 #include "workload/model.h"
@@ -66,6 +68,37 @@ TEST(EdgeModel, StepTimesOrderByWhatEachModeComputes) {
   EXPECT_GT(step(FineTune::kFull), step(FineTune::kLora));
   // Full fine-tuning is about 3 forwards (GEMM efficiency differs by shape).
   EXPECT_NEAR(step(FineTune::kFull).seconds() / forward.seconds(), 3.0, 0.6);
+}
+
+
+TEST(EdgeModel, RecomputedLayersAddTheirForwardToTheStep) {
+  // Megatron's block recompute of n layers runs those layers' forward again
+  // in the backward: n of ViT-B/16's 12 identical layers add n / 12 of the
+  // 12 layers' forward (the patch embedding and head, not repeated, add none).
+  const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("MI300X"), nullptr);
+  const EdgeModel m = find_edge_model("vit-b16", 0);
+  const auto step = [&](int64_t n) { return train_step_time(m, FineTune::kLora, 16, 64, c, hw::Precision::kBf16, n); };
+  EdgeModel layers = m;
+  std::erase_if(layers.ops, [](const ModelOp& op) { return op.repeat == 1; });
+  const double per_layer = inference_time(layers, 64, c, hw::Precision::kBf16).seconds() / 12;
+  EXPECT_NEAR((step(3) - step(0)).seconds(), 3 * per_layer, 1e-9);
+  EXPECT_NEAR((step(12) - step(0)).seconds(), 12 * per_layer, 1e-9);
+  EXPECT_EQ(step(40), step(12));  // no more layers than the model has
+}
+
+TEST(EdgeModel, Fp8ProductsPayTheCastOfTheirInputs) {
+  // One 4096 x 8192 x 8192 product: its FP8 forward reads the bf16 input
+  // X[4096, 8192] (2 bytes an element) and writes it in FP8 (1 byte) before
+  // the GEMM: 4096 x 8192 x 3 bytes at HBM speed. BF16 pays no cast.
+  const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("MI300X"), nullptr);
+  EdgeModel m;
+  ModelOp op;
+  op.name = "one product";
+  op.m = 4096, op.n = 8192, op.k = 8192;
+  m.ops = {op};
+  EXPECT_EQ(inference_time(m, 1, c, hw::Precision::kFp8),
+            c.gemm(4096, 8192, 8192, hw::Precision::kFp8) + c.memory_bound(core::Bytes(int64_t{4096} * 8192 * 3)));
+  EXPECT_EQ(inference_time(m, 1, c, hw::Precision::kBf16), c.gemm(4096, 8192, 8192, hw::Precision::kBf16));
 }
 
 }  // namespace
