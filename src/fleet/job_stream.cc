@@ -33,6 +33,12 @@ int class_for(const FleetSpec& spec, int gpus) {
   return -1;
 }
 
+// A trace's times in seconds stay within 1e11 (3,000 years: epoch seconds
+// are 1.7e9 now), its jobs within 2^20 GPUs: beyond, a row is not real and
+// its numbers would overflow the integer clock or GPU count.
+constexpr double kMaxTraceSeconds = 1e11;
+constexpr double kMaxTraceGpus = 1 << 20;
+
 // Seconds (a trace's clock, up to ~1e9 since 1970) without losing the
 // sub-microsecond part to a double's 53 bits: whole seconds exactly.
 JobTime exact_seconds(double s) {
@@ -44,6 +50,8 @@ JobTime exact_seconds(double s) {
 void add_job(StreamResult& r, const FleetSpec& spec, const std::string& file, int line, const std::string& id,
              const std::string& gpu_column, int gpus, double arrival_s, double duration_s) {
   if (spec.trace.max_gpus > 0) gpus = std::min(gpus, spec.trace.max_gpus);
+  if (!(std::abs(arrival_s) <= kMaxTraceSeconds) || !(duration_s * spec.trace.time_scale <= 2 * kMaxTraceSeconds))
+    return reject(r, file, line, "(times)", fmt::format("arrival {} s, running {} s: not times a trace records", arrival_s, duration_s));
   const int cls = class_for(spec, gpus);
   if (cls < 0)
     return reject(r, file, line, gpu_column, fmt::format("no job class in fleet.classes takes {} GPUs", gpus));
@@ -91,6 +99,7 @@ bool parse_number(const std::string& s, double& v) {
   v = std::strtod(s.c_str(), &end);
   return end && *end == '\0' && std::isfinite(v);
 }
+bool parse_seconds(const std::string& s, double& v) { return parse_number(s, v) && std::abs(v) <= kMaxTraceSeconds; }
 
 // Calls f(line_number, fields) for each non-empty line.
 template <typename F>
@@ -229,7 +238,7 @@ StreamResult read_helios(const std::string& text, const std::string& file, const
       return i < f.size() ? f[i] : std::string();
     };
     double gpus = 0, submit = 0, start = 0, end = 0;
-    if (!parse_number(field("gpu_num"), gpus) || gpus < 0 || gpus != std::floor(gpus))
+    if (!parse_number(field("gpu_num"), gpus) || gpus < 0 || gpus > kMaxTraceGpus || gpus != std::floor(gpus))
       return reject(r, file, line, "gpu_num", fmt::format("'{}' is not a whole number of GPUs", field("gpu_num")));
     for (const char* t : {"submit_time", "start_time", "end_time"}) {
       double& v = t[1] == 'u' ? submit : t[1] == 't' ? start : end;
@@ -256,7 +265,7 @@ StreamResult read_alibaba_pai(const std::string& task_text, const std::string& t
       if (!f.empty() && f[0] == "job_name") return;  // a header some copies add
       double t = 0;
       if (f.size() < 6) return reject(r, job_file, line, "(row)", fmt::format("{} columns; a job row has 6", f.size()));
-      if (!parse_number(f[4], t)) return reject(r, job_file, line, "start_time", fmt::format("'{}' is not a number", f[4]));
+      if (!parse_seconds(f[4], t)) return reject(r, job_file, line, "start_time", fmt::format("'{}' is not a number of seconds", f[4]));
       submitted[f[0]] = t;
     });
   struct Job {
@@ -270,12 +279,12 @@ StreamResult read_alibaba_pai(const std::string& task_text, const std::string& t
     if (!f.empty() && f[0] == "job_name") return;
     if (f.size() < 10) return reject(r, task_file, line, "(row)", fmt::format("{} columns; a task row has 10", f.size()));
     double inst = 0, start = 0, end = 0, plan_gpu = 0;
-    if (!parse_number(f[2], inst) || inst < 0)
+    if (!parse_number(f[2], inst) || inst < 0 || inst > kMaxTraceGpus)
       return reject(r, task_file, line, "inst_num", fmt::format("'{}' is not a count", f[2]));
-    if (!parse_number(f[4], start)) return reject(r, task_file, line, "start_time", fmt::format("'{}' is not a number", f[4]));
-    if (!parse_number(f[5], end) || end < start)
-      return reject(r, task_file, line, "end_time", fmt::format("'{}' is not a number at or after start_time", f[5]));
-    if (!f[8].empty() && (!parse_number(f[8], plan_gpu) || plan_gpu < 0))
+    if (!parse_seconds(f[4], start)) return reject(r, task_file, line, "start_time", fmt::format("'{}' is not a number of seconds", f[4]));
+    if (!parse_seconds(f[5], end) || end < start)
+      return reject(r, task_file, line, "end_time", fmt::format("'{}' is not a number of seconds at or after start_time", f[5]));
+    if (!f[8].empty() && (!parse_number(f[8], plan_gpu) || plan_gpu < 0 || plan_gpu > 100 * kMaxTraceGpus))
       return reject(r, task_file, line, "plan_gpu", fmt::format("'{}' is not a percentage of a GPU", f[8]));
     auto [it, fresh] = jobs.try_emplace(f[0]);
     Job& j = it->second;
@@ -290,6 +299,10 @@ StreamResult read_alibaba_pai(const std::string& task_text, const std::string& t
   for (const std::string& name : order) {
     const Job& j = jobs[name];
     ++r.rows;
+    if (j.gpus > kMaxTraceGpus) {
+      reject(r, task_file, j.line, "plan_gpu", fmt::format("its tasks add up to {} GPUs, more than 2^20", j.gpus));
+      continue;
+    }
     const int gpus = static_cast<int>(std::ceil(j.gpus - 1e-9));
     if (gpus <= 0) {
       ++r.skipped;

@@ -115,6 +115,26 @@ TEST(ReadAlibabaPai, AddsTasksGpuPlansAndTakesSubmissionFromTheJobTable) {
   EXPECT_EQ(r.jobs[1].gpus, 8);
 }
 
+TEST(ReadAlibabaPai, NumbersNoRealTraceHoldsAreRejectedRowsNotOverflows) {
+  // Found by fuzz/cluster_trace_fuzzer: an end_time of 3001e20 s made the
+  // job's duration overflow the integer clock (undefined behaviour). Times
+  // past 1e11 s (3,000 years) and jobs past 2^20 GPUs are rejected by line.
+  const std::string tasks =
+      "jobA,worker,2,Terminated,100,1000,600,29.3,100,V100\n"
+      "jobB,worker,1,Terminated,200,3001e20,600,29.3,100,V100\n"
+      "jobC,worker,1e30,Terminated,200,300,600,29.3,100,V100\n"
+      "jobD,worker,1000000,Terminated,200,300,600,29.3,100000,V100\n"
+      "jobD,worker,1000000,Terminated,200,300,600,29.3,100000,V100\n";
+  const StreamResult r = read_alibaba_pai(tasks, "pai_task_table.csv", "", "", two_classes());
+  ASSERT_EQ(r.errors.size(), 3u);
+  EXPECT_EQ(r.errors[0], "pai_task_table.csv:2: end_time: '3001e20' is not a number of seconds at or after start_time");
+  EXPECT_EQ(r.errors[1], "pai_task_table.csv:3: inst_num: '1e30' is not a count");
+  // jobD: 2 tasks x 1e6 instances x 1000 GPUs each = 2e9 GPUs > 2^20.
+  EXPECT_EQ(r.errors[2], "pai_task_table.csv:4: plan_gpu: its tasks add up to 2000000000 GPUs, more than 2^20");
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_EQ(r.jobs[0].id, "jobA");
+}
+
 TEST(ReadTrace, AJobNoClassTakesIsRejectedNotDropped) {
   FleetSpec s;
   JobClass only_small;
