@@ -18,6 +18,10 @@ void Executor::begin_phase() {
   if (phase_ >= schedule_->phases.size()) {
     stats_.end = net_.simulator().now();
     schedule_ = nullptr;
+    if (options_.done && *options_.done) {
+      static const std::string kUnnamed = "collective";
+      options_.done->emit(options_.communicator ? *options_.communicator : kUnnamed, stats_.start, stats_.end);
+    }
     engine::Callback done = std::move(on_done_);
     if (done) done();
     return;

@@ -12,13 +12,24 @@
 // phase are advanced in one step instead of being simulated again. This is
 // what keeps a 1,024-rank step-by-step ring at a few thousand flows instead
 // of millions. Without `exclusive` every repetition is simulated.
+//
+// Telemetry: with Options::done set, each schedule run to its end emits
+// (communicator, start, end) on it: the collective's duration per
+// communicator, as NCCL's profiler plugin sees it; a tuner or a report
+// subscribes.
 
 #include <functional>
 
+#include <string>
+
 #include "coll/schedule.h"
+#include "core/signal.h"
 #include "net/network.h"
 
 namespace anatomy::coll {
+
+// (communicator, start, end) of a collective that has finished.
+using CollectiveSignal = core::Signal<const std::string&, SimTime, SimTime>;
 
 struct ExecutionStats {
   SimTime start, end;
@@ -31,6 +42,8 @@ class Executor {
  public:
   struct Options {
     bool exclusive = false;
+    const CollectiveSignal* done = nullptr;   // emitted on at each end (null: nobody listens)
+    const std::string* communicator = nullptr;  // its name in those signals; must outlive the executor
   };
 
   Executor(net::Network& net, Options options) : net_(net), options_(options) {}

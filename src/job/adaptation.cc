@@ -97,6 +97,11 @@ struct ClusterState {
 
 struct Measured {
   SimTime iteration, dp_exposed;
+  // The gradient and parameter collectives' time per iteration as their
+  // communicators' executors report it (coll::CollectiveSignal): the
+  // busiest stage's sum of its "dp stage" collectives' durations. Zero
+  // when not observed (no collective tuner).
+  SimTime dp_collectives;
   std::vector<SimTime> stage_compute;
   double tokens_per_s = 0;
   int64_t tokens_per_iteration = 0;
@@ -129,6 +134,9 @@ class Adaptation {
  private:
   void expand_episodes();
   const Measured& measure(const ClusterState& s);
+  // Every "algorithm/protocol" the library offers for the data-parallel
+  // collectives on this plan's communicators (NCCL's own algorithms).
+  std::vector<std::string> tuner_candidates() const;
   ClusterState state_at(JobTime t, bool with_reroute = true) const;
   SimTime checkpoint_cost_at(double storage_fraction, bool compressed);
   double reroute_fraction(int link) const;
@@ -153,6 +161,8 @@ class Adaptation {
   std::vector<bool> swapped_;          // per episode: a straggler swapped out
   std::vector<bool> rebalanced_;
   std::string algo_, default_algo_;  // the gradient collectives' pinned choice; the static one
+  bool observe_collectives_ = false;  // a collective tuner listens to the executors' signals
+  SimTime tuner_reference_;           // the collectives' time when the tuner last chose
   int accum_ = 1;
   bool compress_ = false;
   JobTime stall_start_ = JobTime::max(), down_until_;
@@ -169,7 +179,20 @@ void Adaptation::expand_episodes() {
   for (size_t i = 0; i < spec_.conditions.size(); ++i) {
     const ConditionSpec& c = spec_.conditions[i];
     std::vector<JobTime> starts;
-    if (c.rate_per_hour > 0) {
+    if (c.after_checkpoints) {
+      if (c.kind != ConditionKind::kStorageCongestion || !in_.checkpoint)
+        throw core::InputError({"", 0, fmt::format("job.conditions[{}].after_checkpoints", i)},
+                               c.kind != ConditionKind::kStorageCongestion
+                                   ? std::string("only a storage_congestion follows the checkpoints")
+                                   : std::string("the job takes no checkpoints"));
+      // The next tenant's write starts `at` (the gap the storage's schedule
+      // leaves) after ours is scheduled to end: our steady write (the stall,
+      // then any background part) after each of the steady timeline's
+      // checkpoints. A checkpoint later than the gap runs into it.
+      const JobTime write(in_.checkpoint->stall + in_.checkpoint->background);
+      for (JobTime ck : in_.checkpoint_times)
+        if (ck + write + c.at < D_) starts.push_back(ck + write + c.at);
+    } else if (c.rate_per_hour > 0) {
       core::Rng rng = streams.stream("conditions", i);
       for (double h = rng.exponential(c.rate_per_hour); h * 3600 < D_.seconds() && starts.size() < kMaxEpisodes;
            h += rng.exponential(c.rate_per_hour))
@@ -237,7 +260,7 @@ const Measured& Adaptation::measure(const ClusterState& s) {
   const std::string key = s.key();
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
   const workload::IterationInputs& base = *in_.iteration;
-  if (s.links.empty() && s.stage_scale.empty() && s.accum == 1 && s.algo == default_algo_) {
+  if (s.links.empty() && s.stage_scale.empty() && s.accum == 1 && s.algo == default_algo_ && !observe_collectives_) {
     // The healthy cluster with the static choice: the steady iteration itself.
     const workload::IterationResult& it = *in_.steady;
     Measured m;
@@ -261,8 +284,18 @@ const Measured& Adaptation::measure(const ClusterState& s) {
   with.dp_algorithm = s.algo;
   with.enforce_memory = false;
   with.link_samples = 0;
+  // The tuner's view: each communicator's collective durations, summed per iteration.
+  workload::IterationTelemetry observed;
+  std::map<std::string, SimTime> per_communicator;
+  if (observe_collectives_) {
+    observed.collective.subscribe([&](const std::string& comm, SimTime start, SimTime end) {
+      if (comm.rfind("dp ", 0) == 0) per_communicator[comm] += end - start;
+    });
+    with.telemetry = &observed;
+  }
   const workload::IterationResult it = workload::simulate_iteration(with);
   Measured m;
+  for (const auto& [comm, d] : per_communicator) m.dp_collectives = std::max(m.dp_collectives, d);
   m.iteration = it.iteration;
   m.dp_exposed = it.mean.dp_comm;
   for (const auto& st : it.stages) m.stage_compute.push_back(st.forward_compute + st.backward_compute);
@@ -270,6 +303,30 @@ const Measured& Adaptation::measure(const ClusterState& s) {
   m.tokens_per_iteration = training.tokens_per_iteration();
   m.dp_algorithm = it.dp_algorithm;
   return cache_.emplace(key, std::move(m)).first->second;
+}
+
+std::vector<std::string> Adaptation::tuner_candidates() const {
+  const workload::IterationInputs& it = *in_.iteration;
+  const workload::ParallelPlan& p = *it.plan;
+  // ZeRO-3's gathers are timed alone, outside the executors the tuner
+  // watches; without data parallelism there is nothing to tune.
+  if (p.dp * p.cp <= 1 || p.zero_stage >= 3) return {};
+  std::vector<coll::Op> ops = p.zero_stage >= 1 ? std::vector<coll::Op>{coll::Op::kReduceScatter, coll::Op::kAllGather}
+                                                : std::vector<coll::Op>{coll::Op::kAllReduce};
+  std::vector<uint32_t> gpus = workload::Layout(p).dp_cp_group({0, 0, 0, 0});
+  if (!it.rank_to_gpu.empty())
+    for (auto& g : gpus) g = it.rank_to_gpu[g];
+  const coll::Group group = coll::make_group(*it.topology, gpus);
+  std::vector<std::string> out;
+  for (const coll::Algorithm& a : it.algorithms->all()) {
+    if (!a.in_auto) continue;
+    const bool fits = std::all_of(ops.begin(), ops.end(), [&](coll::Op op) {
+      return a.supports(op) && (!a.applicable || a.applicable(group, op));
+    });
+    if (!fits) continue;
+    for (coll::Protocol pr : a.protocols) out.push_back(a.name + "/" + coll::to_string(pr));
+  }
+  return out;
 }
 
 double Adaptation::reroute_fraction(int link) const {
@@ -447,11 +504,20 @@ AdaptationResult Adaptation::run() {
   if (chosen.find('/') != std::string::npos && chosen.find(' ') == std::string::npos) algo_ = chosen;
   default_algo_ = algo_;
   const std::string& default_algo = default_algo_;
+  observe_collectives_ = std::any_of(spec_.controllers.begin(), spec_.controllers.end(), [](const ControllerSpec& c) {
+    return c.kind == ControllerKind::kCollectiveTuner;
+  });
+  const std::vector<std::string> candidates = observe_collectives_ ? tuner_candidates() : std::vector<std::string>{};
+  const SimTime healthy_collectives = observe_collectives_ ? measure(ClusterState{{}, {}, default_algo_, 1}).dp_collectives
+                                                           : SimTime::zero();
+  tuner_reference_ = healthy_collectives;
   const double steady_rate = steady.tokens_per_s;
   const SimTime T = steady.iteration;
   const SimTime sample = spec_.mechanisms.telemetry_interval > SimTime::zero() ? spec_.mechanisms.telemetry_interval
                                                                               : T;
   const SimTime steady_ckpt = in_.checkpoint ? in_.checkpoint->cost(T, in_.checkpoint_every) : SimTime::zero();
+  // How long a checkpoint's write holds storage: the stall, then any background part.
+  const JobTime write_len = in_.checkpoint ? JobTime(in_.checkpoint->stall + in_.checkpoint->background) : JobTime();
   Telemetry& tel = own_;
   Telemetry* ext = in_.telemetry;
 
@@ -459,13 +525,12 @@ AdaptationResult Adaptation::run() {
   struct Sample {
     double iteration_ratio = 1, collective_ratio = 1, exposed = 0, stage_ratio = 1, storage = 1;
     std::map<int, double> link;  // raw health of each degraded link
-    SimTime collective, best;
+    SimTime collective;
   } obs;
   tel.iteration.subscribe([&](JobTime, SimTime o, SimTime s) { obs.iteration_ratio = o.seconds() / s.seconds(); });
-  tel.collective.subscribe([&](JobTime, const std::string&, SimTime o, SimTime best) {
+  tel.collective.subscribe([&](JobTime, const std::string&, SimTime o, SimTime healthy) {
     obs.collective = o;
-    obs.best = best;
-    obs.collective_ratio = best > SimTime::zero() ? o.seconds() / best.seconds() : 1;
+    obs.collective_ratio = healthy > SimTime::zero() ? o.seconds() / healthy.seconds() : 1;
   });
   tel.exposed_comm.subscribe([&](JobTime, double f) { obs.exposed = f; });
   tel.link.subscribe([&](JobTime, int l, double f) { obs.link[l] = f; });
@@ -498,19 +563,32 @@ AdaptationResult Adaptation::run() {
     }
     for (size_t e = first_open; e < r_.episodes.size(); ++e)
       if (r_.episodes[e].end > t) next_edge = std::min(next_edge, r_.episodes[e].end);
+    const bool checkpoint_due = ci < ckpts.size() && ckpts[ci] + cum_cost_ <= t;
     const bool holding = accum_ != 1 || algo_ != default_algo || compress_ ||
                          std::any_of(rerouted_.begin(), rerouted_.end(), [](auto& p) { return p.second; }) ||
-                         stall_start_ != JobTime::max() || resume_ > t;
+                         stall_start_ != JobTime::max() || resume_ > t || checkpoint_due;
     if (!active && !holding) {
-      // Nothing to watch: jump to the next episode.
+      // Nothing to watch: jump to the next episode, past the checkpoints
+      // before it, except one whose write would still run when a storage
+      // congestion begins there: the loop stops at that checkpoint.
       if (next_edge >= D_) break;
+      const auto storage_starts = [&](JobTime at) {
+        for (size_t e = first_open; e < r_.episodes.size() && r_.episodes[e].start <= at; ++e)
+          if (r_.episodes[e].start == at && r_.episodes[e].kind == ConditionKind::kStorageCongestion) return true;
+        return false;
+      };
+      JobTime to = next_edge;
       bool passed = false;
       while (ci < ckpts.size() && ckpts[ci] + cum_cost_ < next_edge) {
+        if (ckpts[ci] + cum_cost_ + write_len > next_edge && storage_starts(next_edge)) {
+          to = ckpts[ci] + cum_cost_;
+          break;
+        }
         last_ckpt_ = ckpts[ci++] + cum_cost_;
         passed = true;
       }
-      progress_since_ckpt_ = passed ? next_edge - last_ckpt_ : progress_since_ckpt_ + (next_edge - t);
-      t = next_edge;
+      progress_since_ckpt_ = passed ? to - last_ckpt_ : progress_since_ckpt_ + (to - t);
+      t = to;
       continue;
     }
 
@@ -592,11 +670,8 @@ AdaptationResult Adaptation::run() {
       ClusterState s = now;
       s.links = usable;
       m = &measure(s);
-      ClusterState best = s;
-      best.algo.clear();
-      const Measured& b = measure(best);
       tel.iteration.emit(t, m->iteration, T);
-      tel.collective.emit(t, std::string("dp"), m->dp_exposed, b.dp_exposed);
+      if (observe_collectives_) tel.collective.emit(t, std::string("dp"), m->dp_collectives, healthy_collectives);
       tel.exposed_comm.emit(t, m->dp_exposed.seconds() / m->iteration.seconds());
       for (size_t st = 0; st < m->stage_compute.size() && st < steady.stages.size(); ++st) {
         const SimTime base = steady.stages[st].forward_compute + steady.stages[st].backward_compute;
@@ -606,7 +681,7 @@ AdaptationResult Adaptation::run() {
       }
       if (ext) {
         ext->iteration.emit(t, m->iteration, T);
-        ext->collective.emit(t, std::string("dp"), m->dp_exposed, b.dp_exposed);
+        if (observe_collectives_) ext->collective.emit(t, std::string("dp"), m->dp_collectives, healthy_collectives);
       }
     }
 
@@ -656,21 +731,49 @@ AdaptationResult Adaptation::run() {
           break;
         }
         case ControllerKind::kCollectiveTuner: {
-          if (!m) break;
-          ClusterState s = now;
-          s.links = usable;
-          s.algo.clear();
-          const Measured& best = measure(s);
-          const bool better = best.dp_algorithm != algo_ && obs.collective_ratio > cs.threshold;
-          c.trigger.update(better, t);
+          // What a tuner plugin sees: its communicator's collective times.
+          // When they drift past the threshold from those it chose on
+          // (either way: a degraded fabric, or one that has healed), it
+          // tries every candidate on the cluster as it now is and keeps the
+          // fastest observed; a candidate must beat the current choice by
+          // the threshold, so noise-level differences do not flip it.
+          if (!m || tuner_reference_ <= SimTime::zero()) break;
+          const double drift = m->dp_collectives.seconds() / tuner_reference_.seconds();
+          c.trigger.update(drift > cs.threshold || drift * cs.threshold < 1, t);
           if (c.trigger.due(t, react)) {
-            const SimTime before = m->iteration;
-            const std::string from = algo_;
-            algo_ = best.dp_algorithm.find('/') != std::string::npos ? best.dp_algorithm : std::string();
             c.trigger.since.reset();
-            decide(t, c, fmt::format("gradient collectives {:.2f}x the fastest candidate's time", obs.collective_ratio),
-                   fmt::format("{} -> {}", from.empty() ? "auto" : from, best.dp_algorithm),
-                   fmt::format("iteration {} -> {}", core::format_time(before), core::format_time(best.iteration)));
+            ClusterState s = now;
+            s.links = usable;
+            std::string best = algo_;
+            SimTime best_time = m->dp_collectives;
+            const Measured* best_m = m;
+            for (const std::string& cand : candidates) {
+              if (cand == algo_) continue;
+              s.algo = cand;
+              const Measured& x = measure(s);
+              if (x.dp_collectives < best_time) {
+                best = cand;
+                best_time = x.dp_collectives;
+                best_m = &x;
+              }
+            }
+            if (best_time.seconds() * cs.threshold >= m->dp_collectives.seconds()) {
+              best = algo_;  // not enough faster to be worth the switch
+              best_time = m->dp_collectives;
+              best_m = m;
+            }
+            tuner_reference_ = best_time;
+            if (best != algo_) {
+              const std::string from = algo_;
+              algo_ = best;
+              decide(t, c,
+                     fmt::format("gradient collectives {} per iteration, {:.2f}x what they took at the last choice",
+                                 core::format_time(m->dp_collectives), drift),
+                     fmt::format("{} -> {} (fastest of {} candidates observed: {})", from.empty() ? "auto" : from,
+                                 best, candidates.size(), core::format_time(best_time)),
+                     fmt::format("iteration {} -> {}", core::format_time(m->iteration),
+                                 core::format_time(best_m->iteration)));
+            }
           }
           if (c.trigger.since) next_due = std::min(next_due, *c.trigger.since + JobTime(react));
           break;
@@ -786,16 +889,45 @@ AdaptationResult Adaptation::run() {
       ++ci;
       last_ckpt_ = t;
       progress_since_ckpt_ = JobTime::zero();
-      if (storage < 1) {
-        const SimTime cost = checkpoint_cost_at(storage, compress_);
-        const SimTime extra = cost > steady_ckpt ? cost - steady_ckpt : SimTime::zero();
+      // The write occupies storage for [t, t + W): congestion there at t
+      // slows all of it; an episode starting inside it (the next tenant's
+      // slot, which a late checkpoint runs into) slows the share of the
+      // bytes still to write when it starts, (t + W - start) / W.
+      double congested = storage, share = storage < 1 ? 1.0 : 0.0;
+      JobTime overlap_start;
+      const JobTime write = write_len;
+      if (storage >= 1 && write > JobTime::zero()) {
+        for (size_t e = first_open; e < r_.episodes.size() && r_.episodes[e].start < t + write; ++e) {
+          const ConditionEpisode& ep = r_.episodes[e];
+          const ConditionSpec& c = spec_.conditions[ep.condition];
+          if (c.kind != ConditionKind::kStorageCongestion || ep.start <= t || ep.end <= t) continue;
+          congested = c.bandwidth_fraction;
+          share = (t + write - ep.start).seconds() / write.seconds();
+          overlap_start = ep.start;
+          break;
+        }
+      }
+      if (share > 0) {
+        const SimTime full = checkpoint_cost_at(congested, compress_);
+        const SimTime whole = full > steady_ckpt ? full - steady_ckpt : SimTime::zero();
+        const SimTime extra = share >= 1 ? whole : SimTime::from_seconds(whole.seconds() * share);
+        const SimTime cost = steady_ckpt + extra;
         blackout(t, extra, &r_.checkpoint);
-        if (after_chain)
+        if (after_chain && storage < 1)
           r_.chain.push_back({t, "checkpoint overwhelms storage",
                               fmt::format("the checkpoint due at {}, {} late, lands in storage congestion (storage at "
                                           "{}): it costs {} instead of {}{}",
-                                          clock(nominal), at_text(chain_delay_), pct(storage),
+                                          clock(nominal), at_text(chain_delay_), pct(congested),
                                           core::format_time(cost), core::format_time(steady_ckpt),
+                                          compress_ ? " (compressed)" : ""),
+                              JobTime(extra)});
+        else if (after_chain)
+          r_.chain.push_back({t, "checkpoint overwhelms storage",
+                              fmt::format("the checkpoint due at {}, {} late, runs into the next storage write at {} "
+                                          "(storage at {}): the last {} of its bytes write congested, it costs {} "
+                                          "instead of {}{}",
+                                          clock(nominal), at_text(chain_delay_), clock(overlap_start), pct(congested),
+                                          pct(share), core::format_time(cost), core::format_time(steady_ckpt),
                                           compress_ ? " (compressed)" : ""),
                               JobTime(extra)});
       } else if (after_chain) {
@@ -804,7 +936,7 @@ AdaptationResult Adaptation::run() {
                                         at_text(chain_delay_)),
                             JobTime::zero()});
       }
-      if (after_chain && storage < 1 && compress_)
+      if (after_chain && share > 0 && compress_)
         r_.chain_broken = "checkpoint controller: compression shrank the congested write";
       chain_ckpt_.reset();
     }

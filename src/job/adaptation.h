@@ -18,8 +18,9 @@
 // and taken from the job's productive training.
 //
 // Telemetry. Every change point emits typed signals (Telemetry below): the
-// iteration's time against the steady one, the gradient collectives' exposed
-// time against the fastest candidate's, each degraded link's available
+// iteration's time against the steady one, the gradient collectives' time
+// as their communicators' executors report it (coll::CollectiveSignal)
+// against the same on the healthy cluster, each degraded link's available
 // capacity, each stage's compute against its steady compute, storage
 // throughput, stalls, retries, failures and restarts. Controllers subscribe
 // to the signals they read; the report subscribes to all of them.
@@ -39,8 +40,16 @@
 //   pause -> load imbalance: the paused stage's peers wait for it at the
 //     next collective, less what it idles anyway (its steady waiting);
 //   delay -> checkpoint overwhelms storage: the next checkpoint, delayed by
-//     the chain so far, lands in a storage-congestion episode it would have
-//     missed, and writes at the congested storage bandwidth.
+//     the chain so far, meets a storage-congestion episode it would have
+//     missed: one under way when it starts slows all of its write; one that
+//     starts during it (another tenant's write staggered after ours,
+//     ConditionSpec::after_checkpoints) slows the share of its bytes left
+//     when it starts, (t + W - start) / W for a write of W from t.
+// Collective tuner. It reads its communicator's collective times; when they
+// drift past its threshold (either way) from those it last chose on, it
+// times every algorithm/protocol NCCL offers for the gradient collectives
+// on the cluster as it now is and moves to the fastest if that beats the
+// current choice by the threshold.
 // A reroute that acts before the first retry timer fires moves the queue
 // pairs' traffic without loss and ends the stall; later, it ends it at the
 // next retry. The report lists every link with its time and which
@@ -61,7 +70,10 @@ namespace anatomy::job {
 struct Telemetry {
   // (t, observed iteration, steady iteration)
   core::Signal<core::JobTime, core::SimTime, core::SimTime> iteration;
-  // (t, communicator, exposed time per iteration, the fastest candidate's on the same cluster)
+  // (t, communicator, its collectives' time per iteration as their
+  // executors report it, the same on the healthy cluster with the static
+  // choice); emitted when a collective tuner listens
+  // (coll::CollectiveSignal, workload::IterationTelemetry).
   core::Signal<core::JobTime, const std::string&, core::SimTime, core::SimTime> collective;
   // (t, exposed DP communication as a fraction of the iteration)
   core::Signal<core::JobTime, double> exposed_comm;

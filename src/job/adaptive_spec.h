@@ -43,6 +43,11 @@ struct ConditionSpec {
   core::SimTime duration = core::SimTime::sec(60);  // each episode
   core::JobTime every;              // repeat period (0: `count` is 1)
   int count = 1;                    // episodes on the schedule (0: until the job ends)
+  // Storage congestion: instead of `at`/`every`, an episode in the storage
+  // slot that follows each of this job's scheduled checkpoint writes (the
+  // next tenant's write, staggered `at` after the end of our steady write):
+  // a checkpoint on time misses it, one later than `at` runs into it.
+  bool after_checkpoints = false;
   double rate_per_hour = 0;         // > 0: episodes from a seeded Poisson stream instead
   int link = 0;                     // which fabric link: index in the steady iteration's busiest (0: the busiest)
   double load = 0.5;                // background traffic: the tenant's share of the link

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "core/signal.h"
 #include "engine/simulator.h"
 #include "topo/topology.h"
 
@@ -47,6 +48,30 @@ struct NetworkCounters {
   Bytes bytes_delivered;
 };
 
+// The telemetry a backend emits (core/signal.h), stamped in simulated
+// time. A backend tests a signal before building its arguments, so a
+// network nobody listens to runs the code it ran before (bench/README.md,
+// "signals"). Per-link utilization and queue depth sampled on a timer come
+// from net/link_sampler.h over any backend; net/link_recorder.h turns
+// link_rate and link_tx into each link's load over any interval.
+struct NetworkSignals {
+  // Flow model: (t, link, bits/s it carries from t on), when a rate solve
+  // (or, with completion batching, a finishing flow) changes that sum.
+  core::Signal<SimTime, LinkId, double> link_rate;
+  // Packet model: (t, link, payload bytes) when a packet starts on the link's wire.
+  core::Signal<SimTime, LinkId, int64_t> link_tx;
+  // Packet model: (t, link, data bytes queued at its egress) for each ECN-marked packet.
+  core::Signal<SimTime, LinkId, int64_t> ecn_mark;
+  // Packet model: (t, link, paused) when a PFC pause (true) or resume
+  // (false) reaches the link's sending port.
+  core::Signal<SimTime, LinkId, bool> pfc;
+  // Packet model: (t, link) for each packet the link's egress dropped (full
+  // buffer, PFC headroom overflow, full header queue).
+  core::Signal<SimTime, LinkId> drop;
+  // Packet model: (t, transfer) for each data packet sent again.
+  core::Signal<SimTime, TransferId> retransmit;
+};
+
 class Network {
  public:
   virtual ~Network() = default;
@@ -59,6 +84,10 @@ class Network {
   virtual const NetworkCounters& counters() const = 0;
   // Bytes each link has carried up to the current simulated time (index = LinkId).
   virtual Bytes link_bytes(LinkId l) const = 0;
+  // Bytes waiting at the link's egress now (0 for a model without queues).
+  virtual int64_t queued_bytes(LinkId) const { return 0; }
+  // Subscribe before the run; the signals live as long as the network.
+  NetworkSignals& signals() { return signals_; }
 
   virtual const topo::Topology& topology() const = 0;
   virtual engine::Simulator& simulator() = 0;
@@ -66,6 +95,9 @@ class Network {
 
   // One-way latency of the route a transfer with this hash would take.
   SimTime path_latency(NodeId src, NodeId dst, uint64_t flow_hash = 0) const;
+
+ protected:
+  NetworkSignals signals_;
 };
 
 }  // namespace anatomy::net

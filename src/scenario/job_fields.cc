@@ -55,7 +55,7 @@ const std::vector<Field<job::ConditionSpec>>& condition_fields() {
        },
        [](const C& c) { return std::string(job::to_string(c.kind)); },
        {"background_traffic", "link_degradation", "link_flap", "straggler", "pause", "storage_congestion"}},
-      {"at", Kind::kLongTime, by_default("0s"), {}, "the first episode, from the job's start",
+      {"at", Kind::kLongTime, by_default("0s"), {}, "the first episode, from the job's start (after_checkpoints: the gap after each of this job's writes)",
        [](C& c, const Value& v) { c.at = v.long_time; }, shows(&C::at)},
       {"duration", Kind::kTime, by_default("1min"), time_positive(), "how long each episode lasts",
        [](C& c, const Value& v) { c.duration = v.time; }, shows(&C::duration)},
@@ -63,6 +63,10 @@ const std::vector<Field<job::ConditionSpec>>& condition_fields() {
        [](C& c, const Value& v) { c.every = v.long_time; }, shows(&C::every)},
       {"count", Kind::kInt, by_default("1"), int_range(0, 100000), "episodes on the schedule (0: until the job ends)",
        [](C& c, const Value& v) { c.count = v.as_int(); }, shows(&C::count)},
+      {"after_checkpoints", Kind::kBool, by_default("false"), {},
+       "storage_congestion: an episode in the storage slot after each of this job's scheduled checkpoint writes (the "
+       "next tenant's, starting `at` after ours ends) instead of at/every: a checkpoint later than `at` runs into it",
+       [](C& c, const Value& v) { c.after_checkpoints = v.flag; }, shows(&C::after_checkpoints)},
       {"rate_per_hour", Kind::kDouble, by_default("0"), number_at_least(0),
        "episodes from a seeded Poisson stream at this rate instead of the schedule (0: the schedule)",
        [](C& c, const Value& v) { c.rate_per_hour = v.number; }, shows(&C::rate_per_hour)},
@@ -111,7 +115,8 @@ const std::vector<Field<job::ControllerSpec>>& controller_fields() {
       {"decision_cost", Kind::kTime, by_default("0s"), {}, "training stops this long for each action",
        [](C& c, const Value& v) { c.decision_cost = v.time; }, shows(&C::decision_cost)},
       {"threshold", Kind::kDouble, by_default("1.1"), number_positive(),
-       "trigger: observed / expected above this (tuner: collective time / fastest candidate's; straggler: stage "
+       "trigger: observed / expected above this (tuner: collective time / time at its last choice, either way, "
+       "and a candidate must be this much faster; straggler: stage "
        "compute / steady; reroute, checkpoint: 1 / bandwidth kept); batch: exposed DP communication as a fraction of "
        "the iteration",
        [](C& c, const Value& v) { c.threshold = v.number; }, shows(&C::threshold)},

@@ -11,6 +11,7 @@
 
 #include "coll/executor.h"
 #include "core/error.h"
+#include "net/link_recorder.h"
 #include "workload/flops.h"
 #include "workload/layout.h"
 #include "workload/pipeline_schedule.h"
@@ -103,10 +104,6 @@ class IterationSim {
         net_(in.make_network(sim_, *in.topology)) {}
 
   IterationResult run();
-  // Runs the iteration while sampling the cumulative bytes of `links` every
-  // `interval`, `samples` times; returns each link's bytes per interval.
-  std::vector<std::vector<double>> run_sampling(const std::vector<topo::LinkId>& links, SimTime interval,
-                                                int samples);
 
  private:
   struct DpJob {
@@ -166,6 +163,9 @@ class IterationSim {
                                                   const std::vector<std::vector<uint32_t>>& groups) const;
   const coll::Schedule& ep_schedule(int s, int64_t all_to_alls);
   void launch_ep(int s, int64_t all_to_alls, engine::Callback done);
+  coll::Executor& new_executor(const std::string& communicator);
+  // The busiest links' utilization in in_.link_samples intervals, from the recorder.
+  void sample_links(IterationResult& r) const;
 
   const IterationInputs& in_;
   const ModelSpec& m_;
@@ -183,6 +183,8 @@ class IterationSim {
   std::map<std::pair<int, int64_t>, std::unique_ptr<coll::Schedule>> ep_schedules_;  // by (stage, all-to-alls)
   int64_t micro_batches_ = 0;
   std::string dp_algorithm_;
+  std::unique_ptr<net::LinkRecorder> recorder_;      // with link_samples
+  std::map<std::string, std::string> communicators_;  // names the collective signals carry, kept alive
 };
 
 SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
@@ -314,16 +316,24 @@ const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
   return *slot;
 }
 
+coll::Executor& IterationSim::new_executor(const std::string& communicator) {
+  coll::Executor::Options o{.exclusive = false};
+  if (in_.telemetry && in_.telemetry->collective) {
+    o.done = &in_.telemetry->collective;
+    o.communicator = &communicators_.try_emplace(communicator, communicator).first->second;
+  }
+  executors_.push_back(std::make_unique<coll::Executor>(*net_, o));
+  return *executors_.back();
+}
+
 void IterationSim::launch_ep(int s, int64_t all_to_alls, engine::Callback done) {
   const coll::Schedule& sched = ep_schedule(s, all_to_alls);
-  executors_.push_back(std::make_unique<coll::Executor>(*net_, coll::Executor::Options{.exclusive = false}));
-  executors_.back()->start(sched, std::move(done));
+  new_executor(in_.telemetry ? fmt::format("ep stage {}", s) : std::string()).start(sched, std::move(done));
 }
 
 void IterationSim::launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done) {
   coll::Schedule* sched = shared_schedule(s, op, bytes);
-  executors_.push_back(std::make_unique<coll::Executor>(*net_, coll::Executor::Options{.exclusive = false}));
-  executors_.back()->start(*sched, std::move(done));
+  new_executor(in_.telemetry ? fmt::format("dp stage {}", s) : std::string()).start(*sched, std::move(done));
 }
 
 void IterationSim::enqueue_dp(int s, DpJob job) {
@@ -557,6 +567,8 @@ IterationResult IterationSim::run() {
       }
     }
   }
+  if (in_.link_samples > 0) recorder_ = std::make_unique<net::LinkRecorder>(*net_);
+  if (in_.telemetry && in_.telemetry->on_network) in_.telemetry->on_network(*net_);
   for (int s = 0; s < p_.pp; ++s) try_start(s);
   SimTime background_finished;
   for (const auto& b : in_.background)
@@ -633,26 +645,21 @@ IterationResult IterationSim::run() {
     x.kind = topo::to_string(link.kind);
   }
   r.busiest_links = std::move(loads);
+  if (recorder_) sample_links(r);
   return r;
 }
 
-}  // namespace
-
-std::vector<std::vector<double>> IterationSim::run_sampling(const std::vector<topo::LinkId>& links,
-                                                            SimTime interval, int samples) {
-  std::vector<std::vector<double>> bytes(links.size());
-  std::vector<double> last(links.size(), 0.0);
-  for (int k = 1; k <= samples; ++k)
-    sim_.schedule_at(interval * k, [this, &links, &bytes, &last] {
-      for (size_t i = 0; i < links.size(); ++i) {
-        const double now = net_->link_bytes(links[i]).as_double();
-        bytes[i].push_back(now - last[i]);
-        last[i] = now;
-      }
-    });
-  run();
-  return bytes;
+void IterationSim::sample_links(IterationResult& r) const {
+  if (r.iteration <= SimTime::zero()) return;
+  const SimTime interval = SimTime::ps(std::max<int64_t>(1, r.iteration.count_ps() / in_.link_samples));
+  for (LinkLoad& l : r.busiest_links) {
+    const double capacity = in_.topology->link(l.link).bandwidth.bps() / 8 * interval.seconds();
+    for (int k = 0; k < in_.link_samples; ++k)
+      l.utilization_series.push_back(recorder_->bytes_between(l.link, interval * k, interval * (k + 1)) / capacity);
+  }
 }
+
+}  // namespace
 
 IterationResult simulate_iteration(const IterationInputs& in) {
   const hw::Accelerator& gpu = in.compute->accelerator();
@@ -672,16 +679,6 @@ IterationResult simulate_iteration(const IterationInputs& in) {
   }
   IterationSim sim(in);
   IterationResult r = sim.run();
-  if (in.link_samples > 0 && !r.busiest_links.empty() && r.iteration > SimTime::zero()) {
-    std::vector<topo::LinkId> links;
-    for (const auto& l : r.busiest_links) links.push_back(l.link);
-    const SimTime interval = SimTime::ps(std::max<int64_t>(1, r.iteration.count_ps() / in.link_samples));
-    const auto bytes = IterationSim(in).run_sampling(links, interval, in.link_samples);
-    for (size_t i = 0; i < links.size(); ++i) {
-      const double capacity = in.topology->link(links[i]).bandwidth.bps() / 8 * interval.seconds();
-      for (double b : bytes[i]) r.busiest_links[i].utilization_series.push_back(b / capacity);
-    }
-  }
   r.memory_warning = warning;
   r.memory = estimate_memory(*in.model, *in.plan, *in.training);
   return r;

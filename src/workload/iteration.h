@@ -24,10 +24,12 @@
 // gradient or parameter collective is DP communication; the time after a
 // GPU has finished while the slowest stage has not is waiting on others.
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "coll/collective.h"
+#include "coll/executor.h"
 #include "hw/compute_model.h"
 #include "workload/memory.h"
 #include "workload/model.h"
@@ -102,6 +104,18 @@ struct IterationResult {
   SimTime background_finished;          // when the last background transfer arrived (0: none)
 };
 
+// Subscribers to one iteration's telemetry (IterationInputs::telemetry).
+struct IterationTelemetry {
+  // Called with the iteration's network before anything runs on it: a
+  // subscriber attaches to its NetworkSignals (link rates, packets, marks).
+  std::function<void(net::Network&)> on_network;
+  // (communicator, start, end) of every data- and expert-parallel
+  // collective the iteration runs on its network: "dp stage 0" (the
+  // stage's gradient and parameter collectives, every (tp, cp) slice's
+  // communicator at once), "ep stage 0".
+  coll::CollectiveSignal collective;
+};
+
 struct IterationInputs {
   const ModelSpec* model = nullptr;
   const ParallelPlan* plan = nullptr;
@@ -123,11 +137,14 @@ struct IterationInputs {
     core::Bytes bytes;
   };
   std::vector<Background> background;
-  // > 0: also sample the busiest links' load in this many equal intervals
+  // > 0: also give the busiest links' load in this many equal intervals
   // of the iteration (LinkLoad::utilization_series). The busiest are known
-  // only at the end, so the iteration is simulated a second time, sampling
-  // them; the samples only read the network, so both runs are the same.
+  // only at the end: a net::LinkRecorder subscribed to the network's
+  // signals keeps every link's load through the run, and the series are
+  // read from it afterwards (the recorder only listens: the run is the same).
   int link_samples = 0;
+  // Extra subscribers (may be null; must outlive the call).
+  IterationTelemetry* telemetry = nullptr;
   // Time-varying conditions and the controllers reacting to them
   // (job/adaptation.h) re-simulate the iteration with these; left at their
   // defaults the iteration is the one described above.

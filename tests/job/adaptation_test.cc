@@ -118,10 +118,41 @@ TEST(Controller, RebalancingAStragglersMicroBatchesBeatsDoingNothingWithoutARest
   EXPECT_EQ(rb["controller_decisions"][0]["action"].get<std::string>().rfind("rebalance", 0), 0u);
 }
 
+TEST(Controller, TheTunerPicksWhatItObservesFastestAndChoosesAgainWhenTheLinkHeals) {
+  // The tuner reads its communicator's collective times (the executors'
+  // signals). 10 s after the link degrades they are more than 1.1x those it
+  // chose on; it times every candidate (ring and tree, three protocols
+  // each) on the degraded cluster and moves to the tree, which sends fewer
+  // of the all-reduce's bytes through the one slow uplink than the ring
+  // (2 (n - 1) / n = 1.75 S for n = 8). 10 s after the link heals the
+  // times have fallen by more than 1.1x: it chooses again, a ring.
+  const nlohmann::json run = run_json("degrading-link-adaptive.yaml");
+  std::vector<nlohmann::json> tuner;
+  for (const auto& d : first_run(run)["controller_decisions"])
+    if (d["controller"] == "collective_tuner") tuner.push_back(d);
+  ASSERT_EQ(tuner.size(), 2u) << first_run(run)["controller_decisions"].dump(1);
+  EXPECT_NEAR(tuner[0]["t_s"].get<double>(), 20 * 60 + 10, 1e-6);
+  EXPECT_NE(tuner[0]["action"].get<std::string>().find("-> tree/"), std::string::npos) << tuner[0]["action"];
+  EXPECT_NEAR(tuner[1]["t_s"].get<double>(), 80 * 60 + 10, 1e-6);
+  EXPECT_NE(tuner[1]["action"].get<std::string>().find("-> ring/"), std::string::npos) << tuner[1]["action"];
+}
+
+TEST(Condition, CheckpointsOnTimeMissTheTenantStaggeredAfterThem) {
+  // The other tenant's writes start 100 ms after each of ours is scheduled
+  // to end; with nothing delaying the job, no write of ours meets one.
+  const nlohmann::json j = run_with_conditions(
+      "    - {kind: storage_congestion, bandwidth_fraction: 0.02, after_checkpoints: true, at: 100ms, duration: 2min}\n",
+      "staggered");
+  ASSERT_FALSE(j["conditions"].empty());
+  EXPECT_EQ(j["adaptation_cost_gpu_hours"]["checkpoint stalls"].get<double>(), 0.0);
+}
+
 TEST(Cascade, TheStaticRunNamesEveryLinkOfTheChainInOrder) {
   // 50 ms without packets -> one retry timer (134 ms) -> the buckets queued
   // meanwhile overflow 256 MB of headroom -> a 100 ms allocator pause -> the
-  // peers wait -> the late checkpoint lands in the storage burst.
+  // peers wait -> the checkpoint, 234 ms late, runs 134 ms past the 100 ms
+  // gap into the other tenant's write: the last 134 / 717 = 18.7% of its
+  // bytes write at 2% of the storage bandwidth.
   const nlohmann::json st_run = run_json("cascade-static.yaml");
   const nlohmann::json& st = first_run(st_run);
   const std::vector<std::string> expect = {"congestion", "transport timeout and retry", "memory pressure",
@@ -135,6 +166,7 @@ TEST(Cascade, TheStaticRunNamesEveryLinkOfTheChainInOrder) {
     last = chain[i]["t_s"].get<double>();
   }
   EXPECT_GT(chain.back()["cost_s"].get<double>(), 1.0);  // the congested write costs seconds
+  EXPECT_NE(chain.back()["what"].get<std::string>().find("runs into the next storage write"), std::string::npos);
   EXPECT_TRUE(st["chain_broken_by"].get<std::string>().empty());
   // With adaptive routing the chain stops at its second link.
   const nlohmann::json ad_run = run_json("cascade-adaptive.yaml");

@@ -176,6 +176,19 @@ void FlowNetwork::solve() {
     f.drain_event = sim_.schedule_cancellable_in(SimTime::ps(static_cast<int64_t>(ps)), [this, fi] { finish_drain(fi); });
   }
   for (LinkId l : comp_links_) link_local_[l] = UINT32_MAX;
+  if (signals_.link_rate) emit_link_rates(comp_links_);
+}
+
+void FlowNetwork::emit_link_rates(const std::vector<LinkId>& links) {
+  if (emitted_rate_.empty()) emitted_rate_.assign(topo_.num_links(), 0.0);
+  const SimTime now = sim_.now();
+  for (LinkId l : links) {
+    double bps = 0;
+    for (uint32_t fi : link_flows_[l]) bps += flows_[fi].rate;
+    if (bps == emitted_rate_[l]) continue;
+    emitted_rate_[l] = bps;
+    signals_.link_rate.emit(now, l, bps);
+  }
 }
 
 void FlowNetwork::finish_drain(uint32_t fi) {
@@ -188,6 +201,9 @@ void FlowNetwork::finish_drain(uint32_t fi) {
   f.rate = 0;
   f.draining = false;
   unlink(fi);
+  // A batched solve leaves the freed bandwidth unused until it runs: the
+  // links carry less from now (an exact solve at this instant says so itself).
+  if (signals_.link_rate && options_.completion_batch > SimTime::zero()) emit_link_rates(f.path);
   request_solve(options_.completion_batch);
   if (f.complete_on_send) {
     deliver(fi);

@@ -68,6 +68,8 @@ class FlowNetwork final : public Network {
   void unlink(uint32_t fi);
   void finish_drain(uint32_t fi);
   void deliver(uint32_t fi);
+  // Emits link_rate for each of `links` whose carried rate changed (only called with a subscriber).
+  void emit_link_rates(const std::vector<LinkId>& links);
 
   engine::Simulator& sim_;
   const topo::Topology& topo_;
@@ -83,6 +85,7 @@ class FlowNetwork final : public Network {
   size_t in_flight_ = 0;
   TransferId next_id_ = 1;
   NetworkCounters counters_;
+  std::vector<double> emitted_rate_;  // per link, what link_rate last said (sized on first use)
 
   // Solve workspace.
   std::vector<uint32_t> comp_links_, comp_flows_, link_local_;

@@ -68,6 +68,7 @@ uint32_t PacketNetwork::make_data(Flow& f, uint32_t seq) {
   if (seq < f.highest_sent) {
     p.flags |= kFlagRetransmit;
     ++stats_.retransmits;
+    if (signals_.retransmit) signals_.retransmit.emit(sim_.now(), f.id);
   } else {
     f.highest_sent = seq + 1;
   }
@@ -294,6 +295,11 @@ PortStats PacketNetwork::port_stats(LinkId l) const {
 Bytes PacketNetwork::link_bytes(LinkId l) const {
   const uint32_t idx = port_of_link_[l];
   return idx == kNone ? Bytes(0) : Bytes(ports_[idx].payload_bytes);
+}
+
+int64_t PacketNetwork::queued_bytes(LinkId l) const {
+  const uint32_t idx = port_of_link_[l];
+  return idx == kNone ? 0 : ports_[idx].hi.bytes() + ports_[idx].lo.bytes();
 }
 
 size_t PacketNetwork::memory_bytes() const {

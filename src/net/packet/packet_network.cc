@@ -138,6 +138,7 @@ void PacketNetwork::transmit(uint32_t idx, uint32_t pi, SimTime start) {
   Packet& p = pool_[pi];
   port.busy_until = start + serialization(port, wire(port, p));
   port.payload_bytes += p.payload;
+  if (signals_.link_tx) signals_.link_tx.emit(start, cold_[idx].link, int64_t{p.payload});
   if (p.hop == 0 && p.kind == PacketKind::kData) {
     // The sender's NIC: the packet's send time (for RTT samples) is when it
     // starts on the wire. With complete_on_send, the transfer is done when
@@ -220,6 +221,7 @@ void PacketNetwork::arrive_at_port(uint32_t idx, uint32_t pi) {
       if (ingress_bytes_[in] + w > cfg_.pfc_xoff.count() + headroom(in)) {
         ++stats_.pfc_headroom_drops;
         ++cold_[idx].stats.drops;
+        if (signals_.drop) signals_.drop.emit(now, cold_[idx].link);
         pool_.free(pi);
         return;
       }
@@ -229,6 +231,7 @@ void PacketNetwork::arrive_at_port(uint32_t idx, uint32_t pi) {
       if (!trimming_) {
         ++stats_.drops;
         ++cold_[idx].stats.drops;
+        if (signals_.drop) signals_.drop.emit(now, cold_[idx].link);
         pool_.free(pi);
         return;
       }
@@ -243,6 +246,7 @@ void PacketNetwork::arrive_at_port(uint32_t idx, uint32_t pi) {
       p.flags |= kFlagEcn;
       ++stats_.ecn_marks;
       ++cold_[idx].stats.ecn_marks;
+      if (signals_.ecn_mark) signals_.ecn_mark.emit(now, cold_[idx].link, port.lo.bytes());
     }
   }
   if (!data && port.hi.empty()) {  // a header: next after the packet on the wire
@@ -256,6 +260,7 @@ void PacketNetwork::arrive_at_port(uint32_t idx, uint32_t pi) {
     }
     ++stats_.header_drops;
     ++cold_[idx].stats.drops;
+    if (signals_.drop) signals_.drop.emit(now, cold_[idx].link);
     pool_.free(pi);
     return;
   }
@@ -311,6 +316,7 @@ void PacketNetwork::pause_arrived(LinkId link, bool pause) {
   ANATOMY_CHECK(idx != kNone, "a pause frame for a port that never sent");
   Port& port = ports_[idx];
   PortCold& cold = cold_[idx];
+  if (signals_.pfc) signals_.pfc.emit(sim_.now(), link, pause);
   if (pause) {
     ++cold.stats.pauses_received;
     if (!port.paused) {

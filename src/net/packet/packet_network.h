@@ -116,6 +116,7 @@ class PacketNetwork final : public Network, private Host {
   size_t active_transfers() const override { return active_; }
   const NetworkCounters& counters() const override { return counters_; }
   Bytes link_bytes(LinkId l) const override;
+  int64_t queued_bytes(LinkId l) const override;
   const topo::Topology& topology() const override { return topo_; }
   engine::Simulator& simulator() override { return sim_; }
   const char* model_name() const override { return "packet"; }
