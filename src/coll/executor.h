@@ -31,6 +31,7 @@ class Executor {
  public:
   struct Options {
     bool exclusive = false;
+    net::TrafficClass traffic = net::TrafficClass::kUnlabelled;  // every send's label
   };
 
   Executor(net::Network& net, Options options) : net_(net), options_(options) {}

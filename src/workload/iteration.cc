@@ -62,7 +62,7 @@ std::vector<uint32_t> gpus_of(const IterationInputs& in, std::vector<uint32_t> r
 class IsolatedCollectives {
  public:
   explicit IsolatedCollectives(const IterationInputs& in)
-      : in_(in), runner_(*in.topology, *in.algorithms, in.library, in.make_network) {}
+      : in_(in), runner_(*in.topology, *in.algorithms, in.library, in.make_network, in.choose_network) {}
 
   // `forced`: "algorithm/protocol" to run instead of auto's choice (empty: auto).
   const coll::CollectiveResult& run(coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks,
@@ -182,6 +182,7 @@ class IterationSim {
   std::map<std::pair<int, int64_t>, std::unique_ptr<coll::Schedule>> ep_schedules_;  // by (stage, all-to-alls)
   int64_t micro_batches_ = 0;
   std::string dp_algorithm_;
+  bool dp_chosen_elsewhere_ = false;
 };
 
 SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
@@ -194,7 +195,10 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   // ZeRO-3 plan has no other traffic to contend with in the fabric (no
   // pipeline), and there are thousands of them per iteration.
   const coll::CollectiveResult& gather = isolated_.run(coll::Op::kAllGather, Bytes(gather_unit), group);
-  if (dp_algorithm_.empty()) dp_algorithm_ = "ZeRO-3 gathers " + gather.algorithm + "/" + gather.protocol;
+  if (dp_algorithm_.empty()) {
+    dp_algorithm_ = "ZeRO-3 gathers " + gather.algorithm + "/" + gather.protocol;
+    dp_chosen_elsewhere_ = gather.chosen_elsewhere;
+  }
   // DeepSpeed's recomputation re-runs each checkpointed block's forward
   // inside its backward, and the sub-modules' forward pre-hooks gather
   // their parameters again before the backward pre-hooks gather them for
@@ -249,7 +253,10 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes) {
   const coll::CollectiveResult& choice = isolated_.run(op, bytes, first, in_.dp_algorithm);
   std::string algo = choice.algorithm;
   if (algo.rfind("nvls", 0) == 0) algo = "nvls";  // nvls-tree, nvls-sharp: one registry entry
-  if (dp_algorithm_.empty()) dp_algorithm_ = choice.algorithm + "/" + choice.protocol;
+  if (dp_algorithm_.empty()) {
+    dp_algorithm_ = choice.algorithm + "/" + choice.protocol;
+    dp_chosen_elsewhere_ = choice.chosen_elsewhere;
+  }
   const coll::Algorithm& a = in_.algorithms->find(algo);
   coll::Request r;
   r.op = op;
@@ -321,7 +328,8 @@ void IterationSim::launch_ep(int s, int64_t all_to_alls, engine::Callback done) 
 
 void IterationSim::launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done) {
   coll::Schedule* sched = shared_schedule(s, op, bytes);
-  executors_.push_back(std::make_unique<coll::Executor>(*net_, coll::Executor::Options{.exclusive = false}));
+  executors_.push_back(std::make_unique<coll::Executor>(
+      *net_, coll::Executor::Options{.exclusive = false, .traffic = net::TrafficClass::kDataParallel}));
   executors_.back()->start(*sched, std::move(done));
 }
 
@@ -600,6 +608,7 @@ IterationResult IterationSim::run() {
   r.compute_source = in_.compute->describe();
   r.library = in_.library.name;
   r.dp_algorithm = dp_algorithm_.empty() ? "none (no data parallelism)" : dp_algorithm_;
+  r.algorithms_chosen_elsewhere = dp_chosen_elsewhere_;
   r.network_transfers = static_cast<int64_t>(net_->counters().transfers_started);
   r.background_finished = background_finished;
   const topo::Topology& topo = *in_.topology;
