@@ -73,7 +73,7 @@ struct PacketConfig {
   int header_wire = 84;  // 64 B frame + 20 B preamble and gap
 
   LoadBalancing load_balancing = LoadBalancing::kAuto;
-  int spray_paths = 32;  // equal-cost paths a flow sprays over (sampled by hashing, as entropy values are)
+  int spray_paths = 0;  // equal-cost paths a flow sprays over (sampled by hashing, as entropy values are); 0: the transport's
 
   // Switch buffers (fabric switches only; NICs, NVSwitches and PCIe are lossless and unbounded).
   BufferKind buffer = BufferKind::kShared;

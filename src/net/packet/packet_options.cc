@@ -145,7 +145,10 @@ std::vector<PacketOption> make_options() {
                             &C::load_balancing,
                             {{"auto", LoadBalancing::kAuto}, {"ecmp", LoadBalancing::kEcmp},
                              {"spray", LoadBalancing::kSpray}, {"adaptive", LoadBalancing::kAdaptive}}),
-      integer("spray_paths", "equal-cost paths a flow sprays over", &C::spray_paths, 1, 1024),
+      integer("spray_paths",
+              "equal-cost paths a flow sprays over; 0: the transport's, 32 for eqds, every one for uec (its 16-bit "
+              "entropy value reaches all)",
+              &C::spray_paths, 0, Transport::kEveryPath),
       choice<BufferKind>("buffer", "switch buffers shared (dynamic thresholds) or static per port", &C::buffer,
                          {{"shared", BufferKind::kShared}, {"static", BufferKind::kStatic}}),
       bytes("switch_buffer", "shared buffer per switch", &C::switch_buffer, true),
