@@ -13,7 +13,7 @@ CollectiveCaseRun run_collective_case(const scenario::Scenario& s) {
     coll::register_builtin_algorithms(reg);
     coll::LibraryModel lib = coll::nccl_library(s.cluster.system);
     lib.fabric_reduction = s.cluster.fabric.in_network_reduction;
-    coll::CollectiveRunner runner(t, reg, lib, network_factory(s.network));
+    coll::CollectiveRunner runner(t, reg, lib, network_factory(s.network), choice_network_factory(s.network));
     coll::Request r;
     r.op = s.collective->op;
     r.bytes = s.collective->bytes;
@@ -53,7 +53,7 @@ CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::Lib
   // Step by step while the schedule stays small; bulk for large groups.
   run.fidelity = sweep.fidelity == "auto" ? (group.size() <= 4096 ? coll::Fidelity::kStep : coll::Fidelity::kBulk)
                                           : coll::parse_fidelity(sweep.fidelity, "--fidelity");
-  const coll::CollectiveRunner runner(t, registry, library, factory);
+  const coll::CollectiveRunner runner(t, registry, library, factory, choice_network_factory(sweep.network));
   for (core::Bytes s : sweep.sizes) {
     coll::Request r;
     r.op = sweep.op;

@@ -34,7 +34,8 @@ EdgeRun run_edge(const scenario::Scenario& s) {
     coll::register_builtin_algorithms(registry);
     const coll::LibraryModel library = coll::nccl_library(s.cluster.system);
     run.library = library.name;
-    const coll::CollectiveRunner runner(topology, registry, library, network_factory(s.network));
+    const coll::CollectiveRunner runner(topology, registry, library, network_factory(s.network),
+                                        choice_network_factory(s.network));
 
     job::edge::EdgeInputs in;
     in.spec = spec;

@@ -47,6 +47,7 @@ ReplayRun run_replay(const ReplayRequest& q) {
   in.ranks = run.ranks;
   in.library = target->inputs.library;
   in.make_network = target->inputs.make_network;
+  in.choose_network = target->inputs.choose_network;
   in.algorithms = &target->registry;
   in.recorded_comm = q.recorded_comm;
   const hw::Accelerator& to = run.target.cluster.system.gpu;

@@ -49,6 +49,7 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
     in.library = coll::nccl_library(s.cluster.system);
     in.library.fabric_reduction = s.cluster.fabric.in_network_reduction;
     in.make_network = network_factory(s.network);
+    in.choose_network = choice_network_factory(s.network);
     in.algorithms = &setup->registry;
     in.enforce_memory = s.memory_check_is_error;
     if (s.placement) {

@@ -78,8 +78,11 @@ void run_collective(const CollectiveArgs& a) {
   check_csv_folder(a.outputs.csv);
   const std::string system = cluster.topology == "cluster" ? cluster.system : cluster.topology;
   const auto info_of = [&](const app::CollectiveSweepRun& run) {
-    return report::CollectiveSweepInfo{
-        sweep.op, run.gpus, system, run.topology, a.network, run.library, coll::to_string(run.fidelity), a.sweep.algorithm};
+    const bool elsewhere = !run.rows.empty() && run.rows.back().chosen_elsewhere;
+    return report::CollectiveSweepInfo{sweep.op,          run.gpus,     system,
+                                       run.topology,      a.network,    run.library,
+                                       coll::to_string(run.fidelity),
+                                       a.sweep.algorithm + (elsewhere ? " (chosen on the flow model)" : "")};
   };
   app::CollectiveSweepRun run;
   if (a.format == "json") {  // one document at the end; the progress line meanwhile

@@ -7,6 +7,7 @@
 #include "cli/collective_command.h"
 #include "cli/compare_command.h"
 #include "cli/list_command.h"
+#include "cli/packet_command.h"
 #include "cli/replay_command.h"
 #include "cli/run_command.h"
 #include "cli/schema_command.h"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   add_compare_command(app, exit_code);
   CLI::App& list = add_list_command(app, exit_code);
   add_calibrate_command(app, exit_code);
+  add_packet_command(app, exit_code);
   add_replay_command(app, exit_code);
   add_run_command(app, exit_code);
   add_schema_command(app, list, exit_code);

@@ -7,6 +7,11 @@
 namespace anatomy::coll {
 
 CollectiveResult CollectiveRunner::run_one(const Group& g, const Request& r, const Algorithm& a) const {
+  return run_on(make_network_, g, r, a);
+}
+
+CollectiveResult CollectiveRunner::run_on(const NetworkFactory& make, const Group& g, const Request& r,
+                                          const Algorithm& a) const {
   if (!a.supports(r.op))
     throw core::InputError({"", 0, "--algo"}, fmt::format("{} does not implement {}", a.name, to_string(r.op)));
   if (!a.applicable(g, r.op))
@@ -15,7 +20,7 @@ CollectiveResult CollectiveRunner::run_one(const Group& g, const Request& r, con
                                        to_string(r.op), g.size(), g.domains.size()));
   const Schedule s = a.build(g, r, lib_);
   engine::Simulator sim;
-  std::unique_ptr<net::Network> net = make_network_(sim, topo_);
+  std::unique_ptr<net::Network> net = make(sim, topo_);
   Executor exec(*net, Executor::Options{.exclusive = true});
   bool done = false;
   exec.start(s, [&] { done = true; });
@@ -41,6 +46,18 @@ CollectiveResult CollectiveRunner::run_one(const Group& g, const Request& r, con
 
 CollectiveResult CollectiveRunner::run(const Group& g, const Request& r, const std::string& algo) const {
   if (algo != "auto") return run_one(g, r, reg_.find(algo));
+  if (!choose_on_) return fastest(make_network_, g, r);
+  const CollectiveResult pick = fastest(choose_on_, g, r);
+  Request chosen = r;
+  chosen.protocol = parse_protocol(pick.protocol, "protocol");
+  std::string name = pick.algorithm;
+  if (name.rfind("nvls", 0) == 0) name = "nvls";  // nvls-tree, nvls-sharp: one registry entry
+  CollectiveResult out = run_one(g, chosen, reg_.find(name));
+  out.chosen_elsewhere = true;
+  return out;
+}
+
+CollectiveResult CollectiveRunner::fastest(const NetworkFactory& make, const Group& g, const Request& r) const {
   bool have = false;
   CollectiveResult best;
   for (const Algorithm& a : reg_.all()) {
@@ -48,7 +65,7 @@ CollectiveResult CollectiveRunner::run(const Group& g, const Request& r, const s
     for (Protocol p : a.protocols) {
       Request rp = r;
       rp.protocol = p;
-      CollectiveResult res = run_one(g, rp, a);
+      CollectiveResult res = run_on(make, g, rp, a);
       if (!have || res.time < best.time) {
         best = std::move(res);
         have = true;

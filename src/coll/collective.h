@@ -3,7 +3,10 @@
 // the way NCCL does for "auto": every (algorithm, protocol) pair that NCCL
 // itself would consider is run on the model and the fastest wins (NCCL
 // picks the minimum of its own time estimate; anatomy's estimate is the
-// simulation).
+// simulation). With a choice network (the flow model under a packet-level
+// run) the candidates run there, as NCCL's tuner consults a cost model, and
+// only the winner runs on the real network: the choice costs seconds, not
+// one packet-level run per candidate.
 //
 //   CollectiveRunner run(topology, registry, nccl_library(system), make_flow);
 //   CollectiveResult r = run.run(group, request, "auto");
@@ -33,6 +36,7 @@ struct CollectiveResult {
   double busbw_GBps = 0;
   int channels = 0;
   int64_t steps = 0;
+  bool chosen_elsewhere = false;  // "auto" picked it on the choice network, not on this one
   ExecutionStats stats;
   net::NetworkCounters network;
 };
@@ -40,8 +44,12 @@ struct CollectiveResult {
 class CollectiveRunner {
  public:
   CollectiveRunner(const topo::Topology& topo, const AlgorithmRegistry& reg, LibraryModel lib,
-                   NetworkFactory make_network)
-      : topo_(topo), reg_(reg), lib_(std::move(lib)), make_network_(std::move(make_network)) {}
+                   NetworkFactory make_network, NetworkFactory choose_on = {})
+      : topo_(topo),
+        reg_(reg),
+        lib_(std::move(lib)),
+        make_network_(std::move(make_network)),
+        choose_on_(std::move(choose_on)) {}
 
   // `algo` is a registry name or "auto". For an explicit algorithm the
   // request's protocol is used; "auto" tries every protocol too.
@@ -51,10 +59,16 @@ class CollectiveRunner {
   const LibraryModel& library() const { return lib_; }
 
  private:
+  CollectiveResult run_on(const NetworkFactory& make, const Group& g, const Request& r, const Algorithm& a) const;
+  // The fastest (algorithm, protocol) of auto's candidates on `make`.
+  CollectiveResult fastest(const NetworkFactory& make, const Group& g, const Request& r) const;
+
+
   const topo::Topology& topo_;
   const AlgorithmRegistry& reg_;
   LibraryModel lib_;
   NetworkFactory make_network_;
+  NetworkFactory choose_on_;  // empty: choose on make_network_
 };
 
 }  // namespace anatomy::coll

@@ -43,6 +43,7 @@ void Executor::begin_repetition() {
   outstanding_ = static_cast<int64_t>(p.sends.size());
   net::TransferOptions opt;
   opt.complete_on_send = true;
+  opt.traffic = options_.traffic;
   for (const Send& s : p.sends) {
     opt.flow_hash = s.flow_hash;
     ++stats_.sends_issued;

@@ -44,6 +44,7 @@ class Executor {
     bool exclusive = false;
     const CollectiveSignal* done = nullptr;   // emitted on at each end (null: nobody listens)
     const std::string* communicator = nullptr;  // its name in those signals; must outlive the executor
+    net::TrafficClass traffic = net::TrafficClass::kUnlabelled;  // every send's label
   };
 
   Executor(net::Network& net, Options options) : net_(net), options_(options) {}

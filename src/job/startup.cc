@@ -77,7 +77,7 @@ StartupCost startup_cost(const StartupSpec& spec, const workload::IterationInput
                           "every GPU reads its shard from storage at once, measured on the network"});
   } else if (p.dp > 1) {
     // DDP broadcasts the initial parameters from each replica group's first rank.
-    coll::CollectiveRunner runner(t, *base.algorithms, base.library, base.make_network);
+    coll::CollectiveRunner runner(t, *base.algorithms, base.library, base.make_network, base.choose_network);
     const workload::Layout layout(p);
     std::vector<uint32_t> group;
     for (uint32_t r : layout.dp_group({0, 0, 0, 0})) group.push_back(base.rank_to_gpu.empty() ? r : base.rank_to_gpu[r]);

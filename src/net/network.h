@@ -30,6 +30,10 @@ using topo::NodeId;
 
 using TransferId = uint64_t;
 
+// What a transfer is for, as its caller labels it. Backends ignore it; the
+// hybrid network (hybrid_network.h) routes by it.
+enum class TrafficClass : uint8_t { kUnlabelled, kDataParallel };
+
 struct TransferOptions {
   // Flow hash for ECMP path choice; 0 = derived from (src, dst, transfer id).
   uint64_t flow_hash = 0;
@@ -37,6 +41,7 @@ struct TransferOptions {
   // instead of when it arrives; the caller accounts for the path latency.
   // Collectives use it to charge per-step latency by their own model.
   bool complete_on_send = false;
+  TrafficClass traffic = TrafficClass::kUnlabelled;
 };
 
 // What the network has done so far (all backends fill these).

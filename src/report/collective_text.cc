@@ -16,6 +16,7 @@ nlohmann::ordered_json collective_row_json(const coll::CollectiveResult& r) {
   row["algbw_GBps"] = r.algbw_GBps;
   row["busbw_GBps"] = r.busbw_GBps;
   row["algo"] = r.algorithm + "/" + r.protocol;
+  if (r.chosen_elsewhere) row["chosen_on"] = "flow";
   return row;
 }
 
@@ -72,8 +73,9 @@ std::string collective_case_text(const scenario::Scenario& s, const coll::Collec
                                        core::format_bytes(s.collective->bytes), s.cluster.gpus);
   fmt::format_to(to, "# anatomy run: {} ({}): {}\n", s.name, s.file.empty() ? "built-in" : s.file, what);
   fmt::format_to(to, "# cluster: {}\n\n", topology);
-  fmt::format_to(to, "time      {:.2f} us\nalgbw     {:.2f} GB/s\nbusbw     {:.2f} GB/s\nalgorithm {}/{}\n",
-                 r.time.micros(), r.algbw_GBps, r.busbw_GBps, r.algorithm, r.protocol);
+  fmt::format_to(to, "time      {:.2f} us\nalgbw     {:.2f} GB/s\nbusbw     {:.2f} GB/s\nalgorithm {}/{}{}\n",
+                 r.time.micros(), r.algbw_GBps, r.busbw_GBps, r.algorithm, r.protocol,
+                 r.chosen_elsewhere ? " (chosen on the flow model)" : "");
   return out;
 }
 

@@ -49,6 +49,7 @@ nlohmann::ordered_json iteration_json(const scenario::Scenario& s, const workloa
   j["compute_model"] = r.compute_source;
   j["library"] = r.library;
   j["dp_algorithm"] = r.dp_algorithm;
+  if (r.algorithms_chosen_elsewhere) j["algorithms_chosen_on"] = "flow";
   return j;
 }
 
@@ -67,8 +68,8 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
       plan_text(s.parallelism), t.seq_len, t.global_batch, t.micro_batch, r.micro_batches, hw::to_string(t.precision),
       workload::to_string(t.recompute));
   fmt::format_to(to, "# compute: {}\n", r.compute_source);
-  fmt::format_to(to, "# network: {} model; library: {}; gradient collectives: {}\n", net::to_string(s.network), r.library,
-                 r.dp_algorithm);
+  fmt::format_to(to, "# network: {} model; library: {}; gradient collectives: {}{}\n", net::to_string(s.network),
+                 r.library, r.dp_algorithm, r.algorithms_chosen_elsewhere ? " (chosen on the flow model)" : "");
   fmt::format_to(to,
                  "# memory per GPU: {} of {} (weights {}, gradients {}, optimizer {}, activations {}, workspace {})\n",
                  human_gb(r.memory.total()), human_gb(s.cluster.system.gpu.hbm_capacity), human_gb(r.memory.weights),

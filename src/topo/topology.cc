@@ -163,6 +163,11 @@ void Topology::scale_link_bandwidth(LinkId l, double factor) {
   links_[l].bandwidth = links_[l].bandwidth * factor;
 }
 
+void Topology::set_link_latency(LinkId l, SimTime latency) {
+  ANATOMY_CHECK(latency >= SimTime::zero(), "a link's latency is not negative");
+  links_[l].latency = latency;
+}
+
 std::span<const LinkId> Topology::out_links(NodeId n) const {
   return {out_.data() + out_begin_[n], out_begin_[n + 1] - out_begin_[n]};
 }

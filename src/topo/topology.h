@@ -111,6 +111,9 @@ class Topology {
   // What-if analyses (a degraded or failed link): scale one link's
   // bandwidth on a copy of a built topology. Routing is unchanged.
   void scale_link_bandwidth(LinkId l, double factor);
+  // Per-link latency (a topology read from a file that gives each tier's
+  // cable and switch delay): one way, propagation plus forwarding at `to`.
+  void set_link_latency(LinkId l, SimTime latency);
 
   // --- structure ---
   size_t num_nodes() const { return kind_.size(); }

@@ -62,7 +62,7 @@ std::vector<uint32_t> gpus_of(const IterationInputs& in, std::vector<uint32_t> r
 class IsolatedCollectives {
  public:
   explicit IsolatedCollectives(const IterationInputs& in)
-      : in_(in), runner_(*in.topology, *in.algorithms, in.library, in.make_network) {}
+      : in_(in), runner_(*in.topology, *in.algorithms, in.library, in.make_network, in.choose_network) {}
 
   // `forced`: "algorithm/protocol" to run instead of auto's choice (empty: auto).
   const coll::CollectiveResult& run(coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks,
@@ -163,7 +163,8 @@ class IterationSim {
                                                   const std::vector<std::vector<uint32_t>>& groups) const;
   const coll::Schedule& ep_schedule(int s, int64_t all_to_alls);
   void launch_ep(int s, int64_t all_to_alls, engine::Callback done);
-  coll::Executor& new_executor(const std::string& communicator);
+  coll::Executor& new_executor(const std::string& communicator,
+                               net::TrafficClass traffic = net::TrafficClass::kUnlabelled);
   // The busiest links' utilization in in_.link_samples intervals, from the recorder.
   void sample_links(IterationResult& r) const;
 
@@ -185,6 +186,7 @@ class IterationSim {
   std::string dp_algorithm_;
   std::unique_ptr<net::LinkRecorder> recorder_;      // with link_samples
   std::map<std::string, std::string> communicators_;  // names the collective signals carry, kept alive
+  bool dp_chosen_elsewhere_ = false;
 };
 
 SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
@@ -197,7 +199,10 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   // ZeRO-3 plan has no other traffic to contend with in the fabric (no
   // pipeline), and there are thousands of them per iteration.
   const coll::CollectiveResult& gather = isolated_.run(coll::Op::kAllGather, Bytes(gather_unit), group);
-  if (dp_algorithm_.empty()) dp_algorithm_ = "ZeRO-3 gathers " + gather.algorithm + "/" + gather.protocol;
+  if (dp_algorithm_.empty()) {
+    dp_algorithm_ = "ZeRO-3 gathers " + gather.algorithm + "/" + gather.protocol;
+    dp_chosen_elsewhere_ = gather.chosen_elsewhere;
+  }
   // DeepSpeed's recomputation re-runs each checkpointed block's forward
   // inside its backward, and the sub-modules' forward pre-hooks gather
   // their parameters again before the backward pre-hooks gather them for
@@ -252,7 +257,10 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes) {
   const coll::CollectiveResult& choice = isolated_.run(op, bytes, first, in_.dp_algorithm);
   std::string algo = choice.algorithm;
   if (algo.rfind("nvls", 0) == 0) algo = "nvls";  // nvls-tree, nvls-sharp: one registry entry
-  if (dp_algorithm_.empty()) dp_algorithm_ = choice.algorithm + "/" + choice.protocol;
+  if (dp_algorithm_.empty()) {
+    dp_algorithm_ = choice.algorithm + "/" + choice.protocol;
+    dp_chosen_elsewhere_ = choice.chosen_elsewhere;
+  }
   const coll::Algorithm& a = in_.algorithms->find(algo);
   coll::Request r;
   r.op = op;
@@ -316,8 +324,8 @@ const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
   return *slot;
 }
 
-coll::Executor& IterationSim::new_executor(const std::string& communicator) {
-  coll::Executor::Options o{.exclusive = false};
+coll::Executor& IterationSim::new_executor(const std::string& communicator, net::TrafficClass traffic) {
+  coll::Executor::Options o{.exclusive = false, .traffic = traffic};
   if (in_.telemetry && in_.telemetry->collective) {
     o.done = &in_.telemetry->collective;
     o.communicator = &communicators_.try_emplace(communicator, communicator).first->second;
@@ -333,7 +341,8 @@ void IterationSim::launch_ep(int s, int64_t all_to_alls, engine::Callback done) 
 
 void IterationSim::launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done) {
   coll::Schedule* sched = shared_schedule(s, op, bytes);
-  new_executor(in_.telemetry ? fmt::format("dp stage {}", s) : std::string()).start(*sched, std::move(done));
+  new_executor(in_.telemetry ? fmt::format("dp stage {}", s) : std::string(), net::TrafficClass::kDataParallel)
+      .start(*sched, std::move(done));
 }
 
 void IterationSim::enqueue_dp(int s, DpJob job) {
@@ -613,6 +622,7 @@ IterationResult IterationSim::run() {
   r.compute_source = in_.compute->describe();
   r.library = in_.library.name;
   r.dp_algorithm = dp_algorithm_.empty() ? "none (no data parallelism)" : dp_algorithm_;
+  r.algorithms_chosen_elsewhere = dp_chosen_elsewhere_;
   r.network_transfers = static_cast<int64_t>(net_->counters().transfers_started);
   r.background_finished = background_finished;
   const topo::Topology& topo = *in_.topology;

@@ -96,6 +96,7 @@ struct IterationResult {
   std::string compute_source;
   std::string library;
   std::string dp_algorithm;              // what "auto" chose for the gradient collectives
+  bool algorithms_chosen_elsewhere = false;  // ... on IterationInputs::choose_network, not on the network itself
   int64_t network_transfers = 0;
   // The busiest links: those of highest mean utilization over the iteration
   // (ties: more bytes, then the lower id), the 8 busiest of each kind,
@@ -124,6 +125,8 @@ struct IterationInputs {
   const hw::ComputeModel* compute = nullptr;
   coll::LibraryModel library;
   coll::NetworkFactory make_network;
+  // Where "auto" picks algorithms (coll/collective.h); empty: on make_network.
+  coll::NetworkFactory choose_network;
   const coll::AlgorithmRegistry* algorithms = nullptr;
   // false: a plan that does not fit in memory is simulated anyway and the
   // result's memory_warning says by how much.

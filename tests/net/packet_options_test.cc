@@ -75,7 +75,7 @@ TEST(PacketOptions, UnknownKeyListsTheKnownOnes) {
 }
 
 TEST(PacketOptions, RefusesValuesOutOfRangeNamingTheKey) {
-  EXPECT_EQ(error_of("spray_paths=0"), "spray_paths: must be at least 1 (got 0)");
+  EXPECT_EQ(error_of("spray_paths=-1"), "spray_paths: must be at least 0 (got -1)");
   EXPECT_EQ(error_of("ecn_pmax=1.5"), "ecn_pmax: must be from 0 to 1 (got 1.5)");
   EXPECT_EQ(error_of("switch_buffer=0B"), "switch_buffer: '0B' must be greater than zero");
   EXPECT_EQ(error_of("ack_every=two"), "ack_every: 'two' is not a whole number");

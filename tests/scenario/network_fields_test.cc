@@ -86,7 +86,7 @@ TEST(NetworkFields, PacketOptionsNeedThePacketModel) {
 }
 
 TEST(NetworkFields, ValuesAreCheckedByThePacketTable) {
-  EXPECT_EQ(network_error_of("  model: packet\n  spray_paths: 0\n"), "s.yaml:5: network.spray_paths: must be at least 1 (got 0)");
+  EXPECT_EQ(network_error_of("  model: packet\n  spray_paths: -1\n"), "s.yaml:5: network.spray_paths: must be at least 0 (got -1)");
   EXPECT_EQ(network_error_of("  model: packet\n  ecn_pmax: 2\n"), "s.yaml:5: network.ecn_pmax: must be from 0 to 1 (got 2)");
   EXPECT_EQ(network_error_of("  model: packet\n  pfc: maybe\n"), "s.yaml:5: network.pfc: 'maybe' is not one of: auto, on, off");
 }

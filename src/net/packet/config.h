@@ -45,6 +45,21 @@ enum class FabricKind : uint8_t {
   kSwitchScheduled,  // ingress VOQs, a request/grant scheduler per egress port, cells sprayed over the fabric
 };
 
+// How "auto" picks a collective's algorithm and protocol at packet level.
+enum class Chooser : uint8_t {
+  kFlow,    // every candidate on the flow model (seconds), then only the winner packet by packet
+  kPacket,  // every candidate packet by packet (as on the flow model; hours for a whole iteration)
+};
+
+// Which transfers the packet model carries; the rest run on the flow model
+// (net/hybrid_network.h states the rule at the boundary).
+enum class PacketScope : uint8_t {
+  kAll,           // every transfer
+  kDataParallel,  // the iteration's data-parallel collectives on the shared fabric
+  kGpus,          // transfers whose both ends belong to GPUs scope_first_gpu .. + scope_gpus - 1 (e.g. one pod)
+  kWindow,        // transfers that start in [window_from, window_until)
+};
+
 const char* to_string(LoadBalancing lb);
 const char* to_string(BufferKind b);
 const char* to_string(FabricKind f);
@@ -58,7 +73,7 @@ struct PacketConfig {
   int header_wire = 84;  // 64 B frame + 20 B preamble and gap
 
   LoadBalancing load_balancing = LoadBalancing::kAuto;
-  int spray_paths = 32;  // equal-cost paths a flow sprays over (sampled by hashing, as entropy values are)
+  int spray_paths = 0;  // equal-cost paths a flow sprays over (sampled by hashing, as entropy values are); 0: the transport's
 
   // Switch buffers (fabric switches only; NICs, NVSwitches and PCIe are lossless and unbounded).
   BufferKind buffer = BufferKind::kShared;
@@ -104,6 +119,14 @@ struct PacketConfig {
   int cell_bytes = 512;                            // fabric cell payload
 
   uint64_t seed = 1;
+
+  // Fidelity: what runs packet by packet (app/network_factory.cc wires it).
+  Chooser choose = Chooser::kFlow;
+  PacketScope scope = PacketScope::kAll;
+  int scope_first_gpu = 0;
+  int scope_gpus = 0;  // 0: every GPU from scope_first_gpu on
+  SimTime window_from = SimTime::zero();
+  SimTime window_until = SimTime::zero();  // 0: no end
 
   friend bool operator==(const PacketConfig&, const PacketConfig&) = default;
 };

@@ -29,6 +29,7 @@ PacketNetwork::PacketNetwork(engine::Simulator& sim, const topo::Topology& topo,
   trimming_ = cfg_.trimming == Toggle::kAuto ? d.trimming : cfg_.trimming == Toggle::kOn;
   pfc_ = cfg_.pfc == Toggle::kAuto ? d.pfc : cfg_.pfc == Toggle::kOn;
   if (cfg_.rto_min == SimTime::zero()) cfg_.rto_min = d.rto_min;
+  if (cfg_.spray_paths == 0) cfg_.spray_paths = d.spray_paths;  // paths_ reads it on first use
   cfg_.load_balancing = lb_;
   cfg_.trimming = trimming_ ? Toggle::kOn : Toggle::kOff;
   cfg_.pfc = pfc_ ? Toggle::kOn : Toggle::kOff;

@@ -145,7 +145,10 @@ std::vector<PacketOption> make_options() {
                             &C::load_balancing,
                             {{"auto", LoadBalancing::kAuto}, {"ecmp", LoadBalancing::kEcmp},
                              {"spray", LoadBalancing::kSpray}, {"adaptive", LoadBalancing::kAdaptive}}),
-      integer("spray_paths", "equal-cost paths a flow sprays over", &C::spray_paths, 1, 1024),
+      integer("spray_paths",
+              "equal-cost paths a flow sprays over; 0: the transport's, 32 for eqds, every one for uec (its 16-bit "
+              "entropy value reaches all)",
+              &C::spray_paths, 0, Transport::kEveryPath),
       choice<BufferKind>("buffer", "switch buffers shared (dynamic thresholds) or static per port", &C::buffer,
                          {{"shared", BufferKind::kShared}, {"static", BufferKind::kStatic}}),
       bytes("switch_buffer", "shared buffer per switch", &C::switch_buffer, true),
@@ -172,6 +175,25 @@ std::vector<PacketOption> make_options() {
            &C::deep_buffer_latency),
       bytes("voq_buffer", "switch-scheduled: VOQ memory per ingress switch", &C::voq_buffer, true),
       integer("seed", "seed of the ECN marking stream", &C::seed, 0, kMaxSeed),
+      choice<Chooser>("choose",
+                      "how auto picks a collective's algorithm and protocol: flow (every candidate on the flow "
+                      "model, then only the winner packet by packet, as NCCL's tuner picks from a cost model) or "
+                      "packet (every candidate packet by packet)",
+                      &C::choose, {{"flow", Chooser::kFlow}, {"packet", Chooser::kPacket}}),
+      choice<PacketScope>("scope",
+                          "what runs packet by packet, the rest on the flow model: all, dp (the iteration's "
+                          "data-parallel collectives), gpus (transfers between GPUs scope_first_gpu .. "
+                          "+ scope_gpus - 1, e.g. one pod) or window (transfers starting in [window_from, "
+                          "window_until)); the two models do not share link capacity",
+                          &C::scope,
+                          {{"all", PacketScope::kAll}, {"dp", PacketScope::kDataParallel},
+                           {"gpus", PacketScope::kGpus}, {"window", PacketScope::kWindow}}),
+      integer("scope_first_gpu", "scope: gpus: the first GPU of the packet-level part", &C::scope_first_gpu, 0,
+              1 << 30),
+      integer("scope_gpus", "scope: gpus: how many GPUs (0: every one from scope_first_gpu on)", &C::scope_gpus, 0,
+              1 << 30),
+      time("window_from", "scope: window: transfers starting at or after this run packet by packet", &C::window_from),
+      time("window_until", "scope: window: ... and before this (0: no end)", &C::window_until),
   };
   const PacketConfig defaults;
   for (PacketOption& x : o) x.default_text = x.show(defaults);
@@ -219,6 +241,9 @@ void check_packet_config(const PacketConfig& c) {
   if (c.ecn_kmin > c.ecn_kmax)
     fail("ecn_kmin", fmt::format("{} must not exceed ecn_kmax ({})", core::format_bytes(c.ecn_kmin),
                                  core::format_bytes(c.ecn_kmax)));
+  if (c.window_until > SimTime::zero() && c.window_until <= c.window_from)
+    fail("window_until", fmt::format("{} must be after window_from ({})", core::format_time(c.window_until),
+                                     core::format_time(c.window_from)));
   if (c.pfc_xon > c.pfc_xoff)
     fail("pfc_xon", fmt::format("{} must not exceed pfc_xoff ({})", core::format_bytes(c.pfc_xon),
                                 core::format_bytes(c.pfc_xoff)));

@@ -130,6 +130,7 @@ const PathSet& PathCache::spray(NodeId src, NodeId dst) {
   // sample's first link: a flow sprays within one NIC port (one plane).
   const uint32_t want = static_cast<uint32_t>(std::max(1, cfg_.spray_paths));
   std::vector<std::vector<LinkId>> found;
+  if (want > kSampledPaths) return every_path(key, src, dst, want);
   SimTime pre, post;
   LinkId first_link = topo::kNoLink;
   uint32_t misses = 0;
@@ -151,6 +152,34 @@ const PathSet& PathCache::spray(NodeId src, NodeId dst) {
       continue;
     }
     found.push_back(links_);
+  }
+  std::sort(found.begin(), found.end());
+  auto s = std::make_unique<PathSet>();
+  s->count = static_cast<uint32_t>(found.size());
+  s->len = static_cast<uint32_t>(found.front().size());
+  for (const auto& p : found) s->fwd.insert(s->fwd.end(), p.begin(), p.end());
+  s->pre_delay = pre;
+  s->post_delay = post;
+  PathSet& out = finish(std::move(s));
+  by_pair_.emplace(key, &out);
+  return out;
+}
+
+// More paths than sampling finds cheaply: every equal-cost path between the
+// two NICs (the topology enumerates them), within the first route's NIC port.
+const PathSet& PathCache::every_path(uint64_t key, NodeId src, NodeId dst, uint32_t want) {
+  full_.clear();
+  topo_.route(src, dst, core::mix64(key + 0x5eed), full_);
+  SimTime pre, post;
+  model(full_, links_, pre, post);
+  const LinkId first = links_.front();
+  std::vector<std::vector<LinkId>> found;
+  if (links_.size() == 1 || !is_fabric_link(topo_.link(first).kind)) {
+    found.push_back(links_);
+  } else {
+    for (auto& p : topo_.fabric_paths(topo_.link(first).from, topo_.link(links_.back()).to))
+      if (p.front() == first && p.size() == links_.size() && found.size() < want) found.push_back(std::move(p));
+    if (found.empty()) found.push_back(links_);
   }
   std::sort(found.begin(), found.end());
   auto s = std::make_unique<PathSet>();

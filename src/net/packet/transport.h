@@ -200,7 +200,12 @@ class Transport {
     bool trimming = true;
     bool pfc = false;
     SimTime rto_min = SimTime::us(200);
+    // Equal-cost paths a sprayed flow uses (PacketConfig::spray_paths = 0):
+    // kEveryPath for a transport whose packets carry a free entropy value
+    // per packet that the switches hash over all their next hops.
+    int spray_paths = 32;
   };
+  static constexpr int kEveryPath = 1 << 16;  // UET's entropy value is 16 bits: 65,536 per flow
   virtual Defaults defaults() const = 0;
 
   void attach(Host& h) { host_ = &h; }

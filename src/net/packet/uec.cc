@@ -2,7 +2,8 @@
 // queueing delay, packets sprayed over the equal-cost paths.
 //
 // The window starts at one bandwidth-delay product (BDP = path line rate x
-// unloaded RTT), rounded up to whole packets. The receiver acknowledges every packet, echoing its ECN
+// unloaded RTT), rounded up to whole packets. Packets are sprayed round
+// robin over every equal-cost path (the entropy value is 16 bits). The receiver acknowledges every packet, echoing its ECN
 // mark and send time; a trimmed header is NACKed and resent at once. The
 // window follows a simplified NSCC (UEC 1.0's sender congestion control),
 // which combines DCTCP's ECN fraction with a delay target:
@@ -39,6 +40,11 @@ class Uec final : public Transport {
     d.trimming = true;
     d.pfc = false;
     d.rto_min = SimTime::us(200);
+    // UET packets carry a 16-bit entropy value the sender may change per
+    // packet and the switches hash over every next hop (UEC 1.0, packet
+    // spraying): a flow reaches all of the fabric's equal-cost paths, not a
+    // sample of them.
+    d.spray_paths = kEveryPath;
     return d;
   }
 

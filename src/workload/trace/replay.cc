@@ -62,7 +62,7 @@ class ReplaySim {
  public:
   explicit ReplaySim(const ReplayInputs& in)
       : in_(in), trace_(*in.trace), n_(in.ranks > 0 ? in.ranks : in.trace->size()),
-        runner_(*in.topology, *in.algorithms, in.library, in.make_network) {
+        runner_(*in.topology, *in.algorithms, in.library, in.make_network, in.choose_network) {
     if (n_ % trace_.size() != 0)
       throw core::InputError({"", 0, "ranks"}, fmt::format("{} ranks is not a multiple of the trace's {}", n_, trace_.size()));
     if (static_cast<int64_t>(in.topology->num_gpus()) < n_)

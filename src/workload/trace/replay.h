@@ -55,6 +55,7 @@ struct ReplayInputs {
   const hw::ComputeModel* target = nullptr;
   coll::LibraryModel library;
   coll::NetworkFactory make_network;
+  coll::NetworkFactory choose_network;  // where "auto" picks algorithms; empty: on make_network
   const coll::AlgorithmRegistry* algorithms = nullptr;
   bool recorded_comm = false;  // collectives take their recorded durations instead of coll's
 };

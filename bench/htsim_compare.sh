@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The same experiment in anatomy and in htsim, on the same files: htsim's
+# connection matrix (.cm) and fat-tree topology (.topo). Prints each one's
+# mean and max flow completion time and wall time, and the ratios.
+#
+#   bench/htsim_compare.sh build/anatomy X.cm Y.topo
+#
+# HTSIM_UEC   path of an htsim binary (e.g. htsim_uec, or htsim_eqds) that
+#             takes -tm, -topo, -nodes and -end and prints "... finished at
+#             T" per flow (microseconds); unset: says it skipped, exit 0
+# HTSIM_ARGS  extra arguments for it (e.g. "-q 35 -paths 64"); -linkspeed is
+#             tier 0's speed from the .topo unless given here
+# NETWORK     anatomy's --network (default packet:transport=uec)
+#
+# Build htsim outside any repository (never in this one), e.g.
+#   cd /work/scratch/htsim/sim && make -j2 && cd datacenter && make htsim_eqds
+set -euo pipefail
+anatomy=${1:?usage: htsim_compare.sh ANATOMY X.cm Y.topo}
+cm=${2:?usage: htsim_compare.sh ANATOMY X.cm Y.topo}
+topo=${3:?usage: htsim_compare.sh ANATOMY X.cm Y.topo}
+network=${NETWORK:-packet:transport=uec}
+if [[ -z "${HTSIM_UEC:-}" ]]; then
+  echo "htsim_compare: skipped (set HTSIM_UEC to the path of an htsim binary to compare against)"
+  exit 0
+fi
+nodes=$(awk '$1 == "Nodes" { print $2; exit }' "$cm")
+# htsim's mains size their NICs and pull pacers by -linkspeed (Mb/s, default
+# 100 Gb/s), not by the .topo file: pass tier 0's speed unless told otherwise.
+extra=${HTSIM_ARGS:-}
+if [[ "$extra" != *-linkspeed* ]]; then
+  gbps=$(awk 'tolower($1) == "downlink_speed_gbps" { print $2; exit }' "$topo")
+  extra="$extra -linkspeed $((gbps * 1000))"
+fi
+
+t0=$(date +%s.%N)
+a_json=$("$anatomy" packet --cm "$cm" --topo "$topo" --network "$network" --format json)
+t1=$(date +%s.%N)
+# shellcheck disable=SC2086
+h_out=$("$HTSIM_UEC" -tm "$cm" -topo "$topo" -nodes "$nodes" -end 1000000 $extra 2>&1)
+t2=$(date +%s.%N)
+
+read -r a_mean a_max < <(printf '%s' "$a_json" | /usr/bin/python3 -c \
+  'import json,sys; j=json.load(sys.stdin); print(j["mean_fct_us"], j["max_fct_us"])')
+# htsim's permutation flows all start at 0, so a flow's finish time is its FCT.
+read -r h_n h_mean h_max < <(printf '%s\n' "$h_out" | awk '
+  /finished at/ { for (i = 1; i < NF; i++) if ($i == "at") { t = $(i + 1); n++; s += t; if (t > m) m = t } }
+  END { if (n == 0) print 0, 0, 0; else print n, s / n, m }')
+if [[ "$h_n" == 0 ]]; then
+  echo "htsim_compare: htsim printed no finished flows; its output ends with:" >&2
+  printf '%s\n' "$h_out" | tail -5 >&2
+  exit 1
+fi
+awk -v am="$a_mean" -v ax="$a_max" -v hm="$h_mean" -v hx="$h_max" -v hn="$h_n" \
+    -v t0="$t0" -v t1="$t1" -v t2="$t2" -v net="$network" -v bin="$HTSIM_UEC" 'BEGIN {
+  aw = t1 - t0; hw = t2 - t1
+  printf "| tool | flows | mean FCT (us) | max FCT (us) | wall (s) |\n| --- | ---: | ---: | ---: | ---: |\n"
+  printf "| anatomy %s | | %.1f | %.1f | %.2f |\n", net, am, ax, aw
+  printf "| htsim %s | %d | %.1f | %.1f | %.2f |\n", bin, hn, hm, hx, hw
+  printf "anatomy / htsim: mean FCT %.3f, max FCT %.3f, wall %.3f (htsim is %.1fx slower)\n", am / hm, ax / hx, aw / hw, hw / aw
+}'

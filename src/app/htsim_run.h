@@ -1,0 +1,33 @@
+#pragma once
+// One experiment given in htsim's own files: a fat tree (.topo) and a
+// connection matrix (.cm), run on anatomy's network model (flow, or packet
+// with any transport), so that anatomy and htsim can be run on exactly the
+// same input (bench/htsim_compare.sh runs both and prints the ratio).
+//
+//   HtsimRun r = run_htsim_files("perm.cm", "fat_tree_1024.topo", parse_network_spec("packet:transport=uec"));
+//   r.max_fct_us;
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "net/network_spec.h"
+
+namespace anatomy::app {
+
+struct HtsimRun {
+  std::string topology;       // what was built
+  uint32_t hosts = 0;
+  size_t connections = 0;
+  std::vector<double> fct_us;  // per connection in file order: last byte arrived - start
+  double mean_fct_us = 0, p99_fct_us = 0, max_fct_us = 0;
+  double finished_us = 0;      // when the last connection finished
+  uint64_t events = 0;
+  double wall_s = 0;           // wall time of the simulation alone (files read and fabric built before)
+};
+
+// Throws InputError `file:line: field: message` for bad files, and for a
+// connection matrix with more nodes than the topology has hosts.
+HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_path, const net::NetworkSpec& network);
+
+}  // namespace anatomy::app

@@ -1,0 +1,75 @@
+#include "cli/packet_command.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "app/htsim_run.h"
+#include "cli/outputs.h"
+#include "net/network_spec.h"
+#include "report/schema.h"
+
+namespace anatomy::cli {
+namespace {
+
+struct PacketArgs {
+  std::string cm, topo;
+  std::string network = "packet";
+  std::string format = "table";
+};
+
+void run_packet(const PacketArgs& a) {
+  check_format(a.format);
+  const net::NetworkSpec spec = net::parse_network_spec(a.network, "--network");
+  const app::HtsimRun r = app::run_htsim_files(a.cm, a.topo, spec);
+  if (a.format == "json") {
+    nlohmann::ordered_json j = report::schema_header("packet");
+    j["cm"] = a.cm;
+    j["topo"] = a.topo;
+    j["network"] = net::to_string(spec);
+    j["topology"] = r.topology;
+    j["connections"] = r.connections;
+    j["mean_fct_us"] = r.mean_fct_us;
+    j["p99_fct_us"] = r.p99_fct_us;
+    j["max_fct_us"] = r.max_fct_us;
+    j["finished_us"] = r.finished_us;
+    j["events"] = r.events;
+    j["fct_us"] = r.fct_us;
+    print_json(j);
+    return;
+  }
+  std::string out;
+  const auto to = std::back_inserter(out);
+  fmt::format_to(to, "# anatomy packet: {} on {}\n# topology: {}\n# network: {}\n", a.cm, a.topo, r.topology,
+                 net::to_string(spec));
+  fmt::format_to(to, "connections    {}\n", r.connections);
+  fmt::format_to(to, "mean FCT       {:.1f} us\np99 FCT        {:.1f} us\nmax FCT        {:.1f} us\n", r.mean_fct_us,
+                 r.p99_fct_us, r.max_fct_us);
+  fmt::format_to(to, "last finished  {:.1f} us\nevents         {}\nwall           {:.2f} s\n", r.finished_us, r.events,
+                 r.wall_s);
+  std::fputs(out.c_str(), stdout);
+}
+
+}  // namespace
+
+void add_packet_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<PacketArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "packet", "run an experiment given in htsim's files (a .cm connection matrix on a .topo fat tree)");
+  sub->add_option("--cm", args->cm, "htsim connection matrix: Nodes, Connections, then src->dst start PS size BYTES")
+      ->required();
+  sub->add_option("--topo", args->topo, "htsim fat-tree topology: Nodes, Tiers, Podsize, then a section per tier")
+      ->required();
+  sub->add_option("--network", args->network,
+                  "network model: flow, or packet[:key=value,...] (anatomy schema lists the keys as network.*)")
+      ->capture_default_str();
+  sub->add_option("--format", args->format, "table or json")->capture_default_str();
+  sub->callback([args, &exit_code] {
+    run_packet(*args);
+    exit_code = 0;
+  });
+}
+
+}  // namespace anatomy::cli

@@ -1,0 +1,42 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "shell.h"
+
+namespace {
+
+using anatomy::testing::run;
+using anatomy::testing::write_temp;
+
+// A 2-tier fat tree of 32 hosts (8 ToRs of 4, 4 spines of radix 8) at
+// 100 Gb/s, 1 us per link.
+const char* kTinyTopo =
+    "Nodes 32\nTiers 2\nPodsize 32\n"
+    "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 4\nDownlink_Latency_ns 1000\n"
+    "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 8\nDownlink_Latency_ns 1000\n";
+
+TEST(PacketCli, RunsAConnectionMatrixOnAnHtsimTopology) {
+  // Two 1 MB flows that share nothing finish together: the table names both
+  // files and counts 2 connections.
+  const std::string topo = write_temp("tiny.topo", kTinyTopo);
+  const std::string cm = write_temp("two.cm", "Nodes 32\nConnections 2\n0->5 start 0 size 1000000\n1->6 start 0 size 1000000\n");
+  const auto r = run("packet --cm " + cm + " --topo " + topo + " --network packet:transport=eqds");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("connections    2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("max FCT"), std::string::npos);
+}
+
+TEST(PacketCli, BadFilesAreOneLineAndExitCodeTwo) {
+  const std::string topo = write_temp("tiny2.topo", kTinyTopo);
+  const std::string cm = write_temp("bad.cm", "Nodes 32\n0->33 start 0 size 10\n");
+  const auto r = run("packet --cm " + cm + " --topo " + topo);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("bad.cm:2: connection: host 33 is not one of the 32 nodes"), std::string::npos) << r.err;
+  const std::string big = write_temp("big.cm", "Nodes 64\n0->9 start 0 size 10\n");
+  const auto b = run("packet --cm " + big + " --topo " + topo);
+  EXPECT_EQ(b.code, 2);
+  EXPECT_NE(b.err.find("big.cm:1: Nodes: 64 nodes, but the topology"), std::string::npos) << b.err;
+}
+
+}  // namespace
