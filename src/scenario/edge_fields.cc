@@ -103,7 +103,7 @@ const std::vector<Field<SensorStream>>& stream_fields() {
        [](S& s, const Value& v) { s.name = v.text; }, shows(&S::name)},
       {"count", Kind::kInt, by_default("1"), int_range(1, 1024), "identical sensors",
        [](S& s, const Value& v) { s.count = v.as_int(); }, shows(&S::count)},
-      {"message", Kind::kBytes, required(), bytes_positive(), "bytes per reading or image",
+      {"message", Kind::kBytes, required(), bytes_positive_at_most(core::Bytes::GiB(1), "a sensor's reading or image is megabytes at most"), "bytes per reading or image",
        [](S& s, const Value& v) { s.message = v.bytes; }, shows(&S::message)},
       {"mtu", Kind::kInt, by_default("1500"), int_range(64, 9216), "payload bytes per Ethernet frame",
        [](S& s, const Value& v) { s.mtu = v.integer; }, shows(&S::mtu)},
@@ -270,7 +270,7 @@ const std::vector<Field<Coordination>>& coordination_fields() {
        [](C& c, const Value& v) { c.pull_at = v.time; }, shows(&C::pull_at)},
       {"qos", Kind::kBool, by_default("true"), {}, "control traffic in a class above the pull",
        [](C& c, const Value& v) { c.qos = v.flag; }, shows(&C::qos)},
-      {"control_message", Kind::kBytes, by_default("2KB"), bytes_positive(), "monitoring / command message",
+      {"control_message", Kind::kBytes, by_default("2KB"), bytes_positive_at_most(core::Bytes::GiB(1), "a control message is kilobytes"), "monitoring / command message",
        [](C& c, const Value& v) { c.control_message = v.bytes; }, shows(&C::control_message)},
       {"control_period", Kind::kTime, by_default("100ms"), time_positive(), "one control message per period",
        [](C& c, const Value& v) { c.control_period = v.time; }, shows(&C::control_period)},
@@ -341,13 +341,14 @@ void check_sensor(const SensorNetwork& n, Context& ctx) {
     const SensorStream& s = n.streams[i];
     const std::string at = fmt::format("edge.sensor.streams[{}]", i);
     // Its own link must carry one message per period.
+    // In seconds: frames x frame time can pass int64 picoseconds on a slow link.
     const int64_t frames = (s.message.count() + s.mtu - 1) / s.mtu;
-    const SimTime serialize = net::tsn::frame_time(s.mtu, n.link_speed) * frames;
-    if (serialize > s.period)
+    const double serialize_s = net::tsn::frame_time(s.mtu, n.link_speed).seconds() * static_cast<double>(frames);
+    if (serialize_s > s.period.seconds())
       ctx.fail(ctx.line_for(at + ".period"), at + ".period",
                fmt::format("{} is shorter than the {} its {} message takes to serialize at {} ({} frames)",
-                           core::format_time(s.period), core::format_time(serialize), show_value(s.message),
-                           show_value(n.link_speed), frames));
+                           core::format_time(s.period), core::format_time(SimTime::from_seconds(std::min(serialize_s, 1e6))),
+                           show_value(s.message), show_value(n.link_speed), frames));
     // The gates sit on the hosts' port (switched) or on every sensor's link.
     const SimTime frame = net::tsn::frame_time(std::min<int64_t>(s.mtu, s.message.count()),
                                                n.switched ? n.uplink_speed : n.link_speed);

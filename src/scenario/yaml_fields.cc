@@ -74,6 +74,14 @@ Check bytes_positive() {
   };
 }
 
+Check bytes_positive_at_most(core::Bytes hi, std::string what) {
+  return [hi, what](const Value& v) -> std::string {
+    if (v.bytes.count() <= 0) return fmt::format("'{}' must be greater than zero", v.text);
+    if (v.bytes > hi) return fmt::format("'{}' is over {}: {}", v.text, core::format_bytes(hi), what);
+    return {};
+  };
+}
+
 Check time_positive() {
   return [](const Value& v) { return v.time > core::SimTime::zero() ? std::string() : std::string("must be positive"); };
 }

@@ -77,6 +77,9 @@ Check int_one_of(std::vector<int64_t> allowed, std::string reason);
 Check number_at_least(double lo);
 Check number_positive();
 Check bytes_positive();
+// Greater than zero and at most `hi`; `what` says why the bound (a value
+// past it is no real input and would overflow the arithmetic on it).
+Check bytes_positive_at_most(core::Bytes hi, std::string what);
 Check time_positive();
 Check rate_positive();
 // At least `lo` (or 0 when zero_allowed): sizes whose unit was left out

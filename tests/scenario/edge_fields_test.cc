@@ -60,6 +60,21 @@ TEST(EdgeFields, AStreamWhosePeriodIsShorterThanItsSerializationIsRefused) {
             "serialize at 10Gbps (223 frames)");
 }
 
+TEST(EdgeFields, AMessageNoSensorSendsIsRefusedAndASlowLinkDoesNotOverflow) {
+  // Found by fuzz/scenario_fuzzer: a 25PB message made frames x frame time
+  // overflow int64 picoseconds (undefined behaviour) in this check.
+  EXPECT_EQ(edge_error_of(replace(kSite, "message: 2MB", "message: 25PB")),
+            "site.yaml:7: edge.sensor.streams[0].message: '25PB' is over 1GiB: a sensor's reading or image is "
+            "megabytes at most");
+  // 1 GiB at 1 bps in 1500-byte frames: 715,828 frames of 1,542 wire bytes,
+  // 12,336 s each, 8.8e9 s in all, far past int64 picoseconds' 9.2e6 s:
+  // compared in seconds and shown capped at 1e6 s rather than wrapped.
+  const std::string slow = replace(replace(replace(kSite, "message: 2MB", "message: 1GiB"), "mtu: 9000", "mtu: 1500"),
+                                   "switched: true", "switched: true\n    link_speed: 1bps");
+  EXPECT_NE(edge_error_of(slow).find("edge.sensor.streams[0].period: 33ms is shorter than the"), std::string::npos)
+      << edge_error_of(slow);
+}
+
 TEST(EdgeFields, AGateListThatNeverOpensForAStreamsClassIsRefused) {
   EXPECT_EQ(edge_error_of(replace(kSite, "open: \"0-6\"", "open: \"0-4\"")),
             "site.yaml:8: edge.sensor.gates: never opens for class 5 (stream 0, 'camera')");
