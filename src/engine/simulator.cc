@@ -56,7 +56,7 @@ bool Simulator::pop_and_run(uint64_t limit_ps) {
     // events, which can move the queue's storage.
     QueuedEvent e = *front;
     queue_.pop_front();
-    hint_ahead();
+    if (hints_) hint_ahead();
     if (e.slot != QueuedEvent::kNoSlot) {
       if (generation_[e.slot] != e.generation) {
         e.cb.destroy();  // cancelled: its slot was already freed
@@ -77,7 +77,6 @@ void Simulator::hint_ahead() {
   // The event after next: far hints (addresses it can compute from its own
   // capture); the next one: near hints, which may read what its far hints
   // fetched one event ago.
-  if (!hints_) return;
   if (QueuedEvent* far = queue_.sorted_ahead(1); far && far->slot == QueuedEvent::kNoSlot && far->generation)
     far->cb.prefetch_far();
   if (QueuedEvent* near = queue_.sorted_ahead(0); near && near->slot == QueuedEvent::kNoSlot && near->generation)

@@ -78,7 +78,10 @@ class Simulator {
 
   // Prefetch hints on (the default) or off; off is for measuring what
   // they save (bench/packet_bench). Never changes which events run when.
-  void set_prefetch_hints(bool on) { hints_ = on; }
+  void set_prefetch_hints(bool on) {
+    hints_allowed_ = on;
+    hints_ = hints_ && on;
+  }
 
   size_t pending() const { return live_; }
   uint64_t events_processed() const { return processed_; }
@@ -94,7 +97,9 @@ class Simulator {
   void enqueue(SimTime at, uint32_t slot, uint32_t generation, Callback&& cb) {
     QueuedEvent& e = queue_.push(static_cast<uint64_t>(at.count_ps()));
     e.slot = slot;
-    e.generation = slot == QueuedEvent::kNoSlot ? static_cast<uint32_t>(cb.prefetching()) : generation;
+    const bool hinted = slot == QueuedEvent::kNoSlot && cb.prefetching();
+    e.generation = slot == QueuedEvent::kNoSlot ? static_cast<uint32_t>(hinted) : generation;
+    hints_ = hints_ || (hinted && hints_allowed_);
     e.cb = std::move(cb).release();
     ++live_;
   }
@@ -109,7 +114,11 @@ class Simulator {
   SimTime now_;
   uint64_t processed_ = 0;
   bool stop_requested_ = false;
-  bool hints_ = true;
+  // Hints are looked for only once an event that has them was queued, so
+  // simulations without any (every backend but the packet one) pay one
+  // predictable branch per event (engine_bench HoldModel/<n>/1 against /0).
+  bool hints_allowed_ = true;
+  bool hints_ = false;
 };
 
 }  // namespace anatomy::engine
