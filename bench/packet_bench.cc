@@ -5,6 +5,8 @@
 //     * Permutation/<transport>: 1,024 hosts of a k = 16 fat-tree (3 tiers,
 //       400 Gb/s), each sends 2 MB to another (a random permutation); htsim
 //       takes 15.8 s (UEC) and 26.6 s (EQDS) for it. Target: <= 4 s.
+//     * Scale/<transport>/<radix>/<hints>: the permutation on 128, 1,024
+//       and 8,192 hosts (issue #18: events/s within 1.5x across the three).
 //     * Incast128: 127 hosts send 2 MB each to one; target >= 5 M events/s.
 //   packet_bench --experiment scenarios/fabrics/incast.yaml   # one experiment, printed as a table
 //
@@ -83,8 +85,9 @@ struct PermutationResult {
 };
 
 PermutationResult run_permutation(const topo::Topology& t, const std::string& network, core::Bytes bytes,
-                                  uint64_t seed) {
+                                  uint64_t seed, bool hints = true) {
   engine::Simulator sim;
+  sim.set_prefetch_hints(hints);
   auto net = app::network_factory(::anatomy::net::parse_network_spec(network))(sim, t);
   const std::vector<int> perm = permutation(static_cast<int>(t.num_gpus()), seed);
   PermutationResult r;
@@ -147,6 +150,36 @@ BENCHMARK_CAPTURE(BM_Permutation, eqds, std::string("packet:transport=eqds"))->U
 BENCHMARK_CAPTURE(BM_Permutation, uec, std::string("packet:transport=uec"))->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_Permutation, roce, std::string("packet:transport=roce"))->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK_CAPTURE(BM_Permutation, eqds_ecmp, std::string("packet:transport=eqds,load_balancing=ecmp"))
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+
+// Issue #18's scaling target: the same permutation on k = 8, 16 and 32
+// fat-trees (128, 1,024 and 8,192 hosts, 3 tiers, 400 Gb/s). The work per
+// host is the same, so events grow 8x per step; events/s should stay within
+// 1.5x across the three. The second argument turns the simulator's
+// prefetch hints off (0) to measure what they save.
+void BM_Scale(benchmark::State& state, const std::string& transport) {
+  const int radix = static_cast<int>(state.range(0));
+  const topo::Topology t = host_fabric(radix * radix * radix / 4, radix, 3);
+  const bool hints = state.range(1) != 0;
+  const std::string network = "packet:transport=" + transport;
+  PermutationResult r;
+  for (auto _ : state) r = run_permutation(t, network, core::Bytes(2'000'000), 13, hints);
+  const double mean = std::accumulate(r.fct_us.begin(), r.fct_us.end(), 0.0) / static_cast<double>(r.fct_us.size());
+  state.counters["hosts"] = static_cast<double>(t.num_gpus());
+  state.counters["events"] = static_cast<double>(r.events);
+  state.counters["Mevents_per_s"] = static_cast<double>(r.events) / r.wall_s / 1e6;
+  state.counters["mean_fct_us"] = mean;
+  state.counters["max_fct_us"] = r.fct_us.back();
+  state.counters["peak_packets"] = static_cast<double>(r.stats.peak_packets);
+}
+// Args: {radix, hints}; filter e.g. --benchmark_filter='Scale/uec/32/1'.
+BENCHMARK_CAPTURE(BM_Scale, uec, std::string("uec"))
+    ->ArgsProduct({{8, 16, 32}, {1, 0}})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_Scale, eqds, std::string("eqds"))
+    ->ArgsProduct({{8, 16, 32}, {1, 0}})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 

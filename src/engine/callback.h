@@ -9,6 +9,14 @@
 // inline; any other callable is stored on the heap and only its pointer is
 // kept inline. Either way the object itself is trivially relocatable.
 //
+// A callable may also say what memory it will touch when it runs: one with
+// prefetch_far() and prefetch_near() members is marked prefetching, and the
+// simulator calls those on the events two and one places ahead of the one
+// it runs, so their first cache misses overlap the current event instead
+// of stalling their own (see Simulator::pop_and_run). Far may only issue
+// prefetches of addresses it can compute without touching cold memory;
+// near runs one event later and may read what far prefetched.
+//
 //   Callback cb([this, id] { on_done(id); });
 //   cb();
 
@@ -26,7 +34,8 @@ class Callback {
   static constexpr size_t kInlineBytes = 16;
   // kRun calls and then destroys, so running a queued event costs one
   // indirect call rather than two.
-  enum class Op { kCall, kDestroy, kRun };
+  // kPrefetchFar/kPrefetchNear call the callable's hints (never it).
+  enum class Op { kCall, kDestroy, kRun, kPrefetchFar, kPrefetchNear };
 
   // The callable as plain bytes, for containers that move it with memcpy
   // (the event queue). Exactly one of invoke() or destroy() must follow.
@@ -35,6 +44,8 @@ class Callback {
     alignas(8) unsigned char buf[kInlineBytes];
     void invoke() { fn(Op::kRun, buf); }
     void destroy() { fn(Op::kDestroy, buf); }
+    void prefetch_far() { fn(Op::kPrefetchFar, buf); }
+    void prefetch_near() { fn(Op::kPrefetchNear, buf); }
   };
   Raw release() && {
     Raw r;
@@ -53,6 +64,8 @@ class Callback {
     fn_ = nullptr;
     return r;
   }
+  // Whether the callable has prefetch hints (see the top of this file).
+  bool prefetching() const { return prefetching_; }
 
   Callback() = default;
 
@@ -62,15 +75,29 @@ class Callback {
     if constexpr (sizeof(Fn) <= kInlineBytes && alignof(Fn) <= 8 &&
                   std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>) {
       ::new (static_cast<void*>(buf_)) Fn(std::forward<F>(f));
-      fn_ = [](Op op, void* buf) {
-        if (op != Op::kDestroy) (*std::launder(reinterpret_cast<Fn*>(buf)))();
-      };  // trivially destructible: destroying is a no-op
+      if constexpr (requires(const Fn& g) {
+                      g.prefetch_far();
+                      g.prefetch_near();
+                    }) {
+        prefetching_ = true;
+        fn_ = [](Op op, void* buf) {
+          const Fn& g = *std::launder(reinterpret_cast<Fn*>(buf));
+          if (op == Op::kPrefetchFar) g.prefetch_far();
+          else if (op == Op::kPrefetchNear) g.prefetch_near();
+          else if (op != Op::kDestroy) (*std::launder(reinterpret_cast<Fn*>(buf)))();
+        };
+      } else {
+        fn_ = [](Op op, void* buf) {
+          if (op == Op::kCall || op == Op::kRun) (*std::launder(reinterpret_cast<Fn*>(buf)))();
+        };  // trivially destructible: destroying is a no-op
+      }
     } else {
       Fn* heap = new Fn(std::forward<F>(f));
       std::memcpy(buf_, &heap, sizeof(heap));
       fn_ = [](Op op, void* buf) {
         Fn* p;
         std::memcpy(&p, buf, sizeof(p));
+        if (op == Op::kPrefetchFar || op == Op::kPrefetchNear) return;  // only inline callables hint
         if (op != Op::kDestroy) (*p)();
         if (op != Op::kCall) delete p;
       };
@@ -101,11 +128,13 @@ class Callback {
   void steal(Callback& o) {
     std::memcpy(buf_, o.buf_, kInlineBytes);
     fn_ = o.fn_;
+    prefetching_ = o.prefetching_;
     o.fn_ = nullptr;
   }
 
   alignas(8) unsigned char buf_[kInlineBytes];
   void (*fn_)(Op, void*) = nullptr;
+  bool prefetching_ = false;
 };
 
 }  // namespace anatomy::engine

@@ -25,6 +25,8 @@ class EventRun {
   bool empty() const { return head_ == end_; }
   size_t size() const { return end_ - head_; }
   QueuedEvent& front() { return buf_[head_]; }
+  // The event k places after the front; k < size().
+  QueuedEvent& at(size_t k) { return buf_[head_ + k]; }
   void pop_front() { ++head_; }
   // Pointer arithmetic, not &buf_[i]: a run that never held an event has no
   // buffer, and indexing a null one is undefined (UBSan, a simulator

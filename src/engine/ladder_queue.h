@@ -81,6 +81,9 @@ class LadderQueue {
     if (!bottom_.empty() || refill()) return &bottom_.front();
     return nullptr;
   }
+  // The event k places after front() if it is already sorted (in the
+  // bottom), else nullptr; never refills. For prefetch hints.
+  QueuedEvent* sorted_ahead(size_t k) { return k < bottom_.size() ? &bottom_.at(k) : nullptr; }
   // Removes the event front() returned.
   void pop_front() {
     bottom_.pop_front();

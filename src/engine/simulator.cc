@@ -56,6 +56,7 @@ bool Simulator::pop_and_run(uint64_t limit_ps) {
     // events, which can move the queue's storage.
     QueuedEvent e = *front;
     queue_.pop_front();
+    if (hints_) hint_ahead();
     if (e.slot != QueuedEvent::kNoSlot) {
       if (generation_[e.slot] != e.generation) {
         e.cb.destroy();  // cancelled: its slot was already freed
@@ -70,6 +71,16 @@ bool Simulator::pop_and_run(uint64_t limit_ps) {
     e.cb.invoke();
     return true;
   }
+}
+
+void Simulator::hint_ahead() {
+  // The event after next: far hints (addresses it can compute from its own
+  // capture); the next one: near hints, which may read what its far hints
+  // fetched one event ago.
+  if (QueuedEvent* far = queue_.sorted_ahead(1); far && far->slot == QueuedEvent::kNoSlot && far->generation)
+    far->cb.prefetch_far();
+  if (QueuedEvent* near = queue_.sorted_ahead(0); near && near->slot == QueuedEvent::kNoSlot && near->generation)
+    near->cb.prefetch_near();
 }
 
 bool Simulator::step() { return pop_and_run(std::numeric_limits<uint64_t>::max()); }

@@ -224,8 +224,15 @@ class PacketNetwork final : public Network, private Host {
   void arrive_at_port(uint32_t port, uint32_t pi);
   void enqueue(Port& port, uint32_t pi, bool high);
   void transmit(uint32_t port, uint32_t pi, SimTime start);
-  void land(uint32_t port);
+  // A link's head packet `pi` reaches the far end of port's link. The event
+  // carries the packet, so it can prefetch its records (LandEvent).
+  struct LandEvent;
+  void land(uint32_t port, uint32_t pi);
+  void prefetch_land_far(uint32_t port, uint32_t pi) const;
+  void prefetch_land_near(uint32_t port, uint32_t pi) const;
   void serve(uint32_t port);
+  struct ServeEvent;  // serve(port) at the end of the packet on its wire, with prefetch hints
+  void prefetch_serve_near(uint32_t port) const;
   void kick(uint32_t port);
   bool has_work(const Port& port) const;
   uint32_t from_feeder(Port& port);
