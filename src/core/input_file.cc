@@ -1,5 +1,7 @@
 #include "core/input_file.h"
 
+#include <cctype>
+
 #include <sys/stat.h>
 
 #include <fstream>
@@ -30,6 +32,18 @@ std::string read_input_file(const std::string& path, int64_t max_bytes, const st
   if (in && in.peek() != std::char_traits<char>::eof())
     throw InputError({path, 0, ""}, fmt::format("the {} changed while it was read", what));
   return text;
+}
+
+std::vector<std::string_view> words_of(std::string_view line) {
+  std::vector<std::string_view> w;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    const size_t start = i;
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i > start) w.push_back(line.substr(start, i - start));
+  }
+  return w;
 }
 
 }  // namespace anatomy::core

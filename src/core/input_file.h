@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace anatomy::core {
 
@@ -18,5 +20,8 @@ inline constexpr int64_t kMaxCalibrationBytes = 64 << 20;  // 64 MiB: the shippe
 // is missing or unreadable, not a regular file, or larger than `max_bytes`;
 // `what` names it in the message ("scenario file").
 std::string read_input_file(const std::string& path, int64_t max_bytes, const std::string& what);
+
+// The whitespace-separated words of one line of such a file (views into it).
+std::vector<std::string_view> words_of(std::string_view line);
 
 }  // namespace anatomy::core

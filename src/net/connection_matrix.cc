@@ -17,18 +17,6 @@ using core::InputError;
 
 inline constexpr int64_t kMaxMatrixBytes = 256 << 20;  // a million connections is ~40 MB
 
-std::vector<std::string_view> cm_words(std::string_view line) {
-  std::vector<std::string_view> w;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    const size_t start = i;
-    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i > start) w.push_back(line.substr(start, i - start));
-  }
-  return w;
-}
-
 uint64_t cm_whole(std::string_view s, const InputError& on_error) {
   uint64_t v = 0;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -52,7 +40,7 @@ ConnectionMatrix parse_connection_matrix(std::string_view text, const std::strin
     const std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
-    const auto w = cm_words(line);
+    const auto w = core::words_of(line);
     if (w.empty() || w[0][0] == '#') continue;
     const auto fail = [&](std::string_view field, const std::string& why) {
       return InputError({file, line_no, std::string(field)}, why);

@@ -23,18 +23,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-std::vector<std::string_view> words_of(std::string_view line) {
-  std::vector<std::string_view> w;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    const size_t start = i;
-    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i > start) w.push_back(line.substr(start, i - start));
-  }
-  return w;
-}
-
 struct TopoLine {
   const std::string& file;
   int line;
@@ -68,7 +56,7 @@ HtsimTopo parse_htsim_topo(std::string_view text, const std::string& file) {
     pos = end + 1;
     ++line_no;
     if (const size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    const auto w = words_of(line);
+    const auto w = core::words_of(line);
     if (w.empty()) continue;
     const std::string key = lower(w[0]);
     const TopoLine at{file, line_no, std::string(w[0])};

@@ -153,6 +153,11 @@ const PathSet& PathCache::spray(NodeId src, NodeId dst) {
     }
     found.push_back(links_);
   }
+  return store(key, std::move(found), pre, post);
+}
+
+// The paths found for a pair, in a fixed order, as its PathSet.
+const PathSet& PathCache::store(uint64_t key, std::vector<std::vector<LinkId>> found, SimTime pre, SimTime post) {
   std::sort(found.begin(), found.end());
   auto s = std::make_unique<PathSet>();
   s->count = static_cast<uint32_t>(found.size());
@@ -181,16 +186,7 @@ const PathSet& PathCache::every_path(uint64_t key, NodeId src, NodeId dst, uint3
       if (p.front() == first && p.size() == links_.size() && found.size() < want) found.push_back(std::move(p));
     if (found.empty()) found.push_back(links_);
   }
-  std::sort(found.begin(), found.end());
-  auto s = std::make_unique<PathSet>();
-  s->count = static_cast<uint32_t>(found.size());
-  s->len = static_cast<uint32_t>(found.front().size());
-  for (const auto& p : found) s->fwd.insert(s->fwd.end(), p.begin(), p.end());
-  s->pre_delay = pre;
-  s->post_delay = post;
-  PathSet& out = finish(std::move(s));
-  by_pair_.emplace(key, &out);
-  return out;
+  return store(key, std::move(found), pre, post);
 }
 
 size_t PathCache::memory_bytes() const {

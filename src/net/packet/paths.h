@@ -84,6 +84,7 @@ class PathCache {
   // Splits a full route into pre-delay, modelled links and post-delay.
   void model(const std::vector<LinkId>& full, std::vector<LinkId>& links, SimTime& pre, SimTime& post) const;
   PathSet& finish(std::unique_ptr<PathSet> s);
+  const PathSet& store(uint64_t key, std::vector<std::vector<LinkId>> found, SimTime pre, SimTime post);
   const PathSet& every_path(uint64_t key, NodeId src, NodeId dst, uint32_t want);
   static constexpr uint32_t kSampledPaths = 1024;  // above this, enumerate instead of sampling
 
