@@ -16,6 +16,10 @@ void Simulator::schedule_at(SimTime at, Callback cb) {
   enqueue(at, QueuedEvent::kNoSlot, 0, std::move(cb));
 }
 
+void Simulator::scheduled_in_the_past() {
+  core::check_failed("at >= now_", __FILE__, __LINE__, "an event was scheduled in the past");
+}
+
 EventHandle Simulator::schedule_cancellable_at(SimTime at, Callback cb) {
   ANATOMY_CHECK(at >= now_, "an event was scheduled in the past");
   ANATOMY_CHECK(static_cast<bool>(cb), "an event needs a callback");

@@ -56,6 +56,19 @@ class Simulator {
 
   // `at` must not be earlier than now().
   void schedule_at(SimTime at, Callback cb);
+  // An event whose callable has prefetch hints (callback.h); chosen by
+  // overload for such callables, so no other event pays for looking.
+  template <PrefetchHinted F>
+  void schedule_at(SimTime at, F&& f) {
+    if (at < now_) [[unlikely]]
+      scheduled_in_the_past();
+    hints_ = hints_allowed_;
+    enqueue(at, QueuedEvent::kNoSlot, 1, Callback(std::forward<F>(f)));
+  }
+  template <PrefetchHinted F>
+  void schedule_in(SimTime delay, F&& f) {
+    schedule_at(now_ + delay, std::forward<F>(f));
+  }
   void schedule_in(SimTime delay, Callback cb) { schedule_at(now_ + delay, std::move(cb)); }
   EventHandle schedule_cancellable_at(SimTime at, Callback cb);
   EventHandle schedule_cancellable_in(SimTime delay, Callback cb) {
@@ -91,15 +104,14 @@ class Simulator {
   bool pop_and_run(uint64_t limit_ps);
   // Calls the prefetch hints of the next two events (see the top).
   void hint_ahead();
+  [[noreturn]] static void scheduled_in_the_past();
   // Queues `cb` at `at`, writing the event in place (see LadderQueue::push).
   // An event without a slot has no generation to check; its generation
-  // field says instead whether its callback has prefetch hints.
+  // field says instead whether its callback has prefetch hints (1) or not (0).
   void enqueue(SimTime at, uint32_t slot, uint32_t generation, Callback&& cb) {
     QueuedEvent& e = queue_.push(static_cast<uint64_t>(at.count_ps()));
     e.slot = slot;
-    const bool hinted = slot == QueuedEvent::kNoSlot && cb.prefetching();
-    e.generation = slot == QueuedEvent::kNoSlot ? static_cast<uint32_t>(hinted) : generation;
-    hints_ = hints_ || (hinted && hints_allowed_);
+    e.generation = generation;
     e.cb = std::move(cb).release();
     ++live_;
   }

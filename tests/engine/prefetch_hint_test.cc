@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,10 +22,31 @@ struct HintLogger {
   void prefetch_near() const { log->push_back("near" + std::to_string(id)); }
 };
 
+// Whether a callable hints is a property of its type; a callable that
+// would not be stored inline cannot hint (its dispatcher is the heap one).
+struct TooBigToHint {
+  std::vector<std::string>* log;
+  int64_t pad[2];
+  void operator()() const {}
+  void prefetch_far() const {}
+  void prefetch_near() const {}
+};
+
 TEST(PrefetchHint, ACallableWithHintsIsMarkedAndAPlainLambdaIsNot) {
+  EXPECT_TRUE(PrefetchHinted<HintLogger>);
+  EXPECT_FALSE(PrefetchHinted<decltype([] {})>);
+  EXPECT_FALSE(PrefetchHinted<TooBigToHint>);
+  // A hinting callable already wrapped in a Callback has lost its type:
+  // it runs like any other event and is never asked for hints.
+  EXPECT_FALSE(PrefetchHinted<Callback>);
+}
+
+TEST(PrefetchHint, AHintingCallableWrappedInACallbackRunsWithoutHints) {
+  Simulator sim;
   std::vector<std::string> log;
-  EXPECT_TRUE(Callback(HintLogger{&log, 0}).prefetching());
-  EXPECT_FALSE(Callback([] {}).prefetching());
+  for (int i = 0; i < 3; ++i) sim.schedule_at(SimTime::ns(i + 1), Callback(HintLogger{&log, i}));
+  sim.run();
+  EXPECT_EQ(log, (std::vector<std::string>{"run0", "run1", "run2"}));
 }
 
 TEST(PrefetchHint, EachEventHearsFarThenNearBeforeItRuns) {
