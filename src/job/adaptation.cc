@@ -139,6 +139,10 @@ class Adaptation {
   std::vector<std::string> tuner_candidates() const;
   ClusterState state_at(JobTime t, bool with_reroute = true) const;
   SimTime checkpoint_cost_at(double storage_fraction, bool compressed);
+  // The compression ratio once the checkpoint controller compresses, and
+  // the one checkpoints are written at now.
+  double compression_with_controller() const;
+  double compression_in_use() const;
   double reroute_fraction(int link) const;
   void decide(JobTime t, ControllerState& c, const std::string& signal, const std::string& action,
               const std::string& effect);
@@ -387,12 +391,21 @@ SimTime Adaptation::checkpoint_cost_at(double f, bool compressed) {
   with.topology = &topo;
   with.link_samples = 0;
   CheckpointSpec cs = spec_.checkpoint;
-  if (compressed)
-    for (const auto& c : spec_.controllers)
-      if (c.kind == ControllerKind::kCheckpoint) cs.compression_ratio = std::min(cs.compression_ratio, c.compression_ratio);
+  if (compressed) cs.compression_ratio = compression_with_controller();
   const coll::NetworkFactory& bulk = in_.bulk_network ? in_.bulk_network : base.make_network;
   const CheckpointCost cc = measure_checkpoint(cs, with, *in_.steady, bulk);
   return ckpt_cache_.emplace(key, cc.cost(in_.steady->iteration, in_.checkpoint_every)).first->second;
+}
+
+double Adaptation::compression_with_controller() const {
+  double ratio = spec_.checkpoint.compression_ratio;
+  for (const auto& c : spec_.controllers)
+    if (c.kind == ControllerKind::kCheckpoint) ratio = std::min(ratio, c.compression_ratio);
+  return ratio;
+}
+
+double Adaptation::compression_in_use() const {
+  return std::clamp(compress_ ? compression_with_controller() : spec_.checkpoint.compression_ratio, 0.0, 1.0);
 }
 
 void Adaptation::decide(JobTime t, ControllerState& c, const std::string& signal, const std::string& action,
@@ -907,10 +920,12 @@ AdaptationResult Adaptation::run() {
           break;
         }
       }
+      SimTime checkpoint_extra;
       if (share > 0) {
         const SimTime full = checkpoint_cost_at(congested, compress_);
         const SimTime whole = full > steady_ckpt ? full - steady_ckpt : SimTime::zero();
         const SimTime extra = share >= 1 ? whole : SimTime::from_seconds(whole.seconds() * share);
+        checkpoint_extra = extra;
         const SimTime cost = steady_ckpt + extra;
         blackout(t, extra, &r_.checkpoint);
         if (after_chain && storage < 1)
@@ -938,6 +953,14 @@ AdaptationResult Adaptation::run() {
       }
       if (after_chain && share > 0 && compress_)
         r_.chain_broken = "checkpoint controller: compression shrank the congested write";
+      if (tel.checkpoint || (ext && ext->checkpoint)) {
+        // What a monitor sees of this write: its bytes and how long it held
+        // storage, the healthy write plus what congestion added to it.
+        const Bytes written(std::llround(in_.checkpoint->bytes_total.as_double() * compression_in_use()));
+        const SimTime held = in_.checkpoint->stall + in_.checkpoint->background + checkpoint_extra;
+        tel.checkpoint.emit(t, written, held);
+        if (ext) ext->checkpoint.emit(t, written, held);
+      }
       chain_ckpt_.reset();
     }
 

@@ -85,6 +85,17 @@ struct Telemetry {
   core::Signal<core::JobTime, double> storage;
   // (t, what): stalls, retries, crashes, restarts, failures
   core::Signal<core::JobTime, const std::string&> event;
+  // The job's timeline (lifecycle.h), as a cluster's monitoring sees it:
+  // (t, cause) a failure or planned restart interrupts the job, every one
+  // of them (JobResult::events keeps the first 200);
+  core::Signal<core::JobTime, const std::string&> failure;
+  // (t) training resumes after a recovery;
+  core::Signal<core::JobTime> restart;
+  // (t, bytes written, how long the write held storage) per checkpoint, so
+  // its write throughput is bytes / time. The timeline emits one for each
+  // checkpoint it does not fold (lifecycle.h, kFoldCheckpointsAfter) and
+  // the adaptation one for each checkpoint it meets, slowed or not.
+  core::Signal<core::JobTime, core::Bytes, core::SimTime> checkpoint;
 };
 
 struct ControllerDecision {
@@ -133,10 +144,9 @@ struct AdaptationInputs {
   coll::NetworkFactory bulk_network;
   core::SimTime restart;           // a restart on cached images
   core::SimTime restart_new_host;  // with a spare host
-  // The steady timeline's checkpoints (end of each stall) and failures, to
-  // find the work a crash loses and what a delayed checkpoint meets.
+  // The steady timeline's checkpoints (end of each stall), to find what a
+  // delayed checkpoint meets.
   std::vector<core::JobTime> checkpoint_times;
-  std::vector<core::JobTime> failure_times;
   Telemetry* telemetry = nullptr;  // extra subscribers (the report); may be null
 };
 

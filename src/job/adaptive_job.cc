@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -24,7 +25,8 @@ using core::scaled;
 // reaction_time has passed, the controller sets the interval to Daly's for
 // the failure rate it has seen so far (failures / elapsed wall time) and
 // the checkpoint cost it measures.
-std::vector<ControllerDecision> online_intervals(const ControllerSpec& c, const JobResult& r, const JobSpec& spec,
+std::vector<ControllerDecision> online_intervals(const ControllerSpec& c, const JobResult& r,
+                                                 const std::vector<JobTime>& failures, const JobSpec& spec,
                                                  std::vector<std::pair<JobTime, int64_t>>& changes) {
   std::vector<ControllerDecision> out;
   const SimTime T = r.steady.iteration;
@@ -32,10 +34,10 @@ std::vector<ControllerDecision> online_intervals(const ControllerSpec& c, const 
   const JobTime C = r.checkpoint_cost();
   int64_t K = r.checkpoint_every;
   int seen = 0;
-  for (const JobEvent& e : r.events) {
+  for (const JobTime failed_at : failures) {
     ++seen;
     if (seen < c.min_failures) continue;
-    const JobTime at = e.at + JobTime(c.reaction_time);
+    const JobTime at = failed_at + JobTime(c.reaction_time);
     if (at >= r.wall) break;
     const JobTime mtbi = JobTime::from_seconds(at.seconds() / seen);
     const JobTime tau = daly_interval(C, mtbi);
@@ -53,21 +55,77 @@ std::vector<ControllerDecision> online_intervals(const ControllerSpec& c, const 
   return out;
 }
 
+// A timeline run with its signals kept: the controllers read every
+// interruption from them (JobResult::events keeps only the first 200), and
+// outside subscribers hear them replayed from the timeline the job ends up
+// with (the first, or the one the online interval re-ran), never both.
+class TimelineLog {
+ public:
+  TimelineLog(const JobInputs& in, const Telemetry* outside) : outside_(outside) {
+    tel_.failure.subscribe([this](JobTime t, const std::string& cause) {
+      failures.push_back(t);
+      if (outside_) entries_.push_back({t, Kind::kFailure, cause, {}, {}});
+    });
+    if (outside_) {
+      tel_.restart.subscribe([this](JobTime t) { entries_.push_back({t, Kind::kRestart, {}, {}, {}}); });
+      if (outside_->checkpoint)
+        tel_.checkpoint.subscribe(
+            [this](JobTime t, Bytes b, SimTime held) { entries_.push_back({t, Kind::kCheckpoint, {}, b, held}); });
+    }
+    JobInputs logged = in;
+    logged.telemetry = &tel_;
+    result = run_job_timeline(logged);
+  }
+  TimelineLog(const TimelineLog&) = delete;
+  TimelineLog& operator=(const TimelineLog&) = delete;
+
+  void replay() const {
+    if (!outside_) return;
+    for (const Entry& e : entries_) {
+      if (e.kind == Kind::kFailure) outside_->failure.emit(e.at, e.cause);
+      else if (e.kind == Kind::kRestart) outside_->restart.emit(e.at);
+      else outside_->checkpoint.emit(e.at, e.bytes, e.held);
+    }
+  }
+
+  JobResult result;
+  std::vector<JobTime> failures;  // every interruption, in the order the timeline met them
+
+ private:
+  enum class Kind { kFailure, kRestart, kCheckpoint };
+  struct Entry {
+    JobTime at;
+    Kind kind;
+    std::string cause;
+    Bytes bytes;
+    SimTime held;
+  };
+  const Telemetry* outside_;
+  Telemetry tel_;
+  std::vector<Entry> entries_;
+};
+
 }  // namespace
 
-JobResult adapt_job(const JobInputs& in, JobResult r) {
+JobResult run_adaptive_job(const JobInputs& in) {
+  std::optional<TimelineLog> first(std::in_place, in, in.telemetry);
+  TimelineLog* final_log = &*first;
+  std::optional<TimelineLog> again;
   std::vector<ControllerDecision> interval_decisions;
   for (const ControllerSpec& c : in.spec.controllers) {
     if (c.kind != ControllerKind::kCheckpoint) continue;
     std::vector<std::pair<JobTime, int64_t>> changes;
-    interval_decisions = online_intervals(c, r, in.spec, changes);
+    interval_decisions = online_intervals(c, first->result, first->failures, in.spec, changes);
     if (!changes.empty()) {
-      JobInputs again = in;
-      again.interval_changes = std::move(changes);
-      r = run_job_timeline(again);
+      JobInputs rerun = in;
+      rerun.interval_changes = std::move(changes);
+      again.emplace(rerun, in.telemetry);
+      final_log = &*again;
     }
     break;
   }
+  final_log->replay();
+  JobResult r = std::move(final_log->result);
 
   AdaptationInputs a;
   a.spec = &in.spec;
@@ -83,7 +141,6 @@ JobResult adapt_job(const JobInputs& in, JobResult r) {
   a.restart_new_host = startup_cost(in.spec.startup, in.iteration, true, 1, load).total();
   for (const JobPhase& p : r.phases)
     if (std::string_view(p.kind) == "checkpoint") a.checkpoint_times.push_back(p.start);
-  for (const JobEvent& e : r.events) a.failure_times.push_back(e.at);
   a.telemetry = in.telemetry;
   AdaptationResult res = run_adaptation(a);
   res.decisions.insert(res.decisions.begin(), interval_decisions.begin(), interval_decisions.end());

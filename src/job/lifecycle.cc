@@ -35,7 +35,7 @@ std::string hours(JobTime t) { return fmt::format("{:.2f} h", t.seconds() / 3600
 
 class JobSim {
  public:
-  explicit JobSim(const JobInputs& in) : in_(in), spec_(in.spec), D_(in.spec.duration) {}
+  explicit JobSim(const JobInputs& in) : in_(in), spec_(in.spec), D_(in.spec.duration), tel_(in.telemetry) {}
   JobResult run();
 
  private:
@@ -63,10 +63,20 @@ class JobSim {
   // Recovery from a failure at `at`; returns when training resumes and
   // appends how to `how`.
   JobTime recover(JobTime at, const FailureClass& fc, bool planned, std::string& how);
+  // A checkpoint's write starting at `at`, as the checkpoint signal tells
+  // it: the bytes that leave the GPUs (after compression) and how long the
+  // write holds storage (the stall, then any background part).
+  void emit_checkpoint(JobTime at) const {
+    if (!tel_ || !tel_->checkpoint) return;
+    const double ratio = std::clamp(spec_.checkpoint.compression_ratio, 0.0, 1.0);
+    tel_->checkpoint.emit(at, Bytes(std::llround(r_.checkpoint.bytes_total.as_double() * ratio)),
+                          r_.checkpoint.stall + r_.checkpoint.background);
+  }
 
   const JobInputs& in_;
   const JobSpec& spec_;
   const JobTime D_;
+  Telemetry* tel_;  // may be null
   JobResult r_;
   StartupCost restart_new_host_;
   int spares_ = 0;
@@ -172,6 +182,7 @@ JobResult JobSim::run() {
       ++r_.by_component[fc.name];
       ++r_.by_category[fc.category];
     }
+    if (tel_) tel_->failure.emit(f.at, fc.name);
     Interruption i{&fc, JobTime::zero(), {}};
     i.resume = recover(f.at, fc, planned, i.how);
     return i;
@@ -211,6 +222,7 @@ JobResult JobSim::run() {
       ++r_.by_component[fc.name];
       ++r_.by_category[fc.category];
     }
+    if (tel_) tel_->failure.emit(f.at, fc.name);
     std::string how;
     const JobTime first_resume = recover(f.at, fc, planned, how);
     JobTime resume = first_resume;
@@ -222,6 +234,7 @@ JobResult JobSim::run() {
     }
     add(r_.time.recovery, f.at, resume);
     mark("recovery", f.at, resume);
+    if (tel_ && resume < D_) tel_->restart.emit(resume);
     if (r_.events.size() < kMaxEvents)
       r_.events.push_back({f.at, fmt::format("{} at {}: lost {} iterations ({}) since the last checkpoint; {}",
                                              fc.name, hours(f.at), done, core::format_time(tentative), how)});
@@ -242,6 +255,7 @@ JobResult JobSim::run() {
         add(r_.time.recovery, t, resume);
         mark("recovery", t, resume);
         t = std::min(D_, resume);
+        if (tel_ && t < D_) tel_->restart.emit(t);
       }
     }
     if (t >= D_) break;
@@ -319,6 +333,9 @@ JobResult JobSim::run() {
       if (n > 0) {
         productive += train_left * n;
         r_.iterations_kept += K * n;
+        // Folded checkpoints are written all the same: a subscriber hears each.
+        if (tel_ && tel_->checkpoint)
+          for (int64_t k = 0; k < n; ++k) emit_checkpoint(t + period * k + train_left);
         r_.time.checkpoint += JobTime(C) * n;
         r_.checkpoints += n;
         mark("training", t, t + period * n);
@@ -337,6 +354,7 @@ JobResult JobSim::run() {
       add(r_.time.checkpoint, t + train_wall, period_end);
       mark_training(t + train_wall);
       mark("checkpoint", t + train_wall, period_end);
+      emit_checkpoint(t + train_wall);
       ++r_.checkpoints;
       t = period_end;
       continue;
@@ -419,9 +437,7 @@ std::vector<CauseCost> JobResult::costs_by_cause() const {
 
 JobResult run_job(const JobInputs& in) {
   if (in.spec.duration <= JobTime::zero()) throw core::InputError({"", 0, "job.duration"}, "must be positive");
-  JobResult r = run_job_timeline(in);
-  if (in.spec.adaptive()) r = adapt_job(in, std::move(r));
-  return r;
+  return in.spec.adaptive() ? run_adaptive_job(in) : run_job_timeline(in);
 }
 
 JobResult run_job_timeline(const JobInputs& in) {

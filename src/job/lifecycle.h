@@ -132,14 +132,17 @@ struct JobInputs {
   // From (time, iterations) on, checkpoint every that many iterations (the
   // checkpoint controller's online Young/Daly); empty: the configured interval.
   std::vector<std::pair<JobTime, int64_t>> interval_changes;
-  Telemetry* telemetry = nullptr;  // subscribers to the adaptation's signals (may be null)
+  // Subscribers to the job's signals (may be null): the timeline's
+  // failures, restarts and checkpoints, and an adaptive job's conditions
+  // and controllers (adaptation.h, Telemetry).
+  Telemetry* telemetry = nullptr;
 };
 
 JobResult run_job(const JobInputs& in);
 // The job's timeline alone, conditions and controllers left out.
 JobResult run_job_timeline(const JobInputs& in);
-// Runs `in`'s conditions and controllers over `timeline` (run_job_timeline's
-// result) and returns the job with what they cost and won (adaptive_job.cc).
-JobResult adapt_job(const JobInputs& in, JobResult timeline);
+// The job's timeline, then `in`'s conditions and controllers over it:
+// returns the job with what they cost and won (adaptive_job.cc).
+JobResult run_adaptive_job(const JobInputs& in);
 
 }  // namespace anatomy::job

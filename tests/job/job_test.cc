@@ -308,6 +308,118 @@ TEST(Lifecycle, TimelineCoversTheWallTimeWithoutGapsAndMatchesTheBuckets) {
   EXPECT_GT(by_kind["lost training"], SimTime::zero());
 }
 
+// The timeline's signals tell what a cluster's monitoring would see: one
+// failure per interruption, a restart per recovery that ends inside the
+// job, and one checkpoint per checkpoint written, each with its bytes and
+// the time its write held storage (a synchronous write: the stall).
+TEST(JobSignals, TheTimelineTellsEveryFailureRestartAndCheckpoint) {
+  Cluster c(false);
+  JobInputs in = job_inputs(c, SimTime::sec(86400));
+  in.spec.failures = two_classes();
+  in.spec.failures.classes[1].rate_per_unit_day = 5;
+  in.spec.seed = 11;
+  Telemetry tel;
+  int failures = 0, restarts = 0;
+  int64_t checkpoints = 0;
+  JobTime last_checkpoint;
+  tel.failure.subscribe([&](JobTime, const std::string& cause) {
+    ++failures;
+    EXPECT_FALSE(cause.empty());
+  });
+  tel.restart.subscribe([&](JobTime) { ++restarts; });
+  Bytes bytes;
+  SimTime held;
+  tel.checkpoint.subscribe([&](JobTime t, Bytes b, SimTime h) {
+    EXPECT_GE(t, last_checkpoint);  // in time order
+    last_checkpoint = t;
+    ++checkpoints;
+    bytes = b;
+    held = h;
+  });
+  in.telemetry = &tel;
+  const JobResult r = run_job(in);
+  ASSERT_GT(r.interruptions, 1);
+  EXPECT_EQ(failures, r.interruptions);
+  EXPECT_GE(restarts, 1);
+  EXPECT_LE(restarts, failures);
+  EXPECT_EQ(checkpoints, r.checkpoints);
+  // Uncompressed (ratio 1): every byte of the shards leaves; synchronous:
+  // the write holds storage for the stall, nothing in the background.
+  EXPECT_EQ(bytes, r.checkpoint.bytes_total);
+  EXPECT_EQ(held, r.checkpoint.stall);
+  // Nobody listening: the same job, to the picosecond.
+  in.telemetry = nullptr;
+  const JobResult quiet = run_job(in);
+  EXPECT_EQ(quiet.time.lost_work, r.time.lost_work);
+  EXPECT_EQ(quiet.ettr, r.ettr);
+}
+
+// The online Young/Daly controller reads failures from the failure signal,
+// so it sees all of them: JobResult::events keeps the first 200 for the
+// report, and a controller that read that list stopped counting there.
+// Switches fail 20 times a day over 30 days: about 600 interruptions, so a
+// controller that waits for 300 failures must still act.
+TEST(JobSignals, TheOnlineIntervalSeesFailuresPastTheFirst200) {
+  Cluster c(false);
+  JobInputs in = job_inputs(c, SimTime::sec(30 * 86400));
+  in.spec.failures = two_classes();
+  in.spec.failures.classes[1].rate_per_unit_day = 20;
+  in.spec.seed = 5;
+  ControllerSpec ck;
+  ck.kind = ControllerKind::kCheckpoint;
+  ck.min_failures = 300;
+  ck.compression = false;
+  in.spec.controllers.push_back(ck);
+  Telemetry tel;
+  int heard = 0;
+  tel.failure.subscribe([&](JobTime, const std::string&) { ++heard; });
+  in.telemetry = &tel;
+  const JobResult r = run_job(in);
+  ASSERT_GT(r.interruptions, 300);
+  ASSERT_TRUE(r.adaptation.has_value());
+  int interval_decisions = 0;
+  for (const ControllerDecision& d : r.adaptation->decisions)
+    if (d.controller == "checkpoint") ++interval_decisions;
+  EXPECT_GE(interval_decisions, 1);
+  // Outside subscribers hear the timeline the job ended with, once.
+  EXPECT_EQ(heard, r.interruptions);
+}
+
+// Under storage congestion a checkpoint's write is slower, and the
+// checkpoint signal shows it: storage keeping a quarter of its bandwidth
+// for the job's second hour stretches every write it meets (the
+// synchronous write is storage-bound on this cluster: 2 servers' 400G NICs
+// for 32 GPUs), so the write throughput a monitor computes (bytes / time)
+// falls to a quarter.
+TEST(JobSignals, ACongestedCheckpointWritesSlowerAndTheSignalShowsIt) {
+  Cluster c(false);
+  JobInputs in = job_inputs(c, SimTime::sec(2 * 3600));
+  ConditionSpec storage;
+  storage.kind = ConditionKind::kStorageCongestion;
+  storage.at = JobTime::sec(3600);
+  storage.duration = SimTime::sec(3600);
+  storage.bandwidth_fraction = 0.25;
+  in.spec.conditions.push_back(storage);
+  Telemetry tel;
+  std::vector<std::pair<JobTime, double>> gbps;  // (t, write GB/s)
+  tel.checkpoint.subscribe([&](JobTime t, Bytes b, SimTime held) { gbps.push_back({t, b.as_double() / held.seconds() / 1e9}); });
+  in.telemetry = &tel;
+  const JobResult r = run_job(in);
+  ASSERT_TRUE(r.adaptation.has_value());
+  double healthy = 0, congested = 1e30;
+  for (const auto& [t, rate] : gbps) {
+    if (t < JobTime::sec(3600)) healthy = std::max(healthy, rate);
+    else congested = std::min(congested, rate);
+  }
+  ASSERT_GT(healthy, 0);
+  ASSERT_LT(congested, 1e30);
+  // Healthy: about the 2 servers' 2 x 400 Gb/s = 100 GB/s (98 GB/s: the
+  // stall has more in it than the bytes at line rate). Storage-bound, a
+  // quarter of the bandwidth takes four times as long: a quarter the rate.
+  EXPECT_GT(healthy, 90);
+  EXPECT_NEAR(congested / healthy, 0.25, 0.01);
+}
+
 TEST(Lifecycle, HangsCostTheWatchdogTimeout) {
   // A class that hangs is found only when the collective watchdog fires.
   Cluster c(false);
