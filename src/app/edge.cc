@@ -5,6 +5,7 @@
 
 #include "app/data_dir.h"
 #include "app/network_factory.h"
+#include "app/setup.h"
 #include "coll/algorithm.h"
 #include "coll/collective.h"
 #include "coll/group.h"
@@ -20,9 +21,7 @@ EdgeRun run_edge(const scenario::Scenario& s) {
     const job::edge::EdgeSpec& spec = *s.edge;
     const topo::Topology topology = topo::build_cluster(s.cluster);
     run.topology = topology.description;
-    const std::string table_path = s.calibration.empty() ? shipped_calibration_for(s.cluster.system.gpu) : s.calibration;
-    std::optional<hw::CalibrationTable> table;
-    if (!table_path.empty()) table = hw::load_calibration(table_path);
+    const std::optional<hw::CalibrationTable> table = calibration_of(s);
     const hw::ComputeModel compute = hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr);
     run.compute = compute.describe();
     try {

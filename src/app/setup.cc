@@ -8,19 +8,23 @@
 #include "app/network_factory.h"
 #include "coll/library_model.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "hw/compute_model.h"
 #include "topo/builders.h"
 
 namespace anatomy::app {
-namespace {
-
-// The calibration table a scenario uses: the one it names, else the one
-// shipped for its GPU (data_dir.h).
-std::string calibration_for(const scenario::Scenario& s) {
-  return s.calibration.empty() ? shipped_calibration_for(s.cluster.system.gpu) : s.calibration;
+std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s) {
+  if (s.calibration.empty()) {
+    const std::string shipped = shipped_calibration_for(s.cluster.system.gpu);  // data_dir.h
+    if (shipped.empty()) return std::nullopt;
+    return hw::load_calibration(shipped);
+  }
+  try {
+    return hw::load_calibration(s.calibration);
+  } catch (const core::InputError& e) {
+    throw core::as_error_of_field(e, "compute.calibration");
+  }
 }
-
-}  // namespace
 
 core::InputError not_an_iteration(const scenario::Scenario& s) {
   return scenario::locate_in_scenario(
@@ -35,9 +39,7 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
     topo::ClusterSpec spec = s.cluster;
     if (s.placement) spec.gpus = s.placement_cluster_gpus;
     setup->topology = topo::build_cluster(spec);
-    const std::string table_path = calibration_for(s);
-    std::optional<hw::CalibrationTable> table;
-    if (!table_path.empty()) table = hw::load_calibration(table_path);
+    const std::optional<hw::CalibrationTable> table = calibration_of(s);
     setup->compute.emplace(hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr));
     coll::register_builtin_algorithms(setup->registry);
     workload::IterationInputs& in = setup->inputs;

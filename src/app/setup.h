@@ -38,6 +38,11 @@ struct Setup {
 // Throws InputError (with the scenario's file) on what cannot be built or placed.
 std::unique_ptr<Setup> make_setup(const scenario::Scenario& s);
 
+// The calibration table the scenario's compute model reads: the one its
+// compute.calibration names, else the one shipped for its GPU, else none.
+// A named table that cannot be read is an error of compute.calibration.
+std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s);
+
 // The error for a collective case given where a training job is needed.
 core::InputError not_an_iteration(const scenario::Scenario& s);
 

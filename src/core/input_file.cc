@@ -34,6 +34,11 @@ std::string read_input_file(const std::string& path, int64_t max_bytes, const st
   return text;
 }
 
+InputError as_error_of_field(const InputError& e, const std::string& field) {
+  if (e.where().line > 0 || !e.where().field.empty()) return e;
+  return InputError({"", 0, field}, fmt::format("{}: {}", e.where().file, e.message()));
+}
+
 std::vector<std::string_view> words_of(std::string_view line) {
   std::vector<std::string_view> w;
   size_t i = 0;

@@ -364,13 +364,21 @@ StreamResult job_stream(const FleetSpec& spec) {
   }
   if (spec.trace.enabled) {
     StreamResult t;
-    const std::string text = core::read_input_file(spec.trace.file, kMaxTraceBytes, "trace file");
+    // Naming the field that named the file when the file cannot be read.
+    const auto read = [](const std::string& path, const char* field) {
+      try {
+        return core::read_input_file(path, kMaxTraceBytes, "trace file");
+      } catch (const core::InputError& e) {
+        throw core::as_error_of_field(e, field);
+      }
+    };
+    const std::string text = read(spec.trace.file, "fleet.trace.file");
     switch (spec.trace.format) {
       case TraceFormat::kPhilly: t = read_philly(text, spec.trace.file, spec); break;
       case TraceFormat::kHelios: t = read_helios(text, spec.trace.file, spec); break;
       case TraceFormat::kAlibabaPai: {
         const std::string jobs =
-            spec.trace.jobs_file.empty() ? "" : core::read_input_file(spec.trace.jobs_file, kMaxTraceBytes, "trace file");
+            spec.trace.jobs_file.empty() ? "" : read(spec.trace.jobs_file, "fleet.trace.jobs_file");
         t = read_alibaba_pai(text, spec.trace.file, jobs, spec.trace.jobs_file, spec);
         break;
       }

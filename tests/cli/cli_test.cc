@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "shell.h"
@@ -102,6 +103,23 @@ TEST(Cli, OutputFlagsAreCheckedBeforeAnythingRuns) {
 
 TEST(Cli, ScenarioThatIsNotARegularFileIsOneError) {
   expect_input_error("run /dev/zero", "/dev/zero: the scenario file is not a regular file");
+}
+
+TEST(Cli, AFileTheScenarioNamesThatCannotBeReadIsAnErrorOfThatField) {
+  // Found by a mutation fuzzer over the shipped scenarios: a calibration
+  // table or trace that is missing (or a device) was an error naming only
+  // that file, with no line and no field; it is the scenario's field that
+  // is wrong, so the error names the scenario's file, line and field.
+  const std::string file = ::testing::TempDir() + "anatomy_named_files.yaml";
+  std::ofstream(file) << "model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\ncompute: {calibration: /nonexistent.json}\n";
+  expect_input_error("run " + file,
+                     file + ":3: compute.calibration: /nonexistent.json: cannot read the calibration table (missing");
+  std::ofstream(file) << "model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\ncompute: {calibration: /dev/zero}\n";
+  expect_input_error("run " + file, file + ":3: compute.calibration: /dev/zero: the calibration table is not a regular file");
+  const std::string replay = std::string(ANATOMY_SOURCE_DIR) + "/scenarios/cluster/trace-replay.yaml";
+  expect_input_error("run " + replay + " --set fleet.trace.file=/nonexistent.json",
+                     "fleet.trace.file: /nonexistent.json: cannot read the trace file");
+  std::remove(file.c_str());
 }
 
 TEST(Cli, SameInputsGiveByteIdenticalOutput) {
