@@ -59,7 +59,7 @@ fleet::StepProfile training_profile(const scenario::Scenario& s, const fleet::Jo
   p.checkpoint_bytes_per_gpu =
       c.checkpoint_bytes.count() > 0
           ? static_cast<double>(c.checkpoint_bytes.count())
-          : static_cast<double>(job::shard_bytes(one.model, one.parallelism, one.training.precision, 0).count());
+          : static_cast<double>(job::shard_bytes(one.model, one.parallelism, one.training, 0).count());
   p.source = fmt::format("{} TP{} PP{} DP{}: {:.3f} s per step alone (anatomy's iteration model, {} network), "
                          "{:.0f}% compute, {:.0f}% exposed communication, {:.0f}% bubble",
                          c.model, c.tp, c.pp, dp, t, it.network_transfers ? "flow" : "no", 100 * p.compute,

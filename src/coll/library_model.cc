@@ -53,6 +53,8 @@ SimTime LibraryModel::hop_latency(LinkClass l, AlgoClass a, Protocol p) const {
   return ideal ? SimTime::zero() : us(kHwLat[idx(l)][idx(a)][idx(p)]);
 }
 
+SimTime LibraryModel::nvls_tree_net_latency() const { return ideal ? SimTime::zero() : us(20.9); }
+
 double LibraryModel::ll_max_busbw_GBps(int nodes) const {
   if (ideal) return 0;
   return ll_max_GBps[nodes <= 1 ? 0 : nodes == 2 ? 1 : 2];

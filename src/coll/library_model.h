@@ -61,6 +61,9 @@ struct LibraryModel {
   double nvls_tree_max_per_head_GBps(int nodes) const;
   SimTime base_latency(AlgoClass a, Protocol p) const;
   SimTime hop_latency(LinkClass l, AlgoClass a, Protocol p) const;
+  // One level of NVLSTree's tree across domains (tuning.cc hwLat[NET]
+  // [NVLS_TREE][Simple] = 20.9 us, above the plain tree's 14).
+  SimTime nvls_tree_net_latency() const;
   // Payload per channel per pipeline step.
   Bytes chunk(AlgoClass a, Protocol p) const;
 };

@@ -23,7 +23,7 @@
 // Across domains (NCCL's NVLSTree): the heads' slices are all-reduced
 // across domains on a double binary tree per head (head i of every domain,
 // its NIC), each tree carrying half; the tree adds 2 ceil(log2 m) stages
-// and NCCL's NET hop latency per level, and NCCL's per-head ceiling on
+// and NCCL's NVLSTree NET latency (20.9 us) per level, and NCCL's per-head ceiling on
 // NVLSTree bus bandwidth (perChMaxNVLSTreeBws) holds. Only the h heads use
 // their NICs: on NVL72 that is 32 of 72, so each carries S/32 and the
 // NIC's speed shows when heads are few. With in-network reduction on the
@@ -172,7 +172,8 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
           }
         }
       for (const auto& e : inter) p.sends.push_back(Send{g.node(e.src), g.node(e.dst), Bytes(std::llround(slice / 2.0 / reps)), e.hash});
-      const SimTime inter_hop = detail::mean_hop_latency(g, inter, lib, AlgoClass::kTree, Protocol::kSimple);
+      const SimTime inter_hop = std::max(lib.nvls_tree_net_latency(),
+                                         detail::mean_hop_latency(g, inter, lib, AlgoClass::kTree, Protocol::kSimple));
       latency += inter_hop * (2 * detail::ceil_log2(m));
       net_stages = plan.stages - 3;  // 2 ceil(log2 m) tree levels
       s.steps = 2 * detail::ceil_log2(m) + 2;

@@ -2,11 +2,21 @@
 //
 // Across scale-up domains, two binary trees over the domains (the second
 // the mirror of the first, so a domain that is an interior node in one is a
-// leaf in the other); inside a domain, a chain. Channels alternate between
-// the two trees, so each carries half the buffer. Data is reduced up the
+// leaf in the other); inside a domain, a chain. Data is reduced up the
 // tree and broadcast back down, pipelined in chunks, so every edge carries
 // its channel's share once in each direction. Latency (NCCL's model):
 // base + 2((ppn-1) intra hops + ceil(log2 domains) inter hops).
+//
+// Which NIC carries which tree: NCCL's tree graph has a channel per NIC,
+// and connectTrees (graph/connect.cc) turns each graph channel c into two
+// channels on that same NIC, c on tree 0 and c + nChannels on tree 1. So
+// every NIC of a domain carries the domain's role in both trees: with three
+// domains (trees 0 -> 2 -> 1 and 1 -> 0 -> 2) the middle domain of one tree
+// sends 2 shares on that tree's channel and 1 on the other's, 3 shares a
+// NIC, where a NIC holding one tree alone would send 2 or 1 and the busier
+// NIC would pace the whole all-reduce. Across domains the channels are
+// therefore two per NIC: channel c on the NIC of graph channel c mod G, on
+// tree c / G (G = channels / 2).
 
 #include <algorithm>
 
@@ -56,17 +66,22 @@ std::vector<int> btree_parents(int m, int t) {
 
 // Edges of one channel of a tree all-reduce: chain in each domain from the
 // channel's representative, and tree edges between representatives; each
-// returned in both directions (reduce up, broadcast down).
-std::vector<Edge> tree_edges(const Group& g, int channel, int* intra_hops, int* inter_hops) {
+// returned in both directions (reduce up, broadcast down). Channel c of
+// `channels` runs on graph channel (NIC) c mod G and tree (c / G) mod 2,
+// G = channels / 2 (one domain: the chain alone, rotated by c).
+std::vector<Edge> tree_edges(const Group& g, int channel, int channels, int* intra_hops, int* inter_hops) {
   const int m = static_cast<int>(g.domains.size());
-  const std::vector<int> parent = btree_parents(m, channel % 2);
+  const int graph_channels = m > 1 ? std::max(1, channels / 2) : channels;
+  const int tree = m > 1 ? (channel / graph_channels) % 2 : channel % 2;
+  const std::vector<int> parent = btree_parents(m, tree);
+  const int nic_channel = m > 1 ? channel % graph_channels : channel;
   std::vector<uint32_t> rep(m);
   std::vector<Edge> edges;
   int longest_chain = 0;
   std::vector<uint32_t> d;
   for (int k = 0; k < m; ++k) {
     d.clear();
-    append_domain_order(g, g.domains[k], channel, d);
+    append_domain_order(g, g.domains[k], nic_channel, d);
     const size_t n = d.size();
     rep[k] = d[0];
     for (size_t i = 0; i + 1 < n; ++i) {
@@ -96,7 +111,10 @@ Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
   Schedule s;
   s.algorithm = "tree";
   s.protocol = to_string(r.protocol);
-  const int channels = r.channels > 0 ? r.channels : std::max(2, detail::default_channels(g));
+  // One graph channel per NIC, each run on both trees (two channels a NIC)
+  // across domains; inside one domain, at least the two trees' channels.
+  const int nics = detail::default_channels(g);
+  const int channels = r.channels > 0 ? r.channels : g.domains.size() > 1 ? 2 * nics : std::max(2, nics);
   s.channels = channels;
   s.base_latency = lib.base_latency(AlgoClass::kTree, r.protocol);
   if (g.size() <= 1) return s;
@@ -105,7 +123,7 @@ Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
   std::vector<Edge> edges, intra, inter;
   int intra_hops = 0, inter_hops = 0;
   for (int c = 0; c < channels; ++c) {
-    auto e = detail::tree_edges(g, c, &intra_hops, &inter_hops);
+    auto e = detail::tree_edges(g, c, channels, &intra_hops, &inter_hops);
     edges.insert(edges.end(), e.begin(), e.end());
   }
   for (const auto& e : edges) (g.same_domain(e.src, e.dst) ? intra : inter).push_back(e);

@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "hw/compute_model.h"
+#include "hw/link.h"
 
 #include <algorithm>
 
@@ -203,19 +204,22 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
     for (const auto& [op, sum] : sums) t.elementwise_GBps.emplace_back(op, sum.first / sum.second);
   }
 
-  // Fused AdamW with fp32 parameters: the rate of the largest step measured,
-  // where the launch and tail are best amortized (the rates differ by ~2%).
+  // Fused AdamW with fp32 parameters (required) and with bf16 parameters
+  // (optional): the rate of the largest step measured of each, where the
+  // launch and tail are best amortized (the rates differ by ~2%).
   if (t.peaks_only) return t;
   const json& opt = r.array(doc, "optimizer", "");
-  int64_t largest = 0;
+  int64_t largest = 0, largest_bf16 = 0;
   for (size_t i = 0; i < opt.size(); ++i) {
     const std::string p = Reader::index("optimizer", i);
-    if (r.text(opt[i], "dtype", p) != "fp32_params") continue;
+    const std::string dtype = r.text(opt[i], "dtype", p);
+    if (dtype != "fp32_params" && dtype != "bf16_params") continue;
     int64_t params = r.count(opt[i], "params", p);
     double ns = r.positive(opt[i], "ns_per_param", p);
-    if (params > largest) {
-      largest = params;
-      t.optimizer_ns_per_param = ns;
+    int64_t& best = dtype == "fp32_params" ? largest : largest_bf16;
+    if (params > best) {
+      best = params;
+      (dtype == "fp32_params" ? t.optimizer_ns_per_param : t.optimizer_bf16_ns_per_param) = ns;
     }
   }
   if (largest == 0) r.fail("optimizer", "needs at least one row with dtype \"fp32_params\"");
@@ -223,6 +227,18 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
   const json& copy = r.member(doc, "copy", "");
   t.h2d_GBps = r.positive(copy, "h2d_pinned_GBps", "copy");
   t.d2h_GBps = r.positive(copy, "d2h_pinned_GBps", "copy");
+  // Optional: the GPU-host link the copies crossed, by name ("pcie-gen5"),
+  // so a model can tell whether they apply to a system's link.
+  if (r.optional_member(copy, "link")) {
+    const std::string link = r.text(copy, "link", "copy");
+    const auto& known = known_links();
+    if (std::none_of(known.begin(), known.end(), [&](const Link& l) { return l.kind == link; })) {
+      std::string names;
+      for (const Link& l : known) names += (names.empty() ? "" : ", ") + l.kind;
+      r.fail("copy.link", "unknown link \"" + link + "\" (known: " + names + ")");
+    }
+    t.copy_link = link;
+  }
   t.disk_write_GBps = r.positive(r.member(doc, "disk", ""), "seq_write_fsync_GBps", "disk");
   return t;
 }

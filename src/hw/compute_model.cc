@@ -41,6 +41,7 @@
 #include "hw/catalog.h"
 #include "hw/compute_interpolation.h"
 #include "hw/compute_model.h"
+#include "hw/link.h"
 
 namespace anatomy::hw {
 namespace {
@@ -78,8 +79,10 @@ constexpr int64_t kAttentionBlock = 128;
 // table's convention too).
 constexpr double kBackwardFlopRatio = 2.5;
 // Fused AdamW, fp32 master weights and gradients: reads param, grad, m, v and
-// writes param, m, v: 7 x 4 bytes per parameter.
+// writes param, m, v: 7 x 4 bytes per parameter; on bf16 parameters, grads
+// and moments the same seven accesses are 2 bytes each.
 constexpr double kAdamBytesPerParam = 28;
+constexpr double kAdamBf16BytesPerParam = 14;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -146,6 +149,7 @@ struct detail::CalibratedRates {
   LogInterpolator attn_bwd;
   double memory_GBps_rw = 0;
   double optimizer_ns_per_param = 0;
+  double optimizer_bf16_ns_per_param = 0;
 };
 
 namespace {
@@ -212,6 +216,10 @@ std::shared_ptr<const detail::CalibratedRates> build_calibrated(const Calibratio
   c->attn_bwd.finish();
   c->memory_GBps_rw = t.memory_GBps_rw;
   c->optimizer_ns_per_param = t.optimizer_ns_per_param;
+  // A table without bf16 rows: the fp32 rate over the bytes each moves.
+  c->optimizer_bf16_ns_per_param = t.optimizer_bf16_ns_per_param > 0
+                                       ? t.optimizer_bf16_ns_per_param
+                                       : t.optimizer_ns_per_param * kAdamBf16BytesPerParam / kAdamBytesPerParam;
   return c;
 }
 
@@ -438,16 +446,26 @@ SimTime ComputeModel::memory_bound(Bytes bytes_read_plus_written) const {
   return SimTime::from_seconds(bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency) + kLaunchSeconds);
 }
 
-SimTime ComputeModel::optimizer_step(int64_t params) const {
+SimTime ComputeModel::optimizer_step(int64_t params, OptimizerState state) const {
   ANATOMY_CHECK(params >= 0, "negative parameter count");
   if (params == 0) return SimTime::zero();
   const double p = static_cast<double>(params);
+  const bool bf16 = state == OptimizerState::kBf16;
   if (calibrated_) {
     // AdamW streams its state through HBM: it scales with HBM bandwidth.
-    return SimTime::from_seconds(p * calibrated_->optimizer_ns_per_param * 1e-9 / table_hbm_scale_);
+    const double ns = bf16 ? calibrated_->optimizer_bf16_ns_per_param : calibrated_->optimizer_ns_per_param;
+    return SimTime::from_seconds(p * ns * 1e-9 / table_hbm_scale_);
   }
-  return SimTime::from_seconds(p * kAdamBytesPerParam / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency) +
-                               kLaunchSeconds);
+  const double bytes = bf16 ? kAdamBf16BytesPerParam : kAdamBytesPerParam;
+  return SimTime::from_seconds(p * bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency) + kLaunchSeconds);
+}
+
+core::Bandwidth ComputeModel::device_to_host(core::Bandwidth link_per_direction) const {
+  if (!table_ || table_->d2h_GBps <= 0 || table_->copy_link.empty()) return link_per_direction;
+  const auto& known = known_links();
+  const auto it = std::find_if(known.begin(), known.end(), [&](const Link& l) { return l.kind == table_->copy_link; });
+  if (it == known.end() || it->per_direction.bps() != link_per_direction.bps()) return link_per_direction;
+  return core::Bandwidth::bytes_per_s(std::min(table_->d2h_GBps * 1e9, link_per_direction.bytes_per_second()));
 }
 
 }  // namespace anatomy::hw

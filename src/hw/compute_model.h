@@ -59,8 +59,10 @@ struct CalibrationTable {
   // layernorm, gelu, silu_mul, dropout, residual_add, softmax, ...), bytes
   // read plus written per second, averaged over the shapes measured.
   std::vector<std::pair<std::string, double>> elementwise_GBps;
-  double optimizer_ns_per_param = 0;  // fused AdamW, fp32 params
+  double optimizer_ns_per_param = 0;       // fused AdamW, fp32 params
+  double optimizer_bf16_ns_per_param = 0;  // fused AdamW, bf16 params (0: not measured)
   double h2d_GBps = 0, d2h_GBps = 0;  // copy.*_pinned_GBps
+  std::string copy_link;              // copy.link: the link those copies crossed ("pcie-gen5"); empty: unstated
   double disk_write_GBps = 0;         // disk.seq_write_fsync_GBps
   // No "gemm_grid": the table gives measured peak rates only (its "gemm"
   // rows, per precision), which set the roofline's plateau; attention,
@@ -88,8 +90,18 @@ class ComputeModel {
   // layernorm's rate), else at the generic memory-bound rate.
   enum class Kernel { kNorm, kResidualAdd, kDropout, kGelu, kSiluMul, kSoftmax };
   SimTime elementwise(Kernel k, Bytes bytes_read_plus_written) const;
-  // Fused AdamW over this many parameters (fp32 master weights).
-  SimTime optimizer_step(int64_t params) const;
+  // What fused AdamW updates: fp32 master weights with fp32 moments (mixed
+  // precision), or 16-bit parameters with moments in the same dtype
+  // (torch.optim.AdamW keeps its state in the parameter's dtype).
+  enum class OptimizerState { kFp32, kBf16 };
+  // Fused AdamW over this many parameters.
+  SimTime optimizer_step(int64_t params, OptimizerState state = OptimizerState::kFp32) const;
+  // A pinned device-to-host copy (a checkpoint's snapshot) over a GPU-host
+  // link of `link_per_direction`: the table's measured rate when the table
+  // names the link its copies crossed and that link has this bandwidth
+  // (PCIe's packet and flow-control overheads are in the measurement), else
+  // the link's own rate.
+  core::Bandwidth device_to_host(core::Bandwidth link_per_direction) const;
   // The efficiency this model applies to a GEMM of this shape (achieved / peak).
   double gemm_efficiency(int64_t m, int64_t n, int64_t k, Precision p) const;
 

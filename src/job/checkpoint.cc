@@ -53,7 +53,7 @@ std::vector<workload::IterationInputs::Background> shard_transfers(const workloa
   std::vector<int64_t> host_bytes(separate ? in.topology->num_hosts() : 0, 0);
   for (uint32_t r = 0; r < static_cast<uint32_t>(in.plan->gpus()); ++r) {
     const int stage = layout.coord(r).pp;
-    const Bytes b(static_cast<int64_t>(std::llround(shard_bytes(*in.model, *in.plan, in.training->precision, stage).as_double() * ratio)));
+    const Bytes b(static_cast<int64_t>(std::llround(shard_bytes(*in.model, *in.plan, *in.training, stage).as_double() * ratio)));
     const uint32_t gpu = gpu_of(in, r);
     if (separate) {
       host_bytes[in.topology->host_of(gpu)] += b.count();
@@ -100,10 +100,10 @@ SimTime CheckpointCost::cost(SimTime steady, int64_t every) const {
   return stall + extra + backlog;
 }
 
-Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, hw::Precision precision, int stage) {
+Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, const workload::TrainingSpec& t, int stage) {
   const int64_t shards = int64_t{p.dp} * p.cp;
   const double bytes = static_cast<double>(workload::stage_params(m, p, stage).total()) *
-                       workload::checkpoint_bytes_per_param(precision);
+                       workload::checkpoint_bytes_per_param(t);
   return Bytes(static_cast<int64_t>(bytes) / shards);
 }
 
@@ -114,7 +114,7 @@ CheckpointCost measure_checkpoint(const CheckpointSpec& spec, const workload::It
   const auto& p = *base.plan;
   const double ratio = std::clamp(spec.compression_ratio, 0.0, 1.0);
   for (int s = 0; s < p.pp; ++s) {
-    const Bytes b = shard_bytes(m, p, base.training->precision, s);
+    const Bytes b = shard_bytes(m, p, *base.training, s);
     c.bytes_per_gpu = std::max(c.bytes_per_gpu, b);
     c.bytes_total += b * (int64_t{p.tp} * p.dp * p.cp);
   }
@@ -133,12 +133,14 @@ CheckpointCost measure_checkpoint(const CheckpointSpec& spec, const workload::It
   }
   // The snapshot: to host memory over the GPU-host link, or to local NVMe
   // (the host's GPUs share its drives).
-  const Bandwidth host_copy = spec.host_copy_rate.bps() > 0
-                                  ? spec.host_copy_rate
-                                  : base.topology->link(base.topology->find_link(
-                                                            base.topology->gpu_node(gpu_of(base, 0)),
-                                                            base.topology->host_node(base.topology->host_of(gpu_of(base, 0)))))
-                                        .bandwidth;
+  // Unless the scenario gives a rate, a pinned copy over the GPU-host link:
+  // at the GPU's measured device-to-host rate where its calibration table
+  // measured copies over this kind of link (hw::ComputeModel::device_to_host).
+  const Bandwidth link = base.topology->link(base.topology->find_link(
+                                                 base.topology->gpu_node(gpu_of(base, 0)),
+                                                 base.topology->host_node(base.topology->host_of(gpu_of(base, 0)))))
+                             .bandwidth;
+  const Bandwidth host_copy = spec.host_copy_rate.bps() > 0 ? spec.host_copy_rate : base.compute->device_to_host(link);
   SimTime snapshot = core::transfer_time(stored, host_copy);
   if (spec.policy == CheckpointPolicy::kHierarchical) {
     const int64_t gpus_per_host = std::max<int64_t>(1, base.topology->num_gpus() / std::max<uint32_t>(1, base.topology->num_hosts()));

@@ -3,7 +3,8 @@
 //
 // Size: every GPU writes its shard of the model state — the bf16 weights
 // (2 B/param) and the fp32 master weights with Adam's two moments
-// (12 B/param) of the parameters its pipeline stage and tensor rank hold,
+// (12 B/param), or without master weights the two bf16 moments (4 B/param),
+// of the parameters its pipeline stage and tensor rank hold,
 // divided over the data- and context-parallel ranks (sharded, as torch
 // distributed checkpoint and Megatron's dist-ckpt write), times the
 // compression ratio.
@@ -11,7 +12,9 @@
 // Synchronous: all GPUs write to the storage servers at once over the
 // storage path (the storage fabric, or the training fabric when storage is
 // shared); training waits for the last byte (plus compression).
-// Asynchronous: training waits for the GPU-to-host snapshot only; the hosts
+// Asynchronous: training waits for the GPU-to-host snapshot only (a pinned
+// copy over the GPU-host link, at the GPU's measured copy rate where its
+// calibration table has one for that link); the hosts
 // then write in the background while training goes on — the iteration is
 // re-simulated with the writes sharing its network, which measures how
 // much they slow it. Hierarchical: the snapshot goes to local NVMe
@@ -43,9 +46,9 @@ struct CheckpointCost {
 };
 
 // Bytes one GPU writes (before compression), for pipeline stage `stage`.
-// The state is weights and optimizer state at the training precision
-// (workload::checkpoint_bytes_per_param), sharded over DP x CP.
-Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, hw::Precision precision, int stage);
+// The state is weights and optimizer state as trained (precision, master
+// weights: workload::checkpoint_bytes_per_param), sharded over DP x CP.
+Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, const workload::TrainingSpec& t, int stage);
 
 // `bulk` builds the network the bulk transfers (16,384 shards) run on: the
 // same model, allowed to batch flow completions (flow_network.h).

@@ -85,7 +85,7 @@ StartupCost startup_cost(const StartupSpec& spec, const workload::IterationInput
     req.op = coll::Op::kBroadcast;
     // The group measured is stage 0's (rank 0's), so its GPUs send what stage 0 holds.
     const workload::GpuParams held = workload::stage_params(*base.model, p, 0);
-    const double weight_bytes = workload::state_bytes_per_param(base.training->precision, p.framework).weights;
+    const double weight_bytes = workload::state_bytes_per_param(*base.training, p.framework).weights;
     req.bytes = Bytes(static_cast<int64_t>(static_cast<double>(held.total()) * weight_bytes));
     req.fidelity = coll::Fidelity::kBulk;
     const coll::CollectiveResult r = runner.run(coll::make_group(t, group), req, "auto");

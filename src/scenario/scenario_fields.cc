@@ -271,6 +271,10 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
       {"flash_attention", Kind::kBool, by_default("true"), {},
        "fused attention (FlashAttention); false: attention scores materialized, as in Megatron-LM 2021",
        [](T& t, const Value& v) { t.flash_attention = v.flag; }, shows(&T::flash_attention)},
+      {"master_weights", Kind::kBool, by_default("true"), {},
+       "fp32 master weights and Adam moments beside the 16-bit weights (mixed precision); false: 16-bit "
+       "parameters, gradients and AdamW moments only (a model cast to bf16): 8 B a parameter, 6 B checkpointed",
+       [](T& t, const Value& v) { t.master_weights = v.flag; }, shows(&T::master_weights)},
   };
   return f;
 }

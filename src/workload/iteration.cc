@@ -14,6 +14,7 @@
 #include "net/link_recorder.h"
 #include "workload/flops.h"
 #include "workload/layout.h"
+#include "workload/params.h"
 #include "workload/pipeline_schedule.h"
 #include "workload/step_cost.h"
 
@@ -517,7 +518,7 @@ void IterationSim::maybe_finish(int s) {
   st.finished = true;
   account(st, IntervalKind::kDpComm, sim_.now());
   const int64_t shards = p_.zero_stage >= 1 ? static_cast<int64_t>(p_.dp) * p_.cp : 1;
-  const SimTime opt = in_.compute->optimizer_step(std::max<int64_t>(1, cost_[s].params() / shards));
+  const SimTime opt = in_.compute->optimizer_step(std::max<int64_t>(1, cost_[s].params() / shards), optimizer_state(t_));
   sim_.schedule_in(opt, [this, s] {
     Stage& st = st_[s];
     account(st, IntervalKind::kOptimizer, sim_.now());

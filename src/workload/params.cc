@@ -25,8 +25,9 @@ GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage) {
   return chunk_params(m, p, layers_per_stage(m, p)[stage], stage == 0, stage == p.pp - 1);
 }
 
-StateBytes state_bytes_per_param(hw::Precision p, ShardingFramework f) {
-  switch (p) {
+StateBytes state_bytes_per_param(const TrainingSpec& t, ShardingFramework f) {
+  if (!t.master_weights && t.precision != hw::Precision::kFp32) return {2, 2, 4};
+  switch (t.precision) {
     case hw::Precision::kFp32: return {4, 4, 8};
     // DeepSpeed keeps no fp32 gradient copy between steps (ShardingFramework).
     case hw::Precision::kFp16: return {2, 2, f == ShardingFramework::kDeepSpeed ? 12.0 : 16.0};
@@ -37,6 +38,14 @@ StateBytes state_bytes_per_param(hw::Precision p, ShardingFramework f) {
   return {};
 }
 
-double checkpoint_bytes_per_param(hw::Precision p) { return p == hw::Precision::kFp32 ? 4 + 8 : 2 + 12; }
+double checkpoint_bytes_per_param(const TrainingSpec& t) {
+  if (t.precision == hw::Precision::kFp32) return 4 + 8;
+  return t.master_weights ? 2 + 12 : 2 + 4;
+}
+
+hw::ComputeModel::OptimizerState optimizer_state(const TrainingSpec& t) {
+  return t.master_weights || t.precision == hw::Precision::kFp32 ? hw::ComputeModel::OptimizerState::kFp32
+                                                                  : hw::ComputeModel::OptimizerState::kBf16;
+}
 
 }  // namespace anatomy::workload

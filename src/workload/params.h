@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "hw/compute_model.h"
 #include "hw/precision.h"
 #include "workload/model.h"
 #include "workload/training.h"
@@ -38,14 +39,21 @@ GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage);
 // the weights, their gradients, and the optimizer (Adam) state. Mixed
 // precision keeps an fp32 master copy and fp32 moments (12 B); Megatron-LM
 // under fp16 keeps an fp32 gradient too (16 B), DeepSpeed does not.
+// Without master weights (TrainingSpec::master_weights false) everything
+// stays 16-bit: 2 + 2 + 4 (two bf16 moments).
 struct StateBytes {
   double weights = 2, gradients = 4, optimizer = 12;
 };
-StateBytes state_bytes_per_param(hw::Precision p, ShardingFramework f);
+StateBytes state_bytes_per_param(const TrainingSpec& t, ShardingFramework f);
 
 // Bytes per parameter a checkpoint stores: the weights as trained and the
-// optimizer's master copy and moments (no gradients): 2 + 12 under mixed
-// precision, 4 + 8 in fp32.
-double checkpoint_bytes_per_param(hw::Precision p);
+// optimizer state (no gradients): 2 + 12 under mixed precision (the bf16
+// weights, the fp32 master copy and moments, as Megatron's dist-ckpt and
+// torch DCP write them), 4 + 8 in fp32, 2 + 4 without master weights.
+double checkpoint_bytes_per_param(const TrainingSpec& t);
+
+// What the optimizer step updates: fp32 master state, or the 16-bit
+// parameters and moments themselves.
+hw::ComputeModel::OptimizerState optimizer_state(const TrainingSpec& t);
 
 }  // namespace anatomy::workload

@@ -74,6 +74,8 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   check_positive("training.micro_batch", t.micro_batch);
   check_positive("training.global_batch", t.global_batch);
   if (p.bucket_bytes < 1) fail("parallelism.bucket_bytes", fmt::format("must be > 0 (got {})", p.bucket_bytes));
+  if (!t.master_weights && t.precision == hw::Precision::kFp32)
+    fail("training.master_weights", "false needs 16-bit parameters: fp32 training has no master copy to leave out");
 
   const int64_t product = int64_t{p.tp} * p.pp * p.dp * p.cp;
   if (product != gpus)

@@ -89,6 +89,13 @@ struct TrainingSpec {
   // recomputes Q K^T (hardware FLOPs add 2 s h per token per layer). Megatron-LM
   // SC'21 and Korthikanti et al. 2022 predate it: set false to reproduce them.
   bool flash_attention = true;
+  // Mixed precision keeps fp32 master weights and fp32 Adam moments beside
+  // the 16-bit weights (Megatron-LM, DeepSpeed, FSDP with fp32 parameters;
+  // Micikevicius et al. 2018). false: the 16-bit parameters are the only
+  // copy, their gradients are 16-bit and torch.optim.AdamW keeps its two
+  // moments in the parameter's dtype (a model cast with .to(bfloat16)):
+  // 2 + 2 + 4 bytes a parameter, the optimizer steps over 16-bit state.
+  bool master_weights = true;
 
   int64_t micro_batches(const ParallelPlan& p) const { return global_batch / (micro_batch * p.dp); }
   int64_t tokens_per_iteration() const { return global_batch * seq_len; }

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "hw/catalog.h"
+#include "hw/compute_model.h"
 #include "job/checkpoint.h"
 #include "job/failures.h"
 #include "job/lifecycle.h"
@@ -134,10 +135,17 @@ struct Cluster {
   }
 };
 
+workload::TrainingSpec trained(hw::Precision p, bool master_weights = true) {
+  workload::TrainingSpec t;
+  t.precision = p;
+  t.master_weights = master_weights;
+  return t;
+}
+
 TEST(Checkpoint, ShardsAddUpToFourteenBytesPerParameter) {
   // bf16 weights (2 B) + fp32 master, m and v (12 B), sharded over DP.
   Cluster c(false);
-  const Bytes shard = shard_bytes(c.model, c.plan, hw::Precision::kBf16, 0);
+  const Bytes shard = shard_bytes(c.model, c.plan, trained(hw::Precision::kBf16), 0);
   EXPECT_NEAR(shard.as_double() * 32, 14.0 * c.model.params(), 14.0 * 32);
 }
 
@@ -145,9 +153,40 @@ TEST(Checkpoint, Fp32TrainingStoresTwelveBytesPerParameter) {
   // fp32 weights are their own master copy: 4 B + Adam's m and v (8 B), so
   // a shard is 12/14 of the mixed-precision one (to the byte, up to rounding).
   Cluster c(false);
-  const Bytes mixed = shard_bytes(c.model, c.plan, hw::Precision::kBf16, 0);
-  const Bytes fp32 = shard_bytes(c.model, c.plan, hw::Precision::kFp32, 0);
+  const Bytes mixed = shard_bytes(c.model, c.plan, trained(hw::Precision::kBf16), 0);
+  const Bytes fp32 = shard_bytes(c.model, c.plan, trained(hw::Precision::kFp32), 0);
   EXPECT_NEAR(fp32.as_double(), mixed.as_double() * 12 / 14, 1.0);
+}
+
+TEST(Checkpoint, WithoutMasterWeightsAShardIsTheBf16WeightsAndMoments) {
+  // A model cast to bf16 stores its weights (2 B) and AdamW's bf16 m and v
+  // (4 B): 6/14 of the mixed-precision shard (up to rounding).
+  Cluster c(false);
+  const Bytes mixed = shard_bytes(c.model, c.plan, trained(hw::Precision::kBf16), 0);
+  const Bytes pure = shard_bytes(c.model, c.plan, trained(hw::Precision::kBf16, false), 0);
+  EXPECT_NEAR(pure.as_double(), mixed.as_double() * 6 / 14, 1.0);
+}
+
+TEST(Checkpoint, TheSnapshotRunsAtTheGpusMeasuredCopyRate) {
+  // DGX H100's GPUs reach host memory over PCIe Gen5 (64 GB/s a direction);
+  // the H200 table measured a pinned device-to-host copy over PCIe Gen5 at
+  // 55.35 GB/s (copy.d2h_pinned_GBps), so with the table the snapshot takes
+  // shard / 55.35 GB/s, without it shard / 64 GB/s: 64 / 55.35 = 1.156x.
+  CheckpointSpec spec;
+  spec.policy = CheckpointPolicy::kAsynchronous;
+  spec.interval_iterations = 10;
+  Cluster c(false);
+  const hw::CalibrationTable table = hw::load_calibration(std::string(ANATOMY_SOURCE_DIR) + "/data/calibration/h200.json");
+  const hw::ComputeModel measured = hw::make_compute_model(hw::find_accelerator("H100"), &table);
+  auto in = c.inputs();
+  const auto steady = workload::simulate_iteration(in);
+  const CheckpointCost roofline = measure_checkpoint(spec, in, steady, in.make_network);
+  in.compute = &measured;
+  const CheckpointCost calibrated = measure_checkpoint(spec, in, steady, in.make_network);
+  const double shard = roofline.bytes_per_gpu.as_double();
+  EXPECT_NEAR(roofline.stall.seconds(), shard / 64e9, 1e-9);
+  EXPECT_NEAR(calibrated.stall.seconds(), shard / (table.d2h_GBps * 1e9), 1e-9);
+  EXPECT_NEAR(calibrated.stall.seconds() / roofline.stall.seconds(), 64 / 55.3455, 1e-3);
 }
 
 TEST(Checkpoint, WritesOnTheTrainingFabricSlowTheIterationsTheyOverlap) {

@@ -65,11 +65,34 @@ TEST(Params, StepCostsCountWhatTheStagesHold) {
   for (int s = 0; s < p.pp; ++s) EXPECT_EQ(cost.stage(s).params(), stage_params(m, p, s).total()) << "stage " << s;
 }
 
+TrainingSpec trained(hw::Precision p, bool master_weights = true) {
+  TrainingSpec t;
+  t.precision = p;
+  t.master_weights = master_weights;
+  return t;
+}
+
 TEST(Params, CheckpointStateIsWeightsAndOptimizerAtThePrecision) {
   // Mixed precision: 2 B weights + 12 B fp32 master, m and v; fp32: 4 + 8.
-  EXPECT_EQ(checkpoint_bytes_per_param(hw::Precision::kBf16), 14);
-  EXPECT_EQ(checkpoint_bytes_per_param(hw::Precision::kFp8), 14);
-  EXPECT_EQ(checkpoint_bytes_per_param(hw::Precision::kFp32), 12);
+  EXPECT_EQ(checkpoint_bytes_per_param(trained(hw::Precision::kBf16)), 14);
+  EXPECT_EQ(checkpoint_bytes_per_param(trained(hw::Precision::kFp8)), 14);
+  EXPECT_EQ(checkpoint_bytes_per_param(trained(hw::Precision::kFp32)), 12);
+}
+
+TEST(Params, WithoutMasterWeightsEverythingStoredIsSixteenBit) {
+  // A model cast to bf16 and stepped by torch.optim.AdamW: the bf16 weights
+  // are the only copy and AdamW keeps m and v in their dtype, so a
+  // checkpoint holds 2 + 2 + 2 = 6 B a parameter (not 14), the GPU 2 B of
+  // weights, 2 B of gradient and 4 B of moments, and the step is the
+  // 16-bit one.
+  const TrainingSpec t = trained(hw::Precision::kBf16, false);
+  EXPECT_EQ(checkpoint_bytes_per_param(t), 6);
+  const StateBytes s = state_bytes_per_param(t, ShardingFramework::kMegatron);
+  EXPECT_EQ(s.weights, 2);
+  EXPECT_EQ(s.gradients, 2);
+  EXPECT_EQ(s.optimizer, 4);
+  EXPECT_EQ(optimizer_state(t), hw::ComputeModel::OptimizerState::kBf16);
+  EXPECT_EQ(optimizer_state(trained(hw::Precision::kBf16)), hw::ComputeModel::OptimizerState::kFp32);
 }
 
 }  // namespace

@@ -144,5 +144,16 @@ TEST(LayersPerStage, UnevenLayersComeOffTheEnds) {
   EXPECT_EQ(layers_per_stage(find_model("llama3-8b"), plan_of(1, 6, 1)), (std::vector<int64_t>{5, 5, 6, 6, 5, 5}));
 }
 
+TEST(ValidatePlan, LeavingOutMasterWeightsNeedsSixteenBitParameters) {
+  // fp32 parameters are their own master copy: there is nothing to leave
+  // out, so master_weights: false is an error naming the field; bf16 is fine.
+  TrainingSpec t = training_of(2048, 64, 1);
+  t.master_weights = false;
+  t.precision = hw::Precision::kFp32;
+  EXPECT_NE(check(find_model("gpt-1.7b"), plan_of(1, 1, 8), t, 8).find("training.master_weights"), std::string::npos);
+  t.precision = hw::Precision::kBf16;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), plan_of(1, 1, 8), t, 8), "ok");
+}
+
 }  // namespace
 }  // namespace anatomy::workload
