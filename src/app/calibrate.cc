@@ -52,8 +52,11 @@ CalibrateRun run_calibrate(const CalibrateRequest& q) {
   while (!output.empty() && output.back() == '\n') output.pop_back();
   const size_t last = output.rfind('\n');
   run.summary = last == std::string::npos ? output : output.substr(last + 1);
+  // An error is one line: the probe's last line says why (Python's
+  // exception, or the probe's own message); the command reruns it whole.
   if (code != 0)
-    throw core::InputError({"", 0, "calibrate"}, fmt::format("the probe failed (exit {}): {}\n{}", code, run.command, output));
+    throw core::InputError({"", 0, "calibrate"},
+                           fmt::format("the probe failed (exit {}): {}: {}", code, run.summary, run.command));
   run.table = hw::load_calibration(q.out);
   return run;
 }

@@ -8,15 +8,33 @@
 namespace anatomy::core {
 namespace {
 
+// An error is one line however odd the text it quotes: a key or value a
+// user wrote with a line break or other control character in it (a YAML
+// double-quoted "a\nb", found by a mutation fuzzer) is shown escaped.
+void append_one_line(std::string& out, const std::string& text) {
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
+    else out += c;
+  }
+}
+
 std::string render(const SourceLocation& w, const std::string& message) {
   std::string out;
   if (!w.file.empty()) {
-    out += w.file;
+    append_one_line(out, w.file);
     if (w.line > 0) out += fmt::format(":{}", w.line);
     out += ": ";
   }
-  if (!w.field.empty()) out += w.field + ": ";
-  return out + message;
+  if (!w.field.empty()) {
+    append_one_line(out, w.field);
+    out += ": ";
+  }
+  append_one_line(out, message);
+  return out;
 }
 
 }  // namespace
