@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "app/data_dir.h"
+#include "app/setup.h"
 #include "report/fleet_report.h"
 #include "scenario/scenario.h"
+#include "workload/iteration.h"
+#include "workload/model.h"
 
 namespace anatomy::app {
 namespace {
@@ -44,6 +47,71 @@ TEST(FleetRun, TheTraceReplayReportsItsRejectedRowsAndRunsTheRest) {
   // The training class's step comes from the iteration model.
   ASSERT_EQ(r.result.profiles.size(), 1u);
   EXPECT_NE(r.result.profiles[0].find("llama3-8b TP8 PP1 DP8"), std::string::npos);
+}
+
+TEST(FleetRun, TwoTrainingJobsOnASharedSpineSlowByTheirIterationRunAgainWithWhatTheSpineLeaves) {
+  // training-shared-spine.yaml: x on hosts 0 and 2, y on 1 and 3 (spread),
+  // Llama 3 8B at TP 8, DP 2, 8 sequences per micro-batch.
+  // Step alone (the profile): T0, the iteration on a cluster of 16 GPUs.
+  // Traffic: a ring per rail carries 2 (dp-1)/dp x 2 P / 8 = P / 4 bytes
+  // per NIC per step (P parameters, bf16 gradients): 8 rails, 2 P = 16.06
+  // GB on each leaf-spine link per step, 0.321 s at 400 Gb/s.
+  // Share: the other job offers 2 P x 8 / T0 bit/s on 8 flows, under the
+  // fair level of 400 / 16 = 25 Gb/s per flow, so this job keeps
+  // k = 1 - 2 P x 8 / (T0 x 400e9) of each of the 4 links.
+  // Re-simulated: its iteration on hosts 0 and 2 of the 32-GPU cluster,
+  // idle (T_idle) and with the 4 links at k (T_cut), the gradients' algorithm as
+  // auto chose it alone: slowdown 1 + (T_cut - T_idle) / T0.
+  // Footprint (resimulate off): the 0.321 s fully exposed, stretched to
+  // 0.321 / k: 1 + 0.321 (1/k - 1) / T0, more, because the reduce-scatter
+  // hides behind the backward pass and only the parameters' all-gather
+  // grows.
+  const scenario::Scenario s = scenario::load_scenario(shipped("training-shared-spine.yaml"));
+  scenario::Scenario one = s;
+  one.fleet.reset();
+  one.model = workload::find_model("llama3-8b");
+  one.parallelism.tp = 8;
+  one.parallelism.pp = 1;
+  one.parallelism.dp = 2;
+  one.cluster.gpus = 16;
+  const std::unique_ptr<app::Setup> alone = make_setup(one);
+  const workload::IterationResult solo = workload::simulate_iteration(alone->inputs);
+  const double T0 = solo.iteration.seconds();
+  const double grads = 2.0 * static_cast<double>(one.model.params());
+  const double k = 1 - grads * 8 / (T0 * 400e9);
+
+  scenario::Scenario placed = one;
+  placed.placement = job::PlacementSpec{};
+  placed.placement->policy = job::PlacementPolicy::kSpread;
+  placed.placement->hosts_per_rack = 2;
+  placed.placement_cluster_gpus = 32;
+  const std::unique_ptr<app::Setup> setup = make_setup(placed);
+  ASSERT_EQ(setup->placement->hosts, (std::vector<uint32_t>{0, 2}));
+  workload::IterationInputs in = setup->inputs;
+  in.dp_algorithm = solo.dp_algorithm;
+  const double t_idle = workload::simulate_iteration(in).iteration.seconds();
+  topo::Topology cut = setup->topology;
+  int links = 0;
+  for (topo::LinkId l = 0; l < cut.num_links(); ++l)
+    if (cut.kind(cut.link(l).from) == topo::NodeKind::kSwitch && cut.kind(cut.link(l).to) == topo::NodeKind::kSwitch) {
+      cut.scale_link_bandwidth(l, k);
+      ++links;
+    }
+  ASSERT_EQ(links, 4);
+  in.topology = &cut;
+  const double t_cut = workload::simulate_iteration(in).iteration.seconds();
+  const double expected = 1 + (t_cut - t_idle) / T0;
+
+  const FleetRun r = run_fleet(s);
+  ASSERT_EQ(r.result.jobs.size(), 2u);
+  for (const fleet::JobOutcome& j : r.result.jobs) EXPECT_NEAR(j.slowdown, expected, 1e-5) << j.id;
+  const double exposed = 1 + grads * 8 / 400e9 * (1 / k - 1) / T0;
+  scenario::Scenario footprint = s;
+  footprint.fleet->scheduler.resimulate = false;
+  const FleetRun f = run_fleet(footprint);
+  for (const fleet::JobOutcome& j : f.result.jobs) EXPECT_NEAR(j.slowdown, exposed, 1e-6) << j.id;
+  EXPECT_LT(expected, exposed - 0.02);
+  EXPECT_GT(expected, 1.02);
 }
 
 }  // namespace
