@@ -123,6 +123,8 @@ class TrainingIterations {
     in.enforce_memory = false;
     in.link_samples = 0;
     in.telemetry = nullptr;
+    in.domain_collectives = &domain_collectives_;
+    in.rank_links = false;
     std::vector<core::Bandwidth> saved;
     saved.reserve(kept.size());
     for (const auto& [l, share] : kept) {
@@ -186,6 +188,9 @@ class TrainingIterations {
   const scenario::Scenario& s_;
   topo::Topology cut_;  // the fleet's cluster: links cut for one run, restored after
   std::map<std::pair<std::string, int>, ClassRun> runs_;
+  // TP collectives inside a host, timed once for every re-simulation: cuts
+  // are on fabric and storage links only (fleet/footprint.h).
+  workload::DomainCollectives domain_collectives_;
 };
 
 }  // namespace
