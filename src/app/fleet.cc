@@ -195,7 +195,7 @@ class TrainingIterations {
 
 }  // namespace
 
-FleetRun run_fleet(const scenario::Scenario& s) {
+FleetRun run_fleet(const scenario::Scenario& s, bool phases) {
   if (s.network.model == net::NetworkModel::kPacket)
     throw scenario::locate_in_scenario(
         s, core::InputError({"", 0, "network.model"},
@@ -216,7 +216,9 @@ FleetRun run_fleet(const scenario::Scenario& s) {
     return iterations.iteration(c, rank_to_gpu, kept);
   };
   try {
-    run.result = fleet::simulate_fleet(*s.fleet, t, s.cluster.system.gpu.tdp_watts, profile, iteration);
+    fleet::FleetSpec spec = *s.fleet;
+    spec.record_phases = phases;
+    run.result = fleet::simulate_fleet(spec, t, s.cluster.system.gpu.tdp_watts, profile, iteration);
   } catch (const core::InputError& e) {
     throw scenario::locate_in_scenario(s, e);
   }

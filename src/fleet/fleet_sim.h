@@ -87,6 +87,15 @@ using IterationFn = std::function<double(const JobClass& cls, const std::vector<
 enum class JobState { kQueued, kRunning, kFinished, kNotArrived };
 const char* to_string(JobState s);
 
+// A stretch of one phase of a job at one pace: what the phase was, when,
+// and its slowdown (wall time over the work it did, in seconds of running
+// alone).
+struct PhaseSpan {
+  const char* phase = "";  // startup, restart, train, checkpoint, failure recovery
+  double start_s = 0, end_s = 0;
+  double slowdown = 1;
+};
+
 struct JobOutcome {
   std::string id;
   std::string job_class;
@@ -104,6 +113,7 @@ struct JobOutcome {
   int preemptions = 0, failures = 0, checkpoints = 0;
   std::vector<std::string> shared_with;  // jobs it shared a link with while both were moving data
   std::string placement;                 // packed/spread summary of its (first) placement
+  std::vector<PhaseSpan> phases;         // with FleetSpec::record_phases: every phase it ran, split where its pace moved >= 10%
 };
 
 struct Cause {

@@ -120,6 +120,9 @@ struct FleetSpec {
   double dollars_per_gpu_hour = 0;
   int heat_bins = 48;  // time bins of the utilization series and the link heat map
   uint64_t seed = 1;
+  // Not a scenario key: whoever writes the trace asks for every job's
+  // phases (JobOutcome::phases), split where its slowdown moved 10% or more.
+  bool record_phases = false;
 };
 
 }  // namespace anatomy::fleet

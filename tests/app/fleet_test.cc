@@ -8,6 +8,7 @@
 #include "app/data_dir.h"
 #include "app/setup.h"
 #include "report/fleet_report.h"
+#include "report/fleet_trace.h"
 #include "scenario/scenario.h"
 #include "workload/iteration.h"
 #include "workload/model.h"
@@ -112,6 +113,52 @@ TEST(FleetRun, TwoTrainingJobsOnASharedSpineSlowByTheirIterationRunAgainWithWhat
   for (const fleet::JobOutcome& j : f.result.jobs) EXPECT_NEAR(j.slowdown, exposed, 1e-6) << j.id;
   EXPECT_LT(expected, exposed - 0.02);
   EXPECT_GT(expected, 1.02);
+}
+
+TEST(FleetRun, TheTraceSplitsATrainingPhaseWhereANeighboursCheckpointSlowsIt) {
+  // checkpoint-burst.yaml: w writes 60 GB from each of its 16 GPUs every
+  // 5 minutes of its training: 960 GB down the storage leaf's one 400 Gb/s
+  // link, 19.2 s, alone or not (x's ring is not on that link). While it
+  // writes, x's steps take 1.375x (fleet_sim_test.cc derives it); between,
+  // 1x. So x's training is one span per pace: 1x, then 1.375x for 19.2 s,
+  // and so on; w's phases are train (300 s) and checkpoint (19.2 s).
+  const scenario::Scenario s = scenario::load_scenario(shipped("checkpoint-burst.yaml"));
+  const FleetRun r = run_fleet(s, true);
+  const fleet::JobOutcome& x = r.result.jobs[0];
+  const fleet::JobOutcome& w = r.result.jobs[1];
+  ASSERT_EQ(x.id, "x");
+  int slowed = 0;
+  for (const fleet::PhaseSpan& p : x.phases) {
+    EXPECT_STREQ(p.phase, "train");
+    if (p.slowdown > 1.001) {
+      ++slowed;
+      EXPECT_NEAR(p.slowdown, 1.375, 1e-6);
+      EXPECT_NEAR(p.end_s - p.start_s, 19.2, 1e-6);
+    } else {
+      EXPECT_NEAR(p.slowdown, 1.0, 1e-9);
+    }
+  }
+  int checkpoints = 0;
+  for (const fleet::PhaseSpan& p : w.phases) {
+    if (std::string(p.phase) == "checkpoint") {
+      ++checkpoints;
+      EXPECT_NEAR(p.end_s - p.start_s, 19.2, 1e-6);
+    } else {
+      EXPECT_STREQ(p.phase, "train");
+    }
+  }
+  EXPECT_EQ(checkpoints, w.checkpoints);
+  EXPECT_GT(slowed, 5);
+  EXPECT_LE(slowed, checkpoints);
+  // Without asking, no phases are kept; the trace is the same bytes twice.
+  EXPECT_TRUE(run_fleet(s).result.jobs[0].phases.empty());
+  const std::string trace = report::fleet_trace(r.result, s.name);
+  EXPECT_EQ(trace, report::fleet_trace(run_fleet(s, true).result, s.name));
+  const auto j = nlohmann::json::parse(trace);
+  int slices = 0;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "X") ++slices;
+  EXPECT_EQ(slices, static_cast<int>(x.phases.size() + w.phases.size()));
 }
 
 }  // namespace
