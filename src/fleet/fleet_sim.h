@@ -26,9 +26,14 @@
 // contention.h: the others' collectives capped at their mean rate, their
 // checkpoint writes greedy), and its iteration is run again on the
 // cluster at its placement with each such link's bandwidth cut to that
-// share; s = 1 + (T_shared - T_idle) / step, T_idle the same iteration on
-// the idle cluster. Whatever the iteration hides behind compute (bucketed
-// gradients during backward) stays hidden.
+// share (each connection on its own path, as the footprint routes it; the
+// gradients' algorithm the one auto picks for the job alone: NCCL does not
+// see other tenants); s = 1 + (T_shared - T_idle) / step, T_idle the same
+// iteration on the idle cluster and step the profile's. Whatever the
+// iteration hides behind compute (bucketed gradients during backward)
+// stays hidden. Cuts the footprint prices under
+// fleet.scheduler.resimulate_above of a step, fully exposed, keep that
+// figure and run nothing.
 // A job's iteration is run only when the set of jobs on its links (or
 // their phase) changes, and its result is kept by what determines it: the
 // class, the job's hosts and every cut link's share (to 1e-6): a job whose
