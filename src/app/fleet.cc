@@ -1,5 +1,6 @@
 #include "app/fleet.h"
 
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -7,69 +8,194 @@
 #include "app/setup.h"
 #include "core/error.h"
 #include "job/checkpoint.h"
+#include "net/flow/flow_network.h"
 #include "topo/builders.h"
 #include "workload/model.h"
+#include "workload/step_cost.h"
 
 namespace anatomy::app {
 namespace {
 
-// A training class on `gpus` GPUs, alone: the scenario's system, fabric
-// and training settings with the class's model and plan, its global batch
-// rounded to a whole number of micro-batches per DP rank.
-fleet::StepProfile training_profile(const scenario::Scenario& s, const fleet::JobClass& c, int gpus) {
-  if (gpus % (c.tp * c.pp) != 0)
-    throw core::InputError({"", 0, "fleet.classes"},
-                           fmt::format("class {}: a job of {} GPUs cannot run TP{} x PP{} (not a multiple of {})", c.name, gpus, c.tp,
-                                       c.pp, c.tp * c.pp));
-  scenario::Scenario one = s;
-  one.fleet.reset();
-  one.model = workload::find_model(c.model);
-  one.cluster.gpus = gpus;
-  one.cluster.storage.servers = 0;
-  one.parallelism.tp = c.tp;
-  one.parallelism.pp = c.pp;
-  one.parallelism.dp = gpus / (c.tp * c.pp);
-  one.parallelism.cp = 1;
-  one.parallelism.ep = 1;
-  one.parallelism.virtual_stages = 1;
-  const int64_t per_step = one.training.micro_batch * one.parallelism.dp;
-  one.training.global_batch = std::max(per_step, (one.training.global_batch + per_step - 1) / per_step * per_step);
+// A training class on `gpus` GPUs: the scenario's system, fabric and
+// training settings with the class's model and plan, its global batch
+// rounded to a whole number of micro-batches per DP rank, and the setup
+// the iteration model runs on (the job alone on a cluster of its size).
+struct ClassRun {
+  scenario::Scenario one;
   std::unique_ptr<Setup> setup;
-  workload::IterationResult it;
-  try {
-    workload::validate_plan(one.model, one.parallelism, one.training, gpus);
-    setup = make_setup(one);
-    it = workload::simulate_iteration(setup->inputs);
-  } catch (const core::InputError& e) {
-    throw core::InputError({"", 0, "fleet.classes"}, fmt::format("class {}: {} on {} GPUs: {}", c.name, c.model, gpus, e.message()));
-  }
-  fleet::StepProfile p;
-  const double t = it.iteration.seconds();
-  const workload::TimeBreakdown& m = it.mean;
-  p.step_s = t;
-  p.compute = (m.forward_compute + m.backward_compute + m.optimizer).seconds() / t;
-  p.communication = (m.tp_comm + m.ep_comm + m.dp_comm + m.pp_comm).seconds() / t;
-  p.bubble = std::max(0.0, 1 - p.compute - p.communication);
-  // The data-parallel all-reduce of bf16 gradients: each stage's share of
-  // the parameters, 2 (dp-1)/dp of it per rank, a host's share per NIC.
-  const int dp = one.parallelism.dp;
+  std::string dp_algorithm;  // what auto chose for the gradients alone ("" = auto)
+};
+
+// Per step, what one rank sends across hosts (fleet/footprint.h): the
+// stage's gradients through its share of the host's NICs; activations to
+// the next stage and gradients back, a micro-batch at a time; its token
+// all-to-alls to each other EP rank; and the TP group's ring of
+// activations (fleet/footprint.h counts it only when the group spans
+// hosts): per layer and micro-batch, forward two all-gathers and two
+// reduce-scatters of T x h x 2 bytes (two all-reduces without sequence
+// parallelism: the same bytes), backward as many, a ring rank sending
+// (t - 1)/t of each (full recomputation's replay left out).
+fleet::PlanTraffic plan_traffic(const scenario::Scenario& one, const workload::StepCostModel& cost) {
+  const workload::ParallelPlan& p = one.parallelism;
+  const workload::ModelSpec& m = one.model;
   const int gph = one.cluster.system.gpus_per_host;
-  const double stage_bytes = 2.0 * static_cast<double>(one.model.params()) / c.pp;
-  p.grad_bytes_per_nic = dp > 1 ? 2.0 * (dp - 1) / dp * stage_bytes / std::max(1, std::min(gph, gpus)) : 0;
-  p.checkpoint_bytes_per_gpu =
-      c.checkpoint_bytes.count() > 0
-          ? static_cast<double>(c.checkpoint_bytes.count())
-          : static_cast<double>(job::shard_bytes(one.model, one.parallelism, one.training, 0).count());
-  p.source = fmt::format("{} TP{} PP{} DP{}: {:.3f} s per step alone (anatomy's iteration model, {} network), "
-                         "{:.0f}% compute, {:.0f}% exposed communication, {:.0f}% bubble",
-                         c.model, c.tp, c.pp, dp, t, it.network_transfers ? "flow" : "no", 100 * p.compute,
-                         100 * p.communication, 100 * p.bubble);
-  return p;
+  const int gpus = p.gpus();
+  fleet::PlanTraffic t;
+  t.tp = p.tp;
+  t.pp = p.pp;
+  t.ep = p.ep;
+  const double stage_bytes = 2.0 * static_cast<double>(m.params()) / p.pp;
+  t.dp_bytes_per_nic = p.dp > 1 ? 2.0 * (p.dp - 1) / p.dp * stage_bytes / std::max(p.tp, std::min(gph, gpus)) : 0;
+  const double micro_batches = static_cast<double>(one.training.micro_batches(p));
+  double activation = 0, all_to_alls = 0;
+  for (int s = 0; s < p.pp; ++s) {
+    const workload::StageCost c = cost.stage(s);
+    activation = std::max(activation, static_cast<double>(c.activation_bytes.count()));
+    for (const auto& step : c.forward) all_to_alls += static_cast<double>(step.ep_all_to_alls);
+    for (const auto& step : c.backward) all_to_alls += static_cast<double>(step.ep_all_to_alls);
+  }
+  t.pp_bytes_per_gpu = p.pp > 1 ? micro_batches * activation : 0;
+  // Balanced routing: 1/ep of each all-to-all's buffer to each other rank (step_cost.h).
+  t.ep_bytes_per_pair = p.ep > 1 ? all_to_alls / p.pp * micro_batches *
+                                       static_cast<double>(cost.ep_all_to_all_bytes().count()) / p.ep
+                                 : 0;
+  const double tokens = static_cast<double>(one.training.micro_batch * one.training.seq_len);
+  const double layers = static_cast<double>(m.layers) / p.pp;
+  t.tp_bytes_per_gpu = p.tp > 1 ? layers * micro_batches * 8.0 * (p.tp - 1) / p.tp * tokens * m.hidden * 2 : 0;
+  return t;
 }
+
+// The training classes' iterations: alone on a cluster of their size (the
+// step profile), and again on the fleet's own cluster at a job's placement
+// with links cut to what the other jobs leave (fleet_sim.h).
+class TrainingIterations {
+ public:
+  TrainingIterations(const scenario::Scenario& s, const topo::Topology& cluster) : s_(s), cut_(cluster) {}
+
+  fleet::StepProfile profile(const fleet::JobClass& c, int gpus) {
+    ClassRun& run = class_run(c, gpus);
+    const scenario::Scenario& one = run.one;
+    workload::IterationResult it;
+    try {
+      it = workload::simulate_iteration(run.setup->inputs);
+    } catch (const core::InputError& e) {
+      throw core::InputError({"", 0, "fleet.classes"}, fmt::format("class {}: {} on {} GPUs: {}", c.name, c.model, gpus, e.message()));
+    }
+    // NCCL's choice comes from its model of the idle fabric, not from what
+    // other tenants leave: re-simulations keep it (as job/adaptation.cc does).
+    if (it.dp_algorithm.find('/') != std::string::npos && it.dp_algorithm.find(' ') == std::string::npos)
+      run.dp_algorithm = it.dp_algorithm;
+    fleet::StepProfile p;
+    const double t = it.iteration.seconds();
+    const workload::TimeBreakdown& m = it.mean;
+    p.step_s = t;
+    p.compute = (m.forward_compute + m.backward_compute + m.optimizer).seconds() / t;
+    p.communication = (m.tp_comm + m.ep_comm + m.dp_comm + m.pp_comm).seconds() / t;
+    p.bubble = std::max(0.0, 1 - p.compute - p.communication);
+    const workload::StepCostModel cost(one.model, one.parallelism, one.training, *run.setup->compute,
+                                       [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return core::SimTime::zero(); });
+    p.traffic = plan_traffic(one, cost);
+    p.checkpoint_bytes_per_gpu =
+        c.checkpoint_bytes.count() > 0
+            ? static_cast<double>(c.checkpoint_bytes.count())
+            : static_cast<double>(job::shard_bytes(one.model, one.parallelism, one.training, 0).count());
+    const workload::ParallelPlan& plan = one.parallelism;
+    p.source = fmt::format("{} TP{} PP{}{} DP{}: {:.3f} s per step alone (anatomy's iteration model, {} network), "
+                           "{:.0f}% compute, {:.0f}% exposed communication, {:.0f}% bubble",
+                           c.model, plan.tp, plan.pp, plan.ep > 1 ? fmt::format(" EP{}", plan.ep) : std::string(), plan.dp, t,
+                           it.network_transfers ? "flow" : "no", 100 * p.compute, 100 * p.communication, 100 * p.bubble);
+    return p;
+  }
+
+  double iteration(const fleet::JobClass& c, const std::vector<uint32_t>& rank_to_gpu,
+                   const std::vector<std::pair<topo::LinkId, double>>& kept) {
+    ClassRun& run = class_run(c, static_cast<int>(rank_to_gpu.size()));
+    workload::IterationInputs in = run.setup->inputs;
+    in.topology = &cut_;
+    in.rank_to_gpu = rank_to_gpu;
+    in.make_network = [](engine::Simulator& sim, const topo::Topology& t) -> std::unique_ptr<net::Network> {
+      net::FlowNetwork::Options o;
+      o.route_by_connection = true;
+      return std::make_unique<net::FlowNetwork>(sim, t, o);
+    };
+    in.choose_network = {};
+    in.dp_algorithm = run.dp_algorithm;
+    in.enforce_memory = false;
+    in.link_samples = 0;
+    in.telemetry = nullptr;
+    in.domain_collectives = &domain_collectives_;
+    in.rank_links = false;
+    std::vector<core::Bandwidth> saved;
+    saved.reserve(kept.size());
+    for (const auto& [l, share] : kept) {
+      saved.push_back(cut_.link(l).bandwidth);
+      cut_.scale_link_bandwidth(l, share);
+    }
+    workload::IterationResult it;
+    try {
+      it = workload::simulate_iteration(in);
+    } catch (...) {
+      restore(kept, saved);
+      throw;
+    }
+    restore(kept, saved);
+    return it.iteration.seconds();
+  }
+
+ private:
+  void restore(const std::vector<std::pair<topo::LinkId, double>>& kept, const std::vector<core::Bandwidth>& saved) {
+    for (size_t i = 0; i < kept.size(); ++i) cut_.set_link_bandwidth(kept[i].first, saved[i]);
+  }
+
+  ClassRun& class_run(const fleet::JobClass& c, int gpus) {
+    const auto key = std::make_pair(c.name, gpus);
+    if (auto it = runs_.find(key); it != runs_.end()) return it->second;
+    if (gpus % (c.tp * c.pp) != 0)
+      throw core::InputError({"", 0, "fleet.classes"},
+                             fmt::format("class {}: a job of {} GPUs cannot run TP{} x PP{} (not a multiple of {})", c.name, gpus,
+                                         c.tp, c.pp, c.tp * c.pp));
+    ClassRun run;
+    scenario::Scenario& one = run.one;
+    one = s_;
+    one.fleet.reset();
+    one.model = workload::find_model(c.model);
+    one.cluster.gpus = gpus;
+    one.cluster.storage.servers = 0;
+    one.parallelism.tp = c.tp;
+    one.parallelism.pp = c.pp;
+    one.parallelism.dp = gpus / (c.tp * c.pp);
+    one.parallelism.cp = 1;
+    one.parallelism.ep = c.ep;
+    one.parallelism.virtual_stages = 1;
+    const int64_t per_step = one.training.micro_batch * one.parallelism.dp;
+    one.training.global_batch = std::max(per_step, (one.training.global_batch + per_step - 1) / per_step * per_step);
+    try {
+      workload::validate_plan(one.model, one.parallelism, one.training, gpus);
+    } catch (const core::InputError& e) {
+      throw core::InputError({"", 0, "fleet.classes"}, fmt::format("class {}: {} on {} GPUs: {}", c.name, c.model, gpus, e.message()));
+    }
+    const auto it = runs_.emplace(key, std::move(run)).first;
+    // make_setup points the inputs at the scenario: build it where the scenario now lives.
+    try {
+      it->second.setup = make_setup(it->second.one);
+    } catch (const core::InputError& e) {
+      runs_.erase(it);
+      throw core::InputError({"", 0, "fleet.classes"}, fmt::format("class {}: {} on {} GPUs: {}", c.name, c.model, gpus, e.message()));
+    }
+    return it->second;
+  }
+
+  const scenario::Scenario& s_;
+  topo::Topology cut_;  // the fleet's cluster: links cut for one run, restored after
+  std::map<std::pair<std::string, int>, ClassRun> runs_;
+  // TP collectives inside a host, timed once for every re-simulation: cuts
+  // are on fabric and storage links only (fleet/footprint.h).
+  workload::DomainCollectives domain_collectives_;
+};
 
 }  // namespace
 
-FleetRun run_fleet(const scenario::Scenario& s) {
+FleetRun run_fleet(const scenario::Scenario& s, bool phases) {
   if (s.network.model == net::NetworkModel::kPacket)
     throw scenario::locate_in_scenario(
         s, core::InputError({"", 0, "network.model"},
@@ -83,9 +209,16 @@ FleetRun run_fleet(const scenario::Scenario& s) {
     throw scenario::locate_in_scenario(s, e);
   }
   run.topology = t.description;
-  const fleet::ProfileFn profile = [&s](const fleet::JobClass& c, int gpus) { return training_profile(s, c, gpus); };
+  TrainingIterations iterations(s, t);
+  const fleet::ProfileFn profile = [&](const fleet::JobClass& c, int gpus) { return iterations.profile(c, gpus); };
+  const fleet::IterationFn iteration = [&](const fleet::JobClass& c, const std::vector<uint32_t>& rank_to_gpu,
+                                           const std::vector<std::pair<topo::LinkId, double>>& kept) {
+    return iterations.iteration(c, rank_to_gpu, kept);
+  };
   try {
-    run.result = fleet::simulate_fleet(*s.fleet, t, s.cluster.system.gpu.tdp_watts, profile);
+    fleet::FleetSpec spec = *s.fleet;
+    spec.record_phases = phases;
+    run.result = fleet::simulate_fleet(spec, t, s.cluster.system.gpu.tdp_watts, profile, iteration);
   } catch (const core::InputError& e) {
     throw scenario::locate_in_scenario(s, e);
   }

@@ -21,7 +21,8 @@ struct FleetRun {
   std::string topology;  // the cluster in one line
 };
 
-// Throws InputError naming the scenario's file, line and field.
-FleetRun run_fleet(const scenario::Scenario& s);
+// Throws InputError naming the scenario's file, line and field. `phases`:
+// keep every job's phases for a trace (fleet::JobOutcome::phases).
+FleetRun run_fleet(const scenario::Scenario& s, bool phases = false);
 
 }  // namespace anatomy::app

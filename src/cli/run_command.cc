@@ -19,6 +19,7 @@
 #include "report/edge_report.h"
 #include "report/edge_trace.h"
 #include "report/fleet_report.h"
+#include "report/fleet_trace.h"
 #include "report/iteration_text.h"
 #include "report/job_ensemble.h"
 #include "report/job_section.h"
@@ -63,20 +64,19 @@ void run_edge_case(const scenario::Scenario& s, const std::string& format, const
 }
 
 // Many jobs on one cluster: jobs, cluster GPU-hours by cause, contention
-// (report/fleet_report.h); --csv writes jobs.csv, --report the HTML page.
+// (report/fleet_report.h); --csv writes jobs.csv, --report the HTML page,
+// --trace the Perfetto trace (report/fleet_trace.h).
 void run_fleet_case(const scenario::Scenario& s, const std::string& format, const OutputOptions& outputs) {
-  if (!outputs.trace.empty())
-    throw scenario::locate_in_scenario(
-        s, core::InputError({"", 0, "fleet"}, "a fleet has no Perfetto trace yet: use --report for its timeline and "
-                                              "link heat map, --csv for every job"));
+  check_writable(outputs.trace, "--trace");
   check_writable(outputs.report, "--report");
   check_csv_folder(outputs.csv);
-  const app::FleetRun run = app::run_fleet(s);
+  const app::FleetRun run = app::run_fleet(s, !outputs.trace.empty());
   if (!outputs.csv.empty()) {
     make_csv_folder(outputs.csv);
     write_output_file((std::filesystem::path(outputs.csv) / "jobs.csv").string(), report::fleet_jobs_csv(run.result),
                       "--csv");
   }
+  if (!outputs.trace.empty()) write_output_file(outputs.trace, report::fleet_trace(run.result, s.name), "--trace");
   if (!outputs.report.empty())
     write_output_file(outputs.report, report::fleet_html(s, run.result, run.topology), "--report");
   if (format == "json")

@@ -16,6 +16,29 @@
 // those links alone is worked out again (each job keeps its time per
 // link and the slowest), and everyone else fast-forwards untouched.
 //
+// How a training step slows. A light job (a step and an all-reduce, not
+// overlapped) takes its footprint's slowest link: s = 1 + (t_shared -
+// t_alone) / step, the extra time fully exposed. A training job (a class
+// with a model) is re-simulated instead, when `iteration` is given and
+// fleet.scheduler.resimulate is on: the other jobs' traffic is background
+// load at the rates they offer, so on each link of its footprint the job
+// keeps what max-min sharing leaves its flows (n_A x the fair level of
+// contention.h: the others' collectives capped at their mean rate, their
+// checkpoint writes greedy), and its iteration is run again on the
+// cluster at its placement with each such link's bandwidth cut to that
+// share (each connection on its own path, as the footprint routes it; the
+// gradients' algorithm the one auto picks for the job alone: NCCL does not
+// see other tenants); s = 1 + (T_shared - T_idle) / step, T_idle the same
+// iteration on the idle cluster and step the profile's. Whatever the
+// iteration hides behind compute (bucketed gradients during backward)
+// stays hidden. Cuts the footprint prices under
+// fleet.scheduler.resimulate_above of a step, fully exposed, keep that
+// figure and run nothing.
+// A job's iteration is run only when the set of jobs on its links (or
+// their phase) changes, and its result is kept by what determines it: the
+// class, the job's hosts and every cut link's share (to 1e-6): a job whose
+// neighbour checkpoints every half hour runs its two iterations once.
+//
 // Time accounting (GPU-seconds of the cluster, adding up to GPUs x span):
 //  idle        no job holds the GPU and none waits
 //  queued      no job holds the GPU while jobs wait (fragmentation,
@@ -37,6 +60,7 @@
 #include <vector>
 
 #include "fleet/fleet_spec.h"
+#include "fleet/footprint.h"
 #include "fleet/job_stream.h"
 #include "topo/topology.h"
 
@@ -47,7 +71,7 @@ namespace anatomy::fleet {
 struct StepProfile {
   double step_s = 1;
   double compute = 1, communication = 0, bubble = 0;
-  double grad_bytes_per_nic = 0;  // bytes each NIC sends per step in the DP all-reduce
+  PlanTraffic traffic;            // what each rank sends across hosts per step (footprint.h)
   double checkpoint_bytes_per_gpu = 0;
   std::string source;             // where the figures come from, for the report
 };
@@ -56,8 +80,26 @@ struct StepProfile {
 // runs the iteration model). Throws InputError when the plan cannot run.
 using ProfileFn = std::function<StepProfile(const JobClass& cls, int gpus)>;
 
+// A training job's iteration run again on the fleet's own cluster (the app
+// layer runs anatomy's iteration model): its step in seconds with rank r
+// on GPU rank_to_gpu[r], the network routing each connection on its own
+// path (net::connection_hash, as the footprints do), and each listed link
+// keeping only that share of its bandwidth (sorted by link; empty: the
+// idle cluster). Deterministic: the fleet caches what it returns.
+using IterationFn = std::function<double(const JobClass& cls, const std::vector<uint32_t>& rank_to_gpu,
+                                         const std::vector<std::pair<topo::LinkId, double>>& kept)>;
+
 enum class JobState { kQueued, kRunning, kFinished, kNotArrived };
 const char* to_string(JobState s);
+
+// A stretch of one phase of a job at one pace: what the phase was, when,
+// and its slowdown (wall time over the work it did, in seconds of running
+// alone).
+struct PhaseSpan {
+  const char* phase = "";  // startup, restart, train, checkpoint, failure recovery
+  double start_s = 0, end_s = 0;
+  double slowdown = 1;
+};
 
 struct JobOutcome {
   std::string id;
@@ -76,6 +118,7 @@ struct JobOutcome {
   int preemptions = 0, failures = 0, checkpoints = 0;
   std::vector<std::string> shared_with;  // jobs it shared a link with while both were moving data
   std::string placement;                 // packed/spread summary of its (first) placement
+  std::vector<PhaseSpan> phases;         // with FleetSpec::record_phases: every phase it ran, split where its pace moved >= 10%
 };
 
 struct Cause {
@@ -104,6 +147,8 @@ struct FleetResult {
   double mean_queue_s = 0, mean_slowdown = 1, worst_slowdown = 1;
   int jobs_slowed = 0;              // finished jobs slowed by >= 1% by contention
   int64_t events = 0, evaluations = 0;  // evaluations: shared links' max-min shares worked out
+  int64_t iterations_run = 0;       // training jobs' iterations re-simulated under contention (and idle, as the baseline)
+  int64_t iterations_cached = 0;    // ... and looked up again instead
   double dollars_per_gpu_hour = 0;
   StreamResult stream;              // trace rows, skipped and rejected (errors), jobs read
   std::string policy;
@@ -112,6 +157,8 @@ struct FleetResult {
 
 // Throws InputError (field "fleet...") for a job that can never run here
 // (more GPUs than the cluster, a checkpoint with no storage servers).
-FleetResult simulate_fleet(const FleetSpec& spec, const topo::Topology& t, double gpu_tdp_w, const ProfileFn& profile);
+// `iteration` empty: every job's contention from its footprint alone.
+FleetResult simulate_fleet(const FleetSpec& spec, const topo::Topology& t, double gpu_tdp_w, const ProfileFn& profile,
+                           const IterationFn& iteration = {});
 
 }  // namespace anatomy::fleet

@@ -32,15 +32,16 @@ using core::JobTime;
 
 // What a job is. With `model` set it is a training job: its step time,
 // exposed communication and bubble come from anatomy's iteration model on
-// `gpus` GPUs with this tp x pp (dp = the rest), and its gradient
-// all-reduce bytes from the model; without, a light job: `step` of compute
+// `gpus` GPUs with this tp x pp x ep (dp = the rest), its traffic across
+// hosts (gradients, pipeline activations, expert all-to-alls, TP rings
+// that span hosts) from the model and plan; without, a light job: `step` of compute
 // then an all-reduce of `all_reduce` bytes over its GPUs, not overlapped.
 // Checkpoints are blocking: training waits while every host writes its
 // GPUs' shards to the storage servers.
 struct JobClass {
   std::string name;
   std::string model;  // "" = light job
-  int tp = 1, pp = 1;
+  int tp = 1, pp = 1, ep = 1;  // training: the plan (dp = the rest; ep divides dp, a MoE model's)
   JobTime step = JobTime::sec(1);
   Bytes all_reduce;                 // light jobs: bytes all-reduced per step
   JobTime checkpoint_interval;      // 0 = no checkpoints
@@ -72,6 +73,13 @@ struct SchedulerSpec {
   JobTime restart = JobTime::sec(300);  // a preempted job's restart (launch, init, checkpoint load)
   JobTime startup = JobTime::sec(120);  // every start: image, launch, NCCL init
   bool contention = true;        // false: every job runs as if alone
+  // true: a training job's iteration is run again on the cluster, with what
+  // the jobs on its links leave it, whenever that changes (fleet_sim.h);
+  // false: its footprint's slowest link alone, fully exposed, as a light job's.
+  bool resimulate = true;
+  // ... when the cuts would cost at least this share of a step fully
+  // exposed (the footprint's figure); below, that figure stands.
+  double resimulate_above = 0.01;
 };
 
 struct GeneratorSpec {
@@ -112,6 +120,9 @@ struct FleetSpec {
   double dollars_per_gpu_hour = 0;
   int heat_bins = 48;  // time bins of the utilization series and the link heat map
   uint64_t seed = 1;
+  // Not a scenario key: whoever writes the trace asks for every job's
+  // phases (JobOutcome::phases), split where its slowdown moved 10% or more.
+  bool record_phases = false;
 };
 
 }  // namespace anatomy::fleet

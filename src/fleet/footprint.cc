@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/rng.h"
+#include "net/network.h"
 
 namespace anatomy::fleet {
 namespace {
@@ -33,22 +34,65 @@ void add_route(const topo::Topology& t, topo::NodeId src, topo::NodeId dst, uint
   }
 }
 
+uint32_t gpus_on_a_host(const topo::Topology& t) {
+  uint32_t n = 0;
+  while (n < t.num_gpus() && t.host_of(n) == 0) ++n;
+  return n;
+}
+
 }  // namespace
 
-Footprint ring_footprint(const topo::Topology& t, const std::vector<uint32_t>& hosts, int gpus_per_host,
-                         double bytes_per_nic, uint64_t salt) {
+Footprint plan_footprint(const topo::Topology& t, const std::vector<uint32_t>& hosts, int gpus_per_host,
+                         const PlanTraffic& p) {
+  if (hosts.size() < 2 || gpus_per_host <= 0) return {};
+  const uint32_t host_gpus = gpus_on_a_host(t);
+  const int g = gpus_per_host;
+  const int n = static_cast<int>(hosts.size()) * g;
+  const int pp = std::max(1, p.pp), tp = std::max(1, p.tp), ep = std::max(1, p.ep);
+  const int per_stage = n / pp;
   std::map<topo::LinkId, LinkUse> m;
-  if (hosts.size() < 2 || bytes_per_nic <= 0) return {};
-  uint32_t host_gpus = 0;
-  while (host_gpus < t.num_gpus() && t.host_of(host_gpus) == 0) ++host_gpus;
   std::vector<topo::LinkId> path;
-  for (int r = 0; r < gpus_per_host; ++r)
-    for (size_t i = 0; i < hosts.size(); ++i) {
-      const uint32_t a = hosts[i] * host_gpus + static_cast<uint32_t>(r);
-      const uint32_t b = hosts[(i + 1) % hosts.size()] * host_gpus + static_cast<uint32_t>(r);
-      add_route(t, t.gpu_node(a), t.gpu_node(b), core::mix64(salt * 1000003 + r * 65537 + i), bytes_per_nic, path,
-                m);
+  // Rank a to rank b, `bytes` per step; ranks on one host never reach the fabric.
+  auto send = [&](int a, int b, double bytes) {
+    if (bytes <= 0 || a / g == b / g) return;
+    const topo::NodeId src = t.gpu_node(hosts[static_cast<size_t>(a / g)] * host_gpus + static_cast<uint32_t>(a % g));
+    const topo::NodeId dst = t.gpu_node(hosts[static_cast<size_t>(b / g)] * host_gpus + static_cast<uint32_t>(b % g));
+    add_route(t, src, dst, net::connection_hash(src, dst), bytes, path, m);
+  };
+  if (p.dp_bytes_per_nic > 0) {
+    // Per stage, per rail, per TP slice of hosts (k > 1 when a TP group spans k hosts): a ring over its hosts.
+    const int k = std::max(1, tp / g);
+    for (int s = 0; s < pp; ++s) {
+      const int first = s * per_stage / g, last = ((s + 1) * per_stage - 1) / g;
+      for (int c = 0; c < k; ++c) {
+        std::vector<int> ring;
+        for (int h = first + c; h <= last; h += k) ring.push_back(h);
+        if (ring.size() < 2) continue;
+        for (int r = 0; r < g; ++r)
+          for (size_t i = 0; i < ring.size(); ++i)
+            send(ring[i] * g + r, ring[(i + 1) % ring.size()] * g + r, p.dp_bytes_per_nic);
+      }
     }
+  }
+  for (int s = 0; s + 1 < pp; ++s)
+    for (int q = 0; q < per_stage; ++q) {
+      const int a = s * per_stage + q, b = a + per_stage;
+      send(a, b, p.pp_bytes_per_gpu);
+      send(b, a, p.pp_bytes_per_gpu);
+    }
+  if (ep > 1 && p.ep_bytes_per_pair > 0) {
+    const int dp = per_stage / tp;
+    for (int s = 0; s < pp; ++s)
+      for (int t0 = 0; t0 < tp; ++t0)
+        for (int d0 = 0; d0 + ep <= dp; d0 += ep)
+          for (int i = 0; i < ep; ++i)
+            for (int j = 0; j < ep; ++j)
+              if (i != j)
+                send(s * per_stage + (d0 + i) * tp + t0, s * per_stage + (d0 + j) * tp + t0, p.ep_bytes_per_pair);
+  }
+  if (tp > g && p.tp_bytes_per_gpu > 0)
+    for (int start = 0; start + tp <= n; start += tp)
+      for (int i = 0; i < tp; ++i) send(start + i, start + (i + 1) % tp, p.tp_bytes_per_gpu);
   return collect(m);
 }
 
@@ -56,8 +100,7 @@ Footprint checkpoint_footprint(const topo::Topology& t, const std::vector<uint32
                                double bytes_per_gpu, uint64_t salt) {
   const auto& servers = t.storage_nodes();
   if (servers.empty() || bytes_per_gpu <= 0) return {};
-  uint32_t host_gpus = 0;
-  while (host_gpus < t.num_gpus() && t.host_of(host_gpus) == 0) ++host_gpus;
+  const uint32_t host_gpus = gpus_on_a_host(t);
   std::map<topo::LinkId, LinkUse> m;
   std::vector<topo::LinkId> path;
   for (size_t i = 0; i < hosts.size(); ++i)

@@ -2,7 +2,13 @@
 
 #include <vector>
 
+#include "core/rng.h"
+
 namespace anatomy::net {
+
+uint64_t connection_hash(NodeId src, NodeId dst) {
+  return core::mix64((uint64_t{src} << 32 | dst) ^ 0x636f6e6e65637431ULL);
+}
 
 SimTime Network::path_latency(NodeId src, NodeId dst, uint64_t flow_hash) const {
   thread_local std::vector<LinkId> path;

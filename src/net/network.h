@@ -30,6 +30,13 @@ using topo::NodeId;
 
 using TransferId = uint64_t;
 
+// The flow hash of a connection: one per (source, destination) pair, as a
+// NIC's queue pair keeps its path for the connection's life. A network
+// built to route by connection (FlowNetwork::Options) and the fleet's
+// footprints of a job's traffic (fleet/footprint.h) put a pair's bytes on
+// the same links.
+uint64_t connection_hash(NodeId src, NodeId dst);
+
 // What a transfer is for, as its caller labels it. Backends ignore it; the
 // hybrid network (hybrid_network.h) routes by it.
 enum class TrafficClass : uint8_t { kUnlabelled, kDataParallel };

@@ -42,10 +42,16 @@ std::vector<size_t> slowest_first(const FleetResult& r) {
 
 std::string scheduler_line(const scenario::Scenario& s, const FleetResult& r) {
   const fleet::SchedulerSpec& k = s.fleet->scheduler;
+  const bool training = std::any_of(s.fleet->classes.begin(), s.fleet->classes.end(),
+                                    [](const fleet::JobClass& c) { return !c.model.empty(); });
+  const char* contention = !k.contention ? "off"
+                           : training && k.resimulate
+                               ? "on (max-min shares per link; training iterations re-simulated with what they leave)"
+                               : "on (max-min shares per link)";
   return fmt::format("{} queue, {} placement{}{}; contention {}", r.policy, job::to_string(k.placement.policy),
                      k.placement.rack_power_kw > 0 ? fmt::format(", {:.1f} kW per rack", k.placement.rack_power_kw) : "",
                      k.policy == fleet::Policy::kPriority ? (k.preemption ? ", preemption" : ", no preemption") : "",
-                     k.contention ? "on (max-min shares per link)" : "off");
+                     contention);
 }
 
 std::string stream_line(const FleetResult& r) {
@@ -74,8 +80,12 @@ std::string fleet_text(const scenario::Scenario& s, const FleetResult& r, const 
   out += fmt::format("queueing          mean {}\n", hours(r.mean_queue_s));
   out += fmt::format("slowdown          mean {:.3f}x, worst {:.3f}x; {} finished jobs slowed >= 1% by contention\n",
                      r.mean_slowdown, r.worst_slowdown, r.jobs_slowed);
-  out += fmt::format("simulation        {} events, {} max-min shares of shared links worked out\n\n", r.events,
+  out += fmt::format("simulation        {} events, {} max-min shares of shared links worked out", r.events,
                      r.evaluations);
+  if (r.iterations_run + r.iterations_cached > 0)
+    out += fmt::format("; {} training iterations re-simulated on the cluster, {} looked up again", r.iterations_run,
+                       r.iterations_cached);
+  out += "\n\n";
   const double total = std::accumulate(r.causes.begin(), r.causes.end(), 0.0,
                                        [](double a, const fleet::Cause& c) { return a + c.gpu_hours; });
   out += "where the cluster's GPU-hours go:\n";
@@ -171,6 +181,8 @@ nlohmann::ordered_json fleet_json(const scenario::Scenario& s, const FleetResult
   c["contended_links"] = heat;
   c["events"] = r.events;
   c["link_share_evaluations"] = r.evaluations;
+  c["iterations_resimulated"] = r.iterations_run;
+  c["iterations_from_cache"] = r.iterations_cached;
   j["cluster"] = c;
   j["trace"] = {{"rows", r.stream.rows},
                 {"skipped", r.stream.skipped},

@@ -86,6 +86,14 @@ const std::vector<Field<SchedulerSpec>>& scheduler_fields() {
        [](S& s, const Value& v) { s.startup = v.long_time; }, shows(&S::startup)},
       {"contention", Kind::kBool, by_default("true"), {}, "jobs share links (false: every job runs as if alone)",
        [](S& s, const Value& v) { s.contention = v.flag; }, shows(&S::contention)},
+      {"resimulate", Kind::kBool, by_default("true"), {},
+       "a training job's iteration is run again on the cluster with what the jobs on its links leave it, when that "
+       "changes (false: its footprint's slowest link, fully exposed, as a light job's)",
+       [](S& s, const Value& v) { s.resimulate = v.flag; }, shows(&S::resimulate)},
+      {"resimulate_above", Kind::kDouble, by_default("0.01"), number_at_least(0),
+       "re-simulate only cuts that would cost at least this share of a step fully exposed (the footprint's figure, "
+       "which stands below it)",
+       [](S& s, const Value& v) { s.resimulate_above = v.number; }, shows(&S::resimulate_above)},
   };
   return f;
 }
@@ -105,6 +113,9 @@ const std::vector<Field<JobClass>>& job_class_fields() {
        [](C& c, const Value& v) { c.tp = v.as_int(); }, shows(&C::tp)},
       {"pp", Kind::kInt, by_default("1"), int_range(1, 1024), "training jobs: pipeline-parallel size",
        [](C& c, const Value& v) { c.pp = v.as_int(); }, shows(&C::pp)},
+      {"ep", Kind::kInt, by_default("1"), int_range(1, 1024),
+       "training jobs: expert-parallel size (a MoE model; divides the data-parallel size)",
+       [](C& c, const Value& v) { c.ep = v.as_int(); }, shows(&C::ep)},
       {"step", Kind::kTime, by_default("1s"), time_positive(), "light jobs: compute per step",
        [](C& c, const Value& v) { c.step = JobTime::from_seconds(v.time.seconds()); },
        [](const C& c) { return show_value(core::SimTime::from_seconds(c.step.seconds())); }},

@@ -163,6 +163,11 @@ void Topology::scale_link_bandwidth(LinkId l, double factor) {
   links_[l].bandwidth = links_[l].bandwidth * factor;
 }
 
+void Topology::set_link_bandwidth(LinkId l, Bandwidth bandwidth) {
+  ANATOMY_CHECK(bandwidth.bps() > 0, "a link keeps some bandwidth (use a small one for an outage)");
+  links_[l].bandwidth = bandwidth;
+}
+
 void Topology::set_link_latency(LinkId l, SimTime latency) {
   ANATOMY_CHECK(latency >= SimTime::zero(), "a link's latency is not negative");
   links_[l].latency = latency;

@@ -111,6 +111,8 @@ class Topology {
   // What-if analyses (a degraded or failed link): scale one link's
   // bandwidth on a copy of a built topology. Routing is unchanged.
   void scale_link_bandwidth(LinkId l, double factor);
+  // ... and set it back exactly (a copy reused for many what-ifs).
+  void set_link_bandwidth(LinkId l, Bandwidth bandwidth);
   // Per-link latency (a topology read from a file that gives each tier's
   // cable and switch delay): one way, propagation plus forwarding at `to`.
   void set_link_latency(LinkId l, SimTime latency);

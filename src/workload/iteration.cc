@@ -74,6 +74,13 @@ class IsolatedCollectives {
     const auto key = std::make_tuple(static_cast<int>(op), bytes.count(), g.size(), g.domains.size(), widest, forced);
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
+    // Inside one scale-up domain: the same whatever the fabric, so the
+    // caller's cache may hold it from an earlier run.
+    DomainCollectives* shared = g.domains.size() == 1 ? in_.domain_collectives : nullptr;
+    if (shared) {
+      if (auto hit = shared->results.find(key); hit != shared->results.end())
+        return memo_.emplace(key, hit->second).first->second;
+    }
     coll::Request r;
     r.op = op;
     r.bytes = bytes;
@@ -84,7 +91,9 @@ class IsolatedCollectives {
       if (algo.rfind("nvls", 0) == 0) algo = "nvls";
       r.protocol = coll::parse_protocol(forced.substr(slash + 1), "protocol");
     }
-    return memo_.emplace(key, runner_.run(g, r, algo)).first->second;
+    const coll::CollectiveResult& result = memo_.emplace(key, runner_.run(g, r, algo)).first->second;
+    if (shared) shared->results.emplace(key, result);
+    return result;
   }
 
  private:
@@ -628,7 +637,7 @@ IterationResult IterationSim::run() {
   r.background_finished = background_finished;
   const topo::Topology& topo = *in_.topology;
   std::vector<LinkLoad> loads;
-  for (topo::LinkId l = 0; l < topo.num_links(); ++l) {
+  for (topo::LinkId l = 0; in_.rank_links && l < topo.num_links(); ++l) {
     const Bytes b = net_->link_bytes(l);
     if (b.count() <= 0) continue;
     const topo::Link& link = topo.link(l);

@@ -25,7 +25,9 @@
 // GPU has finished while the slowest stage has not is waiting on others.
 
 #include <functional>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "coll/collective.h"
@@ -117,6 +119,16 @@ struct IterationTelemetry {
   coll::CollectiveSignal collective;
 };
 
+// Collectives timed alone whose group lies inside one scale-up domain
+// cross no fabric link. A caller that runs one system's iterations again
+// and again with only fabric links changed (the fleet's re-simulations,
+// fleet/fleet_sim.h) keeps their results here between runs
+// (IterationInputs::domain_collectives), keyed as an iteration memoizes
+// them: operation, bytes, group size, domains, widest domain, forced algorithm.
+struct DomainCollectives {
+  std::map<std::tuple<int, int64_t, int, size_t, size_t, std::string>, coll::CollectiveResult> results;
+};
+
 struct IterationInputs {
   const ModelSpec* model = nullptr;
   const ParallelPlan* plan = nullptr;
@@ -160,6 +172,12 @@ struct IterationInputs {
   // of what "auto" picks on this topology (e.g. the choice a static tuner
   // made on the healthy fabric); empty: auto.
   std::string dp_algorithm;
+  // Kept between runs by the caller (may be null; see DomainCollectives).
+  DomainCollectives* domain_collectives = nullptr;
+  // false: leave IterationResult::busiest_links empty (ranking them reads
+  // every link of the topology once; a caller that only wants the time
+  // skips it).
+  bool rank_links = true;
 };
 
 // Throws InputError when the plan does not fit the GPUs' memory (unless

@@ -6,8 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "app/data_dir.h"
+#include "app/setup.h"
 #include "report/fleet_report.h"
+#include "report/fleet_trace.h"
 #include "scenario/scenario.h"
+#include "workload/iteration.h"
+#include "workload/model.h"
 
 namespace anatomy::app {
 namespace {
@@ -44,6 +48,117 @@ TEST(FleetRun, TheTraceReplayReportsItsRejectedRowsAndRunsTheRest) {
   // The training class's step comes from the iteration model.
   ASSERT_EQ(r.result.profiles.size(), 1u);
   EXPECT_NE(r.result.profiles[0].find("llama3-8b TP8 PP1 DP8"), std::string::npos);
+}
+
+TEST(FleetRun, TwoTrainingJobsOnASharedSpineSlowByTheirIterationRunAgainWithWhatTheSpineLeaves) {
+  // training-shared-spine.yaml: x on hosts 0 and 2, y on 1 and 3 (spread),
+  // Llama 3 8B at TP 8, DP 2, 8 sequences per micro-batch.
+  // Step alone (the profile): T0, the iteration on a cluster of 16 GPUs.
+  // Traffic: a ring per rail carries 2 (dp-1)/dp x 2 P / 8 = P / 4 bytes
+  // per NIC per step (P parameters, bf16 gradients): 8 rails, 2 P = 16.06
+  // GB on each leaf-spine link per step, 0.321 s at 400 Gb/s.
+  // Share: the other job offers 2 P x 8 / T0 bit/s on 8 flows, under the
+  // fair level of 400 / 16 = 25 Gb/s per flow, so this job keeps
+  // k = 1 - 2 P x 8 / (T0 x 400e9) of each of the 4 links.
+  // Re-simulated: its iteration on hosts 0 and 2 of the 32-GPU cluster,
+  // idle (T_idle) and with the 4 links at k (T_cut), the gradients' algorithm as
+  // auto chose it alone: slowdown 1 + (T_cut - T_idle) / T0.
+  // Footprint (resimulate off): the 0.321 s fully exposed, stretched to
+  // 0.321 / k: 1 + 0.321 (1/k - 1) / T0, more, because the reduce-scatter
+  // hides behind the backward pass and only the parameters' all-gather
+  // grows.
+  const scenario::Scenario s = scenario::load_scenario(shipped("training-shared-spine.yaml"));
+  scenario::Scenario one = s;
+  one.fleet.reset();
+  one.model = workload::find_model("llama3-8b");
+  one.parallelism.tp = 8;
+  one.parallelism.pp = 1;
+  one.parallelism.dp = 2;
+  one.cluster.gpus = 16;
+  const std::unique_ptr<app::Setup> alone = make_setup(one);
+  const workload::IterationResult solo = workload::simulate_iteration(alone->inputs);
+  const double T0 = solo.iteration.seconds();
+  const double grads = 2.0 * static_cast<double>(one.model.params());
+  const double k = 1 - grads * 8 / (T0 * 400e9);
+
+  scenario::Scenario placed = one;
+  placed.placement = job::PlacementSpec{};
+  placed.placement->policy = job::PlacementPolicy::kSpread;
+  placed.placement->hosts_per_rack = 2;
+  placed.placement_cluster_gpus = 32;
+  const std::unique_ptr<app::Setup> setup = make_setup(placed);
+  ASSERT_EQ(setup->placement->hosts, (std::vector<uint32_t>{0, 2}));
+  workload::IterationInputs in = setup->inputs;
+  in.dp_algorithm = solo.dp_algorithm;
+  const double t_idle = workload::simulate_iteration(in).iteration.seconds();
+  topo::Topology cut = setup->topology;
+  int links = 0;
+  for (topo::LinkId l = 0; l < cut.num_links(); ++l)
+    if (cut.kind(cut.link(l).from) == topo::NodeKind::kSwitch && cut.kind(cut.link(l).to) == topo::NodeKind::kSwitch) {
+      cut.scale_link_bandwidth(l, k);
+      ++links;
+    }
+  ASSERT_EQ(links, 4);
+  in.topology = &cut;
+  const double t_cut = workload::simulate_iteration(in).iteration.seconds();
+  const double expected = 1 + (t_cut - t_idle) / T0;
+
+  const FleetRun r = run_fleet(s);
+  ASSERT_EQ(r.result.jobs.size(), 2u);
+  for (const fleet::JobOutcome& j : r.result.jobs) EXPECT_NEAR(j.slowdown, expected, 1e-5) << j.id;
+  const double exposed = 1 + grads * 8 / 400e9 * (1 / k - 1) / T0;
+  scenario::Scenario footprint = s;
+  footprint.fleet->scheduler.resimulate = false;
+  const FleetRun f = run_fleet(footprint);
+  for (const fleet::JobOutcome& j : f.result.jobs) EXPECT_NEAR(j.slowdown, exposed, 1e-6) << j.id;
+  EXPECT_LT(expected, exposed - 0.02);
+  EXPECT_GT(expected, 1.02);
+}
+
+TEST(FleetRun, TheTraceSplitsATrainingPhaseWhereANeighboursCheckpointSlowsIt) {
+  // checkpoint-burst.yaml: w writes 60 GB from each of its 16 GPUs every
+  // 5 minutes of its training: 960 GB down the storage leaf's one 400 Gb/s
+  // link, 19.2 s, alone or not (x's ring is not on that link). While it
+  // writes, x's steps take 1.375x (fleet_sim_test.cc derives it); between,
+  // 1x. So x's training is one span per pace: 1x, then 1.375x for 19.2 s,
+  // and so on; w's phases are train (300 s) and checkpoint (19.2 s).
+  const scenario::Scenario s = scenario::load_scenario(shipped("checkpoint-burst.yaml"));
+  const FleetRun r = run_fleet(s, true);
+  const fleet::JobOutcome& x = r.result.jobs[0];
+  const fleet::JobOutcome& w = r.result.jobs[1];
+  ASSERT_EQ(x.id, "x");
+  int slowed = 0;
+  for (const fleet::PhaseSpan& p : x.phases) {
+    EXPECT_STREQ(p.phase, "train");
+    if (p.slowdown > 1.001) {
+      ++slowed;
+      EXPECT_NEAR(p.slowdown, 1.375, 1e-6);
+      EXPECT_NEAR(p.end_s - p.start_s, 19.2, 1e-6);
+    } else {
+      EXPECT_NEAR(p.slowdown, 1.0, 1e-9);
+    }
+  }
+  int checkpoints = 0;
+  for (const fleet::PhaseSpan& p : w.phases) {
+    if (std::string(p.phase) == "checkpoint") {
+      ++checkpoints;
+      EXPECT_NEAR(p.end_s - p.start_s, 19.2, 1e-6);
+    } else {
+      EXPECT_STREQ(p.phase, "train");
+    }
+  }
+  EXPECT_EQ(checkpoints, w.checkpoints);
+  EXPECT_GT(slowed, 5);
+  EXPECT_LE(slowed, checkpoints);
+  // Without asking, no phases are kept; the trace is the same bytes twice.
+  EXPECT_TRUE(run_fleet(s).result.jobs[0].phases.empty());
+  const std::string trace = report::fleet_trace(r.result, s.name);
+  EXPECT_EQ(trace, report::fleet_trace(run_fleet(s, true).result, s.name));
+  const auto j = nlohmann::json::parse(trace);
+  int slices = 0;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "X") ++slices;
+  EXPECT_EQ(slices, static_cast<int>(x.phases.size() + w.phases.size()));
 }
 
 }  // namespace

@@ -2,29 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include "hw/catalog.h"
-#include "topo/builders.h"
+#include <tuple>
+
+#include "four_hosts.h"
 
 namespace anatomy::fleet {
 namespace {
 
-// Four DGX H100 hosts (8 GPUs, 8 NICs of 400 Gb/s each), two per leaf:
-// radix 17 at 16:1 is 16 ports down and one 400 Gb/s port up to the one
-// spine. Leaf 0 holds hosts 0-1, leaf 1 hosts 2-3. Racks of 2 hosts. No
-// packet overhead, so links carry their line rate.
-topo::Topology four_hosts(int storage_servers = 0) {
-  topo::ClusterSpec c;
-  c.system = hw::find_system("dgx-h100");
-  c.gpus = 32;
-  c.fabric.tiers = 2;
-  c.fabric.radix = 17;
-  c.fabric.framing.overhead_bytes = 0;
-  c.fabric.oversubscription = 16;
-  c.fabric.rail_optimized = false;
-  c.storage.servers = storage_servers;
-  c.storage.shared_with_compute = true;
-  return topo::build_cluster(c);
-}
+using test_cluster::four_hosts;
 
 // Two light jobs of 16 GPUs (2 hosts): 1 s of compute, then an all-reduce
 // of S = 16 GB per GPU; no startup, so the running time is the steps alone.
@@ -207,6 +192,116 @@ TEST(Fleet, ACheckpointBurstSlowsAnotherJobsAllReduceOnTheSharedStoragePath) {
   s.classes[1].checkpoint_interval = JobTime::zero();
   const FleetResult without = simulate_fleet(s, t, 700, kNoTraining);
   EXPECT_NEAR(without.jobs[0].slowdown, 1.0, 1e-9);
+}
+
+// Training jobs whose step is given rather than simulated: 1.6 s, 1 s of
+// it compute, and the light jobs' traffic (3.75 GB per NIC per step over
+// a ring per rail, TP 8 = a host). The iteration "re-simulated" under a
+// cut stands for one that hides half of its extra communication behind
+// compute: T = 1.6 + 0.5 x 0.6 x (1/k - 1) for the smallest share k kept.
+StepProfile given_profile(const JobClass&, int) {
+  StepProfile p;
+  p.step_s = 1.6;
+  p.compute = 1 / 1.6;
+  p.communication = 0.6 / 1.6;
+  p.traffic.tp = 8;
+  p.traffic.dp_bytes_per_nic = 3.75e9;
+  return p;
+}
+
+struct IterationLog {
+  std::vector<std::vector<std::pair<topo::LinkId, double>>> calls;
+  IterationFn fn() {
+    return [this](const JobClass&, const std::vector<uint32_t>& rank_to_gpu,
+                  const std::vector<std::pair<topo::LinkId, double>>& kept) {
+      EXPECT_EQ(rank_to_gpu.size(), 16u);
+      calls.push_back(kept);
+      double k = 1;
+      for (const auto& [l, share] : kept) k = std::min(k, share);
+      return 1.6 + 0.5 * 0.6 * (1 / k - 1);
+    };
+  }
+};
+
+FleetSpec two_training_jobs() {
+  FleetSpec s = two_jobs(job::PlacementPolicy::kSpread);
+  s.classes[0].model = "given";
+  s.classes[0].tp = 8;
+  return s;
+}
+
+TEST(Fleet, ATrainingJobIsReSimulatedWithTheShareItsSharedLinksLeaveIt) {
+  // As in TwoJobsSharingTheSpineUplink...: on each of the 4 leaf-spine
+  // links the other job offers 30 GB / 1.6 s = 150 Gb/s, under the fair
+  // level, so this job's 8 flows keep 250 of 400 Gb/s: share 0.625 on
+  // every link the two rings share, and nowhere else (the NICs' cables
+  // are the job's own). The iteration then takes 1.6 + 0.3 x (1/0.625 -
+  // 1) = 1.78 s against 1.6 s alone: slowdown 1 + 0.18 / 1.6 = 1.1125,
+  // below the footprint's fully exposed 1.225.
+  const topo::Topology t = four_hosts();
+  IterationLog log;
+  const FleetResult r = simulate_fleet(two_training_jobs(), t, 700, given_profile, log.fn());
+  for (const JobOutcome& j : r.jobs) EXPECT_NEAR(j.slowdown, 1.1125, 1e-6) << j.id;
+  // Each job: once idle (the baseline), once cut.
+  EXPECT_EQ(r.iterations_run, 4);
+  ASSERT_EQ(log.calls.size(), 4u);
+  int cut = 0;
+  for (const auto& kept : log.calls) {
+    if (kept.empty()) continue;
+    ++cut;
+    ASSERT_EQ(kept.size(), 4u);
+    for (const auto& [l, share] : kept) {
+      EXPECT_EQ(t.kind(t.link(l).from), topo::NodeKind::kSwitch);
+      EXPECT_EQ(t.kind(t.link(l).to), topo::NodeKind::kSwitch);
+      EXPECT_NEAR(share, 0.625, 1e-6);
+    }
+  }
+  EXPECT_EQ(cut, 2);
+}
+
+TEST(Fleet, WithoutReSimulationATrainingJobTakesItsFootprintsFullyExposedFigure) {
+  // fleet.scheduler.resimulate: false, or a cut the footprint prices under
+  // resimulate_above: the footprint's 1.225 (as the light jobs), and no
+  // iteration is run. The cut costs 0.36 / 1.6 = 22.5% of a step, fully
+  // exposed: a threshold of 0.2 re-simulates it, 0.25 does not.
+  const topo::Topology t = four_hosts();
+  for (const auto& [resimulate, above, expect] :
+       {std::tuple{false, 0.0, 1.225}, std::tuple{true, 0.25, 1.225}, std::tuple{true, 0.2, 1.1125}}) {
+    FleetSpec s = two_training_jobs();
+    s.scheduler.resimulate = resimulate;
+    s.scheduler.resimulate_above = above;
+    IterationLog log;
+    const FleetResult r = simulate_fleet(s, t, 700, given_profile, log.fn());
+    for (const JobOutcome& j : r.jobs) EXPECT_NEAR(j.slowdown, expect, 1e-6) << resimulate << " " << above;
+    EXPECT_EQ(log.calls.empty(), expect == 1.225);
+  }
+}
+
+TEST(Fleet, AnIterationIsRunOnlyWhenItsSharersChangeAndLookedUpWhenTheyRepeat) {
+  // x trains (a given profile) beside w, which moves no data but every
+  // 200 s writes 40 GB per GPU to storage, up the uplinks x's ring
+  // crosses (ACheckpointBurst...). x's links see two sets of sharers in
+  // turn: nobody (nothing to run), and w's greedy writes. The first write
+  // runs x's iteration twice (idle and cut: its 8 greedy flows against
+  // w's 8, share 0.5); every later write finds both in the cache.
+  const topo::Topology t = four_hosts(2);
+  FleetSpec s = two_training_jobs();
+  s.classes.push_back(s.classes[0]);
+  s.classes[1].name = "writer";
+  s.classes[1].model.clear();
+  s.classes[1].all_reduce = core::Bytes(0);
+  s.classes[1].checkpoint_interval = JobTime::sec(200);
+  s.classes[1].checkpoint_bytes = core::Bytes(int64_t{40'000'000'000});
+  s.jobs[1].job_class = 1;
+  IterationLog log;
+  const FleetResult r = simulate_fleet(s, t, 700, given_profile, log.fn());
+  ASSERT_GT(r.jobs[1].checkpoints, 5);
+  EXPECT_EQ(r.iterations_run, 2);
+  EXPECT_GE(r.iterations_cached, r.jobs[1].checkpoints - 1);
+  for (const auto& kept : log.calls)
+    for (const auto& [l, share] : kept) EXPECT_NEAR(share, 0.5, 1e-6);
+  // While w writes: 1.6 + 0.3 x (1/0.5 - 1) = 1.9 s, 1 + 0.3 / 1.6.
+  EXPECT_NEAR(r.jobs[0].peak_slowdown, 1 + 0.3 / 1.6, 1e-6);
 }
 
 TEST(Fleet, SameSpecSameResult) {

@@ -38,7 +38,9 @@ TransferId FlowNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback o
   f.id = id;
   f.path.clear();
   f.pos.clear();
-  const uint64_t hash = options.flow_hash != 0 ? options.flow_hash : core::mix64(id ^ (uint64_t{src} << 32) ^ dst);
+  const uint64_t hash = options.flow_hash != 0          ? options.flow_hash
+                        : options_.route_by_connection ? connection_hash(src, dst)
+                                                       : core::mix64(id ^ (uint64_t{src} << 32) ^ dst);
   topo_.route(src, dst, hash, f.path);
   f.latency = SimTime::zero();
   for (LinkId l : f.path) f.latency += topo_.link(l).latency;

@@ -29,6 +29,12 @@ class FlowNetwork final : public Network {
     // over one shared fabric (a checkpoint of 16,384 shards), whose
     // completions would otherwise each re-solve the whole fabric.
     SimTime completion_batch;
+    // true: a transfer given no flow hash takes its connection's path
+    // (connection_hash(src, dst), network.h), as NCCL's queue pairs keep
+    // theirs; false: every transfer is hashed anew over the equal-cost
+    // paths (ECMP per transfer). The fleet re-simulates a job's iteration
+    // this way so that its bytes cross the links its footprint names.
+    bool route_by_connection = false;
   };
   FlowNetwork(engine::Simulator& sim, const topo::Topology& topo) : FlowNetwork(sim, topo, Options{}) {}
   FlowNetwork(engine::Simulator& sim, const topo::Topology& topo, Options options);
