@@ -103,7 +103,10 @@ class TrainingIterations {
     p.source = fmt::format("{} TP{} PP{}{} DP{}: {:.3f} s per step alone (anatomy's iteration model, {} network), "
                            "{:.0f}% compute, {:.0f}% exposed communication, {:.0f}% bubble",
                            c.model, plan.tp, plan.pp, plan.ep > 1 ? fmt::format(" EP{}", plan.ep) : std::string(), plan.dp, t,
-                           it.network_transfers ? "flow" : "no", 100 * p.compute, 100 * p.communication, 100 * p.bubble);
+                           !it.network_transfers                              ? "no"
+                           : s_.network.model == net::NetworkModel::kPacket ? "packet"
+                                                                            : "flow",
+                           100 * p.compute, 100 * p.communication, 100 * p.bubble);
     return p;
   }
 
@@ -113,11 +116,16 @@ class TrainingIterations {
     workload::IterationInputs in = run.setup->inputs;
     in.topology = &cut_;
     in.rank_to_gpu = rank_to_gpu;
-    in.make_network = [](engine::Simulator& sim, const topo::Topology& t) -> std::unique_ptr<net::Network> {
-      net::FlowNetwork::Options o;
-      o.route_by_connection = true;
-      return std::make_unique<net::FlowNetwork>(sim, t, o);
-    };
+    // At packet level (network.model: packet) the run is packet by packet
+    // on the cut links, with the scenario's transport: the other jobs are
+    // the bandwidth they leave, not packets in the same queues. On the flow
+    // model each connection keeps one path, as the footprint routes it.
+    if (s_.network.model != net::NetworkModel::kPacket)
+      in.make_network = [](engine::Simulator& sim, const topo::Topology& t) -> std::unique_ptr<net::Network> {
+        net::FlowNetwork::Options o;
+        o.route_by_connection = true;
+        return std::make_unique<net::FlowNetwork>(sim, t, o);
+      };
     in.choose_network = {};
     in.dp_algorithm = run.dp_algorithm;
     in.enforce_memory = false;
@@ -196,11 +204,6 @@ class TrainingIterations {
 }  // namespace
 
 FleetRun run_fleet(const scenario::Scenario& s, bool phases) {
-  if (s.network.model == net::NetworkModel::kPacket)
-    throw scenario::locate_in_scenario(
-        s, core::InputError({"", 0, "network.model"},
-                            "a fleet shares links as the flow model does (max-min); packet-level contention between "
-                            "jobs is not modelled yet: use network.model: flow"));
   FleetRun run;
   topo::Topology t;
   try {
