@@ -273,16 +273,39 @@ class Fleet {
 
   // The share of each cut link r keeps: its time there alone over its time
   // shared (n_A x / c, contention.h), rounded to 1e-6 (what the cache keys).
+  // What r keeps of each link it is re-simulated with. The footprint hashes
+  // connections where the iteration hashes NCCL's channels: the same bytes
+  // spread alike over a switch's equal-cost links, not onto the same ones.
+  // So a group of equal-cost links keeps one share, the mean of what the
+  // footprint's links in it keep (1 where nobody shares them), on every
+  // link of the group; other links keep their own.
   std::vector<std::pair<topo::LinkId, double>> kept_shares(const Run& r) const {
-    std::vector<std::pair<topo::LinkId, double>> kept;
+    std::map<topo::LinkId, double> cut;
+    std::map<std::vector<topo::LinkId>, std::pair<double, int>> groups;  // group -> (sum of shares, links)
     for (size_t p = 0; p < r.comm.size(); ++p) {
       const LinkUse& u = r.comm[p];
       const double alone = u.bytes * 8 / bandwidth_[u.link];
-      if (r.link_t[p] <= alone) continue;
-      const double share = std::round(alone / r.link_t[p] * 1e6) / 1e6;
-      if (share < 1) kept.push_back({u.link, std::max(share, 1e-6)});
+      const double share = r.link_t[p] <= alone ? 1.0 : alone / r.link_t[p];
+      std::vector<topo::LinkId> group = equal_cost_group(t_, u.link);
+      if (group.size() == 1) {
+        if (share < 1) cut[u.link] = share;
+        continue;
+      }
+      auto& [sum, n] = groups[std::move(group)];
+      sum += share;
+      ++n;
     }
-    return kept;  // r.comm is sorted by link
+    for (const auto& [group, sum_n] : groups) {
+      const double mean = sum_n.first / sum_n.second;
+      if (mean < 1)
+        for (const topo::LinkId l : group) cut[l] = mean;
+    }
+    std::vector<std::pair<topo::LinkId, double>> kept;
+    for (const auto& [l, share] : cut) {
+      const double rounded = std::round(share * 1e6) / 1e6;  // the cache's key: to 1e-6
+      if (rounded < 1) kept.push_back({l, std::max(rounded, 1e-6)});
+    }
+    return kept;  // sorted by link
   }
 
   double resimulated_slowdown(Run& r) {

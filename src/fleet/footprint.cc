@@ -116,4 +116,31 @@ double alone_seconds(const topo::Topology& t, const Footprint& f) {
   return worst;
 }
 
+std::vector<topo::LinkId> equal_cost_group(const topo::Topology& t, topo::LinkId l) {
+  const topo::Link& k = t.link(l);
+  using topo::NodeKind;
+  if (t.kind(k.from) != NodeKind::kSwitch || t.kind(k.to) != NodeKind::kSwitch || t.level(k.from) == t.level(k.to))
+    return {l};
+  std::vector<topo::LinkId> group;
+  const bool up = t.level(k.to) > t.level(k.from);
+  // Up: the lower switch's links to the upper tier. Down: the same group
+  // seen from below, each link reversed (into the lower switch).
+  const topo::NodeId low = up ? k.from : k.to;
+  const uint8_t high_level = up ? t.level(k.to) : t.level(k.from);
+  for (const topo::LinkId o : t.out_links(low)) {
+    const topo::Link& m = t.link(o);
+    if (t.kind(m.to) != NodeKind::kSwitch || t.level(m.to) != high_level || t.fabric_of(m.to) != t.fabric_of(low)) continue;
+    if (up) {
+      group.push_back(o);
+    } else {
+      // Every cable between the two, each direction a link of its own.
+      for (const topo::LinkId back : t.out_links(m.to))
+        if (t.link(back).to == low) group.push_back(back);
+    }
+  }
+  std::sort(group.begin(), group.end());
+  group.erase(std::unique(group.begin(), group.end()), group.end());
+  return group;
+}
+
 }  // namespace anatomy::fleet

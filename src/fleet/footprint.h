@@ -23,8 +23,10 @@
 //  TP   when a TP group spans hosts, its ring: rank i to rank i+1 of the
 //       group (tp_bytes_per_gpu); edges inside a host stay off the fabric.
 // Each (source, destination) pair takes its connection's path
-// (net::connection_hash), as a network that routes by connection does, so
-// a re-simulated iteration's bytes cross the links named here. Links
+// (net::connection_hash), as a network that routes by connection does. A
+// re-simulated iteration's collectives hash NCCL's channels instead, so
+// where a switch has several equal-cost links its bytes spread over the
+// same group of links, not onto the same ones (equal_cost_group). Links
 // inside a host or a scale-up domain are the job's own and left out.
 // Checkpoint: every GPU writes its shard through its host to the storage
 // server of its host (host i to server (job + i) mod servers), over the
@@ -69,5 +71,11 @@ Footprint checkpoint_footprint(const topo::Topology& t, const std::vector<uint32
 // Fluid time of a footprint alone: its busiest link's bytes over its
 // bandwidth (seconds); 0 for an empty footprint.
 double alone_seconds(const topo::Topology& t, const Footprint& f);
+
+// The links ECMP chooses among with `l`: a switch's links up to every
+// switch of the next tier (parallel cables included), or the links down
+// into a switch from every switch of the tier above it; a link that does
+// not join two switches is a group of its own. Sorted by link.
+std::vector<topo::LinkId> equal_cost_group(const topo::Topology& t, topo::LinkId l);
 
 }  // namespace anatomy::fleet

@@ -116,6 +116,24 @@ TEST(FleetRun, TwoTrainingJobsOnASharedSpineSlowByTheirIterationRunAgainWithWhat
   EXPECT_GT(expected, 1.02);
 }
 
+TEST(FleetRun, WithTwoSpinesTheCutFollowsTheIterationsFlowsOverEveryUplink) {
+  // Radix 18 at 8:1 gives each leaf two uplinks, one to each of two spines.
+  // The footprint hashes connections and the iteration NCCL's channels, so
+  // their bytes land on different uplinks of the same leaf; each group of
+  // equal-cost links keeps the mean share (fleet_sim.cc, kept_shares). The
+  // two jobs are mirror images (x on hosts 0 and 2, y on 1 and 3), so they
+  // slow nearly alike (1.0145x and 1.0174x: each iteration's channels still
+  // hash unevenly over the two uplinks); cutting only the footprint's own
+  // links slowed one 1.019x and the other 1.007x, by whether its channels
+  // happened to hash onto the cut links.
+  const FleetRun r = run_fleet(scenario::load_scenario(
+      shipped("training-shared-spine.yaml"),
+      {{"cluster.fabric.radix", "18"}, {"cluster.fabric.oversubscription", "8"}}));
+  ASSERT_EQ(r.result.jobs.size(), 2u);
+  EXPECT_GT(r.result.jobs[0].slowdown, 1.01);
+  EXPECT_NEAR(r.result.jobs[0].slowdown, r.result.jobs[1].slowdown, 0.005);
+}
+
 TEST(FleetRun, AtPacketLevelTheSameCutIsRunPacketByPacket) {
   // network.model: packet re-simulates a training job's iteration packet by
   // packet on the links cut to what the other jobs leave (the shares are

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "four_hosts.h"
 
 namespace anatomy::fleet {
@@ -115,6 +117,46 @@ TEST(Footprint, OneHostHasNoSharedTraffic) {
   p.dp_bytes_per_nic = 1e9;
   p.pp_bytes_per_gpu = 1e9;
   EXPECT_TRUE(plan_footprint(t, {1}, 8, p).empty());
+}
+
+TEST(Footprint, AnEqualCostGroupIsALeafsUplinksOrTheLinksDownIntoALeaf) {
+  // Radix 18 at 8:1: each leaf has 16 ports down and 2 up, one to each of
+  // 2 spines. ECMP picks between a leaf's 2 uplinks (and between the 2
+  // spines' links down into a leaf): each is a group of 2. A NIC's cable
+  // has no alternative: a group of its own.
+  topo::ClusterSpec c;
+  c.system = hw::find_system("dgx-h100");
+  c.gpus = 32;
+  c.fabric.tiers = 2;
+  c.fabric.radix = 18;
+  c.fabric.oversubscription = 8;
+  c.fabric.rail_optimized = false;
+  const topo::Topology t = topo::build_cluster(c);
+  int up = 0, down = 0, nic = 0;
+  for (topo::LinkId l = 0; l < t.num_links(); ++l) {
+    const topo::Link& k = t.link(l);
+    const std::vector<topo::LinkId> g = equal_cost_group(t, l);
+    ASSERT_FALSE(g.empty());
+    EXPECT_TRUE(std::find(g.begin(), g.end(), l) != g.end()) << l;
+    if (t.kind(k.from) == topo::NodeKind::kSwitch && t.kind(k.to) == topo::NodeKind::kSwitch) {
+      ASSERT_EQ(g.size(), 2u) << t.link_label(l);
+      const bool is_up = t.level(k.to) > t.level(k.from);
+      for (const topo::LinkId o : g) {
+        // Up: from the same leaf; down: into the same leaf.
+        if (is_up) EXPECT_EQ(t.link(o).from, k.from);
+        else EXPECT_EQ(t.link(o).to, k.to);
+        EXPECT_EQ(equal_cost_group(t, o), g);  // one group, whichever link names it
+      }
+      ++(is_up ? up : down);
+    } else if ((t.kind(k.from) == topo::NodeKind::kNic && t.kind(k.to) == topo::NodeKind::kSwitch) ||
+               (t.kind(k.from) == topo::NodeKind::kSwitch && t.kind(k.to) == topo::NodeKind::kNic)) {
+      EXPECT_EQ(g.size(), 1u);
+      ++nic;
+    }
+  }
+  EXPECT_EQ(up, 4);    // 2 leaves x 2 spines
+  EXPECT_EQ(down, 4);
+  EXPECT_EQ(nic, 64);  // 32 NICs' cables to their leaf, both ways
 }
 
 }  // namespace
