@@ -63,6 +63,11 @@ SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const L
 // NCCL-style double binary tree over m nodes: parent of each (-1 = root).
 std::vector<int> btree_parents(int m, int tree);
 
+// The edges of channel `channel` (of `channels`) of a tree all-reduce over
+// g (tree.cc says which NIC and tree each channel takes); sets the longest
+// chain inside a domain and the tree's depth across domains when asked.
+std::vector<Edge> tree_edges(const Group& g, int channel, int channels, int* intra_hops, int* inter_hops);
+
 int64_t loops_for(const Request& r, double payload_per_loop_unit, Bytes chunk);
 int ceil_log2(int64_t n);
 

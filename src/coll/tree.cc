@@ -68,10 +68,13 @@ std::vector<int> btree_parents(int m, int t) {
 // channel's representative, and tree edges between representatives; each
 // returned in both directions (reduce up, broadcast down). Channel c of
 // `channels` runs on graph channel (NIC) c mod G and tree (c / G) mod 2,
-// G = channels / 2 (one domain: the chain alone, rotated by c).
+// G the graph's channels, one per NIC (default_channels), or fewer when
+// fewer channels are asked for: NCCL doubles the graph's channels into
+// trees 0 and 1 (connectTrees) and a channel cap keeps the first ones,
+// tree 0 on every NIC first. One domain: the chain alone, rotated by c.
 std::vector<Edge> tree_edges(const Group& g, int channel, int channels, int* intra_hops, int* inter_hops) {
   const int m = static_cast<int>(g.domains.size());
-  const int graph_channels = m > 1 ? std::max(1, channels / 2) : channels;
+  const int graph_channels = m > 1 ? std::max(1, std::min(channels, default_channels(g))) : channels;
   const int tree = m > 1 ? (channel / graph_channels) % 2 : channel % 2;
   const std::vector<int> parent = btree_parents(m, tree);
   const int nic_channel = m > 1 ? channel % graph_channels : channel;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "coll/pipeline.h"
 #include "fixture.h"
 #include "hw/catalog.h"
@@ -86,6 +88,26 @@ TEST(TreeAcrossDomains, EveryNicCarriesBothTreesSoTheBusiestSendsThreeEighthsOfT
   const double R = 50.0 * 0.98;  // 400 Gb/s, less the packet headers the flow model charges (~2%)
   EXPECT_NEAR(tree.busbw_GBps / (2 * 11.0 / 12 * 8.0 / 3 * 0.92 * R), 1.0, 0.04);
   EXPECT_GT(tree.busbw_GBps, 1.05 * ring.busbw_GBps);
+}
+
+TEST(TreeAcrossDomains, FewerChannelsThanTwicePerNicStillUseEveryNicFirst) {
+  // NCCL doubles the graph's channels (one per NIC) into trees 0 and 1; a
+  // cap on channels keeps the first ones: with as many channels as NICs
+  // (4 a domain here), every NIC carries one channel, all on tree 0. (It
+  // used to halve the channels into graph channels: NICs 0 and 1 only.)
+  ThreeDomains f;
+  const Group g = whole_topology(f.topo);
+  std::set<uint32_t> rails;
+  for (int c = 0; c < 4; ++c)
+    for (const Edge& e : tree_edges(g, c, 4, nullptr, nullptr))
+      if (e.hash != 0) rails.insert(f.topo.rail_of(g.gpus[e.src]));
+  EXPECT_EQ(rails.size(), 4u);
+  // Eight channels: every NIC on both trees, as by default.
+  std::set<uint32_t> rails8;
+  for (int c = 0; c < 8; ++c)
+    for (const Edge& e : tree_edges(g, c, 8, nullptr, nullptr))
+      if (e.hash != 0) rails8.insert(f.topo.rail_of(g.gpus[e.src]));
+  EXPECT_EQ(rails8.size(), 4u);
 }
 
 }  // namespace
