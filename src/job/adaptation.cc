@@ -139,6 +139,8 @@ class Adaptation {
   std::vector<std::string> tuner_candidates() const;
   ClusterState state_at(JobTime t, bool with_reroute = true) const;
   SimTime checkpoint_cost_at(double storage_fraction, bool compressed);
+  // The checkpoint measured with storage at that fraction, compressed or not.
+  const CheckpointCost& checkpoint_at(double storage_fraction, bool compressed);
   // The compression ratio once the checkpoint controller compresses, and
   // the one checkpoints are written at now.
   double compression_with_controller() const;
@@ -155,7 +157,7 @@ class Adaptation {
   AdaptationResult r_;
   Telemetry own_;
   std::map<std::string, Measured> cache_;
-  std::map<std::pair<int, int>, SimTime> ckpt_cache_;
+  std::map<std::pair<int, int>, CheckpointCost> ckpt_cache_;  // by (storage fraction x 1e6, compressed)
   std::vector<const workload::LinkLoad*> fabric_;  // busiest fabric links of the steady iteration
   std::vector<std::vector<std::pair<int, double>>> straggler_stages_;  // per condition: (stage, slowdown)
   std::vector<ControllerState> ctl_;
@@ -381,6 +383,10 @@ ClusterState Adaptation::state_at(JobTime t, bool with_reroute) const {
 }
 
 SimTime Adaptation::checkpoint_cost_at(double f, bool compressed) {
+  return checkpoint_at(f, compressed).cost(in_.steady->iteration, in_.checkpoint_every);
+}
+
+const CheckpointCost& Adaptation::checkpoint_at(double f, bool compressed) {
   const auto key = std::pair{static_cast<int>(std::lround(f * 1e6)), compressed ? 1 : 0};
   if (auto it = ckpt_cache_.find(key); it != ckpt_cache_.end()) return it->second;
   const workload::IterationInputs& base = *in_.iteration;
@@ -393,8 +399,7 @@ SimTime Adaptation::checkpoint_cost_at(double f, bool compressed) {
   CheckpointSpec cs = spec_.checkpoint;
   if (compressed) cs.compression_ratio = compression_with_controller();
   const coll::NetworkFactory& bulk = in_.bulk_network ? in_.bulk_network : base.make_network;
-  const CheckpointCost cc = measure_checkpoint(cs, with, *in_.steady, bulk);
-  return ckpt_cache_.emplace(key, cc.cost(in_.steady->iteration, in_.checkpoint_every)).first->second;
+  return ckpt_cache_.emplace(key, measure_checkpoint(cs, with, *in_.steady, bulk)).first->second;
 }
 
 double Adaptation::compression_with_controller() const {
@@ -552,8 +557,24 @@ AdaptationResult Adaptation::run() {
 
   std::vector<JobTime> ckpts = in_.checkpoint_times;
   size_t ci = 0;
+  // What a monitor sees of each checkpoint's write, due at `at`: its bytes
+  // (compressed when the controller has it so) and how long it held
+  // storage, the write measured at the storage it met: `share` of it at
+  // `fraction` of the bandwidth, the rest healthy. Every checkpoint of the
+  // timeline is told once, those the loop jumps past too.
+  const auto tell_checkpoint = [&](JobTime at, double fraction, double share) {
+    if (!ext || !ext->checkpoint) return;
+    const auto held = [](const CheckpointCost& c) { return c.stall + c.background; };
+    const SimTime healthy = held(compress_ ? checkpoint_at(1.0, true) : *in_.checkpoint);
+    const SimTime slowed = share > 0 ? held(checkpoint_at(fraction, compress_)) : healthy;
+    const Bytes written(std::llround(in_.checkpoint->bytes_total.as_double() * compression_in_use()));
+    ext->checkpoint.emit(at, written, healthy + SimTime::from_seconds((slowed - healthy).seconds() * std::min(1.0, share)));
+  };
   JobTime t = r_.episodes.empty() ? D_ : r_.episodes.front().start;
-  while (ci < ckpts.size() && ckpts[ci] < t) last_ckpt_ = ckpts[ci++];
+  while (ci < ckpts.size() && ckpts[ci] < t) {
+    last_ckpt_ = ckpts[ci++];
+    tell_checkpoint(last_ckpt_, 1, 0);
+  }
   int64_t steps = 0;
   size_t first_open = 0;  // episodes before this have ended
   while (t < D_) {
@@ -598,6 +619,7 @@ AdaptationResult Adaptation::run() {
           break;
         }
         last_ckpt_ = ckpts[ci++] + cum_cost_;
+        tell_checkpoint(last_ckpt_, 1, 0);
         passed = true;
       }
       progress_since_ckpt_ = passed ? to - last_ckpt_ : progress_since_ckpt_ + (to - t);
@@ -920,12 +942,10 @@ AdaptationResult Adaptation::run() {
           break;
         }
       }
-      SimTime checkpoint_extra;
       if (share > 0) {
         const SimTime full = checkpoint_cost_at(congested, compress_);
         const SimTime whole = full > steady_ckpt ? full - steady_ckpt : SimTime::zero();
         const SimTime extra = share >= 1 ? whole : SimTime::from_seconds(whole.seconds() * share);
-        checkpoint_extra = extra;
         const SimTime cost = steady_ckpt + extra;
         blackout(t, extra, &r_.checkpoint);
         if (after_chain && storage < 1)
@@ -953,14 +973,7 @@ AdaptationResult Adaptation::run() {
       }
       if (after_chain && share > 0 && compress_)
         r_.chain_broken = "checkpoint controller: compression shrank the congested write";
-      if (tel.checkpoint || (ext && ext->checkpoint)) {
-        // What a monitor sees of this write: its bytes and how long it held
-        // storage, the healthy write plus what congestion added to it.
-        const Bytes written(std::llround(in_.checkpoint->bytes_total.as_double() * compression_in_use()));
-        const SimTime held = in_.checkpoint->stall + in_.checkpoint->background + checkpoint_extra;
-        tel.checkpoint.emit(t, written, held);
-        if (ext) ext->checkpoint.emit(t, written, held);
-      }
+      tell_checkpoint(ckpt_at, congested, share);
       chain_ckpt_.reset();
     }
 
@@ -987,6 +1000,8 @@ AdaptationResult Adaptation::run() {
     }
     t = next;
   }
+  // The checkpoints after the last condition (or of a job without one).
+  for (; ci < ckpts.size() && ckpts[ci] + cum_cost_ < D_; ++ci) tell_checkpoint(ckpts[ci] + cum_cost_, 1, 0);
   if (stall_start_ != JobTime::max()) {
     r_.communication += D_ - stall_start_;
     r_.chain.push_back({D_, "transport timeout and retry", "the job ends while the link is still down", D_ - stall_start_});

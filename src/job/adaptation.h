@@ -92,9 +92,9 @@ struct Telemetry {
   // (t) training resumes after a recovery;
   core::Signal<core::JobTime> restart;
   // (t, bytes written, how long the write held storage) per checkpoint, so
-  // its write throughput is bytes / time. The timeline emits one for each
-  // checkpoint it does not fold (lifecycle.h, kFoldCheckpointsAfter) and
-  // the adaptation one for each checkpoint it meets, slowed or not.
+  // its write throughput is bytes / time: the timeline's checkpoints in a
+  // job without conditions or controllers (folded ones too), the
+  // adaptation's, slowed or not, in one with them.
   core::Signal<core::JobTime, core::Bytes, core::SimTime> checkpoint;
 };
 

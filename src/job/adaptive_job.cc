@@ -57,21 +57,19 @@ std::vector<ControllerDecision> online_intervals(const ControllerSpec& c, const 
 
 // A timeline run with its signals kept: the controllers read every
 // interruption from them (JobResult::events keeps only the first 200), and
-// outside subscribers hear them replayed from the timeline the job ends up
-// with (the first, or the one the online interval re-ran), never both.
+// outside subscribers hear its failures and restarts replayed from the
+// timeline the job ends up with (the first, or the one the online interval
+// re-ran), never both, in time order and before the adaptation's signals.
+// Its checkpoints are the adaptation's to tell (it meets each one, delayed
+// or slowed by the conditions).
 class TimelineLog {
  public:
   TimelineLog(const JobInputs& in, const Telemetry* outside) : outside_(outside) {
     tel_.failure.subscribe([this](JobTime t, const std::string& cause) {
       failures.push_back(t);
-      if (outside_) entries_.push_back({t, Kind::kFailure, cause, {}, {}});
+      if (outside_) entries_.push_back({t, Kind::kFailure, cause});
     });
-    if (outside_) {
-      tel_.restart.subscribe([this](JobTime t) { entries_.push_back({t, Kind::kRestart, {}, {}, {}}); });
-      if (outside_->checkpoint)
-        tel_.checkpoint.subscribe(
-            [this](JobTime t, Bytes b, SimTime held) { entries_.push_back({t, Kind::kCheckpoint, {}, b, held}); });
-    }
+    if (outside_) tel_.restart.subscribe([this](JobTime t) { entries_.push_back({t, Kind::kRestart, {}}); });
     JobInputs logged = in;
     logged.telemetry = &tel_;
     result = run_job_timeline(logged);
@@ -83,8 +81,7 @@ class TimelineLog {
     if (!outside_) return;
     for (const Entry& e : entries_) {
       if (e.kind == Kind::kFailure) outside_->failure.emit(e.at, e.cause);
-      else if (e.kind == Kind::kRestart) outside_->restart.emit(e.at);
-      else outside_->checkpoint.emit(e.at, e.bytes, e.held);
+      else outside_->restart.emit(e.at);
     }
   }
 
@@ -92,13 +89,11 @@ class TimelineLog {
   std::vector<JobTime> failures;  // every interruption, in the order the timeline met them
 
  private:
-  enum class Kind { kFailure, kRestart, kCheckpoint };
+  enum class Kind { kFailure, kRestart };
   struct Entry {
     JobTime at;
     Kind kind;
-    std::string cause;
-    Bytes bytes;
-    SimTime held;
+    std::string cause;  // a failure's
   };
   const Telemetry* outside_;
   Telemetry tel_;

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include <cmath>
 
@@ -445,6 +446,18 @@ TEST(JobSignals, ACongestedCheckpointWritesSlowerAndTheSignalShowsIt) {
   in.telemetry = &tel;
   const JobResult r = run_job(in);
   ASSERT_TRUE(r.adaptation.has_value());
+  // Each checkpoint once (the adaptation tells them, the timeline does not
+  // as well), in time order: before the congestion exactly the timeline's;
+  // after it, the adaptation's, delayed by what the congestion cost, so
+  // the last few fall past the job's end.
+  for (size_t i = 1; i < gbps.size(); ++i) EXPECT_GT(gbps[i].first, gbps[i - 1].first);
+  int64_t before = 0, timeline_before = 0;
+  for (const auto& [t, rate] : gbps) before += t < JobTime::sec(3600);
+  for (const JobPhase& p : r.phases) timeline_before += std::string_view(p.kind) == "checkpoint" && p.start < JobTime::sec(3600);
+  EXPECT_GT(before, 100);
+  EXPECT_EQ(before, timeline_before);
+  EXPECT_LE(static_cast<int64_t>(gbps.size()), r.checkpoints);
+  EXPECT_GT(static_cast<int64_t>(gbps.size()), r.checkpoints / 2);
   double healthy = 0, congested = 1e30;
   for (const auto& [t, rate] : gbps) {
     if (t < JobTime::sec(3600)) healthy = std::max(healthy, rate);
@@ -457,6 +470,24 @@ TEST(JobSignals, ACongestedCheckpointWritesSlowerAndTheSignalShowsIt) {
   // quarter of the bandwidth takes four times as long: a quarter the rate.
   EXPECT_GT(healthy, 90);
   EXPECT_NEAR(congested / healthy, 0.25, 0.01);
+
+  // A checkpoint controller that compresses under congestion halves the
+  // bytes and, storage-bound, about halves the write: the rate a monitor
+  // sees is still what the congested storage gives (less the compression
+  // on the GPUs), not half of it.
+  ControllerSpec ck;
+  ck.kind = ControllerKind::kCheckpoint;
+  ck.reaction_time = SimTime::sec(1);
+  in.spec.controllers.push_back(ck);
+  gbps.clear();
+  const JobResult with_controller = run_job(in);
+  ASSERT_TRUE(with_controller.adaptation.has_value());
+  ASSERT_FALSE(with_controller.adaptation->decisions.empty());
+  double compressed = 1e30;
+  for (const auto& [t, rate] : gbps)
+    if (t > JobTime::sec(3700) && t < JobTime::sec(7200)) compressed = std::min(compressed, rate);
+  EXPECT_GT(compressed, 0.75 * congested);
+  EXPECT_LT(compressed, 1.05 * congested);
 }
 
 TEST(Lifecycle, HangsCostTheWatchdogTimeout) {
