@@ -94,6 +94,9 @@ class Callback {
       fn_ = [](Op op, void* buf) {
         Fn* p;
         std::memcpy(&p, buf, sizeof(p));
+        // Never sent here (only PrefetchHinted callables are asked for
+        // hints); a stray one must not run the event and free it.
+        if (op == Op::kPrefetchFar || op == Op::kPrefetchNear) return;
         if (op != Op::kDestroy) (*p)();
         if (op != Op::kCall) delete p;
       };

@@ -95,8 +95,7 @@ class Fleet {
         const IterationFn& iteration)
       : spec_(spec), t_(t), tdp_(tdp), profile_(profile), iteration_(iteration), links_(t.num_links()) {
     hosts_ = t.num_hosts();
-    gph_ = 0;
-    while (gph_ < static_cast<int>(t.num_gpus()) && t.host_of(static_cast<uint32_t>(gph_)) == 0) ++gph_;
+    gph_ = static_cast<int>(gpus_on_a_host(t));
     free_on_host_.assign(hosts_, gph_);
     by_free_.assign(static_cast<size_t>(gph_) + 1, 0);
     by_free_[gph_] = static_cast<int>(hosts_);

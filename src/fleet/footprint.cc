@@ -34,12 +34,6 @@ void add_route(const topo::Topology& t, topo::NodeId src, topo::NodeId dst, uint
   }
 }
 
-uint32_t gpus_on_a_host(const topo::Topology& t) {
-  uint32_t n = 0;
-  while (n < t.num_gpus() && t.host_of(n) == 0) ++n;
-  return n;
-}
-
 }  // namespace
 
 Footprint plan_footprint(const topo::Topology& t, const std::vector<uint32_t>& hosts, int gpus_per_host,
@@ -114,6 +108,12 @@ double alone_seconds(const topo::Topology& t, const Footprint& f) {
   double worst = 0;
   for (const LinkUse& u : f) worst = std::max(worst, u.bytes * 8 / t.link(u.link).bandwidth.bps());
   return worst;
+}
+
+uint32_t gpus_on_a_host(const topo::Topology& t) {
+  uint32_t n = 0;
+  while (n < t.num_gpus() && t.host_of(n) == 0) ++n;
+  return n;
 }
 
 std::vector<topo::LinkId> equal_cost_group(const topo::Topology& t, topo::LinkId l) {

@@ -16,7 +16,9 @@
 //       S the stage's gradients (PlanTraffic::dp_bytes_per_nic).
 //  PP   every rank of stage s sends its activations to the rank in its
 //       place in stage s+1, and the gradients come back: one flow each
-//       way per rank (pp_bytes_per_gpu each way).
+//       way per rank (pp_bytes_per_gpu each way). (The iteration itself
+//       sends one representative pair per boundary: a cut on another
+//       rank's path reaches it only through the equal-cost group.)
 //  EP   every rank of an EP group (ep consecutive DP ranks) sends each
 //       other its share of the token all-to-alls: one flow per ordered
 //       pair (ep_bytes_per_pair).
@@ -71,6 +73,9 @@ Footprint checkpoint_footprint(const topo::Topology& t, const std::vector<uint32
 // Fluid time of a footprint alone: its busiest link's bytes over its
 // bandwidth (seconds); 0 for an empty footprint.
 double alone_seconds(const topo::Topology& t, const Footprint& f);
+
+// GPUs on each host of the cluster (hosts are alike; those of host 0).
+uint32_t gpus_on_a_host(const topo::Topology& t);
 
 // The links ECMP chooses among with `l`: a switch's links up to every
 // switch of the next tier (parallel cables included), or the links down

@@ -141,10 +141,8 @@ class Adaptation {
   SimTime checkpoint_cost_at(double storage_fraction, bool compressed);
   // The checkpoint measured with storage at that fraction, compressed or not.
   const CheckpointCost& checkpoint_at(double storage_fraction, bool compressed);
-  // The compression ratio once the checkpoint controller compresses, and
-  // the one checkpoints are written at now.
+  // The compression ratio once the checkpoint controller compresses.
   double compression_with_controller() const;
-  double compression_in_use() const;
   double reroute_fraction(int link) const;
   void decide(JobTime t, ControllerState& c, const std::string& signal, const std::string& action,
               const std::string& effect);
@@ -409,10 +407,6 @@ double Adaptation::compression_with_controller() const {
   return ratio;
 }
 
-double Adaptation::compression_in_use() const {
-  return std::clamp(compress_ ? compression_with_controller() : spec_.checkpoint.compression_ratio, 0.0, 1.0);
-}
-
 void Adaptation::decide(JobTime t, ControllerState& c, const std::string& signal, const std::string& action,
                         const std::string& effect) {
   r_.decisions.push_back({t, to_string(c.spec->kind), signal, action, effect});
@@ -565,10 +559,11 @@ AdaptationResult Adaptation::run() {
   const auto tell_checkpoint = [&](JobTime at, double fraction, double share) {
     if (!ext || !ext->checkpoint) return;
     const auto held = [](const CheckpointCost& c) { return c.stall + c.background; };
-    const SimTime healthy = held(compress_ ? checkpoint_at(1.0, true) : *in_.checkpoint);
+    const CheckpointCost& now = compress_ ? checkpoint_at(1.0, true) : *in_.checkpoint;
+    const SimTime healthy = held(now);
     const SimTime slowed = share > 0 ? held(checkpoint_at(fraction, compress_)) : healthy;
-    const Bytes written(std::llround(in_.checkpoint->bytes_total.as_double() * compression_in_use()));
-    ext->checkpoint.emit(at, written, healthy + SimTime::from_seconds((slowed - healthy).seconds() * std::min(1.0, share)));
+    ext->checkpoint.emit(at, now.bytes_written,
+                         healthy + SimTime::from_seconds((slowed - healthy).seconds() * std::min(1.0, share)));
   };
   JobTime t = r_.episodes.empty() ? D_ : r_.episodes.front().start;
   while (ci < ckpts.size() && ckpts[ci] < t) {

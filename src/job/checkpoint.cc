@@ -118,6 +118,7 @@ CheckpointCost measure_checkpoint(const CheckpointSpec& spec, const workload::It
     c.bytes_per_gpu = std::max(c.bytes_per_gpu, b);
     c.bytes_total += b * (int64_t{p.tp} * p.dp * p.cp);
   }
+  c.bytes_written = Bytes(std::llround(c.bytes_total.as_double() * ratio));
   // Compressing the shard on the GPU before it leaves.
   const SimTime compress = spec.compression_rate.bps() > 0 && ratio < 1.0
                                ? core::transfer_time(c.bytes_per_gpu, spec.compression_rate)

@@ -31,6 +31,7 @@ namespace anatomy::job {
 struct CheckpointCost {
   Bytes bytes_per_gpu;        // largest shard
   Bytes bytes_total;
+  Bytes bytes_written;        // bytes_total x the compression ratio: what leaves the GPUs
   SimTime stall;              // training waits this long per checkpoint
   SimTime background;         // then writing goes on this long
   SimTime slowed_iteration;   // an iteration while the background write runs

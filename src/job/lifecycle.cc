@@ -67,10 +67,8 @@ class JobSim {
   // it: the bytes that leave the GPUs (after compression) and how long the
   // write holds storage (the stall, then any background part).
   void emit_checkpoint(JobTime at) const {
-    if (!tel_ || !tel_->checkpoint) return;
-    const double ratio = std::clamp(spec_.checkpoint.compression_ratio, 0.0, 1.0);
-    tel_->checkpoint.emit(at, Bytes(std::llround(r_.checkpoint.bytes_total.as_double() * ratio)),
-                          r_.checkpoint.stall + r_.checkpoint.background);
+    if (tel_ && tel_->checkpoint)
+      tel_->checkpoint.emit(at, r_.checkpoint.bytes_written, r_.checkpoint.stall + r_.checkpoint.background);
   }
 
   const JobInputs& in_;
