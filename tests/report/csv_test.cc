@@ -15,8 +15,6 @@
 namespace anatomy::report {
 namespace {
 
-const std::vector<uint32_t> kGpus = {0, 16};
-
 std::vector<std::vector<std::string>> rows_of(const std::string& csv) {
   std::vector<std::vector<std::string>> out;
   std::istringstream in(csv);
@@ -39,7 +37,7 @@ int64_t ps_of(const std::string& seconds) {
 }
 
 TEST(BreakdownCsv, EachStagesBucketsAddUpToTheIteration) {
-  const auto rows = rows_of(breakdown_csv(testing::two_stage_result(), kGpus));
+  const auto rows = rows_of(breakdown_csv(testing::two_stage_result(), testing::kTwoStageGpus));
   ASSERT_EQ(rows[0], (std::vector<std::string>{"stage", "gpu", "bucket", "seconds", "percent"}));
   std::map<std::string, int64_t> total;
   for (size_t i = 1; i < rows.size(); ++i) total[rows[i][0]] += ps_of(rows[i][3]);
@@ -49,14 +47,14 @@ TEST(BreakdownCsv, EachStagesBucketsAddUpToTheIteration) {
 }
 
 TEST(BreakdownCsv, NamesTheStagesGpu) {
-  const auto rows = rows_of(breakdown_csv(testing::two_stage_result(), kGpus));
+  const auto rows = rows_of(breakdown_csv(testing::two_stage_result(), testing::kTwoStageGpus));
   EXPECT_EQ(rows[1][0], "mean");
   EXPECT_EQ(rows.back()[0], "1");
   EXPECT_EQ(rows.back()[1], "16");
 }
 
 TEST(PerRankCsv, HasOneRowPerRepresentativeGpu) {
-  const auto rows = rows_of(per_rank_csv(testing::two_stage_result(), kGpus));
+  const auto rows = rows_of(per_rank_csv(testing::two_stage_result(), testing::kTwoStageGpus));
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0][2], "iteration_s");
   EXPECT_EQ(rows[0][3], "forward_compute_s");
@@ -66,7 +64,7 @@ TEST(PerRankCsv, HasOneRowPerRepresentativeGpu) {
 
 TEST(TimelineCsv, HasOneRowPerInterval) {
   const auto r = testing::two_stage_result();
-  const auto rows = rows_of(timeline_csv(r, kGpus));
+  const auto rows = rows_of(timeline_csv(r, testing::kTwoStageGpus));
   EXPECT_EQ(rows.size(), 1 + r.timeline[0].size() + r.timeline[1].size());
   EXPECT_EQ(rows[1], (std::vector<std::string>{"0", "0", "forward", "0.000000000000", "0.000010000001",
                                                "0.000010000001", "0", "0"}));

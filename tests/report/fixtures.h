@@ -30,6 +30,9 @@ inline void tile(workload::IterationResult& r, size_t stage,
   }
 }
 
+// The GPU of each of two_stage_result()'s stages (the representatives).
+inline const std::vector<uint32_t> kTwoStageGpus = {0, 16};
+
 inline workload::IterationResult two_stage_result() {
   workload::IterationResult r;
   r.iteration = core::SimTime::us(80) + core::SimTime::ps(7);

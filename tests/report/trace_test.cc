@@ -18,10 +18,8 @@
 namespace anatomy::report {
 namespace {
 
-const std::vector<uint32_t> kGpus = {0, 16};
-
 nlohmann::json parse(const TraceOptions& o = {}) {
-  return nlohmann::json::parse(chrome_trace(testing::two_stage_result(), kGpus, o));
+  return nlohmann::json::parse(chrome_trace(testing::two_stage_result(), testing::kTwoStageGpus, o));
 }
 
 TEST(Trace, EveryEventHasTheRequiredFields) {
@@ -49,7 +47,7 @@ TEST(Trace, EachGpuTrackAddsUpToTheIteration) {
 
 TEST(Trace, TimesAreExactMicrosecondsOfThePicosecondClock) {
   // Stage 0's second forward starts at 10,000,001 ps = 10.000001 us.
-  const std::string text = chrome_trace(testing::two_stage_result(), kGpus, {});
+  const std::string text = chrome_trace(testing::two_stage_result(), testing::kTwoStageGpus, {});
   EXPECT_NE(text.find(R"("ts":10.000001,"dur":10.000000)"), std::string::npos);
 }
 
@@ -115,7 +113,7 @@ TEST(Trace, SampledLinksHaveACounterValuePerInterval) {
   TraceOptions o;
   o.links = 1;
   std::vector<std::pair<double, double>> points;  // (ts us, %)
-  const auto j = nlohmann::json::parse(chrome_trace(r, kGpus, o));
+  const auto j = nlohmann::json::parse(chrome_trace(r, testing::kTwoStageGpus, o));
   for (const auto& e : j["traceEvents"])
     if (e["ph"] == "C") points.emplace_back(e["ts"].get<double>(), e["args"]["utilization_pct"].get<double>());
   // Intervals are whole picoseconds: the iteration's, divided by 4, rounded down.
@@ -130,7 +128,7 @@ TEST(Trace, SampledLinksHaveACounterValuePerInterval) {
 
 TEST(Trace, SameResultSameBytes) {
   const auto r = testing::two_stage_result();
-  EXPECT_EQ(chrome_trace(r, kGpus, {}), chrome_trace(r, kGpus, {}));
+  EXPECT_EQ(chrome_trace(r, testing::kTwoStageGpus, {}), chrome_trace(r, testing::kTwoStageGpus, {}));
 }
 
 TEST(ParseStageList, TakesListsAndRanges) {
