@@ -208,7 +208,7 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
       {"zero_stage", Kind::kInt, by_default("1"), int_range(0, 3),
        "0 none, 1 optimizer state, 2 + gradients, 3 + parameters (FSDP) sharded over DP",
        [](P& p, const Value& v) { p.zero_stage = v.as_int(); }, shows(&P::zero_stage)},
-      {"overlap_grad_reduce", Kind::kBool, by_default("true"), {}, "reduce gradient buckets during backward",
+      {"overlap_grad_reduce", Kind::kBool, by_default("true"), {}, "reduce gradient buckets during backward (false: every chunk's gradients after the pipeline flush, as Megatron does without overlap)",
        [](P& p, const Value& v) { p.overlap_grad_reduce = v.flag; }, shows(&P::overlap_grad_reduce)},
       {"grad_reduce_in_fp32", Kind::kBool, by_default("false"), {},
        "reduce gradients over DP in fp32, 4 bytes a parameter (Megatron-LM's bf16 default; false: the 16-bit dtype)",

@@ -130,6 +130,9 @@ class IterationSim {
     std::vector<SimTime> param_ready;  // per chunk
     std::vector<size_t> last_backward;  // index in order of each chunk's last backward
     std::deque<DpJob> dp_queue;
+    // Without grad-reduce overlap: every chunk's reductions, queued when the
+    // stage's last step is done (Megatron reduces after the pipeline flush).
+    std::vector<DpJob> after_flush;
     bool dp_busy = false;
     bool compute_done = false;
     bool finished = false;
@@ -446,8 +449,15 @@ void IterationSim::try_start(int s) {
     const coll::Op op = p_.zero_stage >= 1 ? coll::Op::kReduceScatter : coll::Op::kAllReduce;
     for (int j = 0; j < buckets; ++j) {
       const Bytes bytes(grad_bytes / buckets);
-      const SimTime ready = p_.overlap_grad_reduce ? busy * (j + 1) / buckets : busy;
-      sim_.schedule_in(ready, [this, s, op, bytes] { enqueue_dp(s, DpJob{op, bytes, -1}); });
+      if (!p_.overlap_grad_reduce) {
+        // Megatron without overlap (the 2021 stack's train_step, and
+        // Megatron-Core's finalize_model_grads) reduces every chunk's
+        // gradients after forward_backward returns: after the flush, not
+        // at the chunk's own last backward.
+        st.after_flush.push_back(DpJob{op, bytes, -1});
+        continue;
+      }
+      sim_.schedule_in(busy * (j + 1) / buckets, [this, s, op, bytes] { enqueue_dp(s, DpJob{op, bytes, -1}); });
     }
   }
   // Scheduled after the bucket events: a bucket ready at the step's last
@@ -514,6 +524,8 @@ void IterationSim::after_step(int s) {
   st.running = false;
   if (st.next == st.order.size()) {
     st.compute_done = true;
+    for (const DpJob& job : st.after_flush) enqueue_dp(s, job);
+    st.after_flush.clear();
     maybe_finish(s);
   }
   try_start(s);

@@ -46,7 +46,7 @@ struct ParallelPlan {
   bool sequence_parallel = true;  // with TP: norms/dropout sharded, all-gather + reduce-scatter instead of all-reduce
   int virtual_stages = 1;       // interleaved 1F1B: model chunks per pipeline rank
   int zero_stage = 1;           // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
-  bool overlap_grad_reduce = true;   // DP reduce-scatter/all-reduce per bucket during backward
+  bool overlap_grad_reduce = true;   // DP reduce-scatter/all-reduce per bucket during backward (false: every chunk's after the flush)
   // Gradients reduced over DP in fp32 (4 bytes a parameter) rather than in
   // the 16-bit training dtype: Megatron-LM turns it on for every bf16 run
   // (accumulate_allreduce_grads_in_fp32), Llama 3 did it on purpose;

@@ -193,6 +193,29 @@ TEST(Iteration, OverlappingTheGradientReductionHidesIt) {
   EXPECT_LT(overlapped.mean.dp_comm, after.mean.dp_comm);
 }
 
+TEST(Iteration, WithoutOverlapEveryChunksGradientsAreReducedAfterTheFlush) {
+  // Megatron without grad-reduce overlap reduces every model chunk's
+  // gradients after forward_backward returns (the 2021 train_step loops
+  // over the chunks' allreduce_gradients; Megatron-Core's
+  // finalize_model_grads), so with 2 chunks per stage the whole stage's
+  // gradients are reduced after its last step, as with 1 chunk: the same
+  // bytes in the same number of buckets (16 per chunk, halved each), so
+  // the exposed reduction is about that of 1 chunk. Reducing a chunk at
+  // its own last backward hid the first chunk's behind the second's
+  // backward: about half.
+  Harness h;
+  h.plan.pp = 2;
+  h.plan.dp = 16;  // two DGX nodes per stage
+  h.plan.overlap_p2p_comm = true;
+  h.training.global_batch = 64;
+  h.plan.overlap_grad_reduce = false;
+  const SimTime one_chunk = h.run().mean.dp_comm;
+  h.plan.virtual_stages = 2;
+  const SimTime two_chunks = h.run().mean.dp_comm;
+  ASSERT_GT(one_chunk, SimTime::zero());
+  EXPECT_GT(two_chunks.seconds() / one_chunk.seconds(), 0.85);
+}
+
 TEST(Iteration, Fp32GradientReductionMovesTwiceTheBytes) {
   // 16 layers of gpt-1.7b reduced after the backward over 16 GPUs on two
   // DGX H100 nodes: over 1 GB of bf16 gradients, twice that in fp32
