@@ -3,8 +3,13 @@
 # model data-parallel over 2 gloo processes on this machine's CPU (Debian's
 # python3-torch), timing its own steps and recording a profiler and an
 # execution trace; anatomy replays the traces on the capture's model of
-# this machine, and the replayed step must come within 15% of the step time
-# the job measured. Exits 77 (skipped) where torch is absent.
+# this machine. Over three captures, the median of the replayed step's
+# errors against the step time each job measured must be within 15%.
+# A shared 2-vCPU machine's speed drifts by half within seconds: the
+# capture puts each profiled step between two timed ones (before, timed
+# steps in blocks gave -13%, -8%, +6%, +12% here and -21% once on CI, now
+# +5%, +8%, +1%, -2%), and three captures take one bad minute out.
+# Exits 77 (skipped) where torch is absent.
 #   trace_e2e.sh ANATOMY SOURCE
 set -euo pipefail
 anatomy=$1 source=$2
@@ -13,14 +18,21 @@ python=${ANATOMY_PYTHON:-/usr/bin/python3}
 "$python" -c "import torch, torch.distributed" 2> /dev/null || { echo "no torch for $python: skipped"; exit 77; }
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$python" "$source/tools/trace_capture.py" --out "$dir" > "$dir/capture.log" 2>&1 || { cat "$dir/capture.log"; exit 1; }
-"$anatomy" replay "$dir" --format json > "$dir/replay.json"
+for i in 1 2 3; do
+  mkdir "$dir/$i"
+  "$python" "$source/tools/trace_capture.py" --out "$dir/$i" > "$dir/$i/capture.log" 2>&1 || { cat "$dir/$i/capture.log"; exit 1; }
+  "$anatomy" replay "$dir/$i" --format json > "$dir/$i/replay.json"
+done
 "$python" - "$dir" <<'PY'
-import json, sys
+import json, statistics, sys
 d = sys.argv[1]
-measured = json.load(open(d + "/measured.json"))["step_s"]
-replayed = json.load(open(d + "/replay.json"))["iteration_s"]
-err = (replayed - measured) / measured
-print(f"measured step {measured * 1e3:.2f} ms, replayed {replayed * 1e3:.2f} ms, error {100 * err:+.1f}%")
+errors = []
+for i in (1, 2, 3):
+    measured = json.load(open(f"{d}/{i}/measured.json"))["step_s"]
+    replayed = json.load(open(f"{d}/{i}/replay.json"))["iteration_s"]
+    errors.append((replayed - measured) / measured)
+    print(f"capture {i}: measured step {measured * 1e3:.2f} ms, replayed {replayed * 1e3:.2f} ms, error {100 * errors[-1]:+.1f}%")
+err = statistics.median(errors)
+print(f"median error {100 * err:+.1f}%")
 sys.exit(0 if abs(err) <= 0.15 else 1)
 PY

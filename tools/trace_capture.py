@@ -6,21 +6,21 @@ causal self-attention and an MLP, a tied output head) trains with
 torch.distributed's gloo backend on the CPU, DistributedDataParallel over
 --ranks processes on this machine, AdamW. Each process:
 
-  1. runs --warmup steps, then --steps timed steps with no tracing; the
-     median step time (wall clock, one barrier-aligned step after another)
-     is what the job itself measured: measured.json, "step_s";
-  2. runs one step under the execution-trace observer (et_rank<R>.json:
-     torch 1.13's ExecutionGraphObserver, or the newer
-     ExecutionTraceObserver; anatomy reads both schemas), then one under
-     the PyTorch profiler for --profiled steps (Chrome-trace JSON,
-     kineto_rank<R>.json; anatomy replays the median one): the observer's
-     own cost stays out of the profiled durations;
+  1. runs --warmup steps, then one step under the execution-trace observer
+     (et_rank<R>.json: torch 1.13's ExecutionGraphObserver, or the newer
+     ExecutionTraceObserver; anatomy reads both schemas);
+  2. runs --profiled steps, each under the PyTorch profiler in a session of
+     its own and each between two timed steps with no tracing (Chrome-trace
+     JSON, the sessions' events together in kineto_rank<R>.json; anatomy
+     replays the median step). The median of the timed steps (wall clock,
+     the slowest rank's, one barrier-aligned step after another) is what
+     the job itself measured: measured.json, "step_s";
   3. rank 0 times gloo all-reduces of the gradients' size alone (the
      machine's collective bandwidth, as nccl-tests would measure it) and
      writes machine.yaml: a model of this host (its ranks in one scale-up
      domain at that bandwidth) that `anatomy replay` uses by default.
 
-  /usr/bin/python3 tools/trace_capture.py --out DIR [--ranks 2] [--steps 8]
+  /usr/bin/python3 tools/trace_capture.py --out DIR [--ranks 2] [--profiled 5]
 
 Everything is CPU-only and single-threaded per rank (torch.set_num_threads(1)),
 so a 2-core machine runs 2 ranks side by side.
@@ -108,16 +108,17 @@ def worker(rank, args, port):
     for _ in range(args.warmup):
         step()
     times = []
-    for _ in range(args.steps):
+
+    def timed_step():
         dist.barrier()
         t0 = time.perf_counter()
         step()
         times.append(time.perf_counter() - t0)
 
-    # The execution trace and the profiler each get a step of their own:
-    # the observer serializes every operator as it runs, which would
-    # inflate the profiled durations. Both steps run the same operators in
-    # the same order, and anatomy joins them by that order.
+    # The execution trace gets a step of its own: the observer serializes
+    # every operator as it runs, which would inflate the profiled durations.
+    # It runs the same operators in the same order as the profiled steps,
+    # and anatomy joins them by that order.
     et = make_et_observer()
     if et is not None:
         et.register_callback(os.path.join(args.out, f"et_rank{rank}.json"))
@@ -126,20 +127,36 @@ def worker(rank, args, port):
         step()
         et.stop()
         et.unregister_callback()
-    dist.barrier()
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
-        for i in range(args.profiled):
+    # Each profiled step sits between two timed ones, in a profiler session
+    # of its own: a shared machine's speed drifts by half within seconds
+    # (steps of 53 ms and of 95 ms a few seconds apart on a 2-vCPU VM), and
+    # timed steps taken in a block before or after the profiled ones
+    # measured another machine than the one the trace recorded.
+    events, end = [], 0.0
+    for i in range(args.profiled):
+        timed_step()
+        dist.barrier()
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
             dist.barrier()
             with torch.profiler.record_function(f"ProfilerStep#{i}"):
                 step()
-    prof.export_chrome_trace(os.path.join(args.out, f"kineto_rank{rank}.json"))
-    # As many timed steps again after the traced ones, so that the measured
-    # step time brackets them (a shared machine's load drifts).
-    for _ in range(args.steps):
-        dist.barrier()
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
+        part = os.path.join(args.out, f".kineto_rank{rank}_{i}.json")
+        prof.export_chrome_trace(part)
+        with open(part) as f:
+            doc = json.load(f)
+        os.remove(part)
+        # Each session counts time from its own start: laid end to end, a
+        # millisecond apart, as the steps ran.
+        session = [e for e in (doc["traceEvents"] if isinstance(doc, dict) else doc) if "ts" in e]
+        first = min(float(e["ts"]) for e in session)
+        shift = end - first
+        for e in session:
+            e["ts"] = float(e["ts"]) + shift
+            end = max(end, e["ts"] + float(e.get("dur", 0)) + 1000)
+        events += session
+        timed_step()
+    with open(os.path.join(args.out, f"kineto_rank{rank}.json"), "w") as f:
+        json.dump({"traceEvents": events}, f)
 
     params = sum(p.numel() for p in model.parameters())
     busbw, latency = collective_bandwidth(params * 4, args.ranks)
@@ -229,7 +246,6 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--ranks", type=int, default=2)
     p.add_argument("--warmup", type=int, default=2)
-    p.add_argument("--steps", type=int, default=5)
     p.add_argument("--profiled", type=int, default=5, help="steps under the profiler (anatomy replays the median)")
     p.add_argument("--vocab", type=int, default=256)
     p.add_argument("--d", type=int, default=64)
