@@ -10,10 +10,17 @@
 #             T" per flow (microseconds); unset: says it skipped, exit 0
 # HTSIM_ARGS  extra arguments for it (e.g. "-q 35 -paths 64"); -linkspeed is
 #             tier 0's speed from the .topo unless given here
+#             (a later -end overrides the script's: SPCL's htsim_uec reads
+#             -end in milliseconds and runs its clock to it, so give it
+#             "-end 5" or its wall time is mostly idle clock ticks)
 # NETWORK     anatomy's --network (default packet:transport=uec)
 #
-# Build htsim outside any repository (never in this one), e.g.
-#   cd /work/scratch/htsim/sim && make -j2 && cd datacenter && make htsim_eqds
+# Build htsim outside any repository (never in this one), e.g. SPCL's, whose
+# UEC main the measurements in bench/README.md used:
+#   cd /work/scratch/spcl-htsim/htsim/sim && cmake -S . -B build -G Ninja \
+#     -DCMAKE_BUILD_TYPE=Release && cmake --build build --target htsim_uec
+# (its UEC source prints no per-flow finish line; the README says the one
+# line added in scratch to print it)
 set -euo pipefail
 anatomy=${1:?usage: htsim_compare.sh ANATOMY X.cm Y.topo}
 cm=${2:?usage: htsim_compare.sh ANATOMY X.cm Y.topo}
@@ -36,7 +43,13 @@ t0=$(date +%s.%N)
 a_json=$("$anatomy" packet --cm "$cm" --topo "$topo" --network "$network" --format json)
 t1=$(date +%s.%N)
 # shellcheck disable=SC2086
-h_out=$("$HTSIM_UEC" -tm "$cm" -topo "$topo" -nodes "$nodes" -end 1000000 $extra 2>&1)
+h_status=0
+h_out=$("$HTSIM_UEC" -tm "$cm" -topo "$topo" -nodes "$nodes" -end 1000000 $extra 2>&1) || h_status=$?
+if [[ $h_status != 0 ]]; then
+  echo "htsim_compare: $HTSIM_UEC exited with status $h_status; its output ends with:" >&2
+  printf '%s\n' "$h_out" | grep -v '^[.|]*$' | tail -5 >&2
+  exit 1
+fi
 t2=$(date +%s.%N)
 
 read -r a_mean a_max < <(printf '%s' "$a_json" | /usr/bin/python3 -c \

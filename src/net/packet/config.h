@@ -29,8 +29,15 @@ using core::SimTime;
 enum class LoadBalancing : uint8_t {
   kAuto,      // the transport's default
   kEcmp,      // one path per flow, chosen by the flow hash (collisions included)
-  kSpray,     // every packet on the next of the flow's equal-cost paths (round robin from a per-flow offset)
+  kSpray,     // every packet on one of the flow's equal-cost paths, in the spray order
   kAdaptive,  // at every switch, the equal-cost next hop with the least queued bytes
+};
+
+// In which order a sprayed flow takes its paths.
+enum class SprayOrder : uint8_t {
+  kAuto,        // the transport's
+  kRoundRobin,  // path i, i + 1, ... from a per-flow offset
+  kRandom,      // a fresh pseudo-random entropy value per packet (oblivious spraying)
 };
 
 enum class BufferKind : uint8_t {
@@ -74,6 +81,7 @@ struct PacketConfig {
 
   LoadBalancing load_balancing = LoadBalancing::kAuto;
   int spray_paths = 0;  // equal-cost paths a flow sprays over (sampled by hashing, as entropy values are); 0: the transport's
+  SprayOrder spray_order = SprayOrder::kAuto;
 
   // Switch buffers (fabric switches only; NICs, NVSwitches and PCIe are lossless and unbounded).
   BufferKind buffer = BufferKind::kShared;

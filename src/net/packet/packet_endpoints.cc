@@ -55,7 +55,14 @@ uint32_t PacketNetwork::make_data(Flow& f, uint32_t seq) {
   Packet& p = pool_[pi];
   const PathSet& s = *f.paths;
   uint32_t path = 0;
-  if (s.count > 1) path = f.path_cursor++ % s.count;
+  if (s.count > 1) {
+    // Random order: the entropy value hashes the flow's identity with a
+    // per-flow counter, so the run is deterministic for a seed.
+    const uint32_t n = f.path_cursor++;
+    path = cfg_.spray_order == SprayOrder::kRandom
+               ? static_cast<uint32_t>(core::mix64(((uint64_t{f.gen} << 32) | f.slot) * 0x9e3779b97f4a7c15ULL + n) % s.count)
+               : n % s.count;
+  }
   p.route = s.forward(path);
   p.path = static_cast<uint16_t>(path);
   p.hops = static_cast<uint16_t>(s.len);

@@ -30,6 +30,7 @@ PacketNetwork::PacketNetwork(engine::Simulator& sim, const topo::Topology& topo,
   pfc_ = cfg_.pfc == Toggle::kAuto ? d.pfc : cfg_.pfc == Toggle::kOn;
   if (cfg_.rto_min == SimTime::zero()) cfg_.rto_min = d.rto_min;
   if (cfg_.spray_paths == 0) cfg_.spray_paths = d.spray_paths;  // paths_ reads it on first use
+  if (cfg_.spray_order == SprayOrder::kAuto) cfg_.spray_order = d.spray_order;
   cfg_.load_balancing = lb_;
   cfg_.trimming = trimming_ ? Toggle::kOn : Toggle::kOff;
   cfg_.pfc = pfc_ ? Toggle::kOn : Toggle::kOff;

@@ -204,6 +204,7 @@ class Transport {
     // kEveryPath for a transport whose packets carry a free entropy value
     // per packet that the switches hash over all their next hops.
     int spray_paths = 32;
+    SprayOrder spray_order = SprayOrder::kRoundRobin;
   };
   static constexpr int kEveryPath = 1 << 16;  // UET's entropy value is 16 bits: 65,536 per flow
   virtual Defaults defaults() const = 0;
