@@ -43,8 +43,12 @@ t0=$(date +%s.%N)
 a_json=$("$anatomy" packet --cm "$cm" --topo "$topo" --network "$network" --format json)
 t1=$(date +%s.%N)
 # shellcheck disable=SC2086
+# htsim writes its logs (logout.dat, idmap.txt) where it runs: a scratch folder.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cm_abs=$(realpath "$cm") topo_abs=$(realpath "$topo")
 h_status=0
-h_out=$("$HTSIM_UEC" -tm "$cm" -topo "$topo" -nodes "$nodes" -end 1000000 $extra 2>&1) || h_status=$?
+h_out=$(cd "$scratch" && "$HTSIM_UEC" -tm "$cm_abs" -topo "$topo_abs" -nodes "$nodes" -end 1000000 $extra 2>&1) || h_status=$?
 if [[ $h_status != 0 ]]; then
   echo "htsim_compare: $HTSIM_UEC exited with status $h_status; its output ends with:" >&2
   printf '%s\n' "$h_out" | grep -v '^[.|]*$' | tail -5 >&2
