@@ -39,10 +39,10 @@ TEST(SprayPaths, UecSpraysOverEveryPathAndEqdsOverItsSample) {
   EXPECT_EQ(PacketConfig{}.spray_paths, 0);
 }
 
-TEST(SprayPaths, UecDrawsAnEntropyPerPacketAndEqdsGoesRoundRobin) {
+TEST(SprayPaths, UecRecyclesEntropiesAndEqdsGoesRoundRobin) {
   TransportRegistry reg;
   register_builtin_transports(reg);
-  EXPECT_EQ(reg.make("uec")->defaults().spray_order, SprayOrder::kRandom);
+  EXPECT_EQ(reg.make("uec")->defaults().spray_order, SprayOrder::kRecycle);
   EXPECT_EQ(reg.make("eqds")->defaults().spray_order, SprayOrder::kRoundRobin);
   EXPECT_EQ(PacketConfig{}.spray_order, SprayOrder::kAuto);
 }
@@ -89,9 +89,45 @@ TEST(SprayPaths, RoundRobinInStepBurstsIntoOneAggregationDownlinkAndRandomEntrop
   // downlinks on its own and four flows rarely stack more than a few.
   const int64_t round_robin = peak_into_tor_of_four_flows_in_step(SprayOrder::kRoundRobin);
   const int64_t random = peak_into_tor_of_four_flows_in_step(SprayOrder::kRandom);
+  const int64_t recycled = peak_into_tor_of_four_flows_in_step(SprayOrder::kRecycle);
   constexpr int64_t kPacket = 4096 + 82;  // a 4 KiB MTU on the wire
   EXPECT_GE(round_robin, 16 * kPacket);  // 22 packets when this was written
   EXPECT_LE(random, 8 * kPacket);        // 4
+  EXPECT_LE(recycled, 8 * kPacket);
+}
+
+// How many of the 64 paths between two pods of the k = 16 tree one 2 MB
+// flow (490 packets) puts data on, alone on the fabric: each path leaves
+// the source pod on its own aggregation-to-core link.
+int paths_used_by_a_lone_flow(SprayOrder order) {
+  static const topo::Topology t = testing::fat_tree(1024, 16, 3);
+  PacketConfig c = testing::with_transport("uec");
+  c.spray_order = order;
+  engine::Simulator sim;
+  auto net = testing::make_packet(sim, t, c);
+  net->transfer(t.gpu_node(0), t.gpu_node(1023), Bytes(2'000'000), [] {});
+  sim.run();
+  uint8_t core = 0;
+  for (size_t n = 0; n < t.num_nodes(); ++n)
+    if (t.kind(static_cast<NodeId>(n)) == topo::NodeKind::kSwitch) core = std::max(core, t.level(static_cast<NodeId>(n)));
+  int used = 0;
+  for (size_t l = 0; l < t.num_links(); ++l)
+    if (t.level(t.link(static_cast<LinkId>(l)).to) == core && net->port_stats(static_cast<LinkId>(l)).payload_bytes > 0)
+      ++used;
+  return used;
+}
+
+TEST(SprayPaths, RecyclingKeepsAFlowOnThePathsItsFirstWindowFound) {
+  // Drawn afresh, 490 packets over 64 paths leave a path unused with
+  // probability (63/64)^490 = 0.05%: all 64 carry data. Recycled (REPS),
+  // only the first window (one BDP, about 88 packets at 400 Gb/s and a
+  // 7.3 us RTT) is drawn; every later packet reuses a value an unmarked
+  // acknowledgement returned, so the flow stays on the distinct paths of
+  // those draws: 64 (1 - e^(-88/64)) = 48 expected.
+  EXPECT_EQ(paths_used_by_a_lone_flow(SprayOrder::kRandom), 64);
+  const int recycled = paths_used_by_a_lone_flow(SprayOrder::kRecycle);
+  EXPECT_GE(recycled, 38);
+  EXPECT_LE(recycled, 58);
 
 }
 

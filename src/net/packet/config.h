@@ -38,6 +38,7 @@ enum class SprayOrder : uint8_t {
   kAuto,        // the transport's
   kRoundRobin,  // path i, i + 1, ... from a per-flow offset
   kRandom,      // a fresh pseudo-random entropy value per packet (oblivious spraying)
+  kRecycle,     // REPS: again the values acknowledged unmarked, first come first reused; else a fresh random one
 };
 
 enum class BufferKind : uint8_t {

@@ -59,9 +59,13 @@ uint32_t PacketNetwork::make_data(Flow& f, uint32_t seq) {
     // Random order: the entropy value hashes the flow's identity with a
     // per-flow counter, so the run is deterministic for a seed.
     const uint32_t n = f.path_cursor++;
-    path = cfg_.spray_order == SprayOrder::kRandom
-               ? static_cast<uint32_t>(core::mix64(((uint64_t{f.gen} << 32) | f.slot) * 0x9e3779b97f4a7c15ULL + n) % s.count)
-               : n % s.count;
+    if (cfg_.spray_order == SprayOrder::kRoundRobin) {
+      path = n % s.count;
+    } else if (cfg_.spray_order == SprayOrder::kRecycle && recycled_head_[f.slot] < recycled_[f.slot].size()) {
+      path = recycled_[f.slot][recycled_head_[f.slot]++];
+    } else {
+      path = static_cast<uint32_t>(core::mix64(((uint64_t{f.gen} << 32) | f.slot) * 0x9e3779b97f4a7c15ULL + n) % s.count);
+    }
   }
   p.route = s.forward(path);
   p.path = static_cast<uint16_t>(path);
@@ -132,6 +136,11 @@ uint32_t PacketNetwork::new_slot() {
     flows_.back().slot = slot;
   }
   Flow& f = flows_[slot];
+  if (cfg_.spray_order == SprayOrder::kRecycle) {
+    if (recycled_.size() <= slot) recycled_.resize(slot + 1), recycled_head_.resize(slot + 1);
+    recycled_[slot].clear();
+    recycled_head_[slot] = 0;
+  }
   ++f.gen;
   f.live = f.started = f.reported = f.receiver_done = f.sender_done = false;
   f.in_ready = f.wake_pending = f.rto_armed = f.rto_event = f.report_scheduled = false;

@@ -150,12 +150,13 @@ std::vector<PacketOption> make_options() {
               "entropy value reaches all)",
               &C::spray_paths, 0, Transport::kEveryPath),
       choice<SprayOrder>("spray_order",
-                         "in which order a sprayed flow takes its paths: round_robin (from a per-flow offset) or "
-                         "random (a fresh entropy value per packet); auto: the transport's, random for uec, "
-                         "round_robin otherwise",
+                         "in which order a sprayed flow takes its paths: round_robin (from a per-flow offset), "
+                         "random (a fresh entropy value per packet) or recycle (REPS: again the values whose "
+                         "packets were acknowledged unmarked, else a fresh one); auto: the transport's, recycle for "
+                         "uec, round_robin otherwise",
                          &C::spray_order,
                          {{"auto", SprayOrder::kAuto}, {"round_robin", SprayOrder::kRoundRobin},
-                          {"random", SprayOrder::kRandom}}),
+                          {"random", SprayOrder::kRandom}, {"recycle", SprayOrder::kRecycle}}),
       choice<BufferKind>("buffer", "switch buffers shared (dynamic thresholds) or static per port", &C::buffer,
                          {{"shared", BufferKind::kShared}, {"static", BufferKind::kStatic}}),
       bytes("switch_buffer", "shared buffer per switch", &C::switch_buffer, true),

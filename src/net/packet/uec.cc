@@ -3,8 +3,8 @@
 //
 // The window starts at one bandwidth-delay product (BDP = path line rate x
 // unloaded RTT), rounded up to whole packets. Packets are sprayed over
-// every equal-cost path (the entropy value is 16 bits), each on an entropy
-// value drawn for it. The receiver acknowledges every packet, echoing its ECN
+// every equal-cost path (the entropy value is 16 bits), reusing the values
+// that came back unmarked (REPS). The receiver acknowledges every packet, echoing its ECN
 // mark and send time; a trimmed header is NACKed and resent at once. The
 // window follows a simplified NSCC (UEC 1.0's sender congestion control),
 // which combines DCTCP's ECN fraction with a delay target:
@@ -46,14 +46,17 @@ class Uec final : public Transport {
     // spraying): a flow reaches all of the fabric's equal-cost paths, not a
     // sample of them.
     d.spray_paths = kEveryPath;
-    // ... and draws a new entropy value for every packet. In round robin
-    // over paths enumerated aggregation switch by aggregation switch, a flow
-    // sends k/2 packets in a row through one aggregation switch, and flows
-    // whose offsets fall in the same block stay in step: the downlink to
-    // their ToR takes bursts of k/2 x (flows in step), whose tail grew with
-    // the fabric (max FCT 46.8, 59.7, 102.9 us at 128, 1,024, 8,192 hosts
-    // against 51.0, 59.5, 63.0 drawn at random; bench/README.md).
-    d.spray_order = SprayOrder::kRandom;
+    // Which value a packet gets is the sender's choice (UE 1.0 leaves the
+    // algorithm open and names several); this one is REPS (recycled
+    // entropy packet spraying, also htsim UEC's default): a value whose
+    // packet was acknowledged unmarked is used again, oldest first, and a
+    // fresh random one otherwise, so a flow keeps to the paths that did not
+    // queue. Round robin over paths enumerated aggregation switch by
+    // aggregation switch sent k/2 packets in a row through one of them and
+    // kept flows in step; its tail grew with the fabric (max FCT 46.8,
+    // 59.7, 102.9 us at 128, 1,024, 8,192 hosts; random 55.1, 61.4, 63.0;
+    // recycled 52.9, 57.9, 60.0; htsim UEC 53.8, 56.0, 56.2: bench/README.md).
+    d.spray_order = SprayOrder::kRecycle;
     return d;
   }
 
