@@ -469,7 +469,7 @@ void PacketNetwork::at_endpoint(uint32_t pi) {
     ++stats_.stale;
   } else if (is_control(p.kind)) {
     if (cfg_.spray_order == SprayOrder::kRecycle && p.kind == PacketKind::kAck && !(p.flags & kFlagEcnEcho) &&
-        p.path < f.paths->count)
+        f.paths->count > 1 && p.path < f.paths->count)
       recycle(f.slot, p.path);
     transport_->on_control(f, p);
   } else {
