@@ -10,9 +10,9 @@
 #             T" per flow (microseconds); unset: says it skipped, exit 0
 # HTSIM_ARGS  extra arguments for it (e.g. "-q 35 -paths 64"); -linkspeed is
 #             tier 0's speed from the .topo unless given here
-#             (a later -end overrides the script's: SPCL's htsim_uec reads
-#             -end in milliseconds and runs its clock to it, so give it
-#             "-end 5" or its wall time is mostly idle clock ticks)
+#             (without -end here the script passes -end 1000000; SPCL's
+#             htsim_uec reads -end in milliseconds and runs its clock to
+#             it, so give it "-end 5" or its wall time is mostly idle ticks)
 # NETWORK     anatomy's --network (default packet:transport=uec)
 #
 # Build htsim outside any repository (never in this one), e.g. SPCL's, whose
@@ -30,10 +30,16 @@ if [[ -z "${HTSIM_UEC:-}" ]]; then
   echo "htsim_compare: skipped (set HTSIM_UEC to the path of an htsim binary to compare against)"
   exit 0
 fi
+# htsim runs in a scratch folder (below): a relative path must be resolved here.
+found=$(command -v "$HTSIM_UEC") || { echo "htsim_compare: $HTSIM_UEC: no such program" >&2; exit 1; }
+HTSIM_UEC=$(realpath "$found")
 nodes=$(awk '$1 == "Nodes" { print $2; exit }' "$cm")
 # htsim's mains size their NICs and pull pacers by -linkspeed (Mb/s, default
 # 100 Gb/s), not by the .topo file: pass tier 0's speed unless told otherwise.
 extra=${HTSIM_ARGS:-}
+if [[ "$extra" != *-end* ]]; then
+  extra="$extra -end 1000000"
+fi
 if [[ "$extra" != *-linkspeed* ]]; then
   gbps=$(awk 'tolower($1) == "downlink_speed_gbps" { print $2; exit }' "$topo")
   extra="$extra -linkspeed $((gbps * 1000))"
@@ -42,13 +48,13 @@ fi
 t0=$(date +%s.%N)
 a_json=$("$anatomy" packet --cm "$cm" --topo "$topo" --network "$network" --format json)
 t1=$(date +%s.%N)
-# shellcheck disable=SC2086
 # htsim writes its logs (logout.dat, idmap.txt) where it runs: a scratch folder.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cm_abs=$(realpath "$cm") topo_abs=$(realpath "$topo")
 h_status=0
-h_out=$(cd "$scratch" && "$HTSIM_UEC" -tm "$cm_abs" -topo "$topo_abs" -nodes "$nodes" -end 1000000 $extra 2>&1) || h_status=$?
+# shellcheck disable=SC2086
+h_out=$(cd "$scratch" && "$HTSIM_UEC" -tm "$cm_abs" -topo "$topo_abs" -nodes "$nodes" $extra 2>&1) || h_status=$?
 if [[ $h_status != 0 ]]; then
   echo "htsim_compare: $HTSIM_UEC exited with status $h_status; its output ends with:" >&2
   printf '%s\n' "$h_out" | grep -v '^[.|]*$' | tail -5 >&2

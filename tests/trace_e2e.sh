@@ -5,10 +5,13 @@
 # execution trace; anatomy replays the traces on the capture's model of
 # this machine. Over three captures, the median of the replayed step's
 # errors against the step time each job measured must be within 15%.
-# A shared 2-vCPU machine's speed drifts by half within seconds: the
-# capture puts each profiled step between two timed ones (before, timed
-# steps in blocks gave -13%, -8%, +6%, +12% here and -21% once on CI, now
-# +5%, +8%, +1%, -2%), and three captures take one bad minute out.
+# A shared 2-vCPU machine's speed drifts by half within seconds (steps of
+# 55 to 100 ms a few seconds apart): the capture puts each profiled step
+# between two timed ones, profiles 9 steps instead of 5 (18 timed), and
+# three captures take one bad minute out. Timed steps in blocks around 5
+# profiled ones gave -13%, -8%, +6%, +12% here and -21% once on CI;
+# interleaved, 5 profiled: +5%, +8%, +1%, -2%, +19%, +34%; interleaved, 9
+# profiled: +4%, +6%, +5%, -1%, +3%, -10%.
 # Exits 77 (skipped) where torch is absent.
 #   trace_e2e.sh ANATOMY SOURCE
 set -euo pipefail
@@ -20,7 +23,8 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 for i in 1 2 3; do
   mkdir "$dir/$i"
-  "$python" "$source/tools/trace_capture.py" --out "$dir/$i" > "$dir/$i/capture.log" 2>&1 || { cat "$dir/$i/capture.log"; exit 1; }
+  "$python" "$source/tools/trace_capture.py" --out "$dir/$i" --profiled 9 > "$dir/$i/capture.log" 2>&1 ||
+    { cat "$dir/$i/capture.log"; exit 1; }
   "$anatomy" replay "$dir/$i" --format json > "$dir/$i/replay.json"
 done
 "$python" - "$dir" <<'PY'

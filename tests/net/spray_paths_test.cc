@@ -85,19 +85,20 @@ TEST(SprayPaths, RoundRobinInStepBurstsIntoOneAggregationDownlinkAndRandomEntrop
   // packets in a row through one aggregation switch, and flows in step do so
   // together: the link from that switch to their ToR takes 4 packets per
   // packet time for 8 packet times and drains 1, peaking near 3 x 8 = 24
-  // packets (about 100 KB). Drawn at random, each packet picks one of the 8
-  // downlinks on its own and four flows rarely stack more than a few.
+  // packets (about 100 KB). Drawn at random or recycled, each packet picks
+  // one of the 8 downlinks on its own and four flows rarely stack more than
+  // a few.
   const int64_t round_robin = peak_into_tor_of_four_flows_in_step(SprayOrder::kRoundRobin);
   const int64_t random = peak_into_tor_of_four_flows_in_step(SprayOrder::kRandom);
   const int64_t recycled = peak_into_tor_of_four_flows_in_step(SprayOrder::kRecycle);
   constexpr int64_t kPacket = 4096 + 82;  // a 4 KiB MTU on the wire
   EXPECT_GE(round_robin, 16 * kPacket);  // 22 packets when this was written
-  EXPECT_LE(random, 8 * kPacket);        // 4
-  EXPECT_LE(recycled, 8 * kPacket);
+  EXPECT_LE(random, 8 * kPacket);        // 6
+  EXPECT_LE(recycled, 8 * kPacket);      // 3
 }
 
 // How many of the 64 paths between two pods of the k = 16 tree one 2 MB
-// flow (490 packets) puts data on, alone on the fabric: each path leaves
+// flow (489 packets) puts data on, alone on the fabric: each path leaves
 // the source pod on its own aggregation-to-core link.
 int paths_used_by_a_lone_flow(SprayOrder order) {
   static const topo::Topology t = testing::fat_tree(1024, 16, 3);
@@ -118,13 +119,14 @@ int paths_used_by_a_lone_flow(SprayOrder order) {
 }
 
 TEST(SprayPaths, RecyclingKeepsAFlowOnThePathsItsFirstWindowFound) {
-  // Drawn afresh, 490 packets over 64 paths leave a path unused with
-  // probability (63/64)^490 = 0.05%: all 64 carry data. Recycled (REPS),
-  // only the first window (one BDP, about 88 packets at 400 Gb/s and a
-  // 7.3 us RTT) is drawn; every later packet reuses a value an unmarked
-  // acknowledgement returned, so the flow stays on the distinct paths of
-  // those draws: 64 (1 - e^(-88/64)) = 48 expected.
-  EXPECT_EQ(paths_used_by_a_lone_flow(SprayOrder::kRandom), 64);
+  // Drawn afresh, 489 packets over 64 paths leave a given path unused with
+  // probability (63/64)^489 = 0.05%, so some path with about 64 x 0.05% =
+  // 3%: 62 or more carry data. Recycled (REPS), only the first window (one
+  // BDP, about 88 packets at 400 Gb/s and a 7.3 us RTT) is drawn; every
+  // later packet reuses a value an unmarked acknowledgement returned, so the
+  // flow stays on the distinct paths of those draws: 64 (1 - e^(-88/64)) =
+  // 48 expected (42 when this was written).
+  EXPECT_GE(paths_used_by_a_lone_flow(SprayOrder::kRandom), 62);
   const int recycled = paths_used_by_a_lone_flow(SprayOrder::kRecycle);
   EXPECT_GE(recycled, 38);
   EXPECT_LE(recycled, 58);

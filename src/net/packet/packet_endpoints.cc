@@ -56,15 +56,16 @@ uint32_t PacketNetwork::make_data(Flow& f, uint32_t seq) {
   const PathSet& s = *f.paths;
   uint32_t path = 0;
   if (s.count > 1) {
-    // Random order: the entropy value hashes the flow's identity with a
-    // per-flow counter, so the run is deterministic for a seed.
+    // A fresh entropy value hashes the seed's salt, the transfer and a
+    // per-flow counter: the same seed draws the same values, another seed
+    // others.
     const uint32_t n = f.path_cursor++;
     if (cfg_.spray_order == SprayOrder::kRoundRobin) {
       path = n % s.count;
     } else if (cfg_.spray_order == SprayOrder::kRecycle && recycled_head_[f.slot] < recycled_[f.slot].size()) {
       path = recycled_[f.slot][recycled_head_[f.slot]++];
     } else {
-      path = static_cast<uint32_t>(core::mix64(((uint64_t{f.gen} << 32) | f.slot) * 0x9e3779b97f4a7c15ULL + n) % s.count);
+      path = static_cast<uint32_t>(core::mix64((spray_salt_ ^ f.id) * 0x9e3779b97f4a7c15ULL + n) % s.count);
     }
   }
   p.route = s.forward(path);
@@ -327,6 +328,8 @@ size_t PacketNetwork::memory_bytes() const {
            switch_of_node_.capacity() * 4;
   for (const Port& p : ports_) total += (p.wire ? p.wire_mask + 1 : 0) * sizeof(WireSlot);
   for (const Feeder& fd : feeders_) total += sizeof(Feeder) + fd.ring.capacity() * 8;
+  for (const auto& q : recycled_) total += sizeof(q) + q.capacity() * sizeof(uint16_t);
+  total += recycled_head_.capacity() * sizeof(uint32_t);
   total += ingress_bytes_.capacity() * 8 + pause_sent_.capacity();
   return total;
 }

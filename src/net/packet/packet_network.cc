@@ -19,7 +19,8 @@ PacketNetwork::PacketNetwork(engine::Simulator& sim, const topo::Topology& topo,
       paths_(topo_, cfg_),
       port_of_link_(topo.num_links(), kNone),
       switch_of_node_(topo.num_nodes(), kNone),
-      rng_(core::RngStreams(cfg_.seed).stream("packet.ecn")) {
+      rng_(core::RngStreams(cfg_.seed).stream("packet.ecn")),
+      spray_salt_(core::RngStreams(cfg_.seed).stream("packet.spray").next_u64()) {
   ANATOMY_CHECK(transport_ && buffers_, "a packet network needs a transport and a buffer policy");
   transport_->attach(*this);
   const Transport::Defaults d = transport_->defaults();
@@ -468,6 +469,7 @@ void PacketNetwork::at_endpoint(uint32_t pi) {
   if (f.gen != p.flow_gen || !f.live) {
     ++stats_.stale;
   } else if (is_control(p.kind)) {
+    // A single-path flow never takes from its buffer: nothing to keep.
     if (cfg_.spray_order == SprayOrder::kRecycle && p.kind == PacketKind::kAck && !(p.flags & kFlagEcnEcho) &&
         f.paths->count > 1 && p.path < f.paths->count)
       recycle(f.slot, p.path);

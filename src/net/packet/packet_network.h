@@ -289,6 +289,7 @@ class PacketNetwork final : public Network, private Host {
   std::vector<Sched> scheds_;
   std::unordered_map<LinkId, uint32_t> sched_of_link_;
   core::Rng rng_;
+  uint64_t spray_salt_;  // spray_order random/recycle: mixed into every fresh entropy value, from the seed
 
   size_t active_ = 0;
   TransferId next_id_ = 1;

@@ -152,8 +152,9 @@ std::vector<PacketOption> make_options() {
       choice<SprayOrder>("spray_order",
                          "in which order a sprayed flow takes its paths: round_robin (from a per-flow offset), "
                          "random (a fresh entropy value per packet) or recycle (REPS: again the values whose "
-                         "packets were acknowledged unmarked, else a fresh one); auto: the transport's, recycle for "
-                         "uec, round_robin otherwise",
+                         "packets were acknowledged unmarked, else a fresh one; only uec's acknowledgements echo "
+                         "ECN, so with eqds or roce it reuses every path); auto: the transport's, recycle for uec, "
+                         "round_robin otherwise. A switch-scheduled fabric sprays cells its own way",
                          &C::spray_order,
                          {{"auto", SprayOrder::kAuto}, {"round_robin", SprayOrder::kRoundRobin},
                           {"random", SprayOrder::kRandom}, {"recycle", SprayOrder::kRecycle}}),
@@ -182,7 +183,7 @@ std::vector<PacketOption> make_options() {
       time("deep_buffer_latency", "switch-scheduled: extra latency of a packet buffered in a VOQ",
            &C::deep_buffer_latency),
       bytes("voq_buffer", "switch-scheduled: VOQ memory per ingress switch", &C::voq_buffer, true),
-      integer("seed", "seed of the ECN marking stream", &C::seed, 0, kMaxSeed),
+      integer("seed", "seed of the ECN marking stream and of sprayed entropy values", &C::seed, 0, kMaxSeed),
       choice<Chooser>("choose",
                       "how auto picks a collective's algorithm and protocol: flow (every candidate on the flow "
                       "model, then only the winner packet by packet, as NCCL's tuner picks from a cost model) or "

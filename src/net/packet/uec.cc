@@ -54,8 +54,8 @@ class Uec final : public Transport {
     // queue. Round robin over paths enumerated aggregation switch by
     // aggregation switch sent k/2 packets in a row through one of them and
     // kept flows in step; its tail grew with the fabric (max FCT 46.8,
-    // 59.7, 102.9 us at 128, 1,024, 8,192 hosts; random 55.1, 61.4, 63.0;
-    // recycled 52.9, 57.9, 60.0; htsim UEC 53.8, 56.0, 56.2: bench/README.md).
+    // 59.7, 102.9 us at 128, 1,024, 8,192 hosts; random 56.0, 63.0, 63.2;
+    // recycled 56.3, 55.8, 60.8; htsim UEC 53.8, 56.0, 56.2: bench/README.md).
     d.spray_order = SprayOrder::kRecycle;
     return d;
   }
