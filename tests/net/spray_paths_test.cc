@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "engine/simulator.h"
@@ -47,16 +48,30 @@ TEST(SprayPaths, UecRecyclesEntropiesAndEqdsGoesRoundRobin) {
   EXPECT_EQ(PacketConfig{}.spray_order, SprayOrder::kAuto);
 }
 
-// The deepest queue on the links from the aggregation switches down to
-// host 0's ToR, while four 2 MB flows from four other pods of the k = 16
-// fat tree (1,024 hosts) go to hosts 0..3 under that ToR, in step: the same
-// flow hash gives them the same starting offset.
-int64_t peak_into_tor_of_four_flows_in_step(SprayOrder order) {
-  static const topo::Topology t = testing::fat_tree(1024, 16, 3);
-  PacketConfig c = testing::with_transport("uec");
-  c.spray_order = order;
+// UEC on the k = 16 fat tree (1,024 hosts), spraying in `order`.
+struct UecOnK16 {
+  static const topo::Topology& tree() {
+    static const topo::Topology t = testing::fat_tree(1024, 16, 3);
+    return t;
+  }
+  explicit UecOnK16(SprayOrder order) {
+    PacketConfig c = testing::with_transport("uec");
+    c.spray_order = order;
+    net = testing::make_packet(sim, tree(), c);
+  }
   engine::Simulator sim;
-  auto net = testing::make_packet(sim, t, c);
+  std::unique_ptr<PacketNetwork> net;
+};
+
+// The deepest queue on the links from the aggregation switches down to
+// host 0's ToR, while four 2 MB flows from four other pods go to hosts 0..3
+// under that ToR, in step: the same flow hash gives them the same starting
+// offset.
+int64_t peak_into_tor_of_four_flows_in_step(SprayOrder order) {
+  const topo::Topology& t = UecOnK16::tree();
+  UecOnK16 run(order);
+  auto& net = run.net;
+  auto& sim = run.sim;
   TransferOptions same;
   same.flow_hash = 99;
   for (uint32_t i = 0; i < 4; ++i)
@@ -101,11 +116,10 @@ TEST(SprayPaths, RoundRobinInStepBurstsIntoOneAggregationDownlinkAndRandomEntrop
 // flow (489 packets) puts data on, alone on the fabric: each path leaves
 // the source pod on its own aggregation-to-core link.
 int paths_used_by_a_lone_flow(SprayOrder order) {
-  static const topo::Topology t = testing::fat_tree(1024, 16, 3);
-  PacketConfig c = testing::with_transport("uec");
-  c.spray_order = order;
-  engine::Simulator sim;
-  auto net = testing::make_packet(sim, t, c);
+  const topo::Topology& t = UecOnK16::tree();
+  UecOnK16 run(order);
+  auto& net = run.net;
+  auto& sim = run.sim;
   net->transfer(t.gpu_node(0), t.gpu_node(1023), Bytes(2'000'000), [] {});
   sim.run();
   uint8_t core = 0;
