@@ -7,11 +7,11 @@
 # errors against the step time each job measured must be within 15%.
 # A shared 2-vCPU machine's speed drifts by half within seconds (steps of
 # 55 to 100 ms a few seconds apart): the capture puts each profiled step
-# between two timed ones, profiles 9 steps instead of 5 (18 timed), and
-# three captures take one bad minute out. Timed steps in blocks around 5
-# profiled ones gave -13%, -8%, +6%, +12% here and -21% once on CI;
-# interleaved, 5 profiled: +5%, +8%, +1%, -2%, +19%, +34%; interleaved, 9
-# profiled: +4%, +6%, +5%, -1%, +3%, -10%.
+# between two timed ones in one profiler session, profiles 9 steps instead
+# of 5 (18 timed), and three captures take one bad minute out. Timed steps
+# in blocks around 5 profiled ones gave -13%, -8%, +6%, +12% here and -21%
+# once on CI; interleaved, 9 profiled, one session: -1.7%, +6.9%, -9.6%,
+# -10.4%, -7.9%, +2.3%.
 # Exits 77 (skipped) where torch is absent.
 #   trace_e2e.sh ANATOMY SOURCE
 set -euo pipefail

@@ -9,12 +9,12 @@ torch.distributed's gloo backend on the CPU, DistributedDataParallel over
   1. runs --warmup steps, then one step under the execution-trace observer
      (et_rank<R>.json: torch 1.13's ExecutionGraphObserver, or the newer
      ExecutionTraceObserver; anatomy reads both schemas);
-  2. runs --profiled steps, each under the PyTorch profiler in a session of
-     its own and each between two timed steps with no tracing (Chrome-trace
-     JSON, the sessions' events together in kineto_rank<R>.json; anatomy
-     replays the median step). The median of the timed steps (wall clock,
-     the slowest rank's, one barrier-aligned step after another) is what
-     the job itself measured: measured.json, "step_s";
+  2. runs --profiled steps under the PyTorch profiler (Chrome-trace JSON,
+     kineto_rank<R>.json; anatomy replays the median one), each between
+     two timed steps that the same profiler session records unmarked. The
+     median of the timed steps (wall clock, the slowest rank's, one
+     barrier-aligned step after another) is what the job itself measured:
+     measured.json, "step_s";
   3. rank 0 times gloo all-reduces of the gradients' size alone (the
      machine's collective bandwidth, as nccl-tests would measure it) and
      writes machine.yaml: a model of this host (its ranks in one scale-up
@@ -26,7 +26,6 @@ Everything is CPU-only and single-threaded per rank (torch.set_num_threads(1)),
 so a 2-core machine runs 2 ranks side by side.
 """
 import argparse
-import gc
 import json
 import math
 import os
@@ -111,7 +110,6 @@ def worker(rank, args, port):
     times = []
 
     def timed_step():
-        gc.collect()  # the sessions' events held in memory: collect them outside the timed step
         dist.barrier()
         t0 = time.perf_counter()
         step()
@@ -129,36 +127,24 @@ def worker(rank, args, port):
         step()
         et.stop()
         et.unregister_callback()
-    # Each profiled step sits between two timed ones, in a profiler session
-    # of its own: a shared machine's speed drifts by half within seconds
-    # (steps of 53 ms and of 95 ms a few seconds apart on a 2-vCPU VM), and
-    # timed steps taken in a block before or after the profiled ones
-    # measured another machine than the one the trace recorded.
-    events, end = [], 0.0
-    for i in range(args.profiled):
-        timed_step()
-        dist.barrier()
-        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+    # Each profiled step sits between two timed ones: a shared machine's
+    # speed drifts by half within seconds (steps of 55 and of 100 ms a few
+    # seconds apart on a 2-vCPU VM), and timed steps taken in a block before
+    # or after the profiled ones measured another machine than the one the
+    # trace recorded. One profiler session holds them all, the timed steps
+    # unmarked (anatomy replays only ProfilerStep# spans), so both sides of
+    # the comparison carry the profiler's own cost. (A session per profiled
+    # step, tried first, aborted a rank once in about 30 captures with
+    # "free(): corrupted unsorted chunks" in torch 1.13 without kineto; one
+    # session turns the profiler on and off once, as before.)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        for i in range(args.profiled):
+            timed_step()
             dist.barrier()
             with torch.profiler.record_function(f"ProfilerStep#{i}"):
                 step()
-        part = os.path.join(args.out, f".kineto_rank{rank}_{i}.json")
-        prof.export_chrome_trace(part)
-        with open(part) as f:
-            doc = json.load(f)
-        os.remove(part)
-        # Each session counts time from its own start: laid end to end, a
-        # millisecond apart, as the steps ran.
-        session = [e for e in (doc["traceEvents"] if isinstance(doc, dict) else doc) if "ts" in e]
-        first = min(float(e["ts"]) for e in session)
-        shift = end - first
-        for e in session:
-            e["ts"] = float(e["ts"]) + shift
-            end = max(end, e["ts"] + float(e.get("dur", 0)) + 1000)
-        events += session
-        timed_step()
-    with open(os.path.join(args.out, f"kineto_rank{rank}.json"), "w") as f:
-        json.dump({"traceEvents": events}, f)
+            timed_step()
+    prof.export_chrome_trace(os.path.join(args.out, f"kineto_rank{rank}.json"))
 
     params = sum(p.numel() for p in model.parameters())
     busbw, latency = collective_bandwidth(params * 4, args.ranks)
