@@ -231,12 +231,7 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
   // so a model can tell whether they apply to a system's link.
   if (r.optional_member(copy, "link")) {
     const std::string link = r.text(copy, "link", "copy");
-    const auto& known = known_links();
-    if (std::none_of(known.begin(), known.end(), [&](const Link& l) { return l.kind == link; })) {
-      std::string names;
-      for (const Link& l : known) names += (names.empty() ? "" : ", ") + l.kind;
-      r.fail("copy.link", "unknown link \"" + link + "\" (known: " + names + ")");
-    }
+    if (!find_known_link(link)) r.fail("copy.link", "unknown link \"" + link + "\" (known: " + known_link_names() + ")");
     t.copy_link = link;
   }
   t.disk_write_GBps = r.positive(r.member(doc, "disk", ""), "seq_write_fsync_GBps", "disk");

@@ -462,9 +462,8 @@ SimTime ComputeModel::optimizer_step(int64_t params, OptimizerState state) const
 
 core::Bandwidth ComputeModel::device_to_host(core::Bandwidth link_per_direction) const {
   if (!table_ || table_->d2h_GBps <= 0 || table_->copy_link.empty()) return link_per_direction;
-  const auto& known = known_links();
-  const auto it = std::find_if(known.begin(), known.end(), [&](const Link& l) { return l.kind == table_->copy_link; });
-  if (it == known.end() || it->per_direction.bps() != link_per_direction.bps()) return link_per_direction;
+  const Link* copied_over = find_known_link(table_->copy_link);
+  if (!copied_over || copied_over->per_direction.bps() != link_per_direction.bps()) return link_per_direction;
   return core::Bandwidth::bytes_per_s(std::min(table_->d2h_GBps * 1e9, link_per_direction.bytes_per_second()));
 }
 

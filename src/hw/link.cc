@@ -16,16 +16,26 @@ const std::vector<Link>& known_links() {
   return kAll;
 }
 
-Link parse_link(std::string_view text, std::string_view field) {
+const Link* find_known_link(std::string_view kind) {
   for (const Link& l : known_links())
-    if (l.kind == text) return l;
+    if (l.kind == kind) return &l;
+  return nullptr;
+}
+
+std::string known_link_names() {
+  std::string names;
+  for (const Link& l : known_links()) names += (names.empty() ? "" : ", ") + l.kind;
+  return names;
+}
+
+Link parse_link(std::string_view text, std::string_view field) {
+  if (const Link* l = find_known_link(text)) return *l;
   try {
     return {"custom", core::parse_bandwidth(text, field)};
   } catch (const core::InputError&) {
-    std::string known;
-    for (const Link& l : known_links()) known += (known.empty() ? "" : ", ") + l.kind;
-    throw core::InputError({"", 0, std::string(field)},
-                           fmt::format("'{}' is neither a known link ({}) nor a rate such as 100GB/s", text, known));
+    throw core::InputError({"", 0, std::string(field)}, fmt::format("'{}' is neither a known link ({}) nor a rate "
+                                                                    "such as 100GB/s",
+                                                                    text, known_link_names()));
   }
 }
 

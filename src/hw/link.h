@@ -25,6 +25,10 @@ struct Link {
 
 // The named links, in order, with their bandwidths.
 const std::vector<Link>& known_links();
+// The named link of that kind, or null.
+const Link* find_known_link(std::string_view kind);
+// Their names, comma-separated, for an error that lists them.
+std::string known_link_names();
 // A named link, or a rate ("100GB/s"): kind "custom". Throws InputError
 // naming `field` (with the names known) on anything else.
 Link parse_link(std::string_view text, std::string_view field);

@@ -56,15 +56,13 @@ uint32_t PacketNetwork::make_data(Flow& f, uint32_t seq) {
   const PathSet& s = *f.paths;
   uint32_t path = 0;
   if (s.count > 1) {
-    // A fresh entropy value hashes the seed's salt, the transfer and a
-    // per-flow counter: the same seed draws the same values, another seed
-    // others.
     const uint32_t n = f.path_cursor++;
     if (cfg_.spray_order == SprayOrder::kRoundRobin) {
       path = n % s.count;
-    } else if (cfg_.spray_order == SprayOrder::kRecycle && recycled_head_[f.slot] < recycled_[f.slot].size()) {
-      path = recycled_[f.slot][recycled_head_[f.slot]++];
-    } else {
+    } else if (cfg_.spray_order != SprayOrder::kRecycle || !f.take_recycled(path)) {
+      // A fresh entropy value hashes the seed's salt, the transfer and a
+      // per-flow counter: the same seed draws the same values, another
+      // seed others.
       path = static_cast<uint32_t>(core::mix64((spray_salt_ ^ f.id) * 0x9e3779b97f4a7c15ULL + n) % s.count);
     }
   }
@@ -137,11 +135,6 @@ uint32_t PacketNetwork::new_slot() {
     flows_.back().slot = slot;
   }
   Flow& f = flows_[slot];
-  if (cfg_.spray_order == SprayOrder::kRecycle) {
-    if (recycled_.size() <= slot) recycled_.resize(slot + 1), recycled_head_.resize(slot + 1);
-    recycled_[slot].clear();
-    recycled_head_[slot] = 0;
-  }
   ++f.gen;
   f.live = f.started = f.reported = f.receiver_done = f.sender_done = false;
   f.in_ready = f.wake_pending = f.rto_armed = f.rto_event = f.report_scheduled = false;
@@ -197,6 +190,8 @@ TransferId PacketNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback
   f.rcv_bits.assign(words, 0);
   f.retx.clear();
   f.retx_head = 0;
+  f.recycled.clear();
+  f.recycled_head = 0;
   f.snd_nxt = f.snd_una = f.highest_sent = f.acked = 0;
   f.inflight = 0;
   f.next_send = sim_.now();
@@ -323,13 +318,11 @@ size_t PacketNetwork::memory_bytes() const {
   size_t total = pool_.memory_bytes() + paths_.memory_bytes();
   for (const Flow& f : flows_)
     total += sizeof(Flow) + (f.acked_bits.capacity() + f.lost_bits.capacity() + f.rcv_bits.capacity()) * 8 +
-             f.retx.capacity() * 4;
+             f.retx.capacity() * 4 + f.recycled.capacity() * 2;
   total += ports_.size() * (sizeof(Port) + sizeof(PortCold)) + port_of_link_.capacity() * 4 +
            switch_of_node_.capacity() * 4;
   for (const Port& p : ports_) total += (p.wire ? p.wire_mask + 1 : 0) * sizeof(WireSlot);
   for (const Feeder& fd : feeders_) total += sizeof(Feeder) + fd.ring.capacity() * 8;
-  for (const auto& q : recycled_) total += sizeof(q) + q.capacity() * sizeof(uint16_t);
-  total += recycled_head_.capacity() * sizeof(uint32_t);
   total += ingress_bytes_.capacity() * 8 + pause_sent_.capacity();
   return total;
 }

@@ -451,18 +451,6 @@ void PacketNetwork::adapt(Packet& p, const PathSet& s) {
   }
 }
 
-void PacketNetwork::recycle(uint32_t slot, uint16_t path) {
-  std::vector<uint16_t>& q = recycled_[slot];
-  uint32_t& head = recycled_head_[slot];
-  // Drop what was taken once it is half the buffer, so it stays about as
-  // long as the paths waiting in it.
-  if (head > 64 && 2 * head > q.size()) {
-    q.erase(q.begin(), q.begin() + head);
-    head = 0;
-  }
-  q.push_back(path);
-}
-
 void PacketNetwork::at_endpoint(uint32_t pi) {
   const Packet& p = pool_[pi];
   Flow& f = flows_[p.flow];
@@ -471,8 +459,8 @@ void PacketNetwork::at_endpoint(uint32_t pi) {
   } else if (is_control(p.kind)) {
     // A single-path flow never takes from its buffer: nothing to keep.
     if (cfg_.spray_order == SprayOrder::kRecycle && p.kind == PacketKind::kAck && !(p.flags & kFlagEcnEcho) &&
-        f.paths->count > 1 && p.path < f.paths->count)
-      recycle(f.slot, p.path);
+        f.paths->count > 1)
+      f.recycle(p.path);
     transport_->on_control(f, p);
   } else {
     transport_->on_data(f, p);

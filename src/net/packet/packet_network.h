@@ -238,7 +238,6 @@ class PacketNetwork final : public Network, private Host {
   uint32_t from_feeder(Port& port);
   uint32_t make_data(Flow& f, uint32_t seq);
   void at_endpoint(uint32_t pi);
-  void recycle(uint32_t slot, uint16_t path);  // spray_order recycle: path came back unmarked
   void bounce(uint32_t pi);
   void adapt(Packet& p, const PathSet& s);
   void send_pause(LinkId in_link, bool pause);
@@ -272,10 +271,6 @@ class PacketNetwork final : public Network, private Host {
   PacketPool pool_;
   std::deque<Flow> flows_;
   std::vector<uint32_t> free_slots_;
-  // spray_order recycle: per flow slot, the paths whose packets were
-  // acknowledged unmarked, oldest first (`recycled_head_` is the next one).
-  std::vector<std::vector<uint16_t>> recycled_;
-  std::vector<uint32_t> recycled_head_;
   std::deque<Port> ports_;
   std::deque<PortCold> cold_;  // by port index
   std::vector<uint32_t> port_of_link_;

@@ -78,6 +78,10 @@ struct Flow {
   std::vector<uint64_t> lost_bits;  // queued for retransmission
   std::vector<uint32_t> retx;       // packets to resend, oldest first
   size_t retx_head = 0;
+  // spray_order recycle: paths whose packets were acknowledged unmarked,
+  // oldest first (from recycled_head on).
+  std::vector<uint16_t> recycled;
+  size_t recycled_head = 0;
   int64_t inflight = 0;   // payload bytes sent and neither acknowledged nor known lost
   SimTime next_send;      // pacing: earliest time of the next packet
   SimTime srtt, rttvar;
@@ -145,6 +149,22 @@ struct Flow {
       return s;
     }
     return snd_nxt < npkts ? snd_nxt++ : kNoSeq;
+  }
+  // Sender, spray_order recycle: `path` came back unmarked. What was taken
+  // is dropped once it is half the buffer, so the buffer stays about as long
+  // as the paths waiting in it.
+  void recycle(uint16_t path) {
+    if (recycled_head > 64 && 2 * recycled_head > recycled.size()) {
+      recycled.erase(recycled.begin(), recycled.begin() + static_cast<std::ptrdiff_t>(recycled_head));
+      recycled_head = 0;
+    }
+    recycled.push_back(path);
+  }
+  // Sender: the oldest recycled path, or false when none waits.
+  bool take_recycled(uint32_t& path) {
+    if (recycled_head == recycled.size()) return false;
+    path = recycled[recycled_head++];
+    return true;
   }
   // Receiver: records an arrival; false for a duplicate.
   bool receive(uint32_t seq) {
