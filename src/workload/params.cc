@@ -25,8 +25,16 @@ GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage) {
   return chunk_params(m, p, layers_per_stage(m, p)[stage], stage == 0, stage == p.pp - 1);
 }
 
+namespace {
+
+// Trained in 16 bits without master weights: the 16-bit parameters, their
+// gradients and AdamW's moments are all the state there is.
+bool sixteen_bit_state(const TrainingSpec& t) { return !t.master_weights && t.precision != hw::Precision::kFp32; }
+
+}  // namespace
+
 StateBytes state_bytes_per_param(const TrainingSpec& t, ShardingFramework f) {
-  if (!t.master_weights && t.precision != hw::Precision::kFp32) return {2, 2, 4};
+  if (sixteen_bit_state(t)) return {2, 2, 4};
   switch (t.precision) {
     case hw::Precision::kFp32: return {4, 4, 8};
     // DeepSpeed keeps no fp32 gradient copy between steps (ShardingFramework).
@@ -39,13 +47,12 @@ StateBytes state_bytes_per_param(const TrainingSpec& t, ShardingFramework f) {
 }
 
 double checkpoint_bytes_per_param(const TrainingSpec& t) {
-  if (t.precision == hw::Precision::kFp32) return 4 + 8;
-  return t.master_weights ? 2 + 12 : 2 + 4;
+  if (sixteen_bit_state(t)) return 2 + 4;
+  return t.precision == hw::Precision::kFp32 ? 4 + 8 : 2 + 12;
 }
 
 hw::ComputeModel::OptimizerState optimizer_state(const TrainingSpec& t) {
-  return t.master_weights || t.precision == hw::Precision::kFp32 ? hw::ComputeModel::OptimizerState::kFp32
-                                                                  : hw::ComputeModel::OptimizerState::kBf16;
+  return sixteen_bit_state(t) ? hw::ComputeModel::OptimizerState::kBf16 : hw::ComputeModel::OptimizerState::kFp32;
 }
 
 }  // namespace anatomy::workload
