@@ -52,6 +52,8 @@ std::string shipped_calibration_for(const hw::Accelerator& gpu) {
   return table.empty() ? "" : shipped_calibration(table);
 }
 
+std::string shipped_kernel_rates() { return shipped_calibration("h200.json"); }
+
 std::string shipped_tool(std::string_view file) {
   const std::string dir = data_dir();
   if (dir.empty()) return "";

@@ -30,6 +30,13 @@ std::string shipped_calibration(std::string_view file);
 // two different tables (the edge path once read only the family's).
 std::string shipped_calibration_for(const hw::Accelerator& gpu);
 
+// The shipped table that measured a training step's memory-bound kernels
+// (layernorm, SwiGLU, softmax, ...) one by one: h200.json, from `anatomy
+// calibrate` on a real H200. A table without such rows borrows each
+// kernel's fraction of the streaming rate from it (hw::borrow_kernel_rates).
+// "" when it is not there.
+std::string shipped_kernel_rates();
+
 // A shipped tool (data_dir()/tools/<file>: the calibration probe, the
 // trace capture script), or "" when there is no such file.
 std::string shipped_tool(std::string_view file);

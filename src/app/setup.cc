@@ -13,6 +13,19 @@
 #include "topo/builders.h"
 
 namespace anatomy::app {
+namespace {
+
+// A table that measured no memory-bound kernels of its own takes their
+// fractions of the streaming rate from the shipped table that did.
+hw::CalibrationTable with_kernel_rates(hw::CalibrationTable t) {
+  if (!t.elementwise_GBps.empty()) return t;
+  const std::string reference = shipped_kernel_rates();  // data_dir.h
+  if (!reference.empty()) hw::borrow_kernel_rates(t, hw::load_calibration(reference));
+  return t;
+}
+
+}  // namespace
+
 std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s) {
   if (s.calibration.empty()) {
     const std::string shipped = shipped_calibration_for(s.cluster.system.gpu);  // data_dir.h
@@ -39,7 +52,10 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
     topo::ClusterSpec spec = s.cluster;
     if (s.placement) spec.gpus = s.placement_cluster_gpus;
     setup->topology = topo::build_cluster(spec);
-    const std::optional<hw::CalibrationTable> table = calibration_of(s);
+    // The training step's norms and activations are timed kernel by kernel
+    // (the edge model's passes are not), so only here do their rates matter.
+    std::optional<hw::CalibrationTable> table = calibration_of(s);
+    if (table) table = with_kernel_rates(std::move(*table));
     setup->compute.emplace(hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr));
     coll::register_builtin_algorithms(setup->registry);
     workload::IterationInputs& in = setup->inputs;

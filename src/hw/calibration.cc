@@ -238,4 +238,11 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
   return t;
 }
 
+void borrow_kernel_rates(CalibrationTable& to, const CalibrationTable& from) {
+  if (!to.elementwise_GBps.empty() || from.elementwise_GBps.empty() || from.memory_GBps_rw <= 0) return;
+  to.elementwise_of_stream.clear();
+  for (const auto& [op, gbps] : from.elementwise_GBps) to.elementwise_of_stream.emplace_back(op, gbps / from.memory_GBps_rw);
+  to.elementwise_of_stream_source = from.source;
+}
+
 }  // namespace anatomy::hw

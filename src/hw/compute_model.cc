@@ -106,6 +106,12 @@ const Accelerator& table_accelerator(const CalibrationTable& t, const Accelerato
 
 std::string tflops_text(double v) { return fmt::format("{:g}", v); }
 
+std::string kernels_borrowed_text(const CalibrationTable& t) {
+  if (t.elementwise_of_stream.empty()) return "";
+  return fmt::format("; memory-bound kernels at the fractions of the streaming rate measured in {}",
+                     t.elementwise_of_stream_source);
+}
+
 }  // namespace
 
 // Per-GPU constants of the roofline's efficiency curve.
@@ -292,7 +298,7 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
         "tiles) up to the plateau measured on {} ({}): {}",
         gpu.part, tflops_text(gpu.bf16_tflops), core::format_bytes_rate(gpu.hbm_bandwidth), shape.sms,
         gpu.arch.compute_unit_name, shape.assumed ? " assumed" : "", kTileM, kTileN, table->gpu_name, table->source,
-        plateaus);
+        plateaus) + kernels_borrowed_text(*table);
     return cm;
   }
   cm.calibrated_ = build_calibrated(*table, measured);
@@ -307,6 +313,7 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
         table->source, table->gpu_name, gpu.part, tflops_text(gpu.bf16_tflops), tflops_text(measured.bf16_tflops),
         core::format_bytes_rate(gpu.hbm_bandwidth), core::format_bytes_rate(measured.hbm_bandwidth));
   }
+  cm.description_ += kernels_borrowed_text(*table);
   return cm;
 }
 
@@ -428,6 +435,12 @@ SimTime ComputeModel::elementwise(Kernel k, Bytes bytes_read_plus_written) const
       const double bytes = bytes_read_plus_written.as_double();
       if (bytes <= 0) return SimTime::zero();
       return SimTime::from_seconds(std::max(bytes / (gbps * 1e9 * table_hbm_scale_), kLaunchSeconds));
+    }
+    // A kernel at a fraction f of the streaming rate takes as long as a
+    // stream of bytes / f.
+    for (const auto& [op, fraction] : table_->elementwise_of_stream) {
+      if (op != name) continue;
+      return memory_bound(Bytes(static_cast<int64_t>(bytes_read_plus_written.as_double() / fraction)));
     }
   }
   return memory_bound(bytes_read_plus_written);

@@ -59,6 +59,13 @@ struct CalibrationTable {
   // layernorm, gelu, silu_mul, dropout, residual_add, softmax, ...), bytes
   // read plus written per second, averaged over the shapes measured.
   std::vector<std::pair<std::string, double>> elementwise_GBps;
+  // For a table without "elementwise" rows: each kernel's rate as a fraction
+  // of the streaming rate on the GPU that measured it (borrow_kernel_rates),
+  // and that table's file. How far a layernorm or SwiGLU falls short of a
+  // plain stream is the kernel's code, not the part: it carries over to a
+  // part whose own kernels nobody measured, at that part's streaming rate.
+  std::vector<std::pair<std::string, double>> elementwise_of_stream;
+  std::string elementwise_of_stream_source;
   double optimizer_ns_per_param = 0;       // fused AdamW, fp32 params
   double optimizer_bf16_ns_per_param = 0;  // fused AdamW, bf16 params (0: not measured)
   double h2d_GBps = 0, d2h_GBps = 0;  // copy.*_pinned_GBps
@@ -72,6 +79,10 @@ struct CalibrationTable {
 
 // Throws InputError naming the file (and field) when it is missing or malformed.
 CalibrationTable load_calibration(const std::string& path);
+// Lends `from`'s per-kernel rates, each over `from`'s streaming rate, to a
+// table that measured none (`to.elementwise_GBps` empty); no-op otherwise,
+// or when `from` has no kernel rows or no streaming rate.
+void borrow_kernel_rates(CalibrationTable& to, const CalibrationTable& from);
 // The same from text (the fuzz target); `path` names it in errors.
 CalibrationTable parse_calibration(const std::string& text, const std::string& path);
 
@@ -87,7 +98,9 @@ class ComputeModel {
   SimTime memory_bound(Bytes bytes_read_plus_written) const;
   // One of a training step's memory-bound kernels, at the rate measured for
   // that kernel when the table has it (norms are taken at the fused
-  // layernorm's rate), else at the generic memory-bound rate.
+  // layernorm's rate), else at the fraction of the streaming rate another
+  // GPU measured for it (borrow_kernel_rates), else at the generic
+  // memory-bound rate.
   enum class Kernel { kNorm, kResidualAdd, kDropout, kGelu, kSiluMul, kSoftmax };
   SimTime elementwise(Kernel k, Bytes bytes_read_plus_written) const;
   // What fused AdamW updates: fp32 master weights with fp32 moments (mixed

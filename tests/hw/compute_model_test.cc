@@ -562,6 +562,41 @@ TEST(Peaks, TheMeasuredMemoryRateReplacesTheGenericOne) {
   EXPECT_NEAR(cm.memory_bound(Bytes(6'721'000'000)).millis(), 1.0, 1e-6);
 }
 
+TEST(Peaks, AKernelNobodyMeasuredOnThisPartRunsAtTheFractionOfTheStreamMeasuredOnAnother) {
+  // h200.json measures the fused layernorm at L GB/s and a plain in-place
+  // stream at 4,265.5 GB/s: the kernel reaches f = L / 4,265.5 of the
+  // stream (about 0.53). b200.json measures only the stream, 6,721 GB/s, so
+  // 1 GB through a B200 layernorm takes 1e9 / (f x 6,721e9) s, where the
+  // table alone would give the stream's 1e9 / 6,721e9 s.
+  const CalibrationTable h200 = load_calibration(kH200Table);
+  double layernorm_GBps = 0;
+  for (const auto& [op, gbps] : h200.elementwise_GBps)
+    if (op == "layernorm") layernorm_GBps = gbps;
+  ASSERT_GT(layernorm_GBps, 0);
+  const double f = layernorm_GBps / h200.memory_GBps_rw;
+  EXPECT_GT(f, 0.4);
+  EXPECT_LT(f, 0.7);
+
+  CalibrationTable b200 = load_calibration(shipped("b200.json"));
+  const ComputeModel alone = make_compute_model(find_accelerator("B200"), &b200);
+  borrow_kernel_rates(b200, h200);
+  const ComputeModel borrowed = make_compute_model(find_accelerator("B200"), &b200);
+  const Bytes gb(1'000'000'000);
+  using K = ComputeModel::Kernel;
+  EXPECT_NEAR(alone.elementwise(K::kNorm, gb).seconds(), 1e9 / 6721e9, 1e-9);
+  EXPECT_NEAR(borrowed.elementwise(K::kNorm, gb).seconds(), 1e9 / (f * 6721e9), 1e-8);
+  // Plain streams (an FP8 cast, an embedding lookup) keep the stream's rate.
+  EXPECT_EQ(borrowed.memory_bound(gb), alone.memory_bound(gb));
+  EXPECT_NE(borrowed.describe().find("fractions of the streaming rate measured in " + kH200Table), std::string::npos);
+}
+
+TEST(Peaks, ATableWithItsOwnKernelRatesBorrowsNone) {
+  CalibrationTable h200 = load_calibration(kH200Table);
+  const CalibrationTable other = load_calibration(kH200Table);
+  borrow_kernel_rates(h200, other);
+  EXPECT_TRUE(h200.elementwise_of_stream.empty());
+}
+
 TEST(Peaks, ATableOfPeaksNeedsABf16GemmRowAndNothingElse) {
   const std::string ok = write_temp("peaks_ok.json", R"({"meta": {"name": "NVIDIA B200"},
       "gemm": [{"dtype": "bf16", "m": 8192, "n": 8192, "k": 8192, "s": 0.001}]})");
