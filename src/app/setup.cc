@@ -30,10 +30,10 @@ std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s) 
   if (s.calibration.empty()) {
     const std::string shipped = shipped_calibration_for(s.cluster.system.gpu);  // data_dir.h
     if (shipped.empty()) return std::nullopt;
-    return hw::load_calibration(shipped);
+    return with_kernel_rates(hw::load_calibration(shipped));
   }
   try {
-    return hw::load_calibration(s.calibration);
+    return with_kernel_rates(hw::load_calibration(s.calibration));
   } catch (const core::InputError& e) {
     throw core::as_error_of_field(e, "compute.calibration");
   }
@@ -52,10 +52,7 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
     topo::ClusterSpec spec = s.cluster;
     if (s.placement) spec.gpus = s.placement_cluster_gpus;
     setup->topology = topo::build_cluster(spec);
-    // The training step's norms and activations are timed kernel by kernel
-    // (the edge model's passes are not), so only here do their rates matter.
-    std::optional<hw::CalibrationTable> table = calibration_of(s);
-    if (table) table = with_kernel_rates(std::move(*table));
+    const std::optional<hw::CalibrationTable> table = calibration_of(s);
     setup->compute.emplace(hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr));
     coll::register_builtin_algorithms(setup->registry);
     workload::IterationInputs& in = setup->inputs;

@@ -39,7 +39,9 @@ struct Setup {
 std::unique_ptr<Setup> make_setup(const scenario::Scenario& s);
 
 // The calibration table the scenario's compute model reads: the one its
-// compute.calibration names, else the one shipped for its GPU, else none.
+// compute.calibration names, else the one shipped for its GPU, else none;
+// one that measured no memory-bound kernels borrows their fractions of the
+// streaming rate from the shipped table that did (data_dir.h).
 // A named table that cannot be read is an error of compute.calibration.
 std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s);
 

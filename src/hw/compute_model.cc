@@ -428,6 +428,7 @@ SimTime ComputeModel::elementwise(Kernel k, Bytes bytes_read_plus_written) const
     case Kernel::kGelu: name = "gelu"; break;
     case Kernel::kSiluMul: name = "silu_mul"; break;
     case Kernel::kSoftmax: name = "softmax"; break;
+    case Kernel::kStream: return memory_bound(bytes_read_plus_written);
   }
   if (table_) {
     for (const auto& [op, gbps] : table_->elementwise_GBps) {

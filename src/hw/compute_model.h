@@ -101,7 +101,9 @@ class ComputeModel {
   // layernorm's rate), else at the fraction of the streaming rate another
   // GPU measured for it (borrow_kernel_rates), else at the generic
   // memory-bound rate.
-  enum class Kernel { kNorm, kResidualAdd, kDropout, kGelu, kSiluMul, kSoftmax };
+  // kStream: a plain read-and-write pass (an in-place ReLU), at the
+  // streaming rate itself.
+  enum class Kernel { kNorm, kResidualAdd, kDropout, kGelu, kSiluMul, kSoftmax, kStream };
   SimTime elementwise(Kernel k, Bytes bytes_read_plus_written) const;
   // What fused AdamW updates: fp32 master weights with fp32 moments (mixed
   // precision), or 16-bit parameters with moments in the same dtype

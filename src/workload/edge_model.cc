@@ -11,6 +11,7 @@ namespace anatomy::workload {
 namespace {
 
 using core::SimTime;
+using K = hw::ComputeModel::Kernel;
 
 ModelOp gemm(std::string name, int64_t m, int64_t n, int64_t k, int64_t repeat, int64_t params) {
   ModelOp op;
@@ -22,12 +23,12 @@ ModelOp gemm(std::string name, int64_t m, int64_t n, int64_t k, int64_t repeat, 
 // A convolution as its implicit GEMM, with its batch norm's scale and shift.
 ModelOp conv(std::string name, int64_t cin, int64_t cout, int64_t kernel, int64_t out_hw) {
   ModelOp op = gemm(std::move(name), out_hw * out_hw, cout, cin * kernel * kernel, 1, cin * cout * kernel * kernel + 2 * cout);
-  op.passes = 4;  // batch norm and ReLU, each a read and a write
+  op.passes = {{K::kNorm, 2}, {K::kStream, 2}};  // batch norm and ReLU, each a read and a write
   return op;
 }
 
-ModelOp with_passes(ModelOp op, int64_t passes) {
-  op.passes = passes;
+ModelOp with_passes(ModelOp op, std::vector<ModelOp::Passes> passes) {
+  op.passes = std::move(passes);
   return op;
 }
 
@@ -67,10 +68,10 @@ EdgeModel vit_b16() {
   m.extra_params = h + tokens * h + 2 * h;  // class token, position table, final LayerNorm
   ModelOp qkv = gemm("qkv", tokens, 3 * h, h, layers, h * 3 * h + 3 * h + 2 * h);  // with the layer's first LayerNorm
   qkv.adaptable = true;
-  qkv.passes = 1;  // the LayerNorm before it (over h of the 3h columns' rows)
+  qkv.passes = {{K::kNorm, 1}};  // the LayerNorm before it (over h of the 3h columns' rows)
   ModelOp out = gemm("attention out", tokens, h, h, layers, h * h + h);
   out.adaptable = true;
-  out.passes = 3;  // residual add: two reads, one write
+  out.passes = {{K::kResidualAdd, 3}};  // two reads, one write
   ModelOp attn;
   attn.kind = ModelOp::kAttention;
   attn.name = "attention core";
@@ -78,8 +79,9 @@ EdgeModel vit_b16() {
   m.ops.push_back(qkv);
   m.ops.push_back(attn);
   m.ops.push_back(out);
-  m.ops.push_back(with_passes(gemm("mlp up", tokens, ffn, h, layers, h * ffn + ffn + 2 * h), 3));  // GELU, and the second LayerNorm
-  m.ops.push_back(with_passes(gemm("mlp down", tokens, h, ffn, layers, ffn * h + h), 3));  // residual add
+  // GELU, and the second LayerNorm; then the residual add.
+  m.ops.push_back(with_passes(gemm("mlp up", tokens, ffn, h, layers, h * ffn + ffn + 2 * h), {{K::kGelu, 2}, {K::kNorm, 1}}));
+  m.ops.push_back(with_passes(gemm("mlp down", tokens, h, ffn, layers, ffn * h + h), {{K::kResidualAdd, 3}}));
   ModelOp head = gemm("classifier", 1, 1000, h, 1, h * 1000 + 1000);
   head.head = true;
   m.ops.push_back(head);
@@ -99,15 +101,16 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
   qkv.adaptable = true;
   ModelOp out = gemm("attention out", seq, h, h, l, h * h);
   out.adaptable = true;
-  out.passes = 5;  // residual add, and the norm before the MLP
+  out.passes = {{K::kResidualAdd, 3}, {K::kNorm, 2}};  // residual add, and the norm before the MLP
   ModelOp attn;
   attn.kind = ModelOp::kAttention;
   attn.name = "attention core";
   attn.m = seq, attn.heads = t.heads, attn.head_dim = t.head_dim(), attn.causal = true, attn.repeat = l;
   const int64_t up = (t.gated_mlp ? 2 : 1) * ffn;
   // The gated activation reads both halves and writes one; the residual add and the next layer's norm.
-  m.ops = {qkv, attn, out, with_passes(gemm("mlp up", seq, up, h, l, h * up), t.gated_mlp ? 2 : 3),
-           with_passes(gemm("mlp down", seq, h, ffn, l, ffn * h), 5)};
+  m.ops = {qkv, attn, out,
+           with_passes(gemm("mlp up", seq, up, h, l, h * up), {{t.gated_mlp ? K::kSiluMul : K::kGelu, t.gated_mlp ? 2 : 3}}),
+           with_passes(gemm("mlp down", seq, h, ffn, l, ffn * h), {{K::kResidualAdd, 3}, {K::kNorm, 2}})};
   ModelOp logits = gemm("logits", seq, t.vocab, h, 1, 0);
   logits.head = true;
   m.ops.push_back(logits);
@@ -140,8 +143,10 @@ double adapter_flops(const ModelOp& op, int rank) {  // forward x A, (x A) B; ba
 }
 
 SimTime passes_time(const ModelOp& op, int64_t batch, const hw::ComputeModel& c) {
-  if (op.passes == 0) return SimTime::zero();
-  return c.memory_bound(core::Bytes(op.m * batch * op.n * 2 * op.passes)) * op.repeat;
+  SimTime t;
+  for (const ModelOp::Passes& p : op.passes)
+    if (p.passes > 0) t += c.elementwise(p.kernel, core::Bytes(op.m * batch * op.n * 2 * p.passes));
+  return t * op.repeat;
 }
 
 // The cast of a product's `width`-wide operand (X: k, dY: n) to FP8/FP4

@@ -17,9 +17,10 @@
 // (the parameter counts are torchvision's and timm's; a test derives both.)
 //
 // Time per product: ComputeModel::gemm of its shape (attention:
-// attention_fwd / attention_bwd), plus its memory-bound passes at HBM speed
-// (ComputeModel::memory_bound): what a convolution's batch norm and ReLU or
-// a transformer's norms, activation and residual adds cost beside the GEMMs.
+// attention_fwd / attention_bwd), plus its memory-bound passes, each at its
+// kernel's rate (ComputeModel::elementwise): what a convolution's batch
+// norm and ReLU or a transformer's norms, activation and residual adds cost
+// beside the GEMMs.
 //
 // Fine-tuning modes and what a step computes, per sample (F = forward):
 //   full             F + 2F backward (activation and weight gradients), every weight updated
@@ -66,9 +67,13 @@ struct ModelOp {
   bool adaptable = false;   // a LoRA target
   // Memory-bound passes over the product's output that go with it, as
   // eager PyTorch runs them (read + write of a norm, an activation, a
-  // residual add): bytes = rows x columns x 2 (bf16) x passes, forward;
-  // twice that backward.
-  int64_t passes = 0;
+  // residual add), each at its kernel's rate: bytes = rows x columns x 2
+  // (bf16) x passes, forward; twice that backward.
+  struct Passes {
+    hw::ComputeModel::Kernel kernel = hw::ComputeModel::Kernel::kStream;
+    int64_t passes = 0;
+  };
+  std::vector<Passes> passes;
 };
 
 struct EdgeModel {

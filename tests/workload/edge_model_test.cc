@@ -101,5 +101,28 @@ TEST(EdgeModel, Fp8ProductsPayTheCastOfTheirInputs) {
   EXPECT_EQ(inference_time(m, 1, c, hw::Precision::kBf16), c.gemm(4096, 8192, 8192, hw::Precision::kBf16));
 }
 
+TEST(EdgeModel, EachMemoryBoundPassRunsAtItsKernelsRate) {
+  // A 4096 x 8192 product followed by a norm (2 passes) and a residual add
+  // (3 passes) over its bf16 output: 4096 x 8192 x 2 bytes x 2 through the
+  // norm and x 3 through the add, each at its own kernel's rate. With the
+  // H200 table a norm streams at ~2,226 GB/s and an add at ~3,757, so the
+  // same bytes cost more in the norm.
+  const hw::CalibrationTable t =
+      hw::load_calibration(std::string(ANATOMY_SOURCE_DIR) + "/data/calibration/h200.json");
+  const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("H200"), &t);
+  EdgeModel m;
+  ModelOp op;
+  op.name = "one product";
+  op.m = 4096, op.n = 8192, op.k = 8192;
+  using K = hw::ComputeModel::Kernel;
+  op.passes = {{K::kNorm, 2}, {K::kResidualAdd, 3}};
+  m.ops = {op};
+  const core::Bytes pass(int64_t{4096} * 8192 * 2);
+  EXPECT_EQ(inference_time(m, 1, c, hw::Precision::kBf16),
+            c.gemm(4096, 8192, 8192, hw::Precision::kBf16) + c.elementwise(K::kNorm, pass * 2) +
+                c.elementwise(K::kResidualAdd, pass * 3));
+  EXPECT_GT(c.elementwise(K::kNorm, pass * 3), c.elementwise(K::kResidualAdd, pass * 3));
+}
+
 }  // namespace
 }  // namespace anatomy::workload
