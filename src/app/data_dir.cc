@@ -52,7 +52,7 @@ std::string shipped_calibration_for(const hw::Accelerator& gpu) {
   return table.empty() ? "" : shipped_calibration(table);
 }
 
-std::string shipped_kernel_rates() { return shipped_calibration("h200.json"); }
+std::string shipped_measured_table() { return shipped_calibration("h200.json"); }
 
 std::string shipped_tool(std::string_view file) {
   const std::string dir = data_dir();

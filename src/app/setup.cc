@@ -15,12 +15,16 @@
 namespace anatomy::app {
 namespace {
 
-// A table that measured no memory-bound kernels of its own takes their
-// fractions of the streaming rate from the shipped table that did.
-hw::CalibrationTable with_kernel_rates(hw::CalibrationTable t) {
-  if (!t.elementwise_GBps.empty()) return t;
-  const std::string reference = shipped_kernel_rates();  // data_dir.h
-  if (!reference.empty()) hw::borrow_kernel_rates(t, hw::load_calibration(reference));
+// What a table did not measure and the shipped H200 table did: the
+// memory-bound kernels' fractions of the streaming rate, and for a table of
+// peaks the GEMMs' shortfall shape by shape.
+hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t) {
+  if (!t.elementwise_GBps.empty() && !t.peaks_only) return t;
+  const std::string reference = shipped_measured_table();  // data_dir.h
+  if (reference.empty()) return t;
+  const hw::CalibrationTable measured = hw::load_calibration(reference);
+  hw::borrow_kernel_rates(t, measured);
+  hw::borrow_gemm_shape_ratios(t, measured);
   return t;
 }
 
@@ -30,10 +34,10 @@ std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s) 
   if (s.calibration.empty()) {
     const std::string shipped = shipped_calibration_for(s.cluster.system.gpu);  // data_dir.h
     if (shipped.empty()) return std::nullopt;
-    return with_kernel_rates(hw::load_calibration(shipped));
+    return with_borrowed_rates(hw::load_calibration(shipped));
   }
   try {
-    return with_kernel_rates(hw::load_calibration(s.calibration));
+    return with_borrowed_rates(hw::load_calibration(s.calibration));
   } catch (const core::InputError& e) {
     throw core::as_error_of_field(e, "compute.calibration");
   }

@@ -40,8 +40,8 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s);
 
 // The calibration table the scenario's compute model reads: the one its
 // compute.calibration names, else the one shipped for its GPU, else none;
-// one that measured no memory-bound kernels borrows their fractions of the
-// streaming rate from the shipped table that did (data_dir.h).
+// what it did not measure and the shipped H200 table did, it borrows
+// (data_dir.h: shipped_measured_table).
 // A named table that cannot be read is an error of compute.calibration.
 std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s);
 

@@ -33,6 +33,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -106,6 +107,11 @@ const Accelerator& table_accelerator(const CalibrationTable& t, const Accelerato
 
 std::string tflops_text(double v) { return fmt::format("{:g}", v); }
 
+std::string ratios_borrowed_text(const CalibrationTable& t) {
+  if (t.gemm_of_roofline.empty()) return "";
+  return fmt::format("; each GEMM shape below that roofline as far as {} measured it below its own", t.gemm_of_roofline_source);
+}
+
 std::string kernels_borrowed_text(const CalibrationTable& t) {
   if (t.elementwise_of_stream.empty()) return "";
   return fmt::format("; memory-bound kernels at the fractions of the streaming rate measured in {}",
@@ -123,7 +129,17 @@ struct detail::RooflineShape {
   // The plateau per precision (index: Precision) where a table of measured
   // peaks set it; 0: the generic one below.
   std::array<double, 5> measured{};
+  // ln(roofline / measured time) by log2 shape, lent by a fully measured
+  // table (borrow_gemm_shape_ratios): bf16 (and fp16), and fp8 (and fp4)
+  // where it measured fp8; absent: the roofline as it is.
+  std::optional<LogInterpolator> ratio_bf16, ratio_fp8;
   double generic() const { return clock_fraction * kMainloopEfficiency; }
+  // The lent shortfall at this shape and precision (1: none).
+  double roofline_over_measured(int64_t m, int64_t n, int64_t k, Precision p) const {
+    const bool low = p == Precision::kFp8 || p == Precision::kFp4;
+    const std::optional<LogInterpolator>& f = low && ratio_fp8 ? ratio_fp8 : ratio_bf16;
+    return f ? std::exp((*f)(log2_point(m, n, k))) : 1.0;
+  }
   double plateau(Precision p) const {
     const double m = measured[static_cast<size_t>(p)];
     return m > 0 ? m : generic();
@@ -266,7 +282,57 @@ std::string set_measured_plateaus(detail::RooflineShape& s, const CalibrationTab
   return text;
 }
 
+void set_lent_ratios(detail::RooflineShape& s, const CalibrationTable& t) {
+  LogInterpolator bf16, fp8;
+  bool any_bf16 = false, any_fp8 = false;
+  for (const auto& r : t.gemm_of_roofline) {
+    const bool low = r.dtype == Precision::kFp8;
+    (low ? fp8 : bf16).add(log2_point(r.m, r.n, r.k), std::log(r.roofline_over_measured));
+    (low ? any_fp8 : any_bf16) = true;
+  }
+  if (any_bf16) bf16.finish(), s.ratio_bf16 = std::move(bf16);
+  if (any_fp8) fp8.finish(), s.ratio_fp8 = std::move(fp8);
+}
+
 }  // namespace
+
+void borrow_gemm_shape_ratios(CalibrationTable& to, const CalibrationTable& from) {
+  if (!to.peaks_only || from.peaks_only) return;
+  const Accelerator* measured = accelerator_named_in(from.gpu_name);
+  if (!measured) return;
+  // `from` as a table of peaks: its best bf16 and fp8 rows set the plateau.
+  CalibrationTable peaks;
+  peaks.source = from.source;
+  peaks.gpu_name = from.gpu_name;
+  peaks.peaks_only = true;
+  for (Precision p : {Precision::kBf16, Precision::kFp8}) {
+    const CalibrationTable::Gemm* best = nullptr;
+    double best_rate = 0;
+    for (const auto& g : from.gemms) {
+      const double rate = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) / g.seconds;
+      if (g.dtype == p && rate > best_rate) best = &g, best_rate = rate;
+    }
+    if (best) peaks.gemms.push_back(*best);
+  }
+  if (peaks.gemms.empty() || peaks.gemms.front().dtype != Precision::kBf16) return;
+  const ComputeModel roofline = make_compute_model(*measured, &peaks);
+  // One ratio per (precision, shape), over the mean measured time of its
+  // "gemm" rows, else of its "gemm_grid" rows (as the calibrated model reads them).
+  std::map<std::tuple<Precision, int64_t, int64_t, int64_t>, std::array<double, 4>> times;  // named, n, grid, n
+  for (const auto& g : from.gemms) {
+    if (g.dtype != Precision::kBf16 && g.dtype != Precision::kFp8) continue;
+    auto& x = times[{g.dtype, g.m, g.n, g.k}];
+    x[g.from_grid ? 2 : 0] += g.seconds;
+    x[g.from_grid ? 3 : 1] += 1;
+  }
+  to.gemm_of_roofline.clear();
+  for (const auto& [key, x] : times) {
+    const auto& [p, m, n, k] = key;
+    const double seconds = x[1] > 0 ? x[0] / x[1] : x[2] / x[3];
+    to.gemm_of_roofline.push_back({p, m, n, k, roofline.gemm(m, n, k, p).seconds() / seconds});
+  }
+  to.gemm_of_roofline_source = from.source;
+}
 
 ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* table) {
   ComputeModel cm;
@@ -292,13 +358,14 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
   if (table->peaks_only) {
     auto measured_shape = std::make_shared<detail::RooflineShape>(shape);
     const std::string plateaus = set_measured_plateaus(*measured_shape, *table, measured);
+    set_lent_ratios(*measured_shape, *table);
     cm.shape_ = measured_shape;
     cm.description_ = fmt::format(
         "roofline over the {} datasheet ({} TFLOP/s BF16, {} HBM), GEMM efficiency by shape ({} {}{}, {}x{} "
         "tiles) up to the plateau measured on {} ({}): {}",
         gpu.part, tflops_text(gpu.bf16_tflops), core::format_bytes_rate(gpu.hbm_bandwidth), shape.sms,
         gpu.arch.compute_unit_name, shape.assumed ? " assumed" : "", kTileM, kTileN, table->gpu_name, table->source,
-        plateaus) + kernels_borrowed_text(*table);
+        plateaus) + ratios_borrowed_text(*table) + kernels_borrowed_text(*table);
     return cm;
   }
   cm.calibrated_ = build_calibrated(*table, measured);
@@ -350,7 +417,7 @@ SimTime ComputeModel::roofline_gemm(int64_t m, int64_t n, int64_t k, Precision p
   double bytes = (mk + kn + mn) * bytes_of(p);
   if (split > 1) bytes += 2.0 * static_cast<double>(split) * mn * 4;  // fp32 partials written, then reduced
   const double memory = bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency);
-  return SimTime::from_seconds(std::max(compute, memory) + kLaunchSeconds);
+  return SimTime::from_seconds((std::max(compute, memory) + kLaunchSeconds) / s.roofline_over_measured(m, n, k, p));
 }
 
 SimTime ComputeModel::table_gemm(int64_t m, int64_t n, int64_t k, Precision p) const {

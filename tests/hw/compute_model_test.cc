@@ -590,6 +590,82 @@ TEST(Peaks, AKernelNobodyMeasuredOnThisPartRunsAtTheFractionOfTheStreamMeasuredO
   EXPECT_NE(borrowed.describe().find("fractions of the streaming rate measured in " + kH200Table), std::string::npos);
 }
 
+// The mean time of every "gemm" row of one shape (8192^3 appears twice:
+// as a square and as a Llama-3-70B shard).
+double named_mean_seconds(const CalibrationTable& t, Precision p, int64_t m, int64_t n, int64_t k) {
+  double sum = 0;
+  int rows = 0;
+  for (const auto& g : t.gemms)
+    if (!g.from_grid && g.dtype == p && g.m == m && g.n == n && g.k == k) sum += g.seconds, ++rows;
+  EXPECT_GT(rows, 0);
+  return rows ? sum / rows : 0;
+}
+
+// The H200 table as a table of peaks: its best bf16 and fp8 rows.
+CalibrationTable h200_peaks(const CalibrationTable& h200) {
+  CalibrationTable peaks;
+  peaks.source = h200.source;
+  peaks.gpu_name = h200.gpu_name;
+  peaks.peaks_only = true;
+  for (Precision p : {Precision::kBf16, Precision::kFp8}) {
+    const CalibrationTable::Gemm* best = nullptr;
+    for (const auto& g : h200.gemms)
+      if (g.dtype == p && (!best || gemm_flops(g.m, g.n, g.k) / g.seconds > gemm_flops(best->m, best->n, best->k) / best->seconds))
+        best = &g;
+    peaks.gemms.push_back(*best);
+  }
+  return peaks;
+}
+
+TEST(Peaks, OnTheH200ItsPeaksRooflineWithItsOwnShapeRatiosReproducesItsMeasurements) {
+  // The roofline from the H200's best rows alone runs a model's shapes
+  // faster than the H200 measured them (its best bf16 row reaches 83% of
+  // peak, 8192 x 8192 x 8192 69%). The ratios borrow_gemm_shape_ratios lends
+  // are that roofline's time over the measured time, so on the H200 itself
+  // they give back each measured shape.
+  const CalibrationTable h200 = load_calibration(kH200Table);
+  CalibrationTable peaks = h200_peaks(h200);
+  const ComputeModel bare = make_compute_model(find_accelerator("H200"), &peaks);
+  borrow_gemm_shape_ratios(peaks, h200);
+  ASSERT_FALSE(peaks.gemm_of_roofline.empty());
+  const ComputeModel lent = make_compute_model(find_accelerator("H200"), &peaks);
+  // 8192^3 was measured both as a named row and on the grid: the named row wins.
+  const double measured = named_mean_seconds(h200, Precision::kBf16, 8192, 8192, 8192);
+  EXPECT_NEAR(lent.gemm(8192, 8192, 8192, Precision::kBf16).seconds() / measured, 1.0, 1e-9);
+  EXPECT_LT(bare.gemm(8192, 8192, 8192, Precision::kBf16).seconds(), 0.9 * measured);
+  // A model shape off the lattice (Llama-3-70B's down projection at 4096
+  // tokens) and an fp8 one.
+  EXPECT_NEAR(lent.gemm(4096, 8192, 28672, Precision::kBf16).seconds() /
+                  named_mean_seconds(h200, Precision::kBf16, 4096, 8192, 28672),
+              1.0, 1e-9);
+  EXPECT_NEAR(lent.gemm(4096, 8192, 28672, Precision::kFp8).seconds() /
+                  named_mean_seconds(h200, Precision::kFp8, 4096, 8192, 28672),
+              1.0, 1e-9);
+}
+
+TEST(Peaks, ABlackwellGemmFallsShortOfItsRooflineAsTheH200sDidAtThatShape) {
+  // b200.json's plateau is its best searched shape (77.6% bf16). At
+  // 8192 x 8192 x 8192 the H200's roofline from its own best rows is r of
+  // its measured time; the B200's roofline time at that shape is divided by
+  // the same r.
+  const CalibrationTable h200 = load_calibration(kH200Table);
+  CalibrationTable peaks = h200_peaks(h200);
+  const double r = make_compute_model(find_accelerator("H200"), &peaks).gemm(8192, 8192, 8192, Precision::kBf16).seconds() /
+                   named_mean_seconds(h200, Precision::kBf16, 8192, 8192, 8192);
+  EXPECT_LT(r, 0.9);
+  CalibrationTable b200 = load_calibration(shipped("b200.json"));
+  const ComputeModel alone = make_compute_model(find_accelerator("B200"), &b200);
+  borrow_gemm_shape_ratios(b200, h200);
+  const ComputeModel lent = make_compute_model(find_accelerator("B200"), &b200);
+  EXPECT_NEAR(lent.gemm(8192, 8192, 8192, Precision::kBf16).seconds(),
+              alone.gemm(8192, 8192, 8192, Precision::kBf16).seconds() / r, 1e-12);
+  EXPECT_NE(lent.describe().find("each GEMM shape below that roofline as far as " + kH200Table), std::string::npos);
+  // A fully measured table lends nothing to another, nor takes anything.
+  CalibrationTable full = load_calibration(kH200Table);
+  borrow_gemm_shape_ratios(full, h200);
+  EXPECT_TRUE(full.gemm_of_roofline.empty());
+}
+
 TEST(Peaks, ATableWithItsOwnKernelRatesBorrowsNone) {
   CalibrationTable h200 = load_calibration(kH200Table);
   const CalibrationTable other = load_calibration(kH200Table);
