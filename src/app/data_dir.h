@@ -31,12 +31,12 @@ std::string shipped_calibration(std::string_view file);
 std::string shipped_calibration_for(const hw::Accelerator& gpu);
 
 // The shipped table measured end to end on a real GPU: h200.json, from
-// `anatomy calibrate` on an H200 (a GEMM grid, a training step's
-// memory-bound kernels one by one). A table without kernel rows borrows each
-// kernel's fraction of the streaming rate from it (hw::borrow_kernel_rates);
-// a table of peaks, its GEMMs' shortfall shape by shape against the
-// roofline of its own best rows (hw::borrow_gemm_shape_ratios). "" when it
-// is not there.
+// `anatomy calibrate` on an H200 (a GEMM grid, flash attention, a training
+// step's memory-bound kernels one by one). A table without kernel rows
+// borrows each kernel's fraction of the streaming rate from it
+// (hw::borrow_kernel_rates); a table of peaks, its GEMMs' and attention's
+// shortfall shape by shape against the roofline of its own best rows
+// (hw::borrow_roofline_shortfall). "" when it is not there.
 std::string shipped_measured_table();
 
 // A shipped tool (data_dir()/tools/<file>: the calibration probe, the

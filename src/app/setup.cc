@@ -24,7 +24,7 @@ hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t) {
   if (reference.empty()) return t;
   const hw::CalibrationTable measured = hw::load_calibration(reference);
   hw::borrow_kernel_rates(t, measured);
-  hw::borrow_gemm_shape_ratios(t, measured);
+  hw::borrow_roofline_shortfall(t, measured);
   return t;
 }
 

@@ -109,7 +109,8 @@ std::string tflops_text(double v) { return fmt::format("{:g}", v); }
 
 std::string ratios_borrowed_text(const CalibrationTable& t) {
   if (t.gemm_of_roofline.empty()) return "";
-  return fmt::format("; each GEMM shape below that roofline as far as {} measured it below its own", t.gemm_of_roofline_source);
+  return fmt::format("; each GEMM{} shape off that roofline as far as {} measured it off its own",
+                     t.attention_of_roofline.empty() ? "" : " and attention", t.of_roofline_source);
 }
 
 std::string kernels_borrowed_text(const CalibrationTable& t) {
@@ -130,15 +131,21 @@ struct detail::RooflineShape {
   // peaks set it; 0: the generic one below.
   std::array<double, 5> measured{};
   // ln(roofline / measured time) by log2 shape, lent by a fully measured
-  // table (borrow_gemm_shape_ratios): bf16 (and fp16), and fp8 (and fp4)
+  // table (borrow_roofline_shortfall): bf16 (and fp16), and fp8 (and fp4)
   // where it measured fp8; absent: the roofline as it is.
   std::optional<LogInterpolator> ratio_bf16, ratio_fp8;
+  // The same for flash attention by log2 (seq, batch x heads, head_dim).
+  std::optional<LogInterpolator> ratio_attn_fwd, ratio_attn_bwd;
   double generic() const { return clock_fraction * kMainloopEfficiency; }
   // The lent shortfall at this shape and precision (1: none).
   double roofline_over_measured(int64_t m, int64_t n, int64_t k, Precision p) const {
     const bool low = p == Precision::kFp8 || p == Precision::kFp4;
     const std::optional<LogInterpolator>& f = low && ratio_fp8 ? ratio_fp8 : ratio_bf16;
     return f ? std::exp((*f)(log2_point(m, n, k))) : 1.0;
+  }
+  double attention_roofline_over_measured(int64_t seq, int64_t batch_heads, int64_t head_dim, bool backward) const {
+    const std::optional<LogInterpolator>& f = backward ? ratio_attn_bwd : ratio_attn_fwd;
+    return f ? std::exp((*f)(log2_point(seq, batch_heads, head_dim))) : 1.0;
   }
   double plateau(Precision p) const {
     const double m = measured[static_cast<size_t>(p)];
@@ -292,11 +299,20 @@ void set_lent_ratios(detail::RooflineShape& s, const CalibrationTable& t) {
   }
   if (any_bf16) bf16.finish(), s.ratio_bf16 = std::move(bf16);
   if (any_fp8) fp8.finish(), s.ratio_fp8 = std::move(fp8);
+  if (t.attention_of_roofline.empty()) return;
+  LogInterpolator fwd, bwd;
+  for (const auto& r : t.attention_of_roofline) {
+    fwd.add(log2_point(r.seq, r.heads, r.head_dim), std::log(r.fwd_roofline_over_measured));
+    bwd.add(log2_point(r.seq, r.heads, r.head_dim), std::log(r.bwd_roofline_over_measured));
+  }
+  fwd.finish(), bwd.finish();
+  s.ratio_attn_fwd = std::move(fwd);
+  s.ratio_attn_bwd = std::move(bwd);
 }
 
 }  // namespace
 
-void borrow_gemm_shape_ratios(CalibrationTable& to, const CalibrationTable& from) {
+void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& from) {
   if (!to.peaks_only || from.peaks_only) return;
   const Accelerator* measured = accelerator_named_in(from.gpu_name);
   if (!measured) return;
@@ -331,7 +347,23 @@ void borrow_gemm_shape_ratios(CalibrationTable& to, const CalibrationTable& from
     const double seconds = x[1] > 0 ? x[0] / x[1] : x[2] / x[3];
     to.gemm_of_roofline.push_back({p, m, n, k, roofline.gemm(m, n, k, p).seconds() / seconds});
   }
-  to.gemm_of_roofline_source = from.source;
+  // Attention, causal as measured: one ratio per shape over the mean of its rows.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::array<double, 3>> attn;  // fwd, bwd, rows
+  for (const auto& a : from.attention) {
+    if (!a.causal) continue;
+    auto& x = attn[{a.seq, a.heads, a.head_dim}];
+    x[0] += a.fwd_seconds;
+    x[1] += a.fwd_bwd_seconds - a.fwd_seconds;
+    x[2] += 1;
+  }
+  to.attention_of_roofline.clear();
+  for (const auto& [key, x] : attn) {
+    const auto& [seq, heads, head_dim] = key;
+    to.attention_of_roofline.push_back({seq, heads, head_dim,
+                                        roofline.attention_fwd(1, seq, heads, head_dim, true).seconds() / (x[0] / x[2]),
+                                        roofline.attention_bwd(1, seq, heads, head_dim, true).seconds() / (x[1] / x[2])});
+  }
+  to.of_roofline_source = from.source;
 }
 
 ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* table) {
@@ -481,7 +513,8 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   const double cta_seconds = flops / static_cast<double>(ctas) / sm_rate + kTileFixedSeconds;
   const double compute = static_cast<double>(waves) * cta_seconds;
   const double memory = bytes / (hbm * kMemoryEfficiency);
-  return SimTime::from_seconds(std::max(compute, memory) + kLaunchSeconds);
+  return SimTime::from_seconds((std::max(compute, memory) + kLaunchSeconds) /
+                               sh.attention_roofline_over_measured(seq, batch * heads, head_dim, backward));
 }
 
 int ComputeModel::compute_units() const { return shape_->sms; }

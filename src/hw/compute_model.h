@@ -66,17 +66,23 @@ struct CalibrationTable {
   // part whose own kernels nobody measured, at that part's streaming rate.
   std::vector<std::pair<std::string, double>> elementwise_of_stream;
   std::string elementwise_of_stream_source;
-  // For a table of peaks: how far the GEMMs of a fully measured table fell
-  // short of the roofline that table's own best rows give, shape by shape
-  // (borrow_gemm_shape_ratios), and that table's file. A peaks table's rows
-  // are the best shape a search found; a model's shapes are not that shape.
+  // For a table of peaks: how far the GEMMs and flash attention of a fully
+  // measured table fell short of the roofline that table's own best rows
+  // give, shape by shape (borrow_roofline_shortfall), and that table's file.
+  // A peaks table's rows are the best shape a search found; a model's shapes
+  // are not that shape, and attention is not a GEMM.
   struct GemmRatio {
     Precision dtype = Precision::kBf16;
     int64_t m = 0, n = 0, k = 0;
     double roofline_over_measured = 1;  // < 1: the measured GEMM was slower
   };
+  struct AttentionRatio {
+    int64_t seq = 0, heads = 0, head_dim = 0;  // batch 1
+    double fwd_roofline_over_measured = 1, bwd_roofline_over_measured = 1;
+  };
   std::vector<GemmRatio> gemm_of_roofline;
-  std::string gemm_of_roofline_source;
+  std::vector<AttentionRatio> attention_of_roofline;
+  std::string of_roofline_source;
   double optimizer_ns_per_param = 0;       // fused AdamW, fp32 params
   double optimizer_bf16_ns_per_param = 0;  // fused AdamW, bf16 params (0: not measured)
   double h2d_GBps = 0, d2h_GBps = 0;  // copy.*_pinned_GBps
@@ -94,12 +100,13 @@ CalibrationTable load_calibration(const std::string& path);
 // table that measured none (`to.elementwise_GBps` empty); no-op otherwise,
 // or when `from` has no kernel rows or no streaming rate.
 void borrow_kernel_rates(CalibrationTable& to, const CalibrationTable& from);
-// Lends a fully measured table's GEMM shortfall against its own peaks
-// roofline to a table of peaks (`to.peaks_only`): for every bf16 and fp8
-// shape `from` measured, the roofline time over the measured time, where the
-// roofline's plateau is `from`'s best row of that precision. No-op when `to`
-// is not a table of peaks or `from` is one, or names no catalog part.
-void borrow_gemm_shape_ratios(CalibrationTable& to, const CalibrationTable& from);
+// Lends a fully measured table's shortfall against its own peaks roofline
+// to a table of peaks (`to.peaks_only`): for every bf16 and fp8 GEMM shape
+// and every attention shape `from` measured, the roofline time over the
+// measured time, where the roofline's plateau is `from`'s best row of that
+// precision. No-op when `to` is not a table of peaks or `from` is one, or
+// names no catalog part.
+void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& from);
 // The same from text (the fuzz target); `path` names it in errors.
 CalibrationTable parse_calibration(const std::string& text, const std::string& path);
 
