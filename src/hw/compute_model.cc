@@ -312,24 +312,29 @@ void set_lent_ratios(detail::RooflineShape& s, const CalibrationTable& t) {
 
 }  // namespace
 
-void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& from) {
-  if (!to.peaks_only || from.peaks_only) return;
-  const Accelerator* measured = accelerator_named_in(from.gpu_name);
-  if (!measured) return;
-  // `from` as a table of peaks: its best bf16 and fp8 rows set the plateau.
+CalibrationTable peaks_of(const CalibrationTable& t) {
   CalibrationTable peaks;
-  peaks.source = from.source;
-  peaks.gpu_name = from.gpu_name;
+  peaks.source = t.source;
+  peaks.gpu_name = t.gpu_name;
   peaks.peaks_only = true;
   for (Precision p : {Precision::kBf16, Precision::kFp8}) {
     const CalibrationTable::Gemm* best = nullptr;
     double best_rate = 0;
-    for (const auto& g : from.gemms) {
+    for (const auto& g : t.gemms) {
       const double rate = static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) / g.seconds;
       if (g.dtype == p && rate > best_rate) best = &g, best_rate = rate;
     }
     if (best) peaks.gemms.push_back(*best);
   }
+  return peaks;
+}
+
+void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& from) {
+  if (!to.peaks_only || from.peaks_only) return;
+  const Accelerator* measured = accelerator_named_in(from.gpu_name);
+  if (!measured) return;
+  // `from` as a table of peaks: its best bf16 and fp8 rows set the plateau.
+  const CalibrationTable peaks = peaks_of(from);
   if (peaks.gemms.empty() || peaks.gemms.front().dtype != Precision::kBf16) return;
   const ComputeModel roofline = make_compute_model(*measured, &peaks);
   // One ratio per (precision, shape), over the mean measured time of its

@@ -107,6 +107,9 @@ void borrow_kernel_rates(CalibrationTable& to, const CalibrationTable& from);
 // precision. No-op when `to` is not a table of peaks or `from` is one, or
 // names no catalog part.
 void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& from);
+// A table reduced to a table of peaks: its best bf16 and fp8 GEMM rows (the
+// roofline borrow_roofline_shortfall measures `from` against).
+CalibrationTable peaks_of(const CalibrationTable& t);
 // The same from text (the fuzz target); `path` names it in errors.
 CalibrationTable parse_calibration(const std::string& text, const std::string& path);
 

@@ -601,22 +601,6 @@ double named_mean_seconds(const CalibrationTable& t, Precision p, int64_t m, int
   return rows ? sum / rows : 0;
 }
 
-// The H200 table as a table of peaks: its best bf16 and fp8 rows.
-CalibrationTable h200_peaks(const CalibrationTable& h200) {
-  CalibrationTable peaks;
-  peaks.source = h200.source;
-  peaks.gpu_name = h200.gpu_name;
-  peaks.peaks_only = true;
-  for (Precision p : {Precision::kBf16, Precision::kFp8}) {
-    const CalibrationTable::Gemm* best = nullptr;
-    for (const auto& g : h200.gemms)
-      if (g.dtype == p && (!best || gemm_flops(g.m, g.n, g.k) / g.seconds > gemm_flops(best->m, best->n, best->k) / best->seconds))
-        best = &g;
-    peaks.gemms.push_back(*best);
-  }
-  return peaks;
-}
-
 TEST(Peaks, OnTheH200ItsPeaksRooflineWithItsOwnShapeRatiosReproducesItsMeasurements) {
   // The roofline from the H200's best rows alone runs a model's shapes
   // faster than the H200 measured them (its best bf16 row reaches 83% of
@@ -624,7 +608,7 @@ TEST(Peaks, OnTheH200ItsPeaksRooflineWithItsOwnShapeRatiosReproducesItsMeasureme
   // are that roofline's time over the measured time, so on the H200 itself
   // they give back each measured shape.
   const CalibrationTable h200 = load_calibration(kH200Table);
-  CalibrationTable peaks = h200_peaks(h200);
+  CalibrationTable peaks = peaks_of(h200);
   const ComputeModel bare = make_compute_model(find_accelerator("H200"), &peaks);
   borrow_roofline_shortfall(peaks, h200);
   ASSERT_FALSE(peaks.gemm_of_roofline.empty());
@@ -662,7 +646,7 @@ TEST(Peaks, ABlackwellGemmFallsShortOfItsRooflineAsTheH200sDidAtThatShape) {
   // its measured time; the B200's roofline time at that shape is divided by
   // the same r.
   const CalibrationTable h200 = load_calibration(kH200Table);
-  CalibrationTable peaks = h200_peaks(h200);
+  CalibrationTable peaks = peaks_of(h200);
   const double r = make_compute_model(find_accelerator("H200"), &peaks).gemm(8192, 8192, 8192, Precision::kBf16).seconds() /
                    named_mean_seconds(h200, Precision::kBf16, 8192, 8192, 8192);
   EXPECT_LT(r, 0.9);
