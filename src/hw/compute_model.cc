@@ -183,11 +183,9 @@ struct detail::CalibratedRates {
 
 namespace {
 
-std::shared_ptr<const detail::CalibratedRates> build_calibrated(const CalibrationTable& t, const Accelerator& measured) {
-  auto c = std::make_shared<detail::CalibratedRates>();
-
-  // One time per (dtype, shape): the mean of the "gemm" rows when any measured
-  // it, else the mean of the "gemm_grid" rows.
+// One time per (dtype, shape): the mean of the "gemm" rows when any measured
+// it, else the mean of the "gemm_grid" rows.
+std::map<std::tuple<Precision, int64_t, int64_t, int64_t>, double> gemm_seconds_by_shape(const CalibrationTable& t) {
   struct Times {
     double named = 0, grid = 0;
     int named_n = 0, grid_n = 0;
@@ -198,8 +196,35 @@ std::shared_ptr<const detail::CalibratedRates> build_calibrated(const Calibratio
     (g.from_grid ? x.grid : x.named) += g.seconds;
     ++(g.from_grid ? x.grid_n : x.named_n);
   }
-  auto efficiency = [&](Precision p, int64_t m, int64_t n, int64_t k, const Times& x) {
-    const double s = x.named_n ? x.named / x.named_n : x.grid / x.grid_n;
+  std::map<std::tuple<Precision, int64_t, int64_t, int64_t>, double> out;
+  for (const auto& [key, x] : times) out[key] = x.named_n ? x.named / x.named_n : x.grid / x.grid_n;
+  return out;
+}
+
+// Attention at batch 1, forward and backward alone: the mean of each
+// (seq, heads, head_dim, causal) shape's rows.
+struct AttentionSeconds {
+  double fwd = 0, bwd = 0;
+};
+std::map<std::tuple<int64_t, int64_t, int64_t, bool>, AttentionSeconds> attention_seconds_by_shape(
+    const CalibrationTable& t) {
+  std::map<std::tuple<int64_t, int64_t, int64_t, bool>, std::array<double, 3>> sums;  // fwd, bwd, count
+  for (const auto& a : t.attention) {
+    auto& x = sums[{a.seq, a.heads, a.head_dim, a.causal}];
+    x[0] += a.fwd_seconds;
+    x[1] += a.fwd_bwd_seconds - a.fwd_seconds;
+    x[2] += 1;
+  }
+  std::map<std::tuple<int64_t, int64_t, int64_t, bool>, AttentionSeconds> out;
+  for (const auto& [key, x] : sums) out[key] = {x[0] / x[2], x[1] / x[2]};
+  return out;
+}
+
+std::shared_ptr<const detail::CalibratedRates> build_calibrated(const CalibrationTable& t, const Accelerator& measured) {
+  auto c = std::make_shared<detail::CalibratedRates>();
+
+  const auto times = gemm_seconds_by_shape(t);
+  auto efficiency = [&](Precision p, int64_t m, int64_t n, int64_t k, double s) {
     const double peak = peak_tflops(measured, runnable(measured, p)) * 1e12;
     return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / (s * peak);
   };
@@ -226,20 +251,13 @@ std::shared_ptr<const detail::CalibratedRates> build_calibrated(const Calibratio
 
   // Attention: achieved TFLOP/s, forward and backward alone, batch 1; the
   // rows' causal FLOPs are half the full count, backward 2.5x forward.
-  std::map<std::tuple<int64_t, int64_t, int64_t, bool>, std::array<double, 3>> attn;  // fwd, bwd, count
-  for (const auto& a : t.attention) {
-    auto& x = attn[{a.seq, a.heads, a.head_dim, a.causal}];
-    x[0] += a.fwd_seconds;
-    x[1] += a.fwd_bwd_seconds - a.fwd_seconds;
-    x[2] += 1;
-  }
-  for (const auto& [key, x] : attn) {
+  for (const auto& [key, x] : attention_seconds_by_shape(t)) {
     const auto& [seq, heads, head_dim, causal] = key;
     const double fwd_flops = 4.0 * static_cast<double>(seq) * static_cast<double>(seq) *
                              static_cast<double>(heads) * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
     const Point at = log2_point(seq, heads, head_dim);
-    c->attn_fwd.add(at, std::log(fwd_flops / (x[0] / x[2]) / 1e12));
-    c->attn_bwd.add(at, std::log(kBackwardFlopRatio * fwd_flops / (x[1] / x[2]) / 1e12));
+    c->attn_fwd.add(at, std::log(fwd_flops / x.fwd / 1e12));
+    c->attn_bwd.add(at, std::log(kBackwardFlopRatio * fwd_flops / x.bwd / 1e12));
   }
   c->attn_fwd.finish();
   c->attn_bwd.finish();
@@ -337,36 +355,22 @@ void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& fro
   const CalibrationTable peaks = peaks_of(from);
   if (peaks.gemms.empty() || peaks.gemms.front().dtype != Precision::kBf16) return;
   const ComputeModel roofline = make_compute_model(*measured, &peaks);
-  // One ratio per (precision, shape), over the mean measured time of its
-  // "gemm" rows, else of its "gemm_grid" rows (as the calibrated model reads them).
-  std::map<std::tuple<Precision, int64_t, int64_t, int64_t>, std::array<double, 4>> times;  // named, n, grid, n
-  for (const auto& g : from.gemms) {
-    if (g.dtype != Precision::kBf16 && g.dtype != Precision::kFp8) continue;
-    auto& x = times[{g.dtype, g.m, g.n, g.k}];
-    x[g.from_grid ? 2 : 0] += g.seconds;
-    x[g.from_grid ? 3 : 1] += 1;
-  }
+  // One ratio per (precision, shape), over its measured time as the
+  // calibrated model reads it.
   to.gemm_of_roofline.clear();
-  for (const auto& [key, x] : times) {
+  for (const auto& [key, seconds] : gemm_seconds_by_shape(from)) {
     const auto& [p, m, n, k] = key;
-    const double seconds = x[1] > 0 ? x[0] / x[1] : x[2] / x[3];
+    if (p != Precision::kBf16 && p != Precision::kFp8) continue;
     to.gemm_of_roofline.push_back({p, m, n, k, roofline.gemm(m, n, k, p).seconds() / seconds});
   }
-  // Attention, causal as measured: one ratio per shape over the mean of its rows.
-  std::map<std::tuple<int64_t, int64_t, int64_t>, std::array<double, 3>> attn;  // fwd, bwd, rows
-  for (const auto& a : from.attention) {
-    if (!a.causal) continue;
-    auto& x = attn[{a.seq, a.heads, a.head_dim}];
-    x[0] += a.fwd_seconds;
-    x[1] += a.fwd_bwd_seconds - a.fwd_seconds;
-    x[2] += 1;
-  }
+  // Attention, causal as measured.
   to.attention_of_roofline.clear();
-  for (const auto& [key, x] : attn) {
-    const auto& [seq, heads, head_dim] = key;
+  for (const auto& [key, x] : attention_seconds_by_shape(from)) {
+    const auto& [seq, heads, head_dim, causal] = key;
+    if (!causal) continue;
     to.attention_of_roofline.push_back({seq, heads, head_dim,
-                                        roofline.attention_fwd(1, seq, heads, head_dim, true).seconds() / (x[0] / x[2]),
-                                        roofline.attention_bwd(1, seq, heads, head_dim, true).seconds() / (x[1] / x[2])});
+                                        roofline.attention_fwd(1, seq, heads, head_dim, true).seconds() / x.fwd,
+                                        roofline.attention_bwd(1, seq, heads, head_dim, true).seconds() / x.bwd});
   }
   to.of_roofline_source = from.source;
 }
