@@ -99,7 +99,8 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   c.ran = true;
   c.simulated_time = r.iteration;
   c.simulated = metric_of(c.metric, r);
-  c.note = fmt::format("iteration {:.2f} s, MFU {:.1f}%", r.iteration.seconds(), 100 * r.mfu);
+  c.note = fmt::format("iteration {:.2f} s, MFU {:.1f}% ({:.1f}% causal)", r.iteration.seconds(), 100 * r.mfu,
+                       100 * r.mfu_causal);
   if (!r.memory_warning.empty()) c.note += "; memory model: " + r.memory_warning;
   return c;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "net/packet/paths.h"
+
 namespace anatomy::net {
 
 HybridNetwork::HybridNetwork(engine::Simulator& sim, const topo::Topology& t, std::unique_ptr<Network> flow,
@@ -21,6 +23,12 @@ bool HybridNetwork::at_packet_level(NodeId src, NodeId dst, const TransferOption
     case packet::PacketScope::kAll: return true;
     case packet::PacketScope::kDataParallel: return options.traffic == TrafficClass::kDataParallel;
     case packet::PacketScope::kGpus: return in_scope_[src] && in_scope_[dst];
+    case packet::PacketScope::kFabric:
+      // Equal-cost routes cross the same kinds of link, so any hash will do.
+      route_.clear();
+      topo_.route(src, dst, 0, route_);
+      return std::any_of(route_.begin(), route_.end(),
+                         [&](LinkId l) { return packet::is_fabric_link(topo_.link(l).kind); });
     case packet::PacketScope::kWindow: {
       const SimTime now = sim_.now();
       return now >= rule_.from && (rule_.until == SimTime::zero() || now < rule_.until);

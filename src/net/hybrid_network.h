@@ -5,6 +5,12 @@
 // alone (its ends, its traffic class, the time it starts):
 //
 //   dp      the caller labelled it data-parallel (TrafficClass)
+//   fabric  its route crosses a scale-out or storage fabric link; a transfer
+//           inside a scale-up domain (NVLink, Infinity Fabric) or to host
+//           memory stays a flow. The packet model charges a fabric
+//           transfer's hops inside the host (PCIe, a PXN hop over NVLink) as
+//           latency only (packet/paths.h), so neither model sees the other
+//           on those links: the split is the packet model's own.
 //   gpus    both ends are GPUs of [first_gpu, first_gpu + gpus), or their hosts
 //   window  it starts in [from, until); one in flight at a boundary finishes
 //           in the model it started in
@@ -65,6 +71,7 @@ class HybridNetwork final : public Network {
   std::unique_ptr<Network> flow_, packet_;
   HybridRule rule_;
   std::vector<bool> in_scope_;  // by NodeId, for scope gpus
+  mutable std::vector<LinkId> route_;  // scratch, for scope fabric
   mutable NetworkCounters sum_;
   TransferId next_id_ = 1;
 };

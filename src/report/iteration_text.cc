@@ -40,6 +40,7 @@ nlohmann::ordered_json iteration_json(const scenario::Scenario& s, const workloa
   j["megatron_tflops_per_gpu"] = r.megatron_tflops_per_gpu;
   j["mfu"] = r.mfu;
   j["hfu"] = r.hfu;
+  j["mfu_causal_attention"] = r.mfu_causal;
   j["micro_batches"] = r.micro_batches;
   j["memory_per_gpu_GB"] = r.memory.total().as_double() / 1e9;
   if (!r.memory_warning.empty()) j["memory_warning"] = r.memory_warning;
@@ -82,8 +83,8 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
   fmt::format_to(to, "tokens/s          {:.0f}\n", r.tokens_per_s);
   fmt::format_to(to, "TFLOP/s per GPU   {:.1f} (model FLOPs; {:.1f} counting recomputation as Megatron-LM does)\n",
                  r.tflops_per_gpu, r.megatron_tflops_per_gpu);
-  fmt::format_to(to, "MFU               {:.1f}% of {:.0f} TFLOP/s {} peak\n", 100 * r.mfu, r.peak_tflops,
-                 hw::to_string(t.precision));
+  fmt::format_to(to, "MFU               {:.1f}% of {:.0f} TFLOP/s {} peak ({:.1f}% counting causal attention at half)\n",
+                 100 * r.mfu, r.peak_tflops, hw::to_string(t.precision), 100 * r.mfu_causal);
   fmt::format_to(to, "\nwhere each GPU's iteration goes (mean over GPUs):\n");
   for (auto [name, v] : r.mean.buckets())
     fmt::format_to(to, "  {:<20} {:>12}  {:5.1f}%\n", name, human_time(v), 100.0 * v.seconds() / r.iteration.seconds());

@@ -39,6 +39,11 @@ double model_flops(const ModelSpec& m, const TrainingSpec& t) {
   return 3 * (f.layer_gemms + f.attention_core + f.logits) * static_cast<double>(t.tokens_per_iteration());
 }
 
+double model_flops_causal(const ModelSpec& m, const TrainingSpec& t) {
+  const ForwardPerToken f = forward_per_token(m, t.seq_len);
+  return 3 * (f.layer_gemms + f.attention_core / 2 + f.logits) * static_cast<double>(t.tokens_per_iteration());
+}
+
 double hardware_flops(const ModelSpec& m, const TrainingSpec& t) {
   const ForwardPerToken f = forward_per_token(m, t.seq_len);
   double extra = 0;  // per token

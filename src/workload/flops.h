@@ -25,6 +25,13 @@
 // lookup (a gather, no FLOPs), biases, norms, activations (GeLU/SwiGLU),
 // softmax, dropout, residual adds and the cross-entropy — O(s h) or O(s V)
 // elementwise work, under 1% of the total for every preset.
+// model_flops_causal(): model_flops with the attention core counted as the
+//   causal half a decoder's kernels compute (2 s h per token, not 4 s h), as
+//   Megatron-LM's training.py has counted it since 2025 (250b79415d) and
+//   MaxText since its PR 1988; PaLM, torchtitan, llm-foundry and the 2021
+//   Megatron papers count the full square. The two differ by half the
+//   attention's share of the FLOPs: 4% for Llama 3 405B at 8K tokens, 11%
+//   for Llama 3 8B at 8K, 29% for 405B at 128K.
 // hardware_flops(): model_flops plus what the GPU re-runs (HFU's numerator):
 //   selective recompute  + the attention core's forward, 4 s h per token per layer
 //   full recompute       + every transformer layer's forward once more (the
@@ -45,6 +52,7 @@ namespace anatomy::workload {
 
 double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len);
 double model_flops(const ModelSpec& m, const TrainingSpec& t);
+double model_flops_causal(const ModelSpec& m, const TrainingSpec& t);
 double hardware_flops(const ModelSpec& m, const TrainingSpec& t);
 
 }  // namespace anatomy::workload

@@ -641,6 +641,7 @@ IterationResult IterationSim::run() {
   if (r.peak_tflops <= 0) r.peak_tflops = hw::peak_tflops(in_.compute->accelerator(), hw::Precision::kBf16);
   r.mfu = r.tflops_per_gpu / r.peak_tflops;
   r.hfu = hardware_flops(m_, t_) / secs / gpus / 1e12 / r.peak_tflops;
+  r.mfu_causal = model_flops_causal(m_, t_) / secs / gpus / 1e12 / r.peak_tflops;
   r.compute_source = in_.compute->describe();
   r.library = in_.library.name;
   r.dp_algorithm = dp_algorithm_.empty() ? "none (no data parallelism)" : dp_algorithm_;

@@ -92,6 +92,7 @@ struct IterationResult {
   double megatron_tflops_per_gpu = 0;    // Megatron-LM eq. 3 / time / GPU (counts recomputation)
   double mfu = 0;                        // model FLOPs / (time x GPUs x dense peak)
   double hfu = 0;                        // with recomputation
+  double mfu_causal = 0;                 // mfu with causal attention counted at half (flops.h)
   double peak_tflops = 0;
   MemoryBreakdown memory;
   std::string memory_warning;  // set when the plan does not fit and enforce_memory was false

@@ -4,7 +4,9 @@
 
 #include "net/flow/flow_network.h"
 #include "net/hybrid_network.h"
+#include "hw/catalog.h"
 #include "packet_test_util.h"
+#include "topo/builders.h"
 
 namespace anatomy::net {
 namespace {
@@ -51,6 +53,28 @@ TEST(HybridNetwork, EachRuleSendsATransferToOneModel) {
   EXPECT_EQ(w.net->flow_transfers(), 1u);
   EXPECT_EQ(w.net->packet_transfers(), 1u);
   EXPECT_EQ(w.net->counters().transfers_finished, 2u);
+}
+
+TEST(HybridNetwork, FabricScopeKeepsTheScaleUpDomainOnTheFlowModel) {
+  // Two DGX H100 hosts (8 GPUs on NVSwitch each, a NIC per GPU): GPU 0 -> 1
+  // stays inside the first host's NVLink domain, so it is a flow; GPU 0 ->
+  // 8 leaves through a NIC and the fabric, so it goes packet by packet.
+  engine::Simulator sim;
+  topo::ClusterSpec spec;
+  spec.system = hw::find_system("dgx-h100");
+  spec.gpus = 16;
+  const topo::Topology t = topo::build_cluster(spec);
+  HybridNetwork net(sim, t, std::make_unique<FlowNetwork>(sim, t), make_packet(sim, t, with_transport("eqds")),
+                    HybridRule{PacketScope::kFabric});
+  EXPECT_FALSE(net.at_packet_level(t.gpu_node(0), t.gpu_node(1), {}));
+  EXPECT_TRUE(net.at_packet_level(t.gpu_node(0), t.gpu_node(8), {}));
+  for (uint32_t dst : {1u, 8u, 9u}) net.transfer(t.gpu_node(0), t.gpu_node(dst), Bytes::KiB(256), [] {});
+  sim.run();
+  EXPECT_EQ(net.flow_transfers(), 1u);
+  EXPECT_EQ(net.packet_transfers(), 2u);
+  // The NVLink transfer and the two fabric ones touch no common modelled
+  // link: the packet model charges the GPU -> NIC hop as latency.
+  EXPECT_EQ(net.shared_links(), 0u);
 }
 
 TEST(HybridNetwork, TheTwoModelsDoNotShareALinksCapacity) {

@@ -70,6 +70,23 @@ TEST(Flops, Llama3With8kSequencesByHand) {
                    (57'912'852'480.0 + 2'147'483'648.0 + 13'958'643'712.0 + 4'294'967'296.0) * 8192);
 }
 
+TEST(Flops, CausalCountHalvesOnlyTheAttentionCore) {
+  // Llama 3 405B at 131,072 tokens (the Llama 3 paper's long-context row),
+  // per token forward: attention core 4 s h l = 4 * 131072 * 16384 * 126 =
+  // 1,082,331,758,592 FLOPs; the causal count takes half of it off each of
+  // the three passes: 3 * 541,165,879,296 = 1,623,497,637,888 per token less.
+  const ModelSpec& m = find_model("llama3-405b");
+  const TrainingSpec t = training(131072, 1, Recompute::kNone, true);
+  const double tokens = 131072.0;
+  EXPECT_DOUBLE_EQ(model_flops(m, t) - model_flops_causal(m, t), 1'623'497'637'888.0 * tokens);
+  // The weight GEMMs and logits are 6 N-like, about 2.43e12 per token, so the
+  // causal count is about 4.05e12 against 5.67e12: 0.71 of the full one.
+  EXPECT_NEAR(model_flops_causal(m, t) / model_flops(m, t), 0.714, 0.005);
+  // At 8,192 tokens the square is a small share: 0.96.
+  const TrainingSpec short_seq = training(8192, 1, Recompute::kNone, true);
+  EXPECT_NEAR(model_flops_causal(m, short_seq) / model_flops(m, short_seq), 0.96, 0.005);
+}
+
 TEST(Flops, MixtureOfExpertsCountsOnlyTheVisitedExperts) {
   // Mixtral: each token runs 2 of 8 SwiGLU experts, plus the router (4096 x 8).
   // GEMM MACs per layer: 4096 * 6144 + 4096^2 + 2 * 3 * 4096 * 14336 + 4096 * 8

@@ -66,6 +66,7 @@ enum class PacketScope : uint8_t {
   kDataParallel,  // the iteration's data-parallel collectives on the shared fabric
   kGpus,          // transfers whose both ends belong to GPUs scope_first_gpu .. + scope_gpus - 1 (e.g. one pod)
   kWindow,        // transfers that start in [window_from, window_until)
+  kFabric,        // transfers whose route crosses the scale-out or storage fabric
 };
 
 const char* to_string(LoadBalancing lb);

@@ -191,12 +191,14 @@ std::vector<PacketOption> make_options() {
                       &C::choose, {{"flow", Chooser::kFlow}, {"packet", Chooser::kPacket}}),
       choice<PacketScope>("scope",
                           "what runs packet by packet, the rest on the flow model: all, dp (the iteration's "
-                          "data-parallel collectives), gpus (transfers between GPUs scope_first_gpu .. "
-                          "+ scope_gpus - 1, e.g. one pod) or window (transfers starting in [window_from, "
-                          "window_until)); the two models do not share link capacity",
+                          "data-parallel collectives), fabric (transfers that cross the scale-out or storage "
+                          "fabric; the scale-up domain and the host's links stay flows), gpus (transfers between "
+                          "GPUs scope_first_gpu .. + scope_gpus - 1, e.g. one pod) or window (transfers starting in "
+                          "[window_from, window_until)); the two models do not share link capacity",
                           &C::scope,
                           {{"all", PacketScope::kAll}, {"dp", PacketScope::kDataParallel},
-                           {"gpus", PacketScope::kGpus}, {"window", PacketScope::kWindow}}),
+                           {"fabric", PacketScope::kFabric}, {"gpus", PacketScope::kGpus},
+                           {"window", PacketScope::kWindow}}),
       integer("scope_first_gpu", "scope: gpus: the first GPU of the packet-level part", &C::scope_first_gpu, 0,
               1 << 30),
       integer("scope_gpus", "scope: gpus: how many GPUs (0: every one from scope_first_gpu on)", &C::scope_gpus, 0,
