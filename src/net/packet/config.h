@@ -132,7 +132,7 @@ struct PacketConfig {
 
   // Fidelity: what runs packet by packet (app/network_factory.cc wires it).
   Chooser choose = Chooser::kFlow;
-  PacketScope scope = PacketScope::kAll;
+  PacketScope scope = PacketScope::kFabric;
   int scope_first_gpu = 0;
   int scope_gpus = 0;  // 0: every GPU from scope_first_gpu on
   SimTime window_from = SimTime::zero();

@@ -190,9 +190,10 @@ std::vector<PacketOption> make_options() {
                       "packet (every candidate packet by packet)",
                       &C::choose, {{"flow", Chooser::kFlow}, {"packet", Chooser::kPacket}}),
       choice<PacketScope>("scope",
-                          "what runs packet by packet, the rest on the flow model: all, dp (the iteration's "
-                          "data-parallel collectives), fabric (transfers that cross the scale-out or storage "
-                          "fabric; the scale-up domain and the host's links stay flows), gpus (transfers between "
+                          "what runs packet by packet, the rest on the flow model: fabric (transfers that cross "
+                          "the scale-out or storage fabric; inside a scale-up domain, whose switch the packet "
+                          "model keeps lossless and unbounded, they stay flows), all, dp (the iteration's "
+                          "data-parallel collectives), gpus (transfers between "
                           "GPUs scope_first_gpu .. + scope_gpus - 1, e.g. one pod) or window (transfers starting in "
                           "[window_from, window_until)); the two models do not share link capacity",
                           &C::scope,
