@@ -64,6 +64,10 @@ struct alignas(64) Packet {
   uint32_t seq = 0;               // data: packet number in the flow; control: the packet it is about
   uint32_t aux = 0;               // control: cumulative acknowledgement (packets) where the transport uses one
   uint32_t next = kNoPacket;      // intrusive FIFO link
+  // The port of route[hop + 1], worked out while route[hop] was in cache, so
+  // the next landing skips two dependent misses (route entry, link -> port);
+  // kNoPacket: not known (a new packet, a route that changed).
+  uint32_t next_port = kNoPacket;
   uint16_t payload = 0;           // payload bytes (0 for control packets and trimmed headers)
   uint16_t path = 0;              // index of `route` in the flow's path set
   uint16_t hop = 0;               // index into route of the link it is on or about to take

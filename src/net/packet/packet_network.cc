@@ -35,6 +35,9 @@ PacketNetwork::PacketNetwork(engine::Simulator& sim, const topo::Topology& topo,
   cfg_.load_balancing = lb_;
   cfg_.trimming = trimming_ ? Toggle::kOn : Toggle::kOff;
   cfg_.pfc = pfc_ ? Toggle::kOn : Toggle::kOff;
+  // Adaptive routing picks route[hop] at each switch and a switch-scheduled
+  // fabric re-sprays at its ingress: there the next hop is not known ahead.
+  hop_cache_ = lb_ != LoadBalancing::kAdaptive && cfg_.fabric == FabricKind::kEndpoint;
   const int64_t full = mtu_ + wire_overhead_;
   xon_ = cfg_.pfc_xon.count() > 0 ? cfg_.pfc_xon.count() : std::max<int64_t>(0, cfg_.pfc_xoff.count() - 2 * full);
   for (NodeId n = 0; n < topo.num_nodes(); ++n) {
@@ -221,7 +224,7 @@ void PacketNetwork::prefetch_land_near(uint32_t idx, uint32_t pi) const {
   const Packet& p = pool_[pi];
   const uint32_t next = p.hop + 1u;
   if (next < p.hops) {
-    const uint32_t to = port_of_link_[p.route[next]];
+    const uint32_t to = p.next_port != kNoPacket ? p.next_port : port_of_link_[p.route[next]];
     if (to == kNone) return;
     const char* q = reinterpret_cast<const char*>(&ports_[to]);
     __builtin_prefetch(q);
@@ -352,6 +355,7 @@ void PacketNetwork::bounce(uint32_t pi) {
   const PathSet& s = *f.paths;
   p.route = s.reverse(p.path);
   p.hop = static_cast<uint16_t>(s.len - p.hop);
+  p.next_port = kNoPacket;
   p.kind = PacketKind::kNack;
   p.flags |= kFlagBounced;
   arrive_at_port(port_index(p.route[p.hop]), pi);
@@ -418,7 +422,12 @@ void PacketNetwork::forward(uint32_t pi) {
     const Flow& f = flows_[p.flow];
     if (f.gen == p.flow_gen && f.live) adapt(p, *f.paths);
   }
-  arrive_at_port(port_index(p.route[p.hop]), pi);
+  uint32_t idx = p.next_port;
+  if (!hop_cache_ || idx == kNoPacket) idx = port_index(p.route[p.hop]);
+  // route[hop + 1] shares the line just read: look its port up now, not
+  // at the next landing, when the line has long left the cache.
+  if (hop_cache_) p.next_port = p.hop + 1u < p.hops ? port_index(p.route[p.hop + 1]) : kNoPacket;
+  arrive_at_port(idx, pi);
 }
 
 void PacketNetwork::adapt(Packet& p, const PathSet& s) {

@@ -265,6 +265,7 @@ class PacketNetwork final : public Network, private Host {
   LoadBalancing lb_;
   bool trimming_;
   bool pfc_;
+  bool hop_cache_ = false;  // Packet::next_port is kept (see forward())
   int64_t xon_;
 
   PathCache paths_;
