@@ -28,6 +28,7 @@
 #include <fmt/format.h>
 
 #include "app/network_factory.h"
+#include "net/hybrid_network.h"
 #include "coll/algorithm.h"
 #include "coll/executor.h"
 #include "coll/library_model.h"
@@ -59,8 +60,15 @@ topo::Topology host_fabric(int hosts, int radix, int tiers, core::Bandwidth nic 
   return topo::build_cluster(spec);
 }
 
+// The packet model behind a network: itself, or the packet-level part of a
+// hybrid (network.scope other than all, fabric by default).
+PacketNetwork* packet_of(net::Network& n) {
+  if (auto* h = dynamic_cast<net::HybridNetwork*>(&n)) return dynamic_cast<PacketNetwork*>(&h->packet_model());
+  return dynamic_cast<PacketNetwork*>(&n);
+}
+
 const PacketStats* packet_stats(net::Network& n) {
-  auto* p = dynamic_cast<PacketNetwork*>(&n);
+  PacketNetwork* p = packet_of(n);
   return p ? &p->stats() : nullptr;
 }
 
@@ -101,7 +109,7 @@ PermutationResult run_permutation(const topo::Topology& t, const std::string& ne
   r.events = sim.events_processed();
   if (const PacketStats* s = packet_stats(*net)) {
     r.stats = *s;
-    r.model_bytes = dynamic_cast<PacketNetwork&>(*net).memory_bytes();
+    r.model_bytes = packet_of(*net)->memory_bytes();
   }
   std::sort(r.fct_us.begin(), r.fct_us.end());
   return r;
@@ -293,7 +301,7 @@ void victim_experiment(const YAML::Node& e) {
     sim.run();
     uint64_t pauses = 0, on_path = 0;
     double paused_us = 0;
-    if (auto* p = dynamic_cast<PacketNetwork*>(net.get())) {
+    if (auto* p = packet_of(*net)) {
       pauses = p->stats().pfc_pauses;
       for (topo::LinkId l : path) {
         on_path += p->port_stats(l).pauses_received;

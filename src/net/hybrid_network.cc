@@ -9,6 +9,8 @@ namespace anatomy::net {
 HybridNetwork::HybridNetwork(engine::Simulator& sim, const topo::Topology& t, std::unique_ptr<Network> flow,
                              std::unique_ptr<Network> packet, HybridRule rule)
     : sim_(sim), topo_(t), flow_(std::move(flow)), packet_(std::move(packet)), rule_(rule) {
+  flow_->emit_into(signals());
+  packet_->emit_into(signals());
   if (rule_.scope != packet::PacketScope::kGpus) return;
   in_scope_.assign(t.num_nodes(), false);
   const uint32_t end = rule_.gpus == 0 ? t.num_gpus() : std::min(t.num_gpus(), rule_.first_gpu + rule_.gpus);
@@ -58,6 +60,8 @@ const NetworkCounters& HybridNetwork::counters() const {
 }
 
 Bytes HybridNetwork::link_bytes(LinkId l) const { return flow_->link_bytes(l) + packet_->link_bytes(l); }
+
+int64_t HybridNetwork::queued_bytes(LinkId l) const { return flow_->queued_bytes(l) + packet_->queued_bytes(l); }
 
 size_t HybridNetwork::shared_links() const {
   size_t n = 0;

@@ -24,7 +24,8 @@
 // traffic stays in the scale-up domain, or a pod that talks only to itself)
 // loses nothing.
 //
-// Counters, link bytes and active transfers are the sums of both.
+// Counters, link bytes, queued bytes and active transfers are the sums of
+// both; both backends emit into this network's signals.
 //
 //   HybridNetwork net(sim, topo, std::move(flow), std::move(packet), rule);
 //   net.transfer(a, b, Bytes::MiB(1), done, {.traffic = TrafficClass::kDataParallel});
@@ -54,6 +55,7 @@ class HybridNetwork final : public Network {
   size_t active_transfers() const override;
   const NetworkCounters& counters() const override;
   Bytes link_bytes(LinkId l) const override;
+  int64_t queued_bytes(LinkId l) const override;
   const topo::Topology& topology() const override { return topo_; }
   engine::Simulator& simulator() override { return sim_; }
   const char* model_name() const override { return "hybrid"; }
@@ -61,6 +63,8 @@ class HybridNetwork final : public Network {
   // Whether a transfer starting now would run packet by packet.
   bool at_packet_level(NodeId src, NodeId dst, const TransferOptions& options) const;
   uint64_t packet_transfers() const { return packet_->counters().transfers_started; }
+  // The packet-level part, for its statistics (packet::PacketNetwork).
+  Network& packet_model() { return *packet_; }
   uint64_t flow_transfers() const { return flow_->counters().transfers_started; }
   // Links that have carried bytes of both models so far.
   size_t shared_links() const;

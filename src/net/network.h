@@ -86,6 +86,9 @@ struct NetworkSignals {
 
 class Network {
  public:
+  Network() = default;
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
   virtual ~Network() = default;
 
   virtual TransferId transfer(NodeId src, NodeId dst, Bytes bytes, Callback on_done,
@@ -99,7 +102,10 @@ class Network {
   // Bytes waiting at the link's egress now (0 for a model without queues).
   virtual int64_t queued_bytes(LinkId) const { return 0; }
   // Subscribe before the run; the signals live as long as the network.
-  NetworkSignals& signals() { return signals_; }
+  NetworkSignals& signals() { return *signals_; }
+  // A backend inside another network (HybridNetwork) emits into that
+  // network's signals, so their subscribers hear every backend.
+  void emit_into(NetworkSignals& s) { signals_ = &s; }
 
   virtual const topo::Topology& topology() const = 0;
   virtual engine::Simulator& simulator() = 0;
@@ -108,8 +114,11 @@ class Network {
   // One-way latency of the route a transfer with this hash would take.
   SimTime path_latency(NodeId src, NodeId dst, uint64_t flow_hash = 0) const;
 
+ private:
+  NetworkSignals own_signals_;
+
  protected:
-  NetworkSignals signals_;
+  NetworkSignals* signals_ = &own_signals_;
 };
 
 }  // namespace anatomy::net

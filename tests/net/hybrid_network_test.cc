@@ -68,10 +68,19 @@ TEST(HybridNetwork, FabricScopeKeepsTheScaleUpDomainOnTheFlowModel) {
                     HybridRule{PacketScope::kFabric});
   EXPECT_FALSE(net.at_packet_level(t.gpu_node(0), t.gpu_node(1), {}));
   EXPECT_TRUE(net.at_packet_level(t.gpu_node(0), t.gpu_node(8), {}));
+  int64_t tx_bytes = 0;
+  int rate_changes = 0;
+  net.signals().link_tx.subscribe([&](SimTime, LinkId, int64_t bytes) { tx_bytes += bytes; });
+  net.signals().link_rate.subscribe([&](SimTime, LinkId, double) { ++rate_changes; });
   for (uint32_t dst : {1u, 8u, 9u}) net.transfer(t.gpu_node(0), t.gpu_node(dst), Bytes::KiB(256), [] {});
   sim.run();
   EXPECT_EQ(net.flow_transfers(), 1u);
   EXPECT_EQ(net.packet_transfers(), 2u);
+  // Both backends report through the hybrid's signals: the packet model
+  // puts each fabric transfer's 256 KiB on at least one link's wire, the
+  // flow model sets the NVLink transfer's rate.
+  EXPECT_GE(tx_bytes, 2 * 262144);
+  EXPECT_GT(rate_changes, 0);
   // The NVLink transfer and the two fabric ones touch no common modelled
   // link: the packet model charges the GPU -> NIC hop as latency.
   EXPECT_EQ(net.shared_links(), 0u);

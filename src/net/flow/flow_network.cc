@@ -178,7 +178,7 @@ void FlowNetwork::solve() {
     f.drain_event = sim_.schedule_cancellable_in(SimTime::ps(static_cast<int64_t>(ps)), [this, fi] { finish_drain(fi); });
   }
   for (LinkId l : comp_links_) link_local_[l] = UINT32_MAX;
-  if (signals_.link_rate) emit_link_rates(comp_links_);
+  if (signals_->link_rate) emit_link_rates(comp_links_);
 }
 
 void FlowNetwork::emit_link_rates(const std::vector<LinkId>& links) {
@@ -189,7 +189,7 @@ void FlowNetwork::emit_link_rates(const std::vector<LinkId>& links) {
     for (uint32_t fi : link_flows_[l]) bps += flows_[fi].rate;
     if (bps == emitted_rate_[l]) continue;
     emitted_rate_[l] = bps;
-    signals_.link_rate.emit(now, l, bps);
+    signals_->link_rate.emit(now, l, bps);
   }
 }
 
@@ -205,7 +205,7 @@ void FlowNetwork::finish_drain(uint32_t fi) {
   unlink(fi);
   // A batched solve leaves the freed bandwidth unused until it runs: the
   // links carry less from now (an exact solve at this instant says so itself).
-  if (signals_.link_rate && options_.completion_batch > SimTime::zero()) emit_link_rates(f.path);
+  if (signals_->link_rate && options_.completion_batch > SimTime::zero()) emit_link_rates(f.path);
   request_solve(options_.completion_batch);
   if (f.complete_on_send) {
     deliver(fi);

@@ -34,6 +34,7 @@ namespace anatomy::net::packet {
 using topo::LinkId;
 
 inline constexpr uint32_t kNoPacket = UINT32_MAX;
+inline constexpr uint32_t kNoPort = UINT32_MAX;  // the same as PacketNetwork's kNone for a port index
 
 enum class PacketKind : uint8_t {
   kData,    // payload, sender -> receiver
@@ -66,8 +67,8 @@ struct alignas(64) Packet {
   uint32_t next = kNoPacket;      // intrusive FIFO link
   // The port of route[hop + 1], worked out while route[hop] was in cache, so
   // the next landing skips two dependent misses (route entry, link -> port);
-  // kNoPacket: not known (a new packet, a route that changed).
-  uint32_t next_port = kNoPacket;
+  // kNoPort: not known (a new packet, a route that changed).
+  uint32_t next_port = kNoPort;
   uint16_t payload = 0;           // payload bytes (0 for control packets and trimmed headers)
   uint16_t path = 0;              // index of `route` in the flow's path set
   uint16_t hop = 0;               // index into route of the link it is on or about to take

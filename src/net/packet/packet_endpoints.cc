@@ -78,7 +78,7 @@ uint32_t PacketNetwork::make_data(Flow& f, uint32_t seq) {
   if (seq < f.highest_sent) {
     p.flags |= kFlagRetransmit;
     ++stats_.retransmits;
-    if (signals_.retransmit) signals_.retransmit.emit(sim_.now(), f.id);
+    if (signals_->retransmit) signals_->retransmit.emit(sim_.now(), f.id);
   } else {
     f.highest_sent = seq + 1;
   }

@@ -74,7 +74,7 @@ void PacketNetwork::transmit(uint32_t idx, uint32_t pi, SimTime start) {
   Packet& p = pool_[pi];
   port.busy_until = start + serialization(port, wire(port, p));
   port.payload_bytes += p.payload;
-  if (signals_.link_tx) signals_.link_tx.emit(start, cold_[idx].link, int64_t{p.payload});
+  if (signals_->link_tx) signals_->link_tx.emit(start, cold_[idx].link, int64_t{p.payload});
   if (p.hop == 0 && p.kind == PacketKind::kData) {
     // The sender's NIC: the packet's send time (for RTT samples) is when it
     // starts on the wire. With complete_on_send, the transfer is done when
@@ -224,7 +224,7 @@ void PacketNetwork::prefetch_land_near(uint32_t idx, uint32_t pi) const {
   const Packet& p = pool_[pi];
   const uint32_t next = p.hop + 1u;
   if (next < p.hops) {
-    const uint32_t to = p.next_port != kNoPacket ? p.next_port : port_of_link_[p.route[next]];
+    const uint32_t to = p.next_port != kNoPort ? p.next_port : port_of_link_[p.route[next]];
     if (to == kNone) return;
     const char* q = reinterpret_cast<const char*>(&ports_[to]);
     __builtin_prefetch(q);
@@ -292,7 +292,7 @@ void PacketNetwork::arrive_at_port(uint32_t idx, uint32_t pi) {
       if (ingress_bytes_[in] + w > cfg_.pfc_xoff.count() + headroom(in)) {
         ++stats_.pfc_headroom_drops;
         ++cold_[idx].stats.drops;
-        if (signals_.drop) signals_.drop.emit(now, cold_[idx].link);
+        if (signals_->drop) signals_->drop.emit(now, cold_[idx].link);
         pool_.free(pi);
         return;
       }
@@ -302,7 +302,7 @@ void PacketNetwork::arrive_at_port(uint32_t idx, uint32_t pi) {
       if (!trimming_) {
         ++stats_.drops;
         ++cold_[idx].stats.drops;
-        if (signals_.drop) signals_.drop.emit(now, cold_[idx].link);
+        if (signals_->drop) signals_->drop.emit(now, cold_[idx].link);
         pool_.free(pi);
         return;
       }
@@ -317,7 +317,7 @@ void PacketNetwork::arrive_at_port(uint32_t idx, uint32_t pi) {
       p.flags |= kFlagEcn;
       ++stats_.ecn_marks;
       ++cold_[idx].stats.ecn_marks;
-      if (signals_.ecn_mark) signals_.ecn_mark.emit(now, cold_[idx].link, port.lo.bytes());
+      if (signals_->ecn_mark) signals_->ecn_mark.emit(now, cold_[idx].link, port.lo.bytes());
     }
   }
   if (!data && port.hi.empty()) {  // a header: next after the packet on the wire
@@ -331,7 +331,7 @@ void PacketNetwork::arrive_at_port(uint32_t idx, uint32_t pi) {
     }
     ++stats_.header_drops;
     ++cold_[idx].stats.drops;
-    if (signals_.drop) signals_.drop.emit(now, cold_[idx].link);
+    if (signals_->drop) signals_->drop.emit(now, cold_[idx].link);
     pool_.free(pi);
     return;
   }
@@ -355,7 +355,7 @@ void PacketNetwork::bounce(uint32_t pi) {
   const PathSet& s = *f.paths;
   p.route = s.reverse(p.path);
   p.hop = static_cast<uint16_t>(s.len - p.hop);
-  p.next_port = kNoPacket;
+  p.next_port = kNoPort;
   p.kind = PacketKind::kNack;
   p.flags |= kFlagBounced;
   arrive_at_port(port_index(p.route[p.hop]), pi);
@@ -388,7 +388,7 @@ void PacketNetwork::pause_arrived(LinkId link, bool pause) {
   ANATOMY_CHECK(idx != kNone, "a pause frame for a port that never sent");
   Port& port = ports_[idx];
   PortCold& cold = cold_[idx];
-  if (signals_.pfc) signals_.pfc.emit(sim_.now(), link, pause);
+  if (signals_->pfc) signals_->pfc.emit(sim_.now(), link, pause);
   if (pause) {
     ++cold.stats.pauses_received;
     if (!port.paused) {
@@ -423,10 +423,10 @@ void PacketNetwork::forward(uint32_t pi) {
     if (f.gen == p.flow_gen && f.live) adapt(p, *f.paths);
   }
   uint32_t idx = p.next_port;
-  if (!hop_cache_ || idx == kNoPacket) idx = port_index(p.route[p.hop]);
+  if (!hop_cache_ || idx == kNoPort) idx = port_index(p.route[p.hop]);
   // route[hop + 1] shares the line just read: look its port up now, not
   // at the next landing, when the line has long left the cache.
-  if (hop_cache_) p.next_port = p.hop + 1u < p.hops ? port_index(p.route[p.hop + 1]) : kNoPacket;
+  if (hop_cache_) p.next_port = p.hop + 1u < p.hops ? port_index(p.route[p.hop + 1]) : kNoPort;
   arrive_at_port(idx, pi);
 }
 

@@ -134,6 +134,7 @@ class PacketNetwork final : public Network, private Host {
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
+  static_assert(kNone == kNoPort, "a packet's next_port and a port index share the empty value");
 
   struct WireSlot {
     int64_t arrive_ps;  // when its last bit reaches the far end

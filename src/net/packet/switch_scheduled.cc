@@ -60,7 +60,7 @@ bool PacketNetwork::voq_ingress(uint32_t pi) {
   const int64_t w = p.payload + wire_overhead_;
   if (s.used + w > cfg_.voq_buffer.count()) {
     ++stats_.voq_drops;
-    if (signals_.drop) signals_.drop.emit(sim_.now(), p.route[p.hops - 1]);
+    if (signals_->drop) signals_->drop.emit(sim_.now(), p.route[p.hops - 1]);
     pool_.free(pi);
     return true;
   }
@@ -74,7 +74,7 @@ bool PacketNetwork::voq_ingress(uint32_t pi) {
   if (ecn_mark(q.q.bytes() - loop)) {
     p.flags |= kFlagEcn;
     ++stats_.ecn_marks;
-    if (signals_.ecn_mark) signals_.ecn_mark.emit(sim_.now(), p.route[p.hops - 1], q.q.bytes());
+    if (signals_->ecn_mark) signals_->ecn_mark.emit(sim_.now(), p.route[p.hops - 1], q.q.bytes());
   }
   q.q.push(pool_, pi, w);
   s.used += w;
