@@ -83,6 +83,13 @@ std::vector<Architecture> make_architectures() {
                              .nvls_efficiency = 0.85,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kRccl,
+                             // AMD's max-achievable FLOPs table (ROCm blog,
+                             // 2025-02-28): the same die at 750 W (MI300X) and
+                             // 1,000 W (MI325X) runs bf16 GEMMs at 708 and 843
+                             // TFLOP/s, median clocks 1,115-1,230 and
+                             // 1,354-1,464 MHz of a 2,100 MHz peak:
+                             // ln(843 / 708) / ln(1000 / 750) = 0.61.
+                             .gemm_power_exponent = 0.607,
                              .calibration_table = "mi300x.json"});
   out.push_back(Architecture{.family = "cdna4",
                              .description = "AMD CDNA 4 (gfx950)",
@@ -93,6 +100,11 @@ std::vector<Architecture> make_architectures() {
                              .nvls_efficiency = 0.85,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kRccl,
+                             // Assumed as CDNA 3's (no CDNA 4 pair measured at
+                             // two board powers): the MI350X (1,000 W) and
+                             // MI355X (1,400 W) share the die, and AMD rates
+                             // them 2.2 and 2.4 GHz peak.
+                             .gemm_power_exponent = 0.607,
                              .calibration_table = "mi355x.json"});
   return out;
 }

@@ -42,6 +42,11 @@ struct Architecture {
   // cross-node rows depend on the host CPU, not the GPU (System::cpu_vendor).
   double ll_max_one_node_GBps = 0;
   CollectiveLibrary library = CollectiveLibrary::kNccl;
+  // Where dense GEMMs run at the clock the board's power limit allows (not
+  // at the boost clock): a GEMM plateau measured on one part of the family
+  // carries to another by (its board power / the measuring part's)^this,
+  // not by datasheet peak. 0: not known to be power-limited (peak scaling).
+  double gemm_power_exponent = 0;
   // The calibration table shipped for this family (file name under
   // data/calibration/, measured on one of its parts and scaled to the
   // others by peak and HBM bandwidth); "" when none ships.

@@ -307,6 +307,31 @@ std::string set_measured_plateaus(detail::RooflineShape& s, const CalibrationTab
   return text;
 }
 
+// A table of peaks measured on another part of a family whose GEMMs run at
+// the clock the board's power limit allows (Architecture::
+// gemm_power_exponent): what carries over is the rate at that power, scaled
+// by the two board powers, not the fraction of a datasheet peak that assumes
+// a boost clock neither part holds. Returns the text that says so ("" when
+// it does not apply).
+std::string carry_plateaus_by_power(detail::RooflineShape& s, const Accelerator& gpu, const Accelerator& measured) {
+  const double exponent = gpu.arch.gemm_power_exponent;
+  if (exponent <= 0 || gpu.name == measured.name || gpu.tdp_watts <= 0 || measured.tdp_watts <= 0 ||
+      gpu.tdp_watts == measured.tdp_watts)
+    return "";
+  const double power = std::pow(gpu.tdp_watts / measured.tdp_watts, exponent);
+  for (Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kFp4}) {
+    const double ours = peak_tflops(gpu, p), theirs = peak_tflops(measured, p);
+    if (ours <= 0 || theirs <= 0) continue;
+    auto& m = s.measured[static_cast<size_t>(p)];
+    m = std::min(1.0, m * theirs / ours * power);
+  }
+  return fmt::format(
+      "; each rate carried from the {}'s {:.0f} W to the {}'s {:.0f} W by ({:.0f} / {:.0f})^{:.2f} = {:.3f}, as "
+      "{} GEMMs run at the clock the power limit allows: bf16 {:.1f}% of this part's peak",
+      measured.name, measured.tdp_watts, gpu.name, gpu.tdp_watts, gpu.tdp_watts, measured.tdp_watts, exponent, power,
+      gpu.arch.description, 100 * s.measured[static_cast<size_t>(Precision::kBf16)]);
+}
+
 void set_lent_ratios(detail::RooflineShape& s, const CalibrationTable& t) {
   LogInterpolator bf16, fp8;
   bool any_bf16 = false, any_fp8 = false;
@@ -398,7 +423,8 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
   cm.table_hbm_scale_ = gpu.hbm_bandwidth / measured.hbm_bandwidth;
   if (table->peaks_only) {
     auto measured_shape = std::make_shared<detail::RooflineShape>(shape);
-    const std::string plateaus = set_measured_plateaus(*measured_shape, *table, measured);
+    std::string plateaus = set_measured_plateaus(*measured_shape, *table, measured);
+    plateaus += carry_plateaus_by_power(*measured_shape, gpu, measured);  // after: it scales those plateaus
     set_lent_ratios(*measured_shape, *table);
     cm.shape_ = measured_shape;
     cm.description_ = fmt::format(

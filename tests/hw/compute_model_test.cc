@@ -5,6 +5,7 @@
 
 #include "hw/compute_interpolation.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -541,6 +542,33 @@ TEST(Peaks, TheSameDieUnderMorePowerRunsItsGemmsFaster) {
   const int64_t n = 32768;
   EXPECT_NEAR(mi325x.gemm(n, n, n, Precision::kFp8).seconds() / mi300x.gemm(n, n, n, Precision::kFp8).seconds(),
               1273.0 / 1519, 0.01);
+}
+
+TEST(Peaks, APowerLimitedFamilyCarriesAMeasuredRateByBoardPowerNotByPeak) {
+  // CDNA 3's pair above gives the exponent: ln(843 / 708) / ln(1000 / 750)
+  // = 0.607. The MI355X table (1,400 W) measured bf16 at 1,565 TFLOP/s; the
+  // MI350X is the same die at 1,000 W, so its plateau rate is 1,565 x
+  // (1000 / 1400)^0.607 = 1,565 x 0.815 = 1,276 TFLOP/s, 55.3% of its
+  // 2,307 peak, where scaling by peak alone kept the MI355X's 62.2%.
+  const double exponent = std::log(843.0 / 708) / std::log(1000.0 / 750);
+  EXPECT_NEAR(find_architecture("cdna4").gemm_power_exponent, exponent, 0.001);
+  const CalibrationTable t = load_calibration(shipped("mi355x.json"));
+  const ComputeModel mi350x = make_compute_model(find_accelerator("MI350X"), &t);
+  const ComputeModel mi355x = make_compute_model(find_accelerator("MI355X"), &t);
+  const double rate = 1565.0 * std::pow(1000.0 / 1400, exponent);
+  EXPECT_NEAR(rate, 1276, 1);
+  const int64_t n = 16384;
+  EXPECT_LE(mi350x.gemm_efficiency(n, n, n, Precision::kBf16), rate / 2307 + 1e-3);
+  EXPECT_GT(mi350x.gemm_efficiency(n, n, n, Precision::kBf16), 0.97 * rate / 2307);
+  // A big GEMM on the MI350X then takes 1 / 0.815 = 1.23x its MI355X time
+  // (by peak it was 2,517 / 2,307 = 1.09x).
+  EXPECT_NEAR(mi350x.gemm(n, n, n, Precision::kBf16).seconds() / mi355x.gemm(n, n, n, Precision::kBf16).seconds(),
+              1565.0 / rate, 0.01);
+  EXPECT_NE(mi350x.describe().find("by (1000 / 1400)^0.61 = 0.815"), std::string::npos) << mi350x.describe();
+  // The part that measured the table is not scaled; nor is a family not
+  // known to be power-limited (Blackwell: exponent 0).
+  EXPECT_EQ(mi355x.describe().find("carried"), std::string::npos);
+  EXPECT_EQ(find_architecture("blackwell").gemm_power_exponent, 0);
 }
 
 TEST(Peaks, AttentionRunsAtTheMeasuredBf16Plateau) {
