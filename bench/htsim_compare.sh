@@ -46,7 +46,9 @@ if [[ "$extra" != *-linkspeed* ]]; then
 fi
 
 t0=$(date +%s.%N)
-a_json=$("$anatomy" packet --cm "$cm" --topo "$topo" --network "$network" --format json)
+# htsim's UEC and EQDS sources print a flow's "finished at" when its sender
+# has the acknowledgement of every byte: time anatomy's flows there too.
+a_json=$("$anatomy" packet --cm "$cm" --topo "$topo" --network "$network" --fct sender --format json)
 t1=$(date +%s.%N)
 # htsim writes its logs (logout.dat, idmap.txt) where it runs: a scratch folder.
 scratch=$(mktemp -d)

@@ -14,7 +14,8 @@
 
 namespace anatomy::app {
 
-HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_path, const net::NetworkSpec& network) {
+HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_path, const net::NetworkSpec& network,
+                         bool fct_at_sender) {
   const topo::Topology t = topo::build_htsim_fat_tree(topo::read_htsim_topo(topo_path));
   const net::ConnectionMatrix cm = net::read_connection_matrix(cm_path);
   if (cm.nodes > t.num_gpus())
@@ -24,6 +25,8 @@ HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_pat
   r.topology = t.description;
   r.hosts = t.num_gpus();
   r.connections = cm.connections.size();
+  r.fct_at_sender = fct_at_sender;
+  const net::TransferOptions options{.complete_on_ack = fct_at_sender};
   r.fct_us.assign(cm.connections.size(), 0.0);
   engine::Simulator sim;
   auto net = network_factory(network)(sim, t);
@@ -31,10 +34,13 @@ HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_pat
   for (size_t i = 0; i < cm.connections.size(); ++i) {
     const net::Connection& c = cm.connections[i];
     sim.schedule_at(c.start, [&, i, c] {
-      net->transfer(t.gpu_node(c.src), t.gpu_node(c.dst), c.size, [&, i, c] {
-        r.fct_us[i] = (sim.now() - c.start).micros();
-        r.finished_us = std::max(r.finished_us, sim.now().micros());
-      });
+      net->transfer(
+          t.gpu_node(c.src), t.gpu_node(c.dst), c.size,
+          [&, i, c] {
+            r.fct_us[i] = (sim.now() - c.start).micros();
+            r.finished_us = std::max(r.finished_us, sim.now().micros());
+          },
+          options);
     });
   }
   sim.run();

@@ -19,15 +19,21 @@ struct HtsimRun {
   std::string topology;       // what was built
   uint32_t hosts = 0;
   size_t connections = 0;
-  std::vector<double> fct_us;  // per connection in file order: last byte arrived - start
+  bool fct_at_sender = false;  // see run_htsim_files
+  std::vector<double> fct_us;  // per connection in file order: finish - start
   double mean_fct_us = 0, p99_fct_us = 0, max_fct_us = 0;
   double finished_us = 0;      // when the last connection finished
   uint64_t events = 0;
   double wall_s = 0;           // wall time of the simulation alone (files read and fabric built before)
 };
 
-// Throws InputError `file:line: field: message` for bad files, and for a
-// connection matrix with more nodes than the topology has hosts.
-HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_path, const net::NetworkSpec& network);
+// A connection finishes when its last byte arrives, or, with
+// `fct_at_sender`, when its sender has the acknowledgement of every byte,
+// which is where htsim's UEC and EQDS sources print "finished at" (one
+// path's latency later). Throws InputError `file:line: field: message` for
+// bad files, and for a connection matrix with more nodes than the topology
+// has hosts.
+HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_path, const net::NetworkSpec& network,
+                         bool fct_at_sender = false);
 
 }  // namespace anatomy::app

@@ -18,12 +18,13 @@ struct PacketArgs {
   std::string cm, topo;
   std::string network = "packet";
   std::string format = "table";
+  std::string fct = "receiver";
 };
 
 void run_packet(const PacketArgs& a) {
   check_format(a.format);
   const net::NetworkSpec spec = net::parse_network_spec(a.network, "--network");
-  const app::HtsimRun r = app::run_htsim_files(a.cm, a.topo, spec);
+  const app::HtsimRun r = app::run_htsim_files(a.cm, a.topo, spec, a.fct == "sender");
   if (a.format == "json") {
     nlohmann::ordered_json j = report::schema_header("packet");
     j["cm"] = a.cm;
@@ -31,6 +32,7 @@ void run_packet(const PacketArgs& a) {
     j["network"] = net::to_string(spec);
     j["topology"] = r.topology;
     j["connections"] = r.connections;
+    j["fct_at"] = a.fct;
     j["mean_fct_us"] = r.mean_fct_us;
     j["p99_fct_us"] = r.p99_fct_us;
     j["max_fct_us"] = r.max_fct_us;
@@ -44,7 +46,9 @@ void run_packet(const PacketArgs& a) {
   const auto to = std::back_inserter(out);
   fmt::format_to(to, "# anatomy packet: {} on {}\n# topology: {}\n# network: {}\n", a.cm, a.topo, r.topology,
                  net::to_string(spec));
-  fmt::format_to(to, "connections    {}\n", r.connections);
+  fmt::format_to(to, "connections    {}\nFCT ends       {}\n", r.connections,
+                 a.fct == "sender" ? "when the sender has every acknowledgement (as htsim prints it)"
+                                   : "when the receiver has the last byte");
   fmt::format_to(to, "mean FCT       {:.1f} us\np99 FCT        {:.1f} us\nmax FCT        {:.1f} us\n", r.mean_fct_us,
                  r.p99_fct_us, r.max_fct_us);
   fmt::format_to(to, "last finished  {:.1f} us\nevents         {}\nwall           {:.2f} s\n", r.finished_us, r.events,
@@ -66,6 +70,11 @@ void add_packet_command(CLI::App& app, int& exit_code) {
                   "network model: flow, or packet[:key=value,...] (anatomy schema lists the keys as network.*)")
       ->capture_default_str();
   sub->add_option("--format", args->format, "table or json")->capture_default_str();
+  sub->add_option("--fct", args->fct,
+                  "where a flow's completion is timed: receiver (its last byte arrives) or sender (the "
+                  "acknowledgement of every byte is back, where htsim's UEC and EQDS print \"finished at\")")
+      ->check(CLI::IsMember({"receiver", "sender"}))
+      ->capture_default_str();
   sub->callback([args, &exit_code] {
     run_packet(*args);
     exit_code = 0;

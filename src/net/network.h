@@ -48,6 +48,11 @@ struct TransferOptions {
   // instead of when it arrives; the caller accounts for the path latency.
   // Collectives use it to charge per-step latency by their own model.
   bool complete_on_send = false;
+  // Run on_done when the sender learns that every byte arrived (its last
+  // acknowledgement), which is when htsim reports a flow finished; the
+  // flow model, which has no acknowledgements, adds the way back's latency.
+  // complete_on_send wins over it.
+  bool complete_on_ack = false;
   TrafficClass traffic = TrafficClass::kUnlabelled;
 };
 

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "shell.h"
 
 namespace {
@@ -25,6 +27,28 @@ TEST(PacketCli, RunsAConnectionMatrixOnAnHtsimTopology) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("connections    2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("max FCT"), std::string::npos);
+}
+
+TEST(PacketCli, TimedAtTheSenderAFlowEndsWhenItsLastAcknowledgementIsBack) {
+  // One 1 MB flow from host 0 to host 5 (another ToR): two hops up, two
+  // down, 1 us each. Timed at the sender, as htsim prints "finished at", it
+  // also waits for the last acknowledgement to come back over those four
+  // links: at least 4 us later, and less than 4.1 (the acknowledgement is a
+  // 64-byte frame, 5 ns a hop at 100 Gb/s, and jumps any queue).
+  const std::string topo = write_temp("tiny3.topo", kTinyTopo);
+  const std::string cm = write_temp("one.cm", "Nodes 32\nConnections 1\n0->5 start 0 size 1000000\n");
+  const auto at_receiver = run("packet --cm " + cm + " --topo " + topo + " --network packet:transport=uec --format json");
+  const auto at_sender =
+      run("packet --cm " + cm + " --topo " + topo + " --network packet:transport=uec --fct sender --format json");
+  ASSERT_EQ(at_receiver.code, 0) << at_receiver.err;
+  ASSERT_EQ(at_sender.code, 0) << at_sender.err;
+  const double r = nlohmann::json::parse(at_receiver.out)["max_fct_us"].get<double>();
+  const double s = nlohmann::json::parse(at_sender.out)["max_fct_us"].get<double>();
+  EXPECT_GE(s - r, 4.0);
+  EXPECT_LT(s - r, 4.1);
+  EXPECT_EQ(nlohmann::json::parse(at_sender.out)["fct_at"], "sender");
+  // Anything else is refused.
+  EXPECT_EQ(run("packet --cm " + cm + " --topo " + topo + " --fct both").code, 2);
 }
 
 TEST(PacketCli, BadFilesAreOneLineAndExitCodeTwo) {

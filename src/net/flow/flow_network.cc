@@ -50,6 +50,7 @@ TransferId FlowNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback o
   f.on_done = std::move(on_done);
   f.bytes = bytes;
   f.complete_on_send = options.complete_on_send;
+  if (options.complete_on_ack && !f.complete_on_send) f.latency += path_latency(dst, src, options.flow_hash);
   if (f.path.empty() || bytes.count() == 0) {
     // Nothing to drain: the data (or the empty message) only travels.
     f.draining = false;

@@ -164,12 +164,14 @@ TransferId PacketNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback
   f.bytes = bytes.count();
   f.on_done = std::move(on_done);
   f.complete_on_send = options.complete_on_send;
+  f.complete_on_ack = options.complete_on_ack && !options.complete_on_send;
   const uint64_t hash = options.flow_hash != 0 ? options.flow_hash : core::mix64(id ^ (uint64_t{src} << 32) ^ dst);
   if (src == dst || bytes.count() == 0) {
     // Nothing to packetize: the (empty) message only travels.
     f.sender_done = true;
     f.npkts = 0;
-    const SimTime travel = src == dst || f.complete_on_send ? SimTime::zero() : path_latency(src, dst, hash);
+    SimTime travel = src == dst || f.complete_on_send ? SimTime::zero() : path_latency(src, dst, hash);
+    if (f.complete_on_ack && src != dst) travel += path_latency(dst, src, hash);
     sim_.schedule_in(travel, [this, slot] { report(slot); });
     return id;
   }
@@ -238,6 +240,7 @@ void PacketNetwork::receiver_complete(Flow& f) {
     report(f.slot);
     return;
   }
+  if (f.complete_on_ack) return;  // sender_complete reports it
   // The NIC's DMA out of the source's and into the destination's memory
   // (pre_delay + post_delay) ends the transfer.
   const uint32_t slot = f.slot;
@@ -251,7 +254,7 @@ void PacketNetwork::sender_complete(Flow& f) {
   f.in_ready = false;
   if (f.reported) {
     free_slot(f.slot);
-  } else if (f.complete_on_send && !f.report_scheduled) {
+  } else if ((f.complete_on_send && !f.report_scheduled) || f.complete_on_ack) {
     report(f.slot);
   }
 }

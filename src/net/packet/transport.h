@@ -102,6 +102,7 @@ struct Flow {
   // --- completion ---
   engine::Callback on_done;
   bool complete_on_send = false;
+  bool complete_on_ack = false;  // on_done runs when the sender has the last acknowledgement
   bool live = false;
   bool reported = false;       // on_done ran
   bool report_scheduled = false;  // complete_on_send: on_done runs when the last packet is out
