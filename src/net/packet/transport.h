@@ -49,6 +49,7 @@ struct CcState {
   double alpha = 0;    // DCQCN / DCTCP congestion estimate
   double acc_bytes = 0, marked_bytes = 0;
   SimTime t_alpha, t_increase, t_cnp;
+  SimTime t_decrease;  // NSCC: the last multiplicative decrease (at most one per base RTT)
   int64_t byte_counter = 0;
   int32_t timer_stage = 0, byte_stage = 0;
   int32_t credits = 0;  // receiver-granted packets the sender may send
