@@ -32,7 +32,7 @@ void run_packet(const PacketArgs& a) {
     j["network"] = net::to_string(spec);
     j["topology"] = r.topology;
     j["connections"] = r.connections;
-    j["fct_at"] = a.fct;
+    j["fct_at"] = r.fct_at_sender ? "sender" : "receiver";
     j["mean_fct_us"] = r.mean_fct_us;
     j["p99_fct_us"] = r.p99_fct_us;
     j["max_fct_us"] = r.max_fct_us;
@@ -47,7 +47,7 @@ void run_packet(const PacketArgs& a) {
   fmt::format_to(to, "# anatomy packet: {} on {}\n# topology: {}\n# network: {}\n", a.cm, a.topo, r.topology,
                  net::to_string(spec));
   fmt::format_to(to, "connections    {}\nFCT ends       {}\n", r.connections,
-                 a.fct == "sender" ? "when the sender has every acknowledgement (as htsim prints it)"
+                 r.fct_at_sender ? "when the sender has every acknowledgement (as htsim prints it)"
                                    : "when the receiver has the last byte");
   fmt::format_to(to, "mean FCT       {:.1f} us\np99 FCT        {:.1f} us\nmax FCT        {:.1f} us\n", r.mean_fct_us,
                  r.p99_fct_us, r.max_fct_us);

@@ -46,8 +46,7 @@ struct CcState {
   double rate = 0;     // bits per second (rate-based transports)
   double target = 0;   // DCQCN target rate
   double cwnd = 0;     // bytes (window-based transports)
-  double alpha = 0;    // DCQCN / DCTCP congestion estimate
-  double acc_bytes = 0, marked_bytes = 0;
+  double alpha = 0;    // DCQCN congestion estimate
   SimTime t_alpha, t_increase, t_cnp;
   SimTime t_decrease;  // NSCC: the last multiplicative decrease (at most one per base RTT)
   int64_t byte_counter = 0;

@@ -37,7 +37,7 @@
 namespace anatomy::net::packet {
 namespace {
 
-constexpr double kMultiplicative = 0.5;
+constexpr double kProportional = 0.5;
 constexpr double kTargetOfRtt = 0.75;
 constexpr double kGamma = 0.8;
 
@@ -138,7 +138,7 @@ class Uec final : public Transport {
     const double delay = std::max(0.0, (rtt - f.paths->base_rtt).seconds());
     if (!marked) {
       cc.cwnd += bytes * (f.mtu / cc.cwnd);  // fair increase: one MTU per window
-      if (delay < target) cc.cwnd += bytes * kMultiplicative * (1.0 - delay / target);  // proportional
+      if (delay < target) cc.cwnd += bytes * kProportional * (1.0 - delay / target);  // proportional
     } else if (delay >= target && delay > 0 && now - cc.t_decrease >= f.paths->base_rtt) {
       cc.cwnd *= std::max(1.0 - kGamma * (delay - target) / delay, 0.5);
       cc.t_decrease = now;
