@@ -7,6 +7,10 @@
 //       takes 15.8 s (UEC) and 26.6 s (EQDS) for it. Target: <= 4 s.
 //     * Scale/<transport>/<radix>/<hints>: the permutation on 128, 1,024
 //       and 8,192 hosts (issue #18: events/s within 1.5x across the three).
+//     * Parallel/<transport>/<radix>/<threads>: that permutation with the
+//       network split into 8 parts (net/packet/parallel_run.h) on 1 or 2
+//       threads (issue #18: 2 threads >= 1.7x faster on 8,192 hosts, the
+//       same FCTs).
 //     * Incast128: 127 hosts send 2 MB each to one; target >= 5 M events/s.
 //   packet_bench --experiment scenarios/fabrics/incast.yaml   # one experiment, printed as a table
 //
@@ -36,6 +40,7 @@
 #include "core/rng.h"
 #include "hw/catalog.h"
 #include "net/packet/packet_network.h"
+#include "net/packet/parallel_run.h"
 #include "topo/builders.h"
 
 namespace {
@@ -188,6 +193,44 @@ BENCHMARK_CAPTURE(BM_Scale, uec, std::string("uec"))
     ->Iterations(1);
 BENCHMARK_CAPTURE(BM_Scale, eqds, std::string("eqds"))
     ->ArgsProduct({{8, 16, 32}, {1, 0}})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
+
+// Issue #18's "every core": the Scale permutation (same seed, so the same
+// pairs) with the network in 8 parts, run by 1 or 2 threads. `fct_hash`
+// sums the FCTs in picoseconds, so runs with other thread counts can be
+// seen to agree to the picosecond.
+void BM_Parallel(benchmark::State& state, const std::string& transport) {
+  const int radix = static_cast<int>(state.range(0));
+  const int threads = static_cast<int>(state.range(1));
+  const topo::Topology t = host_fabric(radix * radix * radix / 4, radix, 3);
+  const net::NetworkSpec spec = net::parse_network_spec("packet:transport=" + transport);
+  const std::vector<int> perm = permutation(static_cast<int>(t.num_gpus()), 13);
+  std::vector<net::packet::TimedTransfer> xs;
+  for (uint32_t i = 0; i < t.num_gpus(); ++i)
+    if (perm[i] != static_cast<int>(i)) xs.push_back({core::SimTime::zero(), t.gpu_node(i), t.gpu_node(perm[i]), core::Bytes(2'000'000)});
+  net::packet::PartitionedResult r;
+  for (auto _ : state) r = net::packet::run_partitioned(t, spec.packet, xs, {.partitions = 8, .threads = threads});
+  double sum_us = 0, max_us = 0, hash = 0;
+  for (int64_t f : r.finished_ps) {
+    sum_us += static_cast<double>(f) / 1e6;
+    max_us = std::max(max_us, static_cast<double>(f) / 1e6);
+    hash += static_cast<double>(f % 1'000'003);
+  }
+  state.counters["hosts"] = static_cast<double>(t.num_gpus());
+  state.counters["threads"] = r.threads;
+  state.counters["events"] = static_cast<double>(r.events);
+  state.counters["sim_s"] = r.wall_s;
+  state.counters["Mevents_per_s"] = static_cast<double>(r.events) / r.wall_s / 1e6;
+  state.counters["mean_fct_us"] = sum_us / static_cast<double>(r.finished_ps.size());
+  state.counters["max_fct_us"] = max_us;
+  state.counters["fct_hash"] = hash;
+  state.counters["windows"] = static_cast<double>(r.windows);
+  state.counters["crossings"] = static_cast<double>(r.crossings);
+}
+// Args: {radix, threads}; e.g. --benchmark_filter='Parallel/uec/32/'.
+BENCHMARK_CAPTURE(BM_Parallel, uec, std::string("uec"))
+    ->ArgsProduct({{8, 16, 32}, {1, 2}})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 

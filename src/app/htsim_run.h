@@ -25,15 +25,26 @@ struct HtsimRun {
   double finished_us = 0;      // when the last connection finished
   uint64_t events = 0;
   double wall_s = 0;           // wall time of the simulation alone (files read and fabric built before)
+  // The packet model runs the network split into parts, on threads
+  // (net/packet/parallel_run.h); the flow model runs as one part.
+  int partitions = 1, threads = 1;
+  uint64_t windows = 0, crossings = 0;
+  double lookahead_us = 0;
 };
 
-// A connection finishes when its last byte arrives, or, with
-// `fct_at_sender`, when its sender has the acknowledgement of every byte,
-// which is where htsim's UEC and EQDS sources print "finished at" (one
-// path's latency later). Throws InputError `file:line: field: message` for
-// bad files, and for a connection matrix with more nodes than the topology
-// has hosts.
+struct HtsimOptions {
+  // A flow finishes when its last byte arrives, or, with `fct_at_sender`,
+  // when its sender has the acknowledgement of every byte, which is where
+  // htsim's UEC and EQDS sources print "finished at" (one path's latency
+  // later).
+  bool fct_at_sender = false;
+  int partitions = 0;  // packet model: parts of the network; 0: min(8, hosts); 1: one event queue
+  int threads = 0;     // packet model: 0 = one per core; never changes the results
+};
+
+// Throws InputError `file:line: field: message` for bad files, and for a
+// connection matrix with more nodes than the topology has hosts.
 HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_path, const net::NetworkSpec& network,
-                         bool fct_at_sender = false);
+                         const HtsimOptions& options = {});
 
 }  // namespace anatomy::app

@@ -87,6 +87,11 @@ void Simulator::hint_ahead() {
     near->cb.prefetch_near();
 }
 
+SimTime Simulator::next_time() {
+  const QueuedEvent* front = queue_.front();
+  return front ? SimTime::ps(static_cast<int64_t>(front->time_ps)) : SimTime::max();
+}
+
 bool Simulator::step() { return pop_and_run(std::numeric_limits<uint64_t>::max()); }
 
 void Simulator::run() {

@@ -86,6 +86,10 @@ class Simulator {
   void run_until(SimTime limit);
   // Runs exactly one event if there is one; returns false when the queue is empty.
   bool step();
+  // When the earliest pending event is due (SimTime::max() with none);
+  // a cancelled event still queued counts, so this is a lower bound. The
+  // partitioned packet run (net/packet/parallel_run.h) sizes its windows by it.
+  SimTime next_time();
   // Asks run()/run_until() to return after the current event.
   void stop() { stop_requested_ = true; }
 

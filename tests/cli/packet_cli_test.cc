@@ -63,4 +63,32 @@ TEST(PacketCli, BadFilesAreOneLineAndExitCodeTwo) {
   EXPECT_NE(b.err.find("big.cm:1: Nodes: 64 nodes, but the topology"), std::string::npos) << b.err;
 }
 
+TEST(PacketCli, ThreadsNeverChangeTheOutput) {
+  // 32 hosts each send 256 KB to the host 7 places on, all crossing the
+  // spines: the network runs in 4 parts, and 1 or 3 threads give the same
+  // JSON, byte for byte (it names the partitions, not the threads). One
+  // part (one event queue) is another valid run of the same experiment.
+  const std::string topo = write_temp("tiny4.topo", kTinyTopo);
+  std::string text = "Nodes 32\nConnections 32\n";
+  for (int i = 0; i < 32; ++i) text += std::to_string(i) + "->" + std::to_string((i + 7) % 32) + " start 0 size 256000\n";
+  const std::string cm = write_temp("shift.cm", text);
+  const std::string base = "packet --cm " + cm + " --topo " + topo + " --network packet:transport=uec --format json";
+  const auto one = run(base + " --partitions 4 --threads 1");
+  const auto three = run(base + " --partitions 4 --threads 3");
+  ASSERT_EQ(one.code, 0) << one.err;
+  ASSERT_EQ(three.code, 0) << three.err;
+  EXPECT_EQ(one.out, three.out);
+  EXPECT_EQ(nlohmann::json::parse(one.out)["partitions"], 4);
+  const auto whole = run(base + " --partitions 1");
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  EXPECT_EQ(nlohmann::json::parse(whole.out)["partitions"], 1);
+  // The flow model and a switch-scheduled fabric run as one part: asking
+  // for more is an error, exit code 2, as is a count past the hosts.
+  const auto flow = run("packet --cm " + cm + " --topo " + topo + " --network flow --partitions 2");
+  EXPECT_EQ(flow.code, 2);
+  EXPECT_NE(flow.err.find("--partitions"), std::string::npos) << flow.err;
+  EXPECT_EQ(run(base + " --partitions 33").code, 2);
+  EXPECT_EQ(run("packet --cm " + cm + " --topo " + topo + " --network packet:fabric=switch-scheduled --partitions 2").code, 2);
+}
+
 }  // namespace

@@ -20,7 +20,7 @@ class Silent final : public Transport {
   explicit Silent(std::vector<SimTime>* timeouts) : timeouts_(timeouts) {}
   const char* name() const override { return "silent"; }
   Defaults defaults() const override { return {}; }
-  void start(Flow&) override {}
+  void start(Flow&, SimTime) override {}
   Next next(Flow& f, SimTime, uint32_t& seq, SimTime&) override {
     if (f.snd_nxt > 0 && !f.retx_pending()) return Next::kBlocked;
     seq = f.take_next();

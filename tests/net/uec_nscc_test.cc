@@ -50,7 +50,7 @@ struct OneFlow {
     f.lost_bits.assign(16, 0);
     f.rcv_bits.assign(16, 0);
     f.srtt = paths.base_rtt;
-    uec->start(f);
+    uec->start(f, SimTime::zero());
     f.snd_nxt = 200;
     f.inflight = 200 * 4096;
   }

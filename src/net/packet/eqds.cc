@@ -42,7 +42,7 @@ class Eqds final : public Transport {
     return d;
   }
 
-  void start(Flow& f) override {
+  void start(Flow& f, SimTime) override {
     const PacketConfig& c = host().config();
     // One bandwidth-delay product, on the RTT a pull sees when it waits
     // behind one data packet at every hop: it then keeps the link busy

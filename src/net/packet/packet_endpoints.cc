@@ -143,6 +143,10 @@ uint32_t PacketNetwork::new_slot() {
 
 void PacketNetwork::free_slot(uint32_t slot) {
   Flow& f = flows_[slot];
+  if (part_) {  // every part numbers flows alike: no slot is reused
+    f.on_done.reset();
+    return;
+  }
   f.live = false;
   f.in_ready = false;
   f.rto_armed = false;
@@ -150,9 +154,10 @@ void PacketNetwork::free_slot(uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
-TransferId PacketNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback on_done,
-                                   const TransferOptions& options) {
+TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Bytes bytes, Callback on_done,
+                                      const TransferOptions& options) {
   ANATOMY_CHECK(bytes.count() >= 0, "a transfer cannot move negative bytes");
+  ANATOMY_CHECK(start >= sim_.now(), "a transfer cannot start in the past");
   const TransferId id = next_id_++;
   ++counters_.transfers_started;
   ++active_;
@@ -172,21 +177,25 @@ TransferId PacketNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback
     f.npkts = 0;
     SimTime travel = src == dst || f.complete_on_send ? SimTime::zero() : path_latency(src, dst, hash);
     if (f.complete_on_ack && src != dst) travel += path_latency(dst, src, hash);
-    sim_.schedule_in(travel, [this, slot] { report(slot); });
+    if (owns(src)) sim_.schedule_at(start + travel, [this, slot] { report(slot); });
     return id;
   }
-  f.paths = lb_ == LoadBalancing::kEcmp ? &paths_.ecmp(src, dst, hash) : &paths_.spray(src, dst);
+  f.paths = lb_ == LoadBalancing::kEcmp ? &paths_->ecmp(src, dst, hash) : &paths_->spray(src, dst);
   f.path_cursor = static_cast<uint32_t>(hash % f.paths->count);
-  f.inject = port_index(f.paths->forward(0)[0]);
-  Port& inject = ports_[f.inject];
-  if (inject.feeder == kNone) {
-    inject.feeder = static_cast<uint32_t>(feeders_.size());
-    feeders_.emplace_back();
+  const bool sender = owns(src);
+  if (sender) {
+    f.inject = port_index(f.paths->forward(0)[0]);
+    Port& inject = ports_[f.inject];
+    if (inject.feeder == kNone) {
+      inject.feeder = static_cast<uint32_t>(feeders_.size());
+      feeders_.emplace_back();
+    }
   }
   f.mtu = static_cast<uint16_t>(mtu_);
   f.npkts = static_cast<uint32_t>((f.bytes + mtu_ - 1) / mtu_);
   f.last_payload = static_cast<uint16_t>(f.bytes - static_cast<int64_t>(f.npkts - 1) * mtu_);
-  const size_t words = (f.npkts + 63) / 64;
+  // A part that has neither end only forwards the flow's packets.
+  const size_t words = sender || owns(dst) ? (f.npkts + 63) / 64 : 0;
   f.acked_bits.assign(words, 0);
   f.lost_bits.assign(words, 0);
   f.rcv_bits.assign(words, 0);
@@ -196,7 +205,7 @@ TransferId PacketNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback
   f.recycled_head = 0;
   f.snd_nxt = f.snd_una = f.highest_sent = f.acked = 0;
   f.inflight = 0;
-  f.next_send = sim_.now();
+  f.next_send = start;
   f.srtt = f.paths->base_rtt;
   f.rttvar = f.paths->base_rtt / 2;
   f.cc = CcState{};
@@ -204,12 +213,12 @@ TransferId PacketNetwork::transfer(NodeId src, NodeId dst, Bytes bytes, Callback
   f.rcv_count = f.rcv_nxt = 0;
   f.nak_sent = false;
   f.live = true;
-  transport_->start(f);
+  transport_->start(f, start);
   const uint32_t gen = f.gen;
   // The host-side hops (the NIC's DMA read and write) are charged at
   // delivery (receiver_complete), so a send completion, like the flow
   // model's, carries no path latency.
-  sim_.schedule_in(SimTime::zero(), [this, slot, gen] { start_flow(slot, gen); });
+  if (sender) sim_.schedule_at(start, [this, slot, gen] { start_flow(slot, gen); });
   return id;
 }
 
@@ -237,7 +246,7 @@ void PacketNetwork::receiver_complete(Flow& f) {
   f.receiver_done = true;
   if (f.reported || f.report_scheduled) return;
   if (f.complete_on_send) {  // every byte is in, so every byte has been sent
-    report(f.slot);
+    if (owns(f.src)) report(f.slot);  // else the sender's part reports it
     return;
   }
   if (f.complete_on_ack) return;  // sender_complete reports it
@@ -318,7 +327,7 @@ int64_t PacketNetwork::queued_bytes(LinkId l) const {
 }
 
 size_t PacketNetwork::memory_bytes() const {
-  size_t total = pool_.memory_bytes() + paths_.memory_bytes();
+  size_t total = pool_.memory_bytes() + paths_->memory_bytes();
   for (const Flow& f : flows_)
     total += sizeof(Flow) + (f.acked_bits.capacity() + f.lost_bits.capacity() + f.rcv_bits.capacity()) * 8 +
              f.retx.capacity() * 4 + f.recycled.capacity() * 2;

@@ -16,7 +16,8 @@ PacketNetwork::PacketNetwork(engine::Simulator& sim, const topo::Topology& topo,
       wire_overhead_(topo.framing.overhead_bytes),
       transport_(std::move(transport)),
       buffers_(std::move(buffers)),
-      paths_(topo_, cfg_),
+      own_paths_(std::make_unique<PathCache>(topo_, cfg_)),
+      paths_(own_paths_.get()),
       port_of_link_(topo.num_links(), kNone),
       switch_of_node_(topo.num_nodes(), kNone),
       rng_(core::RngStreams(cfg_.seed).stream("packet.ecn")),
@@ -89,6 +90,10 @@ void PacketNetwork::transmit(uint32_t idx, uint32_t pi, SimTime start) {
     }
   }
   const SimTime arrive = port.busy_until + port.latency;
+  if (port.far_part != kNoPart) [[unlikely]] {
+    cross(port.far_part, arrive, pi);
+    return;
+  }
   if (port.wire_count == port.wire_mask + (port.wire ? 1u : 0u)) {  // grow the ring (rare: once per new record)
     const uint32_t size = port.wire ? 2 * (port.wire_mask + 1) : 8;
     auto grown = std::make_unique<WireSlot[]>(size);
@@ -135,13 +140,17 @@ uint32_t PacketNetwork::port_index(LinkId l) {
   const topo::Link& k = topo_.link(l);
   Port p;
   p.latency = k.latency;
-  p.ps_per_byte = 8e12 / paths_.line_bps(l);
+  p.ps_per_byte = 8e12 / paths_->line_bps(l);
   p.overhead = static_cast<uint16_t>(is_fabric_link(k.kind) ? wire_overhead_ : 0);
   p.data_time = SimTime::ps(static_cast<int64_t>(std::ceil((mtu_ + p.overhead) * p.ps_per_byte - 1e-6)));
   p.ctrl_time = SimTime::ps(static_cast<int64_t>(std::ceil(cfg_.header_wire * p.ps_per_byte - 1e-6)));
   // In a switch-scheduled fabric the switches past the ingress VOQs are
   // cell switches with link-level flow control: lossless here.
   if (cfg_.fabric == FabricKind::kEndpoint) p.sw = switch_of_node_[k.from];
+  if (part_) {
+    ANATOMY_CHECK(owns(k.from), "a part modelled a port of another part's node");
+    if (!owns(k.to)) p.far_part = part_->owner[k.to];
+  }
   idx = static_cast<uint32_t>(ports_.size());
   ports_.push_back(std::move(p));
   cold_.emplace_back();
@@ -373,14 +382,24 @@ int64_t PacketNetwork::headroom(LinkId l) const {
   // What can still arrive after the pause is sent: a link delay for the
   // pause to travel up, one for the bytes already on the wire to land, and
   // a packet in serialization at each end.
-  const double in_flight = 2.0 * topo_.link(l).latency.seconds() * paths_.line_bps(l) / 8.0;
+  const double in_flight = 2.0 * topo_.link(l).latency.seconds() * paths_->line_bps(l) / 8.0;
   return static_cast<int64_t>(in_flight) + 2 * (mtu_ + wire_overhead_);
 }
 
 void PacketNetwork::send_pause(LinkId in, bool pause) {
   pause_sent_[in] = pause ? 1 : 0;
   if (pause) ++stats_.pfc_pauses;
-  sim_.schedule_in(topo_.link(in).latency, [this, in, pause] { pause_arrived(in, pause); });
+  const topo::Link& k = topo_.link(in);
+  if (!owns(k.from)) {  // the upstream port is another part's
+    Crossing c;
+    c.at_ps = (sim_.now() + k.latency).count_ps();
+    c.pause_link = in;
+    c.pause = pause;
+    c.is_pause = true;
+    (*outboxes_)[part_->owner[k.from]].push_back(c);
+    return;
+  }
+  sim_.schedule_in(k.latency, [this, in, pause] { pause_arrived(in, pause); });
 }
 
 void PacketNetwork::pause_arrived(LinkId link, bool pause) {
@@ -401,6 +420,58 @@ void PacketNetwork::pause_arrived(LinkId link, bool pause) {
   port.paused = false;
   cold.stats.paused_time += sim_.now() - cold.paused_since;
   kick(idx);
+}
+
+// ---- partitions ------------------------------------------------------------
+
+void PacketNetwork::join_partition(const Partition& partition, uint16_t self,
+                                   std::vector<std::vector<Crossing>>* outboxes) {
+  ANATOMY_CHECK(flows_.empty() && ports_.empty(), "a network joins a partition before its first transfer");
+  ANATOMY_CHECK(self < partition.parts && outboxes && outboxes->size() == partition.parts,
+                "a part needs an outbox for every part");
+  ANATOMY_CHECK(cfg_.fabric == FabricKind::kEndpoint,
+                "a switch-scheduled fabric's requests and grants cross parts without a link: it runs as one part");
+  part_ = &partition;
+  self_ = self;
+  outboxes_ = outboxes;
+  // Independent ECN draws per part (the same seed gives the same draws).
+  rng_ = core::RngStreams(cfg_.seed).stream("packet.ecn.part", self);
+}
+
+void PacketNetwork::share_paths(PacketNetwork& owner) {
+  ANATOMY_CHECK(flows_.empty(), "a network shares a path cache before its first transfer");
+  paths_ = owner.paths_;
+}
+
+void PacketNetwork::cross(uint16_t to, SimTime arrive, uint32_t pi) {
+  std::vector<Crossing>& out = (*outboxes_)[to];
+  out.emplace_back();
+  out.back().at_ps = arrive.count_ps();
+  out.back().packet = pool_[pi];
+  pool_.free(pi);
+}
+
+// An imported packet lands like any other: forward() takes it on from the
+// node at the end of route[hop].
+struct PacketNetwork::ImportEvent {
+  PacketNetwork* net;
+  uint32_t packet;
+  void operator()() const { net->forward(packet); }
+  void prefetch_far() const { __builtin_prefetch(&net->pool_[packet]); }
+  void prefetch_near() const {}
+};
+
+void PacketNetwork::import(const Crossing& c) {
+  if (c.is_pause) {
+    sim_.schedule_at(SimTime::ps(c.at_ps), [this, l = c.pause_link, pause = c.pause] { pause_arrived(l, pause); });
+    return;
+  }
+  const uint32_t pi = pool_.alloc();
+  Packet& p = pool_[pi];
+  p = c.packet;
+  p.next = kNoPacket;
+  p.next_port = kNoPort;
+  sim_.schedule_at(SimTime::ps(c.at_ps), ImportEvent{this, pi});
 }
 
 // ---- forwarding ------------------------------------------------------------
@@ -426,7 +497,9 @@ void PacketNetwork::forward(uint32_t pi) {
   if (!hop_cache_ || idx == kNoPort) idx = port_index(p.route[p.hop]);
   // route[hop + 1] shares the line just read: look its port up now, not
   // at the next landing, when the line has long left the cache.
-  if (hop_cache_) p.next_port = p.hop + 1u < p.hops ? port_index(p.route[p.hop + 1]) : kNoPort;
+  // Not when the next hop is another part's: its ports are not modelled here.
+  if (hop_cache_)
+    p.next_port = p.hop + 1u < p.hops && ports_[idx].far_part == kNoPart ? port_index(p.route[p.hop + 1]) : kNoPort;
   arrive_at_port(idx, pi);
 }
 

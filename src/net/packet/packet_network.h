@@ -68,6 +68,7 @@
 #include "net/packet/buffer_policy.h"
 #include "net/packet/config.h"
 #include "net/packet/packet.h"
+#include "net/packet/partition.h"
 #include "net/packet/paths.h"
 #include "net/packet/transport.h"
 
@@ -112,7 +113,12 @@ class PacketNetwork final : public Network, private Host {
   PacketNetwork& operator=(const PacketNetwork&) = delete;
 
   TransferId transfer(NodeId src, NodeId dst, Bytes bytes, Callback on_done,
-                      const TransferOptions& options = {}) override;
+                      const TransferOptions& options = {}) override {
+    return transfer_at(sim_.now(), src, dst, bytes, std::move(on_done), options);
+  }
+  // transfer() whose first packet may leave at `start` (>= now()), not now.
+  TransferId transfer_at(SimTime start, NodeId src, NodeId dst, Bytes bytes, Callback on_done,
+                         const TransferOptions& options = {});
   size_t active_transfers() const override { return active_; }
   const NetworkCounters& counters() const override { return counters_; }
   Bytes link_bytes(LinkId l) const override;
@@ -132,8 +138,32 @@ class PacketNetwork final : public Network, private Host {
   // Bytes of memory the model holds (pool, flows, ports, paths).
   size_t memory_bytes() const;
 
+  // ---- one part of a partitioned run (parallel_run.h) ----
+  // A packet, or a PFC pause frame, bound for a node of another part; it
+  // arrives there at at_ps, at least one lookahead after it left.
+  struct Crossing {
+    int64_t at_ps = 0;
+    Packet packet;              // a packet (when !is_pause)
+    LinkId pause_link = topo::kNoLink;
+    bool pause = false;         // a pause frame: pause (true) or resume
+    bool is_pause = false;
+  };
+  // Makes this network the part `self` of `partition`: it models the
+  // nodes that part owns and their egress ports, and appends what leaves
+  // for another part k to (*outboxes)[k]. Every part is given every
+  // transfer, in the same order, so a flow has one slot number everywhere;
+  // only the parts of its two ends keep its state. Slots are not reused.
+  // Call before the first transfer.
+  void join_partition(const Partition& partition, uint16_t self, std::vector<std::vector<Crossing>>* outboxes);
+  // Routes from `owner`'s path cache instead of its own: every part's
+  // packets carry pointers into one cache. Call before the first transfer.
+  void share_paths(PacketNetwork& owner);
+  // A crossing another part posted for this one.
+  void import(const Crossing& c);
+
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint16_t kNoPart = UINT16_MAX;
   static_assert(kNone == kNoPort, "a packet's next_port and a port index share the empty value");
 
   struct WireSlot {
@@ -158,6 +188,7 @@ class PacketNetwork final : public Network, private Host {
     uint16_t overhead = 0;      // wire bytes a data packet adds beyond its payload
     bool paused = false;        // PFC: data may not start
     bool service_pending = false;
+    uint16_t far_part = kNoPart;  // partitioned: the part of the link's far end, if not this one
   };
   static_assert(sizeof(Port) == 128, "a port is two cache lines");
   struct PortCold {
@@ -228,6 +259,7 @@ class PacketNetwork final : public Network, private Host {
   // A link's head packet `pi` reaches the far end of port's link. The event
   // carries the packet, so it can prefetch its records (LandEvent).
   struct LandEvent;
+  struct ImportEvent;  // forward() of a packet another part posted
   void land(uint32_t port, uint32_t pi);
   void prefetch_land_far(uint32_t port, uint32_t pi) const;
   void prefetch_land_near(uint32_t port, uint32_t pi) const;
@@ -250,6 +282,9 @@ class PacketNetwork final : public Network, private Host {
   void egress_reorder(uint32_t pi);
   uint32_t voq_of(NodeId ingress, LinkId egress, const Packet& p, bool create);
   void pause_arrived(LinkId link, bool pause);
+  bool owns(NodeId n) const { return part_ == nullptr || part_->owner[n] == self_; }
+  // Posts a packet that reaches another part's node at `arrive` (it leaves this part's pool).
+  void cross(uint16_t to, SimTime arrive, uint32_t pi);
   bool ecn_mark(int64_t queue_bytes);
   int64_t headroom(LinkId l) const;
 
@@ -269,7 +304,11 @@ class PacketNetwork final : public Network, private Host {
   bool hop_cache_ = false;  // Packet::next_port is kept (see forward())
   int64_t xon_;
 
-  PathCache paths_;
+  std::unique_ptr<PathCache> own_paths_;
+  PathCache* paths_;  // own_paths_, or a partitioned run's shared cache
+  const Partition* part_ = nullptr;  // partitioned: the split, this network's part, and its outboxes
+  uint16_t self_ = 0;
+  std::vector<std::vector<Crossing>>* outboxes_ = nullptr;
   PacketPool pool_;
   std::deque<Flow> flows_;
   std::vector<uint32_t> free_slots_;

@@ -47,8 +47,7 @@ class Roce final : public Transport {
     return d;
   }
 
-  void start(Flow& f) override {
-    const SimTime now = host().sim().now();
+  void start(Flow& f, SimTime now) override {
     f.cc.rate = f.cc.target = f.paths->line_bps;
     f.cc.alpha = 1.0;
     f.cc.t_alpha = f.cc.t_increase = now;

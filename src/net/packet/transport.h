@@ -231,8 +231,9 @@ class Transport {
   virtual Defaults defaults() const = 0;
 
   void attach(Host& h) { host_ = &h; }
-  // A new flow (its shared state is set up): initial window, rate, credits.
-  virtual void start(Flow& f) = 0;
+  // A new flow (its shared state is set up) whose first packet may leave
+  // at `at` (now or later): initial window, rate, credits.
+  virtual void start(Flow& f, SimTime at) = 0;
   // The flow's NIC port can send: kSend with `seq` to send packet seq now;
   // kWait with `at` when pacing says later; kBlocked until activate().
   virtual Next next(Flow& f, SimTime now, uint32_t& seq, SimTime& at) = 0;

@@ -71,7 +71,7 @@ class Uec final : public Transport {
     return d;
   }
 
-  void start(Flow& f) override {
+  void start(Flow& f, SimTime) override {
     f.cc.cwnd = std::ceil(bdp(f) / f.mtu) * f.mtu;  // whole packets
     f.cc.t_decrease = SimTime::ps(-f.paths->base_rtt.count_ps());  // a decrease is allowed at once
   }

@@ -1,0 +1,168 @@
+#include "net/packet/parallel_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <thread>
+
+#include "core/error.h"
+#include "engine/simulator.h"
+
+namespace anatomy::net::packet {
+namespace {
+
+using Crossing = PacketNetwork::Crossing;
+
+void add_stats(PacketStats& to, const PacketStats& s) {
+  to.data_sent += s.data_sent;
+  to.retransmits += s.retransmits;
+  to.control_sent += s.control_sent;
+  to.drops += s.drops;
+  to.header_drops += s.header_drops;
+  to.bounces += s.bounces;
+  to.trims += s.trims;
+  to.ecn_marks += s.ecn_marks;
+  to.pfc_pauses += s.pfc_pauses;
+  to.pfc_headroom_drops += s.pfc_headroom_drops;
+  to.timeouts += s.timeouts;
+  to.cnps += s.cnps;
+  to.stale += s.stale;
+  to.grants += s.grants;
+  to.reordered += s.reordered;
+  to.voq_drops += s.voq_drops;
+  // A switch and a port are in one part, so the largest part's peak is the peak.
+  to.peak_switch_bytes = std::max(to.peak_switch_bytes, s.peak_switch_bytes);
+  to.peak_port_bytes = std::max(to.peak_port_bytes, s.peak_port_bytes);
+  to.peak_packets += s.peak_packets;
+}
+
+}  // namespace
+
+PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& config,
+                                  const std::vector<TimedTransfer>& transfers, const PartitionedOptions& options) {
+  const Partition part = partition_nodes(t, options.partitions);
+  const int parts = part.parts;
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::clamp(threads, 1, parts);
+
+  TransportRegistry registry;
+  register_builtin_transports(registry);
+  std::vector<std::unique_ptr<engine::Simulator>> sims;
+  std::vector<std::unique_ptr<PacketNetwork>> nets;
+  // outboxes[from][to]: what part `from` sent to part `to` this window.
+  std::vector<std::vector<std::vector<Crossing>>> outboxes(parts, std::vector<std::vector<Crossing>>(parts));
+  PartitionedResult r;
+  r.partitions = parts;
+  r.threads = threads;
+  r.lookahead = part.lookahead;
+  r.cut_links = part.cut_links;
+  r.finished_ps.assign(transfers.size(), -1);
+  for (int k = 0; k < parts; ++k) {
+    sims.push_back(std::make_unique<engine::Simulator>());
+    sims.back()->set_prefetch_hints(options.prefetch_hints);
+    nets.push_back(std::make_unique<PacketNetwork>(*sims.back(), t, config, registry.make(config.transport),
+                                                   make_buffer_policy(config)));
+    nets.back()->join_partition(part, static_cast<uint16_t>(k), &outboxes[k]);
+    if (k > 0) nets.back()->share_paths(*nets.front());
+  }
+  // Every part is given every transfer, in the same order (one slot number
+  // per flow everywhere). Path sets are built here, on one thread.
+  for (int k = 0; k < parts; ++k) {
+    engine::Simulator* sim = sims[k].get();
+    for (size_t i = 0; i < transfers.size(); ++i) {
+      const TimedTransfer& x = transfers[i];
+      nets[k]->transfer_at(
+          x.start, x.src, x.dst, x.bytes, [&r, sim, i] { r.finished_ps[i] = sim->now().count_ps(); },
+          options.transfer);
+    }
+  }
+
+  auto earliest = [&] {
+    SimTime next = SimTime::max();
+    for (auto& s : sims) next = std::min(next, s->next_time());
+    return next;
+  };
+  auto window_end = [&](SimTime start) {  // events strictly before it run in this window
+    return part.cut_links == 0 || start > SimTime::max() - part.lookahead ? SimTime::max() : start + part.lookahead;
+  };
+
+  // The loop every thread runs on its parts (k = thread, thread + threads, ...):
+  // run the window, hand crossings over, then one thread picks the next window.
+  SimTime end = SimTime::zero();
+  bool done = false;
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::atomic_flag error_taken = ATOMIC_FLAG_INIT;
+  std::vector<SimTime> next_of(threads, SimTime::max());
+  std::vector<uint64_t> crossed(threads, 0);
+  int phase = 0;
+  auto between = [&]() noexcept {
+    if (phase++ % 2 == 0) return;  // after the run: the handover comes next
+    SimTime next = SimTime::max();
+    for (SimTime n : next_of) next = std::min(next, n);
+    if (next == SimTime::max() || failed.load()) {
+      done = true;
+      return;
+    }
+    end = window_end(next);
+    ++r.windows;
+  };
+  std::barrier sync(threads, between);
+  auto work = [&](int self) {
+    auto guarded = [&](auto&& body) {
+      if (failed.load()) return;
+      try {
+        body();
+      } catch (...) {
+        if (!error_taken.test_and_set()) error = std::current_exception();
+        failed.store(true);
+      }
+    };
+    for (;;) {
+      guarded([&] {
+        const SimTime last = end == SimTime::max() ? end : end - SimTime::ps(1);
+        for (int k = self; k < parts; k += threads) sims[k]->run_until(last);
+      });
+      sync.arrive_and_wait();
+      guarded([&] {
+        SimTime next = SimTime::max();
+        for (int k = self; k < parts; k += threads) {
+          for (int from = 0; from < parts; ++from) {
+            std::vector<Crossing>& box = outboxes[from][k];
+            for (const Crossing& c : box) nets[k]->import(c);
+            crossed[self] += box.size();
+            box.clear();
+          }
+          next = std::min(next, sims[k]->next_time());
+        }
+        next_of[self] = next;
+      });
+      sync.arrive_and_wait();
+      if (done) return;
+    }
+  };
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const SimTime first = earliest();
+  if (first != SimTime::max()) {
+    end = window_end(first);
+    r.windows = 1;
+    std::vector<std::thread> pool;
+    for (int k = 1; k < threads; ++k) pool.emplace_back(work, k);
+    work(0);
+    for (std::thread& th : pool) th.join();
+  }
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (error) std::rethrow_exception(error);
+  for (uint64_t c : crossed) r.crossings += c;
+  for (int k = 0; k < parts; ++k) {
+    r.events += sims[k]->events_processed();
+    add_stats(r.stats, nets[k]->stats());
+  }
+  return r;
+}
+
+}  // namespace anatomy::net::packet
