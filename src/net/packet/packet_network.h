@@ -45,6 +45,10 @@
 // never limit bandwidth; PFC has one lossless class (data) and control
 // packets travel in a lossy priority class.
 //
+// Partitioned (parallel_run.h): the network can be one part of a larger
+// run, modelling only its own nodes' ports; a packet bound for another
+// part's node leaves through an outbox instead of the link's ring.
+//
 // Time is integer picoseconds; serialization rounds up to the next ps.
 // Packets come from a pool (packet.h) and carry their route; the hot path
 // allocates nothing. Flows and ports live in deques, so references stay
@@ -142,12 +146,13 @@ class PacketNetwork final : public Network, private Host {
   // A packet, or a PFC pause frame, bound for a node of another part; it
   // arrives there at at_ps, at least one lookahead after it left.
   struct Crossing {
+    Packet packet;              // a packet (when !is_pause); first, so the record is two cache lines
     int64_t at_ps = 0;
-    Packet packet;              // a packet (when !is_pause)
     LinkId pause_link = topo::kNoLink;
     bool pause = false;         // a pause frame: pause (true) or resume
     bool is_pause = false;
   };
+  static_assert(sizeof(Crossing) == 128, "a crossing is two cache lines");
   // Makes this network the part `self` of `partition`: it models the
   // nodes that part owns and their egress ports, and appends what leaves
   // for another part k to (*outboxes)[k]. Every part is given every
