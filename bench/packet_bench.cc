@@ -8,7 +8,8 @@
 //     * Scale/<transport>/<radix>/<hints>: the permutation on 128, 1,024
 //       and 8,192 hosts (issue #18: events/s within 1.5x across the three).
 //     * Parallel/<transport>/<radix>/<threads>: that permutation with the
-//       network split into 8 parts (net/packet/parallel_run.h) on 1 or 2
+//       network split into parts (net/packet/parallel_run.h; as many as
+//       anatomy packet makes: 8, 8, 32) on 1 or 2
 //       threads (issue #18: 2 threads >= 1.7x faster on 8,192 hosts, the
 //       same FCTs).
 //     * Incast128: 127 hosts send 2 MB each to one; target >= 5 M events/s.
@@ -197,7 +198,7 @@ BENCHMARK_CAPTURE(BM_Scale, eqds, std::string("eqds"))
     ->Iterations(1);
 
 // Issue #18's "every core": the Scale permutation (same seed, so the same
-// pairs) with the network in 8 parts, run by 1 or 2 threads. `fct_hash`
+// pairs) with the network in default_partitions() parts, run by 1 or 2 threads. `fct_hash`
 // sums the FCTs in picoseconds, so runs with other thread counts can be
 // seen to agree to the picosecond.
 void BM_Parallel(benchmark::State& state, const std::string& transport) {
@@ -210,7 +211,8 @@ void BM_Parallel(benchmark::State& state, const std::string& transport) {
   for (uint32_t i = 0; i < t.num_gpus(); ++i)
     if (perm[i] != static_cast<int>(i)) xs.push_back({core::SimTime::zero(), t.gpu_node(i), t.gpu_node(perm[i]), core::Bytes(2'000'000)});
   net::packet::PartitionedResult r;
-  for (auto _ : state) r = net::packet::run_partitioned(t, spec.packet, xs, {.partitions = 8, .threads = threads});
+  const int parts = net::packet::default_partitions(t.num_gpus());
+  for (auto _ : state) r = net::packet::run_partitioned(t, spec.packet, xs, {.partitions = parts, .threads = threads});
   double sum_us = 0, max_us = 0, hash = 0;
   for (int64_t f : r.finished_ps) {
     sum_us += static_cast<double>(f) / 1e6;
@@ -219,6 +221,7 @@ void BM_Parallel(benchmark::State& state, const std::string& transport) {
   }
   state.counters["hosts"] = static_cast<double>(t.num_gpus());
   state.counters["threads"] = r.threads;
+  state.counters["partitions"] = r.partitions;
   state.counters["events"] = static_cast<double>(r.events);
   state.counters["sim_s"] = r.wall_s;
   state.counters["Mevents_per_s"] = static_cast<double>(r.events) / r.wall_s / 1e6;

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "net/connection_matrix.h"
 #include "net/packet/parallel_run.h"
+#include "net/packet/partition.h"
 #include "topo/htsim_topo.h"
 
 namespace anatomy::app {
@@ -96,7 +97,7 @@ HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_pat
     throw core::InputError(fmt::format("--partitions: {} is more than the topology's {} hosts", options.partitions,
                                        t.num_gpus()));
   int partitions = options.partitions;
-  if (partitions == 0) partitions = packet && !switch_scheduled ? static_cast<int>(std::min<uint32_t>(8, t.num_gpus())) : 1;
+  if (partitions == 0) partitions = packet && !switch_scheduled ? net::packet::default_partitions(t.num_gpus()) : 1;
   HtsimRun r;
   r.topology = t.description;
   r.hosts = t.num_gpus();

@@ -38,7 +38,7 @@ struct HtsimOptions {
   // htsim's UEC and EQDS sources print "finished at" (one path's latency
   // later).
   bool fct_at_sender = false;
-  int partitions = 0;  // packet model: parts of the network; 0: min(8, hosts); 1: one event queue
+  int partitions = 0;  // packet model: parts of the network; 0: net::packet::default_partitions; 1: one event queue
   int threads = 0;     // packet model: 0 = one per core; never changes the results
 };
 

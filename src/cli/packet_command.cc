@@ -84,8 +84,8 @@ void add_packet_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"receiver", "sender"}))
       ->capture_default_str();
   sub->add_option("--partitions", args->partitions,
-                  "packet model: parts the network is split into, each with its own event queue (0: min(8, hosts); "
-                  "1: one queue). The results depend on it, not on --threads")
+                  "packet model: parts the network is split into, each with its own event queue (0: one per 256 hosts, "
+                  "8 to 64, at most the hosts; 1: one queue). The results depend on it, not on --threads")
       ->capture_default_str();
   sub->add_option("--threads", args->threads, "packet model: threads that run the parts (0: one per core)")
       ->capture_default_str();

@@ -65,6 +65,18 @@ TEST(Partition, KeepsHostsInContiguousBlocksAndDealsTheCoreRoundRobin) {
   EXPECT_THROW(partition_nodes(t, 129), core::InputError);
 }
 
+TEST(Partition, DefaultIsOnePartPer256HostsFrom8To64) {
+  // 8,192 / 256 = 32 parts; 1,024 / 256 = 4, raised to 8 so that up to 8
+  // cores have parts; 65,536 / 256 = 256, capped at 64; and never more
+  // parts than hosts.
+  EXPECT_EQ(default_partitions(8192), 32);
+  EXPECT_EQ(default_partitions(1024), 8);
+  EXPECT_EQ(default_partitions(128), 8);
+  EXPECT_EQ(default_partitions(65536), 64);
+  EXPECT_EQ(default_partitions(4), 4);
+  EXPECT_EQ(default_partitions(0), 1);
+}
+
 TEST(PartitionedRun, EveryThreadCountGivesTheSameRun) {
   // 128 hosts each send 256 KB to another: whether 1, 2 or 4 threads run
   // the 4 parts, every flow ends at the same picosecond, with the same

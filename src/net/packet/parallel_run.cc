@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <chrono>
 #include <exception>
 #include <memory>
@@ -38,6 +37,42 @@ void add_stats(PacketStats& to, const PacketStats& s) {
   to.peak_port_bytes = std::max(to.peak_port_bytes, s.peak_port_bytes);
   to.peak_packets += s.peak_packets;
 }
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// The threads meet twice per window, and a window of a small fabric is a
+// millisecond or less of work: a futex sleep and wake-up (std::barrier's
+// way) costs tens of microseconds on a VM, so the threads spin, then
+// yield. The last to arrive runs `last` before anyone goes on.
+class WindowBarrier {
+ public:
+  explicit WindowBarrier(int threads) : threads_(threads) {}
+  template <typename F>
+  void arrive_and_wait(F&& last) {
+    const uint32_t gen = gen_.load(std::memory_order_acquire);
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == threads_) {
+      last();
+      arrived_.store(0, std::memory_order_relaxed);
+      gen_.store(gen + 1, std::memory_order_release);
+      return;
+    }
+    for (int spins = 0; gen_.load(std::memory_order_acquire) == gen; ++spins) {
+      if (spins < 4096) cpu_relax();
+      else std::this_thread::yield();
+    }
+  }
+
+ private:
+  const int threads_;
+  std::atomic<int> arrived_{0};
+  std::atomic<uint32_t> gen_{0};
+};
 
 }  // namespace
 
@@ -98,9 +133,7 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
   std::atomic_flag error_taken = ATOMIC_FLAG_INIT;
   std::vector<SimTime> next_of(threads, SimTime::max());
   std::vector<uint64_t> crossed(threads, 0);
-  int phase = 0;
-  auto between = [&]() noexcept {
-    if (phase++ % 2 == 0) return;  // after the run: the handover comes next
+  auto next_window = [&] {
     SimTime next = SimTime::max();
     for (SimTime n : next_of) next = std::min(next, n);
     if (next == SimTime::max() || failed.load()) {
@@ -110,7 +143,7 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
     end = window_end(next);
     ++r.windows;
   };
-  std::barrier sync(threads, between);
+  WindowBarrier sync(threads);
   auto work = [&](int self) {
     auto guarded = [&](auto&& body) {
       if (failed.load()) return;
@@ -126,7 +159,7 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
         const SimTime last = end == SimTime::max() ? end : end - SimTime::ps(1);
         for (int k = self; k < parts; k += threads) sims[k]->run_until(last);
       });
-      sync.arrive_and_wait();
+      sync.arrive_and_wait([] {});
       guarded([&] {
         SimTime next = SimTime::max();
         for (int k = self; k < parts; k += threads) {
@@ -140,7 +173,7 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
         }
         next_of[self] = next;
       });
-      sync.arrive_and_wait();
+      sync.arrive_and_wait(next_window);
       if (done) return;
     }
   };

@@ -8,6 +8,11 @@
 
 namespace anatomy::net::packet {
 
+int default_partitions(uint32_t hosts) {
+  const uint32_t by_size = std::clamp<uint32_t>(hosts / 256, 8, 64);
+  return static_cast<int>(std::max<uint32_t>(1, std::min(by_size, hosts)));
+}
+
 Partition partition_nodes(const topo::Topology& t, int parts) {
   const uint32_t hosts = t.num_gpus();
   if (parts < 1 || static_cast<uint32_t>(parts) > std::max<uint32_t>(hosts, 1))

@@ -37,6 +37,14 @@ struct Partition {
   size_t cut_links = 0;         // links whose ends are in different parts
 };
 
+// The part count a run uses unless told: one part per 256 hosts, at least
+// 8 (so that up to 8 cores have parts to share) and at most 64, never more
+// than the hosts. Smaller parts keep the state one window of one part
+// touches in a core's cache: the 8,192-host permutation ran 13.0 s on one
+// thread as 32 parts, 14.9 s as 8 and 18.4 s as one (bench/README.md).
+// A function of the topology alone, so every machine runs the same parts.
+int default_partitions(uint32_t hosts);
+
 // `parts` >= 1, at most the number of hosts. Throws InputError when two
 // parts are joined by a link without latency (there is no lookahead).
 Partition partition_nodes(const topo::Topology& t, int parts);
