@@ -69,6 +69,7 @@ uint32_t PacketNetwork::make_data(Flow& f, uint32_t seq) {
   p.route = s.forward(path);
   p.path = static_cast<uint16_t>(path);
   p.hops = static_cast<uint16_t>(s.len);
+  set_next_port(p, f.inject);
   p.kind = PacketKind::kData;
   p.payload = f.payload(seq);
   p.seq = seq;
@@ -119,7 +120,9 @@ void PacketNetwork::send_control(Flow& f, PacketKind kind, uint32_t seq, uint32_
   c.flow_gen = f.gen;
   c.stamp_ps = stamp_ps;
   ++stats_.control_sent;
-  arrive_at_port(port_index(c.route[0]), pi);
+  const uint32_t first = port_index(c.route[0]);
+  set_next_port(c, first);
+  arrive_at_port(first, pi);
 }
 
 // ---- flows -----------------------------------------------------------------

@@ -230,8 +230,14 @@ void PacketNetwork::prefetch_land_far(uint32_t idx, uint32_t pi) const {
 void PacketNetwork::prefetch_land_near(uint32_t idx, uint32_t pi) const {
   const Port& port = ports_[idx];
   if (port.wire_count > 1) __builtin_prefetch(&port.wire[(port.wire_head + 1) & port.wire_mask]);
-  const Packet& p = pool_[pi];
+  prefetch_next_hop(pool_[pi]);
+}
+
+void PacketNetwork::prefetch_next_hop(const Packet& p) const {
   const uint32_t next = p.hop + 1u;
+  // forward() reads the link after the next (next_port's, see there): the
+  // route is one of a flow's many paths, out of cache since the last hop.
+  if (hop_cache_ && next + 1 < p.hops) __builtin_prefetch(p.route + next + 1);
   if (next < p.hops) {
     const uint32_t to = p.next_port != kNoPort ? p.next_port : port_of_link_[p.route[next]];
     if (to == kNone) return;
@@ -431,6 +437,7 @@ void PacketNetwork::join_partition(const Partition& partition, uint16_t self,
                 "a part needs an outbox for every part");
   ANATOMY_CHECK(cfg_.fabric == FabricKind::kEndpoint,
                 "a switch-scheduled fabric's requests and grants cross parts without a link: it runs as one part");
+  ANATOMY_CHECK(topo_.num_links() < kNextLinkTag, "too many links to carry one in a packet's next_port");
   part_ = &partition;
   self_ = self;
   outboxes_ = outboxes;
@@ -458,7 +465,7 @@ struct PacketNetwork::ImportEvent {
   uint32_t packet;
   void operator()() const { net->forward(packet); }
   void prefetch_far() const { __builtin_prefetch(&net->pool_[packet]); }
-  void prefetch_near() const {}
+  void prefetch_near() const { net->prefetch_next_hop(net->pool_[packet]); }
 };
 
 void PacketNetwork::import(const Crossing& c) {
@@ -470,7 +477,8 @@ void PacketNetwork::import(const Crossing& c) {
   Packet& p = pool_[pi];
   p = c.packet;
   p.next = kNoPacket;
-  p.next_port = kNoPort;
+  // The sender put the next link in next_port (forward()): its port here.
+  p.next_port = p.next_port != kNoPort && (p.next_port & kNextLinkTag) ? port_index(p.next_port & ~kNextLinkTag) : kNoPort;
   sim_.schedule_at(SimTime::ps(c.at_ps), ImportEvent{this, pi});
 }
 
@@ -495,12 +503,20 @@ void PacketNetwork::forward(uint32_t pi) {
   }
   uint32_t idx = p.next_port;
   if (!hop_cache_ || idx == kNoPort) idx = port_index(p.route[p.hop]);
+  set_next_port(p, idx);
+  arrive_at_port(idx, pi);
+}
+
+void PacketNetwork::set_next_port(Packet& p, uint32_t idx) {
+  if (!hop_cache_) return;
   // route[hop + 1] shares the line just read: look its port up now, not
   // at the next landing, when the line has long left the cache.
-  // Not when the next hop is another part's: its ports are not modelled here.
-  if (hop_cache_)
-    p.next_port = p.hop + 1u < p.hops && ports_[idx].far_part == kNoPart ? port_index(p.route[p.hop + 1]) : kNoPort;
-  arrive_at_port(idx, pi);
+  // When the next hop is another part's, whose ports are not modelled
+  // here, the packet carries the link instead, and that part looks its
+  // port up when the packet crosses (import()).
+  if (p.hop + 1u == p.hops) p.next_port = kNoPort;
+  else if (ports_[idx].far_part == kNoPart) p.next_port = port_index(p.route[p.hop + 1]);
+  else p.next_port = kNextLinkTag | p.route[p.hop + 1];
 }
 
 void PacketNetwork::adapt(Packet& p, const PathSet& s) {

@@ -169,6 +169,9 @@ class PacketNetwork final : public Network, private Host {
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
   static constexpr uint16_t kNoPart = UINT16_MAX;
+  // Partitioned: a packet bound for another part carries its next link,
+  // not a port index, in next_port, tagged by this bit (import() resolves it).
+  static constexpr uint32_t kNextLinkTag = 0x80000000u;
   static_assert(kNone == kNoPort, "a packet's next_port and a port index share the empty value");
 
   struct WireSlot {
@@ -258,6 +261,8 @@ class PacketNetwork final : public Network, private Host {
   SimTime serialization(const Port& port, int64_t wire_bytes) const;
   // A packet reaches the node at the end of route[hop - 1] (or, hop 0, is injected).
   void forward(uint32_t pi);
+  // Packet::next_port of `p`, about to take route[hop] through port `idx`.
+  void set_next_port(Packet& p, uint32_t idx);
   void arrive_at_port(uint32_t port, uint32_t pi);
   void enqueue(Port& port, uint32_t pi, bool high);
   void transmit(uint32_t port, uint32_t pi, SimTime start);
@@ -268,6 +273,8 @@ class PacketNetwork final : public Network, private Host {
   void land(uint32_t port, uint32_t pi);
   void prefetch_land_far(uint32_t port, uint32_t pi) const;
   void prefetch_land_near(uint32_t port, uint32_t pi) const;
+  // What forward() of `p` will touch first: the next port, or at the end its flow.
+  void prefetch_next_hop(const Packet& p) const;
   void serve(uint32_t port);
   struct ServeEvent;  // serve(port) at the end of the packet on its wire, with prefetch hints
   void prefetch_serve_near(uint32_t port) const;
