@@ -138,6 +138,48 @@ TEST(PartitionedRun, AgreesWithOneQueueOnAContendedPermutation) {
   }
 }
 
+TEST(PartitionedRun, AHostSplitBetweenPartsSendsAndReceivesByItsNicsPart) {
+  // 8 hosts of 2 GPUs that share one NIC, in 3 parts: GPUs 10 and 11 (host
+  // 5) fall in parts 1 and 2 (10 x 3 / 16 = 1, 11 x 3 / 16 = 2), and the
+  // NIC joins one of them. A flow sends from the part that has the NIC,
+  // whichever GPU it is from, and each flow alone ends when one queue
+  // ends it, to the picosecond.
+  topo::ClusterSpec spec;
+  spec.system = testing::single_nic_host();
+  spec.system.gpus_per_host = 2;
+  spec.system.scaleup.domain_gpus = 1;
+  spec.gpus = 16;
+  spec.fabric.radix = 8;
+  spec.fabric.tiers = 2;
+  spec.fabric.rail_optimized = false;
+  const topo::Topology t = topo::build_cluster(spec);
+  const Partition p = partition_nodes(t, 3);
+  ASSERT_NE(p.owner[t.gpu_node(10)], p.owner[t.gpu_node(11)]);
+  const PacketConfig c = with_transport("uec");
+  for (const auto& [from, to] : {std::pair{11u, 0u}, std::pair{0u, 11u}, std::pair{10u, 3u}}) {
+    const std::vector<TimedTransfer> xs = {{SimTime::zero(), t.gpu_node(from), t.gpu_node(to), core::Bytes(300'000)}};
+    EXPECT_EQ(run_partitioned(t, c, xs, {.partitions = 3, .threads = 2}).finished_ps, one_queue(t, c, xs))
+        << from << " -> " << to;
+  }
+}
+
+TEST(PartitionedRun, RefusesWhatNeedsOneQueue) {
+  // A switch-scheduled fabric's requests and grants cross parts without a
+  // link, and a send completion would be timed by the receiver's part
+  // without the sender's resends in view: both are InputErrors on more
+  // than one part, and run on one.
+  const topo::Topology t = fat_tree(32, 8, 2);
+  const std::vector<TimedTransfer> xs = {{SimTime::zero(), t.gpu_node(0), t.gpu_node(31), core::Bytes(100'000)}};
+  PacketConfig sched = with_transport("roce");
+  sched.fabric = FabricKind::kSwitchScheduled;
+  EXPECT_THROW(run_partitioned(t, sched, xs, {.partitions = 2}), core::InputError);
+  PartitionedOptions on_send{.partitions = 2};
+  on_send.transfer.complete_on_send = true;
+  EXPECT_THROW(run_partitioned(t, with_transport("uec"), xs, on_send), core::InputError);
+  on_send.partitions = 1;
+  EXPECT_GT(run_partitioned(t, with_transport("uec"), xs, on_send).finished_ps[0], 0);
+}
+
 TEST(PartitionedRun, PauseFramesCrossPartsToo) {
   // RoCE with PFC: 31 hosts of the first 32 send 1 MB each to host 127,
   // in another part. The last ToR's port to host 127 fills and pauses

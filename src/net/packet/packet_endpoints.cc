@@ -146,15 +146,11 @@ uint32_t PacketNetwork::new_slot() {
 
 void PacketNetwork::free_slot(uint32_t slot) {
   Flow& f = flows_[slot];
-  if (part_) {  // every part numbers flows alike: no slot is reused
-    f.on_done.reset();
-    return;
-  }
   f.live = false;
   f.in_ready = false;
   f.rto_armed = false;
   f.on_done.reset();
-  free_slots_.push_back(slot);
+  if (!part_) free_slots_.push_back(slot);  // every part numbers flows alike: no slot is reused
 }
 
 TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Bytes bytes, Callback on_done,
@@ -185,7 +181,9 @@ TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Byt
   }
   f.paths = lb_ == LoadBalancing::kEcmp ? &paths_->ecmp(src, dst, hash) : &paths_->spray(src, dst);
   f.path_cursor = static_cast<uint32_t>(hash % f.paths->count);
-  const bool sender = owns(src);
+  // A part keeps a flow's sender if it has the first modelled link's node
+  // (the NIC the flow leaves by), its receiver if it has the last one's.
+  const bool sender = sends_here(f);
   if (sender) {
     f.inject = port_index(f.paths->forward(0)[0]);
     Port& inject = ports_[f.inject];
@@ -198,7 +196,7 @@ TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Byt
   f.npkts = static_cast<uint32_t>((f.bytes + mtu_ - 1) / mtu_);
   f.last_payload = static_cast<uint16_t>(f.bytes - static_cast<int64_t>(f.npkts - 1) * mtu_);
   // A part that has neither end only forwards the flow's packets.
-  const size_t words = sender || owns(dst) ? (f.npkts + 63) / 64 : 0;
+  const size_t words = sender || receives_here(f) ? (f.npkts + 63) / 64 : 0;
   f.acked_bits.assign(words, 0);
   f.lost_bits.assign(words, 0);
   f.rcv_bits.assign(words, 0);
@@ -249,7 +247,7 @@ void PacketNetwork::receiver_complete(Flow& f) {
   f.receiver_done = true;
   if (f.reported || f.report_scheduled) return;
   if (f.complete_on_send) {  // every byte is in, so every byte has been sent
-    if (owns(f.src)) report(f.slot);  // else the sender's part reports it
+    if (sends_here(f)) report(f.slot);  // else the sender's part reports it
     return;
   }
   if (f.complete_on_ack) return;  // sender_complete reports it
@@ -268,6 +266,12 @@ void PacketNetwork::sender_complete(Flow& f) {
     free_slot(f.slot);
   } else if ((f.complete_on_send && !f.report_scheduled) || f.complete_on_ack) {
     report(f.slot);
+  } else if (!receives_here(f)) {
+    // Partitioned: the receiver's part reports the flow, and nothing here
+    // waits for this copy. (That part cannot know the sender is done, so
+    // it keeps answering late copies of data that one queue would drop as
+    // stale: a few acknowledgements more on the way back.)
+    free_slot(f.slot);
   }
 }
 

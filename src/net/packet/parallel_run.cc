@@ -78,6 +78,12 @@ class WindowBarrier {
 
 PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& config,
                                   const std::vector<TimedTransfer>& transfers, const PartitionedOptions& options) {
+  if (config.fabric == FabricKind::kSwitchScheduled && options.partitions > 1)
+    throw core::InputError("network.fabric: a switch-scheduled fabric's requests and grants cross parts without a link: "
+                           "it runs as one part");
+  if (options.transfer.complete_on_send && options.partitions > 1)
+    throw core::InputError("complete_on_send: a send completion is timed on one event queue (the receiver's part cannot "
+                           "see the sender's resends)");
   const Partition part = partition_nodes(t, options.partitions);
   const int parts = part.parts;
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
@@ -144,7 +150,13 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
     ++r.windows;
   };
   WindowBarrier sync(threads);
+  // 0: wait, 1: run, 2: a thread could not be started, so none runs.
+  std::atomic<int> go{0};
   auto work = [&](int self) {
+    for (int g; (g = go.load(std::memory_order_acquire)) != 1;) {
+      if (g == 2) return;
+      std::this_thread::yield();
+    }
     auto guarded = [&](auto&& body) {
       if (failed.load()) return;
       try {
@@ -184,7 +196,14 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
     end = window_end(first);
     r.windows = 1;
     std::vector<std::thread> pool;
-    for (int k = 1; k < threads; ++k) pool.emplace_back(work, k);
+    try {
+      for (int k = 1; k < threads; ++k) pool.emplace_back(work, k);
+    } catch (...) {
+      go.store(2, std::memory_order_release);
+      for (std::thread& th : pool) th.join();
+      throw;
+    }
+    go.store(1, std::memory_order_release);
     work(0);
     for (std::thread& th : pool) th.join();
   }

@@ -18,7 +18,16 @@
 // What it does not do: transfers started by completions (a collective's
 // next step) need the single event queue of PacketNetwork; so does a
 // switch-scheduled fabric, whose requests and grants cross parts without
-// a link (join_partition refuses it).
+// a link, and a send completion (complete_on_send), which the receiver's
+// part would have to time with the sender's resends in view: those are
+// refused. One thing differs from one queue beyond the order of
+// same-picosecond events: a receiver's part cannot know when the sender is
+// done, so it answers late copies of data that one queue would drop as
+// stale (a few acknowledgements more, on the way back).
+//
+// A part keeps a flow's sender when it has the node the flow's first
+// modelled link leaves (its NIC), its receiver when it has the node the
+// last one reaches; a GPU and its NIC may be in different parts.
 //
 //   std::vector<TimedTransfer> xs = {{SimTime::zero(), t.gpu_node(0), t.gpu_node(9), Bytes(2'000'000)}};
 //   PartitionedResult r = run_partitioned(t, config, xs, {.partitions = 8, .threads = 2});
@@ -58,8 +67,9 @@ struct PartitionedResult {
   double wall_s = 0;          // the run alone (the parts built before)
 };
 
-// Throws InputError for a partition count out of range, or parts joined by
-// a link without latency.
+// Throws InputError for a partition count out of range, parts joined by a
+// link without latency, a switch-scheduled fabric or complete_on_send on
+// more than one part.
 PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& config,
                                   const std::vector<TimedTransfer>& transfers, const PartitionedOptions& options);
 
