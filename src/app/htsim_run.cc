@@ -88,8 +88,8 @@ HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_pat
     throw core::InputError(options.partitions < 0 ? "--partitions: must be 0 (automatic) or more"
                                                   : "--threads: must be 0 (one per core) or more");
   const bool packet = network.model == net::NetworkModel::kPacket;
-  const bool switch_scheduled = packet && network.packet.fabric == net::packet::FabricKind::kSwitchScheduled;
-  if (options.partitions > 1 && (!packet || switch_scheduled))
+  const bool in_parts = packet && net::packet::runs_in_parts(network.packet);
+  if (options.partitions > 1 && !in_parts)
     throw core::InputError(fmt::format("--partitions: {} runs as one part (its {} need one event queue)",
                                        packet ? "a switch-scheduled fabric" : "the flow model",
                                        packet ? "requests and grants" : "max-min shares"));
@@ -97,7 +97,7 @@ HtsimRun run_htsim_files(const std::string& cm_path, const std::string& topo_pat
     throw core::InputError(fmt::format("--partitions: {} is more than the topology's {} hosts", options.partitions,
                                        t.num_gpus()));
   int partitions = options.partitions;
-  if (partitions == 0) partitions = packet && !switch_scheduled ? net::packet::default_partitions(t.num_gpus()) : 1;
+  if (partitions == 0) partitions = in_parts ? net::packet::default_partitions(t.num_gpus()) : 1;
   HtsimRun r;
   r.topology = t.description;
   r.hosts = t.num_gpus();

@@ -27,6 +27,14 @@ namespace {
 // llMaxBws one-node row (NCCL 2.28 tuning.cc, GB/s): Ampere 87.7, Hopper
 // 141, Blackwell 2 x 141 = 282; RCCL keeps NCCL's table and AMD GPUs fall in
 // the Hopper row.
+//
+// CDNA GEMMs under board power (Architecture::gemm_power_exponent): AMD's
+// max-achievable FLOPs table (ROCm blog, 2025-02-28) has the same die at
+// 750 W (MI300X) and 1,000 W (MI325X) run bf16 GEMMs at 708 and 843
+// TFLOP/s, at median clocks of 1,115-1,230 and 1,354-1,464 MHz of a
+// 2,100 MHz peak: ln(843 / 708) / ln(1000 / 750) = 0.607.
+constexpr double kCdnaGemmPowerExponent = 0.607;
+
 std::vector<Architecture> make_architectures() {
   std::vector<Architecture> out;
   out.push_back(Architecture{.family = "ampere",
@@ -83,13 +91,7 @@ std::vector<Architecture> make_architectures() {
                              .nvls_efficiency = 0.85,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kRccl,
-                             // AMD's max-achievable FLOPs table (ROCm blog,
-                             // 2025-02-28): the same die at 750 W (MI300X) and
-                             // 1,000 W (MI325X) runs bf16 GEMMs at 708 and 843
-                             // TFLOP/s, median clocks 1,115-1,230 and
-                             // 1,354-1,464 MHz of a 2,100 MHz peak:
-                             // ln(843 / 708) / ln(1000 / 750) = 0.61.
-                             .gemm_power_exponent = 0.607,
+                             .gemm_power_exponent = kCdnaGemmPowerExponent,
                              .calibration_table = "mi300x.json"});
   out.push_back(Architecture{.family = "cdna4",
                              .description = "AMD CDNA 4 (gfx950)",
@@ -104,7 +106,7 @@ std::vector<Architecture> make_architectures() {
                              // two board powers): the MI350X (1,000 W) and
                              // MI355X (1,400 W) share the die, and AMD rates
                              // them 2.2 and 2.4 GHz peak.
-                             .gemm_power_exponent = 0.607,
+                             .gemm_power_exponent = kCdnaGemmPowerExponent,
                              .calibration_table = "mi355x.json"});
   return out;
 }

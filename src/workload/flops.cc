@@ -26,6 +26,14 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   return f;
 }
 
+// Forward, backward (2x) over the iteration's tokens, the attention core
+// counted at `attention_share` of its full square.
+double model_flops_counting(const ModelSpec& m, const TrainingSpec& t, double attention_share) {
+  const ForwardPerToken f = forward_per_token(m, t.seq_len);
+  return 3 * (f.layer_gemms + attention_share * f.attention_core + f.logits) *
+         static_cast<double>(t.tokens_per_iteration());
+}
+
 }  // namespace
 
 double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len) {
@@ -34,15 +42,9 @@ double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len)
   return (4 * (f.layer_gemms + f.attention_core) + 3 * f.logits) * tokens;
 }
 
-double model_flops(const ModelSpec& m, const TrainingSpec& t) {
-  const ForwardPerToken f = forward_per_token(m, t.seq_len);
-  return 3 * (f.layer_gemms + f.attention_core + f.logits) * static_cast<double>(t.tokens_per_iteration());
-}
+double model_flops(const ModelSpec& m, const TrainingSpec& t) { return model_flops_counting(m, t, 1.0); }
 
-double model_flops_causal(const ModelSpec& m, const TrainingSpec& t) {
-  const ForwardPerToken f = forward_per_token(m, t.seq_len);
-  return 3 * (f.layer_gemms + f.attention_core / 2 + f.logits) * static_cast<double>(t.tokens_per_iteration());
-}
+double model_flops_causal(const ModelSpec& m, const TrainingSpec& t) { return model_flops_counting(m, t, 0.5); }
 
 double hardware_flops(const ModelSpec& m, const TrainingSpec& t) {
   const ForwardPerToken f = forward_per_token(m, t.seq_len);

@@ -435,8 +435,7 @@ void PacketNetwork::join_partition(const Partition& partition, uint16_t self,
   ANATOMY_CHECK(flows_.empty() && ports_.empty(), "a network joins a partition before its first transfer");
   ANATOMY_CHECK(self < partition.parts && outboxes && outboxes->size() == partition.parts,
                 "a part needs an outbox for every part");
-  ANATOMY_CHECK(cfg_.fabric == FabricKind::kEndpoint,
-                "a switch-scheduled fabric's requests and grants cross parts without a link: it runs as one part");
+  ANATOMY_CHECK(runs_in_parts(cfg_), "a switch-scheduled fabric runs as one part");
   ANATOMY_CHECK(topo_.num_links() < kNextLinkTag, "too many links to carry one in a packet's next_port");
   part_ = &partition;
   self_ = self;

@@ -85,7 +85,7 @@ bool hints_pay(uint32_t hosts, int parts) { return hosts >= 64u * static_cast<ui
 
 PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& config,
                                   const std::vector<TimedTransfer>& transfers, const PartitionedOptions& options) {
-  if (config.fabric == FabricKind::kSwitchScheduled && options.partitions > 1)
+  if (!runs_in_parts(config) && options.partitions > 1)
     throw core::InputError("network.fabric: a switch-scheduled fabric's requests and grants cross parts without a link: "
                            "it runs as one part");
   if (options.transfer.complete_on_send && options.partitions > 1)

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "net/packet/config.h"
 #include "topo/topology.h"
 
 namespace anatomy::net::packet {
@@ -36,6 +37,11 @@ struct Partition {
   core::SimTime lookahead = core::SimTime::max();  // max(): no link crosses parts
   size_t cut_links = 0;         // links whose ends are in different parts
 };
+
+// Whether a network so configured can run in more than one part: not a
+// switch-scheduled fabric, whose requests and grants cross parts without a
+// link (so without a lookahead).
+inline bool runs_in_parts(const PacketConfig& c) { return c.fabric == FabricKind::kEndpoint; }
 
 // The part count a run uses unless told: one part per 256 hosts, at least
 // 8 (so that up to 8 cores have parts to share) and at most 64, never more

@@ -19,8 +19,8 @@
 //     path's queue, not the flow's, and REPS leaves that entropy value.
 //     (A DCTCP-style cut on every marked window, the rule before, slowed
 //     flows that had only crossed a busy path: the slowest flow of an
-//     8,192-host permutation took 64.0 us against htsim NSCC's 56.2, timed
-//     at the sender; now 54.3.)
+//     8,192-host permutation grew with the fabric where htsim NSCC's did
+//     not; bench/README.md has the figures.)
 //   * per NACK (a trim): w <- w - MTU;
 //   * w stays within [1 MTU, 1.5 BDP].
 // The target and gamma are htsim NSCC's (uec.cpp, main_uec.cpp: target
