@@ -24,7 +24,7 @@ uint32_t PacketNetwork::from_feeder(Port& port) {
       fd.ring.erase(fd.ring.begin(), fd.ring.begin() + static_cast<std::ptrdiff_t>(fd.head));
       fd.head = 0;
     }
-    Flow& f = flows_[slot];
+    Flow& f = flow_at(slot);
     if (f.gen != gen || !f.live || !f.in_ready) continue;
     uint32_t seq = kNoSeq;
     SimTime at;
@@ -98,7 +98,7 @@ void PacketNetwork::activate(Flow& f) {
 }
 
 void PacketNetwork::wake(uint32_t slot, uint32_t gen) {
-  Flow& f = flows_[slot];
+  Flow& f = flow_at(slot);
   if (f.gen != gen || !f.live) return;
   f.wake_pending = false;
   activate(f);
@@ -129,7 +129,11 @@ void PacketNetwork::send_control(Flow& f, PacketKind kind, uint32_t seq, uint32_
 
 uint32_t PacketNetwork::new_slot() {
   uint32_t slot;
-  if (!free_slots_.empty()) {
+  if (part_) {  // transfer_at() numbered it, and its record goes last
+    slot = static_cast<uint32_t>(slots_.size() - 1);
+    flows_.emplace_back();
+    flows_.back().slot = slot;
+  } else if (!free_slots_.empty()) {
     slot = free_slots_.back();
     free_slots_.pop_back();
   } else {
@@ -137,15 +141,23 @@ uint32_t PacketNetwork::new_slot() {
     flows_.emplace_back();
     flows_.back().slot = slot;
   }
-  Flow& f = flows_[slot];
+  Flow& f = flow_at(slot);
   ++f.gen;
   f.live = f.started = f.reported = f.receiver_done = f.sender_done = false;
   f.in_ready = f.wake_pending = f.rto_armed = f.rto_event = f.report_scheduled = false;
   return slot;
 }
 
+const PathSet* PacketNetwork::live_paths(uint32_t slot, uint32_t gen) const {
+  // A transit flow's record lives in its own parts, which never reuse a
+  // slot: its packets are never stale here.
+  if (part_ && slots_[slot].local == kNone) return slots_[slot].paths;
+  const Flow& f = flow_at(slot);
+  return f.gen == gen && f.live ? f.paths : nullptr;
+}
+
 void PacketNetwork::free_slot(uint32_t slot) {
-  Flow& f = flows_[slot];
+  Flow& f = flow_at(slot);
   f.live = false;
   f.in_ready = false;
   f.rto_armed = false;
@@ -160,8 +172,23 @@ TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Byt
   const TransferId id = next_id_++;
   ++counters_.transfers_started;
   ++active_;
+  const uint64_t hash = options.flow_hash != 0 ? options.flow_hash : core::mix64(id ^ (uint64_t{src} << 32) ^ dst);
+  const bool moves = src != dst && bytes.count() > 0;
+  const PathSet* paths = !moves                          ? nullptr
+                         : lb_ == LoadBalancing::kEcmp ? &paths_->ecmp(src, dst, hash)
+                                                       : &paths_->spray(src, dst);
+  if (part_) {
+    // A part keeps a flow's record if it has its sender (the node its first
+    // modelled link leaves) or its receiver (the node its last one reaches);
+    // the others only forward its packets.
+    const bool keep = moves ? owns(topo_.link(paths->forward(0)[0]).from) ||
+                                  owns(topo_.link(paths->forward(0)[paths->len - 1]).to)
+                            : owns(src);
+    slots_.push_back({paths, keep ? static_cast<uint32_t>(flows_.size()) : kNone});
+    if (!keep) return id;
+  }
   const uint32_t slot = new_slot();
-  Flow& f = flows_[slot];
+  Flow& f = flow_at(slot);
   f.id = id;
   f.src = src;
   f.dst = dst;
@@ -169,8 +196,7 @@ TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Byt
   f.on_done = std::move(on_done);
   f.complete_on_send = options.complete_on_send;
   f.complete_on_ack = options.complete_on_ack && !options.complete_on_send;
-  const uint64_t hash = options.flow_hash != 0 ? options.flow_hash : core::mix64(id ^ (uint64_t{src} << 32) ^ dst);
-  if (src == dst || bytes.count() == 0) {
+  if (!moves) {
     // Nothing to packetize: the (empty) message only travels.
     f.sender_done = true;
     f.npkts = 0;
@@ -179,10 +205,8 @@ TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Byt
     if (owns(src)) sim_.schedule_at(start + travel, [this, slot] { report(slot); });
     return id;
   }
-  f.paths = lb_ == LoadBalancing::kEcmp ? &paths_->ecmp(src, dst, hash) : &paths_->spray(src, dst);
+  f.paths = paths;
   f.path_cursor = static_cast<uint32_t>(hash % f.paths->count);
-  // A part keeps a flow's sender if it has the first modelled link's node
-  // (the NIC the flow leaves by), its receiver if it has the last one's.
   const bool sender = sends_here(f);
   if (sender) {
     f.inject = port_index(f.paths->forward(0)[0]);
@@ -195,8 +219,7 @@ TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Byt
   f.mtu = static_cast<uint16_t>(mtu_);
   f.npkts = static_cast<uint32_t>((f.bytes + mtu_ - 1) / mtu_);
   f.last_payload = static_cast<uint16_t>(f.bytes - static_cast<int64_t>(f.npkts - 1) * mtu_);
-  // A part that has neither end only forwards the flow's packets.
-  const size_t words = sender || receives_here(f) ? (f.npkts + 63) / 64 : 0;
+  const size_t words = (f.npkts + 63) / 64;
   f.acked_bits.assign(words, 0);
   f.lost_bits.assign(words, 0);
   f.rcv_bits.assign(words, 0);
@@ -224,14 +247,14 @@ TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Byt
 }
 
 void PacketNetwork::start_flow(uint32_t slot, uint32_t gen) {
-  Flow& f = flows_[slot];
+  Flow& f = flow_at(slot);
   if (f.gen != gen || !f.live) return;
   f.started = true;
   activate(f);
 }
 
 void PacketNetwork::report(uint32_t slot) {
-  Flow& f = flows_[slot];
+  Flow& f = flow_at(slot);
   if (f.reported) return;
   f.reported = true;
   --active_;
@@ -288,7 +311,7 @@ void PacketNetwork::arm_rto(Flow& f, bool progress) {
 }
 
 void PacketNetwork::rto_fired(uint32_t slot, uint32_t gen) {
-  Flow& f = flows_[slot];
+  Flow& f = flow_at(slot);
   if (f.gen != gen || !f.live) return;
   f.rto_event = false;
   if (!f.rto_armed || f.sender_done) return;
@@ -335,6 +358,7 @@ int64_t PacketNetwork::queued_bytes(LinkId l) const {
 
 size_t PacketNetwork::memory_bytes() const {
   size_t total = pool_.memory_bytes() + paths_->memory_bytes();
+  total += slots_.capacity() * sizeof(SlotRef);
   for (const Flow& f : flows_)
     total += sizeof(Flow) + (f.acked_bits.capacity() + f.lost_bits.capacity() + f.rcv_bits.capacity()) * 8 +
              f.retx.capacity() * 4 + f.recycled.capacity() * 2;

@@ -81,7 +81,7 @@ void PacketNetwork::transmit(uint32_t idx, uint32_t pi, SimTime start) {
     // starts on the wire. With complete_on_send, the transfer is done when
     // its last packet has left and nothing waits to be resent.
     p.stamp_ps = start.count_ps();
-    Flow& f = flows_[p.flow];
+    Flow& f = flow_at(p.flow);
     if (f.complete_on_send && !f.reported && !f.report_scheduled && f.highest_sent == f.npkts &&
         f.snd_nxt >= f.npkts && !f.retx_pending()) {
       const uint32_t slot = p.flow;
@@ -129,7 +129,7 @@ void PacketNetwork::prefetch_serve_near(uint32_t idx) const {
   } else if (port.feeder != kNone) {
     const Feeder& fd = feeders_[port.feeder];
     if (fd.empty()) return;
-    const char* f = reinterpret_cast<const char*>(&flows_[fd.ring[fd.head].first]);
+    const char* f = reinterpret_cast<const char*>(&flow_at(fd.ring[fd.head].first));
     for (int k = 0; k < 4; ++k) __builtin_prefetch(f + 64 * k);
   }
 }
@@ -246,7 +246,7 @@ void PacketNetwork::prefetch_next_hop(const Packet& p) const {
     __builtin_prefetch(q + 64);
     return;
   }
-  const char* f = reinterpret_cast<const char*>(&flows_[p.flow]);
+  const char* f = reinterpret_cast<const char*>(&flow_at(p.flow));
   for (int k = 0; k < 4; ++k) __builtin_prefetch(f + 64 * k);
 }
 
@@ -360,14 +360,14 @@ void PacketNetwork::bounce(uint32_t pi) {
   // instead of a timeout. From the node before route[hop], the way back is
   // the reverse path from index len - hop on.
   Packet& p = pool_[pi];
-  const Flow& f = flows_[p.flow];
+  const PathSet* paths = live_paths(p.flow, p.flow_gen);
   ++stats_.bounces;
-  if (f.gen != p.flow_gen || !f.live) {
+  if (paths == nullptr) {
     ++stats_.stale;
     pool_.free(pi);
     return;
   }
-  const PathSet& s = *f.paths;
+  const PathSet& s = *paths;
   p.route = s.reverse(p.path);
   p.hop = static_cast<uint16_t>(s.len - p.hop);
   p.next_port = kNoPort;
@@ -497,8 +497,7 @@ void PacketNetwork::forward(uint32_t pi) {
     }
   }
   if (lb_ == LoadBalancing::kAdaptive && !is_control(p.kind)) {
-    const Flow& f = flows_[p.flow];
-    if (f.gen == p.flow_gen && f.live) adapt(p, *f.paths);
+    if (const PathSet* s = live_paths(p.flow, p.flow_gen)) adapt(p, *s);
   }
   uint32_t idx = p.next_port;
   if (!hop_cache_ || idx == kNoPort) idx = port_index(p.route[p.hop]);
@@ -550,7 +549,7 @@ void PacketNetwork::adapt(Packet& p, const PathSet& s) {
 
 void PacketNetwork::at_endpoint(uint32_t pi) {
   const Packet& p = pool_[pi];
-  Flow& f = flows_[p.flow];
+  Flow& f = flow_at(p.flow);
   if (f.gen != p.flow_gen || !f.live) {
     ++stats_.stale;
   } else if (is_control(p.kind)) {

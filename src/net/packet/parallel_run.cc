@@ -220,6 +220,7 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
   for (int k = 0; k < parts; ++k) {
     r.events += sims[k]->events_processed();
     add_stats(r.stats, nets[k]->stats());
+    r.flow_records += nets[k]->flow_records();
   }
   return r;
 }

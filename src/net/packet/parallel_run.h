@@ -27,7 +27,8 @@
 //
 // A part keeps a flow's sender when it has the node the flow's first
 // modelled link leaves (its NIC), its receiver when it has the node the
-// last one reaches; a GPU and its NIC may be in different parts.
+// last one reaches; a GPU and its NIC may be in different parts. The
+// other parts keep only its paths, for the packets they forward.
 //
 //   std::vector<TimedTransfer> xs = {{SimTime::zero(), t.gpu_node(0), t.gpu_node(9), Bytes(2'000'000)}};
 //   PartitionedResult r = run_partitioned(t, config, xs, {.partitions = 8, .threads = 2});
@@ -64,6 +65,7 @@ struct PartitionedResult {
   int partitions = 1, threads = 1;
   SimTime lookahead;          // the window length
   size_t cut_links = 0;       // links between parts
+  uint64_t flow_records = 0;  // over all parts: a flow's record in its sender's and its receiver's part
   double wall_s = 0;          // the run alone (the parts built before)
 };
 

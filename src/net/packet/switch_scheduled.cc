@@ -128,7 +128,7 @@ void PacketNetwork::voq_release(uint32_t v) {
   q.q.pop(pool_, w);
   switches_[q.ingress_sw].used -= w;
   p.aux = q.next_seq++;
-  const Flow& f = flows_[p.flow];
+  const Flow& f = flow_at(p.flow);
   if (f.gen == p.flow_gen && f.live && f.paths->count > 1) {
     const uint32_t path = switches_[q.ingress_sw].spray++ % f.paths->count;
     p.path = static_cast<uint16_t>(path);
