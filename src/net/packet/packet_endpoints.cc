@@ -178,12 +178,9 @@ TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Byt
                          : lb_ == LoadBalancing::kEcmp ? &paths_->ecmp(src, dst, hash)
                                                        : &paths_->spray(src, dst);
   if (part_) {
-    // A part keeps a flow's record if it has its sender (the node its first
-    // modelled link leaves) or its receiver (the node its last one reaches);
+    // A part keeps a flow's record if it has its sender or its receiver;
     // the others only forward its packets.
-    const bool keep = moves ? owns(topo_.link(paths->forward(0)[0]).from) ||
-                                  owns(topo_.link(paths->forward(0)[paths->len - 1]).to)
-                            : owns(src);
+    const bool keep = moves ? sends_here(*paths) || receives_here(*paths) : owns(src);
     slots_.push_back({paths, keep ? static_cast<uint32_t>(flows_.size()) : kNone});
     if (!keep) return id;
   }

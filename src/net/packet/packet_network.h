@@ -307,8 +307,10 @@ class PacketNetwork final : public Network, private Host {
   bool owns(NodeId n) const { return part_ == nullptr || part_->owner[n] == self_; }
   // Whether this part keeps the flow's sender (the node its first
   // modelled link leaves) or its receiver (the node its last one reaches).
-  bool sends_here(const Flow& f) const { return owns(topo_.link(f.paths->forward(0)[0]).from); }
-  bool receives_here(const Flow& f) const { return owns(topo_.link(f.paths->forward(0)[f.paths->len - 1]).to); }
+  bool sends_here(const PathSet& s) const { return owns(topo_.link(s.forward(0)[0]).from); }
+  bool receives_here(const PathSet& s) const { return owns(topo_.link(s.forward(0)[s.len - 1]).to); }
+  bool sends_here(const Flow& f) const { return sends_here(*f.paths); }
+  bool receives_here(const Flow& f) const { return receives_here(*f.paths); }
   // Posts a packet that reaches another part's node at `arrive` (it leaves this part's pool).
   void cross(uint16_t to, SimTime arrive, uint32_t pi);
   bool ecn_mark(int64_t queue_bytes);
