@@ -2,10 +2,12 @@
 // Packet, PacketPool, PacketFifo: the unit the packet backend moves, where
 // it lives, and the queues it waits in.
 //
-// A Packet is a fixed record of 50 bytes, aligned to one 64-byte cache
-// line (measured: 7% fewer cache misses than packing them). It carries its route (a pointer into
-// a path set the network keeps, htsim-style) and the index of the next hop,
-// so forwarding needs no lookup; it never owns memory. Packets live in a
+// A Packet is a fixed record of 64 bytes, one cache line (measured: 7%
+// fewer cache misses than packing them). It carries its route (a pointer
+// into a path set the network keeps, htsim-style), the index of the next
+// hop and, where the path is short, the route itself in one byte a hop
+// (PathSet's compact form), so forwarding reads no path set; it never owns
+// memory. Packets live in a
 // pool of fixed-size blocks: `alloc()` reuses a freed slot, and a new block
 // (4,096 packets) is added only when more packets are in flight than ever
 // before, so the steady state allocates nothing per packet and a reference
@@ -34,6 +36,8 @@ namespace anatomy::net::packet {
 using topo::LinkId;
 
 inline constexpr uint32_t kNoPacket = UINT32_MAX;
+// Longest route a packet carries compact (PathSet::fwd_local): the bytes left in its record.
+inline constexpr uint32_t kCompactHops = 13;
 inline constexpr uint32_t kNoPort = UINT32_MAX;  // the same as PacketNetwork's kNone for a port index
 
 enum class PacketKind : uint8_t {
@@ -75,6 +79,10 @@ struct alignas(64) Packet {
   uint16_t hops = 0;              // route length
   PacketKind kind = PacketKind::kData;
   uint8_t flags = 0;
+  // The route compact (PathSet::fwd_local / rev_local), when `compact`:
+  // local[k] is route[k]'s index among its node's out-links.
+  uint8_t compact = 0;
+  uint8_t local[kCompactHops] = {};
 };
 static_assert(sizeof(Packet) == 64, "a packet record is one cache line (the issue allows 200 bytes per packet)");
 

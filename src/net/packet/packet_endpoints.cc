@@ -66,9 +66,7 @@ uint32_t PacketNetwork::make_data(Flow& f, uint32_t seq) {
       path = static_cast<uint32_t>(core::mix64((spray_salt_ ^ f.id) * 0x9e3779b97f4a7c15ULL + n) % s.count);
     }
   }
-  p.route = s.forward(path);
-  p.path = static_cast<uint16_t>(path);
-  p.hops = static_cast<uint16_t>(s.len);
+  take_path(p, s, path, false);
   set_next_port(p, f.inject);
   p.kind = PacketKind::kData;
   p.payload = f.payload(seq);
@@ -109,9 +107,7 @@ void PacketNetwork::send_control(Flow& f, PacketKind kind, uint32_t seq, uint32_
   const uint32_t pi = pool_.alloc();
   Packet& c = pool_[pi];
   const PathSet& s = *f.paths;
-  c.route = s.reverse(path);
-  c.path = path;
-  c.hops = static_cast<uint16_t>(s.len);
+  take_path(c, s, path, true);
   c.kind = kind;
   c.flags = flags;
   c.seq = seq;
@@ -120,7 +116,10 @@ void PacketNetwork::send_control(Flow& f, PacketKind kind, uint32_t seq, uint32_
   c.flow_gen = f.gen;
   c.stamp_ps = stamp_ps;
   ++stats_.control_sent;
-  const uint32_t first = port_index(c.route[0]);
+  // Every reverse path starts at the receiver's NIC, so a compact route's
+  // first hop spares the path set's line too.
+  const uint32_t first =
+      port_index(c.compact && s.rev_first != PathSet::kNoSlot ? paths_->out_link(s.rev_first + c.local[0]) : c.route[0]);
   set_next_port(c, first);
   arrive_at_port(first, pi);
 }

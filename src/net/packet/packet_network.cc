@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/error.h"
 
@@ -147,6 +148,7 @@ uint32_t PacketNetwork::port_index(LinkId l) {
   // In a switch-scheduled fabric the switches past the ingress VOQs are
   // cell switches with link-level flow control: lossless here.
   if (cfg_.fabric == FabricKind::kEndpoint) p.sw = switch_of_node_[k.from];
+  p.far_first = paths_->out_first(k.to);
   if (part_) {
     ANATOMY_CHECK(owns(k.from), "a part modelled a port of another part's node");
     if (!owns(k.to)) p.far_part = part_->owner[k.to];
@@ -237,7 +239,7 @@ void PacketNetwork::prefetch_next_hop(const Packet& p) const {
   const uint32_t next = p.hop + 1u;
   // forward() reads the link after the next (next_port's, see there): the
   // route is one of a flow's many paths, out of cache since the last hop.
-  if (hop_cache_ && next + 1 < p.hops) __builtin_prefetch(p.route + next + 1);
+  if (hop_cache_ && !p.compact && next + 1 < p.hops) __builtin_prefetch(p.route + next + 1);
   if (next < p.hops) {
     const uint32_t to = p.next_port != kNoPort ? p.next_port : port_of_link_[p.route[next]];
     if (to == kNone) return;
@@ -368,7 +370,7 @@ void PacketNetwork::bounce(uint32_t pi) {
     return;
   }
   const PathSet& s = *paths;
-  p.route = s.reverse(p.path);
+  take_path(p, s, p.path, true);
   p.hop = static_cast<uint16_t>(s.len - p.hop);
   p.next_port = kNoPort;
   p.kind = PacketKind::kNack;
@@ -447,6 +449,7 @@ void PacketNetwork::join_partition(const Partition& partition, uint16_t self,
 void PacketNetwork::share_paths(PacketNetwork& owner) {
   ANATOMY_CHECK(flows_.empty(), "a network shares a path cache before its first transfer");
   paths_ = owner.paths_;
+  own_paths_.reset();
 }
 
 void PacketNetwork::cross(uint16_t to, SimTime arrive, uint32_t pi) {
@@ -507,14 +510,28 @@ void PacketNetwork::forward(uint32_t pi) {
 
 void PacketNetwork::set_next_port(Packet& p, uint32_t idx) {
   if (!hop_cache_) return;
-  // route[hop + 1] shares the line just read: look its port up now, not
-  // at the next landing, when the line has long left the cache.
+  // Look the next port up now, while the port is in cache, not at the next
+  // landing. A compact route names the next link by its place at the
+  // port's far end, so the path set's line is not read at all; otherwise
+  // route[hop + 1] shares the line route[hop] was just read from.
   // When the next hop is another part's, whose ports are not modelled
   // here, the packet carries the link instead, and that part looks its
   // port up when the packet crosses (import()).
-  if (p.hop + 1u == p.hops) p.next_port = kNoPort;
-  else if (ports_[idx].far_part == kNoPart) p.next_port = port_index(p.route[p.hop + 1]);
-  else p.next_port = kNextLinkTag | p.route[p.hop + 1];
+  if (p.hop + 1u == p.hops) {
+    p.next_port = kNoPort;
+    return;
+  }
+  const Port& port = ports_[idx];
+  const LinkId next = p.compact ? paths_->out_link(port.far_first + p.local[p.hop + 1]) : p.route[p.hop + 1];
+  p.next_port = port.far_part == kNoPart ? port_index(next) : kNextLinkTag | next;
+}
+
+void PacketNetwork::take_path(Packet& p, const PathSet& s, uint32_t i, bool reverse) const {
+  p.route = reverse ? s.reverse(i) : s.forward(i);
+  p.path = static_cast<uint16_t>(i);
+  p.hops = static_cast<uint16_t>(s.len);
+  p.compact = hop_cache_ && s.compact() ? 1 : 0;
+  if (p.compact) std::memcpy(p.local, reverse ? s.reverse_local(i) : s.forward_local(i), s.len);
 }
 
 void PacketNetwork::adapt(Packet& p, const PathSet& s) {
@@ -541,10 +558,7 @@ void PacketNetwork::adapt(Packet& p, const PathSet& s) {
     }
     i = j;
   }
-  if (best != p.path) {
-    p.path = static_cast<uint16_t>(best);
-    p.route = s.forward(best);
-  }
+  if (best != p.path) take_path(p, s, best, false);
 }
 
 void PacketNetwork::at_endpoint(uint32_t pi) {

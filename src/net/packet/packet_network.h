@@ -199,6 +199,7 @@ class PacketNetwork final : public Network, private Host {
     bool paused = false;        // PFC: data may not start
     bool service_pending = false;
     uint16_t far_part = kNoPart;  // partitioned: the part of the link's far end, if not this one
+    uint32_t far_first = kNone;   // PathCache::out_first of the link's far end (a compact route's next hop)
   };
   static_assert(sizeof(Port) == 128, "a port is two cache lines");
   struct PortCold {
@@ -273,6 +274,10 @@ class PacketNetwork final : public Network, private Host {
   void forward(uint32_t pi);
   // Packet::next_port of `p`, about to take route[hop] through port `idx`.
   void set_next_port(Packet& p, uint32_t idx);
+  // Puts path `i` of `s` on `p` (reversed for a packet back to the sender):
+  // the route, its length and, where the next port is looked up ahead, the
+  // route compact.
+  void take_path(Packet& p, const PathSet& s, uint32_t i, bool reverse) const;
   void arrive_at_port(uint32_t port, uint32_t pi);
   void enqueue(Port& port, uint32_t pi, bool high);
   void transmit(uint32_t port, uint32_t pi, SimTime start);

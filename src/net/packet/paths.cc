@@ -10,6 +10,8 @@
 namespace anatomy::net::packet {
 namespace {
 
+constexpr uint8_t kNotLocal = 255;
+
 uint64_t hash_links(const std::vector<LinkId>& links, SimTime pre, SimTime post) {
   uint64_t h = core::mix64(static_cast<uint64_t>(pre.count_ps()) ^ (static_cast<uint64_t>(post.count_ps()) << 1));
   for (LinkId l : links) h = core::mix64(h ^ l);
@@ -32,7 +34,19 @@ void PathSet::block(uint32_t i, uint32_t hops, uint32_t& begin, uint32_t& end) c
 }
 
 PathCache::PathCache(const topo::Topology& t, const PacketConfig& c)
-    : topo_(t), cfg_(c), reverse_(t.num_links(), topo::kNoLink) {}
+    : topo_(t), cfg_(c), reverse_(t.num_links(), topo::kNoLink), local_of_(t.num_links(), kNotLocal) {
+  out_first_.reserve(t.num_nodes() + 1);
+  out_link_.reserve(t.num_links());
+  for (NodeId n = 0; n < t.num_nodes(); ++n) {
+    out_first_.push_back(static_cast<uint32_t>(out_link_.size()));
+    const std::span<const LinkId> out = t.out_links(n);
+    for (size_t k = 0; k < out.size(); ++k) {
+      out_link_.push_back(out[k]);
+      if (k < kNotLocal) local_of_[out[k]] = static_cast<uint8_t>(k);
+    }
+  }
+  out_first_.push_back(static_cast<uint32_t>(out_link_.size()));
+}
 
 double PathCache::line_bps(LinkId l) const {
   const topo::Link& k = topo_.link(l);
@@ -78,6 +92,22 @@ PathSet& PathCache::finish(std::unique_ptr<PathSet> s) {
   s->rev.resize(s->fwd.size());
   for (uint32_t i = 0; i < s->count; ++i)
     for (uint32_t k = 0; k < len; ++k) s->rev[i * len + k] = reverse_of(s->fwd[i * len + len - 1 - k]);
+  auto locals = [&](const std::vector<LinkId>& links, std::vector<uint8_t>& out) {
+    out.resize(links.size());
+    for (size_t k = 0; k < links.size(); ++k) {
+      out[k] = local_of_[links[k]];
+      if (out[k] == kNotLocal) return false;
+    }
+    return true;
+  };
+  if (len > kCompactHops || !locals(s->fwd, s->fwd_local) || !locals(s->rev, s->rev_local)) {
+    s->fwd_local.clear();
+    s->rev_local.clear();
+  }
+  const NodeId start = topo_.link(s->rev[0]).from;
+  s->rev_first = out_first_[start];
+  for (uint32_t i = 1; i < s->count; ++i)
+    if (topo_.link(s->rev[i * len]).from != start) s->rev_first = PathSet::kNoSlot;
   s->latency = SimTime::zero();
   s->line_bps = 0;
   SimTime data_out, ctrl_back;
@@ -191,7 +221,10 @@ const PathSet& PathCache::every_path(uint64_t key, NodeId src, NodeId dst, uint3
 
 size_t PathCache::memory_bytes() const {
   size_t total = reverse_.capacity() * sizeof(LinkId);
-  for (const auto& s : owned_) total += sizeof(PathSet) + (s->fwd.capacity() + s->rev.capacity()) * sizeof(LinkId);
+  total += out_first_.capacity() * sizeof(uint32_t) + out_link_.capacity() * sizeof(LinkId) + local_of_.capacity();
+  for (const auto& s : owned_)
+    total += sizeof(PathSet) + (s->fwd.capacity() + s->rev.capacity()) * sizeof(LinkId) + s->fwd_local.capacity() +
+             s->rev_local.capacity();
   return total;
 }
 

@@ -19,6 +19,12 @@
 // stored forward and reversed (the reverse links in reverse order) for the
 // acknowledgements that travel back along it.
 //
+// Each path is also kept compact, for the packets to carry: each link as
+// its place among its node's out-links (one byte a hop), which forwarding
+// turns back into the link with a small table (PathCache::out_link)
+// instead of reading the path set, whose lines are cold by the time a
+// packet lands (a flow's 256 paths on 8,192 hosts are 100 MB in all).
+//
 // Sets are immutable once built and shared by every flow between the same
 // pair (spray) or on the same route (ECMP), so the cache grows with the
 // pairs and routes in use, not with transfers.
@@ -33,6 +39,7 @@
 #include <vector>
 
 #include "net/packet/config.h"
+#include "net/packet/packet.h"
 #include "topo/topology.h"
 
 namespace anatomy::net::packet {
@@ -47,6 +54,14 @@ struct PathSet {
   uint32_t len = 0;    // modelled links per path (equal-cost paths have equal length)
   std::vector<LinkId> fwd;  // count x len, sorted
   std::vector<LinkId> rev;  // rev[i*len + k] is the reverse of fwd[i*len + len-1-k]
+  // fwd and rev compact: each link's index among its from-node's out-links;
+  // empty when a path is longer than kCompactHops or a node on it has more
+  // than 255 out-links.
+  std::vector<uint8_t> fwd_local, rev_local;
+  // PathCache::out_first of the node every reverse path starts at (kNoSlot:
+  // they start at different nodes).
+  uint32_t rev_first = 0;
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
   SimTime pre_delay;   // host-side hops before the first modelled link (latency only)
   SimTime post_delay;  // host-side hops after the last one
   SimTime latency;     // propagation + forwarding over the modelled links of path 0
@@ -57,6 +72,9 @@ struct PathSet {
 
   const LinkId* forward(uint32_t i) const { return fwd.data() + static_cast<size_t>(i) * len; }
   const LinkId* reverse(uint32_t i) const { return rev.data() + static_cast<size_t>(i) * len; }
+  bool compact() const { return !fwd_local.empty(); }
+  const uint8_t* forward_local(uint32_t i) const { return fwd_local.data() + static_cast<size_t>(i) * len; }
+  const uint8_t* reverse_local(uint32_t i) const { return rev_local.data() + static_cast<size_t>(i) * len; }
   // [begin, end) of the paths that share path i's first `hops` links.
   void block(uint32_t i, uint32_t hops, uint32_t& begin, uint32_t& end) const;
 };
@@ -76,6 +94,10 @@ class PathCache {
   double line_bps(LinkId l) const;
   int64_t wire_bytes(LinkId l, int payload) const;
   LinkId reverse_of(LinkId l);
+  // Every node's out-links, node after node: node n's k-th is
+  // out_link(out_first(n) + k), as a compact path names it.
+  uint32_t out_first(NodeId n) const { return out_first_[n]; }
+  LinkId out_link(uint32_t slot) const { return out_link_[slot]; }
 
   size_t sets() const { return owned_.size(); }
   size_t memory_bytes() const;
@@ -91,6 +113,9 @@ class PathCache {
   const topo::Topology& topo_;
   const PacketConfig& cfg_;
   std::vector<LinkId> reverse_;
+  std::vector<uint32_t> out_first_;  // by node, into out_link_
+  std::vector<LinkId> out_link_;
+  std::vector<uint8_t> local_of_;    // by link: its index in out_link_ from its node's first; 255: too many
   std::unordered_map<uint64_t, std::vector<PathSet*>> by_route_;  // ECMP: hash of the modelled route
   std::unordered_map<uint64_t, PathSet*> by_pair_;                 // spray: (src, dst)
   std::vector<std::unique_ptr<PathSet>> owned_;

@@ -130,9 +130,7 @@ void PacketNetwork::voq_release(uint32_t v) {
   p.aux = q.next_seq++;
   const Flow& f = flow_at(p.flow);
   if (f.gen == p.flow_gen && f.live && f.paths->count > 1) {
-    const uint32_t path = switches_[q.ingress_sw].spray++ % f.paths->count;
-    p.path = static_cast<uint16_t>(path);
-    p.route = f.paths->forward(path);
+    take_path(p, *f.paths, switches_[q.ingress_sw].spray++ % f.paths->count, false);
   }
   if (p.flags & kFlagDeep) {
     sim_.schedule_in(cfg_.deep_buffer_latency, [this, pi] { fabric_inject(pi); });
