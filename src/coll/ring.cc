@@ -60,7 +60,14 @@ Schedule build_ring(const Group& g, const Request& r, const LibraryModel& lib) {
 
   std::vector<Edge> all_edges = edges;
   for (const auto& ch : chains) all_edges.insert(all_edges.end(), ch.begin(), ch.end());
-  const SimTime hop = detail::mean_hop_latency(g, all_edges, lib, AlgoClass::kRing, r.protocol);
+  // NCCL (tuning.cc): with one rank per node "latencies are fully
+  // exposed", so a ring's network hops take the tree's network latency
+  // (LL 5.0 and LL128 8.5 us instead of 2.7 and 4.0; Simple 14 either way).
+  // Broadcast and reduce chains keep the ring's.
+  const bool one_per_node = g.domains.size() == static_cast<size_t>(n) && n > 1;
+  const bool exposed = one_per_node && (r.op == Op::kAllReduce || r.op == Op::kAllGather || r.op == Op::kReduceScatter);
+  const SimTime hop =
+      detail::mean_hop_latency(g, all_edges, lib, exposed ? AlgoClass::kTree : AlgoClass::kRing, r.protocol);
   int64_t nsteps = 0;
   switch (r.op) {
     case Op::kAllReduce:

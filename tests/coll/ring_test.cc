@@ -137,6 +137,27 @@ TEST(Auto, SmallMessagesPickLowLatencyProtocols) {
   EXPECT_NEAR(r.time.micros(), 15.0, 2.0);
 }
 
+TEST(Ring, OneRankPerNodeExposesTheTreesNetworkLatency) {
+  // NCCL's tuner (tuning.cc): with one rank per node a ring's network
+  // latencies are "fully exposed" and it charges the tree's network hop
+  // (LL128 8.5 us) instead of the ring's (4.0 us). A 4 KB LL128 all-reduce
+  // over 4 GPUs on 4 DGX H100 nodes: base 14.0 us + 2(4-1) = 6 hops x
+  // 8.5 us = 65 us (with the ring's hop it would be 14 + 24 = 38 us).
+  // Bytes are negligible: 4 KB at tens of GB/s is well under 1 us a step.
+  auto fx = cluster("dgx-h100", 32);
+  CollectiveRunner runner(fx.topo, fx.reg, fx.lib, testing::flow);
+  Request r;
+  r.op = Op::kAllReduce;
+  r.bytes = Bytes(4096);
+  r.protocol = Protocol::kLL128;
+  const auto one_per_node = runner.run(make_group(fx.topo, {0, 8, 16, 24}), r, "ring");
+  EXPECT_NEAR(one_per_node.time.micros(), 65.0, 3.0);
+  // Two per node (GPUs 0, 1, 8, 9): two NVLink hops at 1.9 us and two
+  // network hops at the ring's 4.0 us per pass, so well under 65 us.
+  const auto two_per_node = runner.run(make_group(fx.topo, {0, 1, 8, 9}), r, "ring");
+  EXPECT_LT(two_per_node.time.micros(), 50.0);
+}
+
 TEST(Hierarchical, CrossesTheFabricWithOnlyASlicePerGpu) {
   // 4 DGX H100 nodes: the inter-node stage carries 2(m-1)/m of S/8 per NIC.
   auto fx = cluster("dgx-h100", 32);
