@@ -125,6 +125,10 @@ class Topology {
   const Link& link(LinkId l) const { return links_[l]; }
   std::span<const Link> links() const { return links_; }
   std::span<const LinkId> out_links(NodeId n) const;
+  // The same out-links, every node's after the last's: node n's k-th is
+  // out_link(out_begin(n) + k) (a packet's compact route names links so).
+  uint32_t out_begin(NodeId n) const { return out_begin_[n]; }
+  LinkId out_link(uint32_t i) const { return out_[i]; }
 
   // Which fabric a node is on: 0 the scale-out fabric, 1 a separate storage
   // fabric, 255 none (GPUs, hosts, scale-up switches).

@@ -32,7 +32,7 @@ TEST(SprayPaths, EveryPathReachesAllEqualCostPathsBetweenPods) {
 
 TEST(SprayPaths, ACompactPathNamesTheSameLinksAsTheFullOne) {
   // A packet carries its route as one byte a hop, each link's place among
-  // its node's out-links; out_link() must give every link back, forward and
+  // its node's out-links; Topology::out_link() must give every link back, forward and
   // reversed, or packets would take other links than their path's. k = 8:
   // 16 paths of 6 modelled links between pods.
   const topo::Topology t = testing::fat_tree(128, 8, 3);
@@ -46,12 +46,12 @@ TEST(SprayPaths, ACompactPathNamesTheSameLinksAsTheFullOne) {
   for (uint32_t i = 0; i < s.count; ++i) {
     for (uint32_t k = 0; k < s.len; ++k) {
       const LinkId f = s.forward(i)[k], r = s.reverse(i)[k];
-      EXPECT_EQ(cache.out_link(cache.out_first(t.link(f).from) + s.forward_local(i)[k]), f);
-      EXPECT_EQ(cache.out_link(cache.out_first(t.link(r).from) + s.reverse_local(i)[k]), r);
+      EXPECT_EQ(t.out_link(t.out_begin(t.link(f).from) + s.forward_local(i)[k]), f);
+      EXPECT_EQ(t.out_link(t.out_begin(t.link(r).from) + s.reverse_local(i)[k]), r);
     }
     // Every way back starts at the receiver's NIC: rev_first finds its
     // first link without reading the path.
-    EXPECT_EQ(cache.out_link(s.rev_first + s.reverse_local(i)[0]), s.reverse(i)[0]);
+    EXPECT_EQ(t.out_link(s.rev_first + s.reverse_local(i)[0]), s.reverse(i)[0]);
   }
 }
 

@@ -119,7 +119,7 @@ void PacketNetwork::send_control(Flow& f, PacketKind kind, uint32_t seq, uint32_
   // Every reverse path starts at the receiver's NIC, so a compact route's
   // first hop spares the path set's line too.
   const uint32_t first =
-      port_index(c.compact && s.rev_first != PathSet::kNoSlot ? paths_->out_link(s.rev_first + c.local[0]) : c.route[0]);
+      port_index(c.compact && s.rev_first != PathSet::kNoSlot ? topo_.out_link(s.rev_first + c.local[0]) : c.route[0]);
   set_next_port(c, first);
   arrive_at_port(first, pi);
 }

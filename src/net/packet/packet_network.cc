@@ -148,7 +148,7 @@ uint32_t PacketNetwork::port_index(LinkId l) {
   // In a switch-scheduled fabric the switches past the ingress VOQs are
   // cell switches with link-level flow control: lossless here.
   if (cfg_.fabric == FabricKind::kEndpoint) p.sw = switch_of_node_[k.from];
-  p.far_first = paths_->out_first(k.to);
+  p.far_first = topo_.out_begin(k.to);
   if (part_) {
     ANATOMY_CHECK(owns(k.from), "a part modelled a port of another part's node");
     if (!owns(k.to)) p.far_part = part_->owner[k.to];
@@ -522,7 +522,7 @@ void PacketNetwork::set_next_port(Packet& p, uint32_t idx) {
     return;
   }
   const Port& port = ports_[idx];
-  const LinkId next = p.compact ? paths_->out_link(port.far_first + p.local[p.hop + 1]) : p.route[p.hop + 1];
+  const LinkId next = p.compact ? topo_.out_link(port.far_first + p.local[p.hop + 1]) : p.route[p.hop + 1];
   p.next_port = port.far_part == kNoPart ? port_index(next) : kNextLinkTag | next;
 }
 

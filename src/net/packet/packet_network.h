@@ -199,7 +199,7 @@ class PacketNetwork final : public Network, private Host {
     bool paused = false;        // PFC: data may not start
     bool service_pending = false;
     uint16_t far_part = kNoPart;  // partitioned: the part of the link's far end, if not this one
-    uint32_t far_first = kNone;   // PathCache::out_first of the link's far end (a compact route's next hop)
+    uint32_t far_first = kNone;   // Topology::out_begin of the link's far end (a compact route's next hop)
   };
   static_assert(sizeof(Port) == 128, "a port is two cache lines");
   struct PortCold {

@@ -35,17 +35,10 @@ void PathSet::block(uint32_t i, uint32_t hops, uint32_t& begin, uint32_t& end) c
 
 PathCache::PathCache(const topo::Topology& t, const PacketConfig& c)
     : topo_(t), cfg_(c), reverse_(t.num_links(), topo::kNoLink), local_of_(t.num_links(), kNotLocal) {
-  out_first_.reserve(t.num_nodes() + 1);
-  out_link_.reserve(t.num_links());
   for (NodeId n = 0; n < t.num_nodes(); ++n) {
-    out_first_.push_back(static_cast<uint32_t>(out_link_.size()));
     const std::span<const LinkId> out = t.out_links(n);
-    for (size_t k = 0; k < out.size(); ++k) {
-      out_link_.push_back(out[k]);
-      if (k < kNotLocal) local_of_[out[k]] = static_cast<uint8_t>(k);
-    }
+    for (size_t k = 0; k < out.size() && k < kNotLocal; ++k) local_of_[out[k]] = static_cast<uint8_t>(k);
   }
-  out_first_.push_back(static_cast<uint32_t>(out_link_.size()));
 }
 
 double PathCache::line_bps(LinkId l) const {
@@ -105,7 +98,7 @@ PathSet& PathCache::finish(std::unique_ptr<PathSet> s) {
     s->rev_local.clear();
   }
   const NodeId start = topo_.link(s->rev[0]).from;
-  s->rev_first = out_first_[start];
+  s->rev_first = topo_.out_begin(start);
   for (uint32_t i = 1; i < s->count; ++i)
     if (topo_.link(s->rev[i * len]).from != start) s->rev_first = PathSet::kNoSlot;
   s->latency = SimTime::zero();
@@ -221,7 +214,7 @@ const PathSet& PathCache::every_path(uint64_t key, NodeId src, NodeId dst, uint3
 
 size_t PathCache::memory_bytes() const {
   size_t total = reverse_.capacity() * sizeof(LinkId);
-  total += out_first_.capacity() * sizeof(uint32_t) + out_link_.capacity() * sizeof(LinkId) + local_of_.capacity();
+  total += local_of_.capacity();
   for (const auto& s : owned_)
     total += sizeof(PathSet) + (s->fwd.capacity() + s->rev.capacity()) * sizeof(LinkId) + s->fwd_local.capacity() +
              s->rev_local.capacity();

@@ -21,7 +21,7 @@
 //
 // Each path is also kept compact, for the packets to carry: each link as
 // its place among its node's out-links (one byte a hop), which forwarding
-// turns back into the link with a small table (PathCache::out_link)
+// turns back into the link with the topology's table (Topology::out_link)
 // instead of reading the path set, whose lines are cold by the time a
 // packet lands (a flow's 256 paths on 8,192 hosts are 100 MB in all).
 //
@@ -58,7 +58,7 @@ struct PathSet {
   // empty when a path is longer than kCompactHops or a node on it has more
   // than 255 out-links.
   std::vector<uint8_t> fwd_local, rev_local;
-  // PathCache::out_first of the node every reverse path starts at (kNoSlot:
+  // Topology::out_begin of the node every reverse path starts at (kNoSlot:
   // they start at different nodes).
   uint32_t rev_first = 0;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
@@ -94,10 +94,6 @@ class PathCache {
   double line_bps(LinkId l) const;
   int64_t wire_bytes(LinkId l, int payload) const;
   LinkId reverse_of(LinkId l);
-  // Every node's out-links, node after node: node n's k-th is
-  // out_link(out_first(n) + k), as a compact path names it.
-  uint32_t out_first(NodeId n) const { return out_first_[n]; }
-  LinkId out_link(uint32_t slot) const { return out_link_[slot]; }
 
   size_t sets() const { return owned_.size(); }
   size_t memory_bytes() const;
@@ -113,9 +109,7 @@ class PathCache {
   const topo::Topology& topo_;
   const PacketConfig& cfg_;
   std::vector<LinkId> reverse_;
-  std::vector<uint32_t> out_first_;  // by node, into out_link_
-  std::vector<LinkId> out_link_;
-  std::vector<uint8_t> local_of_;    // by link: its index in out_link_ from its node's first; 255: too many
+  std::vector<uint8_t> local_of_;  // by link: its index among its node's out-links; 255: too many
   std::unordered_map<uint64_t, std::vector<PathSet*>> by_route_;  // ECMP: hash of the modelled route
   std::unordered_map<uint64_t, PathSet*> by_pair_;                 // spray: (src, dst)
   std::vector<std::unique_ptr<PathSet>> owned_;
