@@ -275,6 +275,11 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "fp32 master weights and Adam moments beside the 16-bit weights (mixed precision); false: 16-bit "
        "parameters, gradients and AdamW moments only (a model cast to bf16): 8 B a parameter, 6 B checkpointed",
        [](T& t, const Value& v) { t.master_weights = v.flag; }, shows(&T::master_weights)},
+      {"fused_grad_accumulation", Kind::kBool, by_default("true"), {},
+       "micro-batches' weight gradients accumulated by the weight-gradient GEMM itself (Megatron-Core, "
+       "Transformer Engine); false: by a separate add kernel over every parameter after each micro-batch's "
+       "backward (PyTorch autograd, Megatron-LM 2021)",
+       [](T& t, const Value& v) { t.fused_grad_accumulation = v.flag; }, shows(&T::fused_grad_accumulation)},
   };
   return f;
 }

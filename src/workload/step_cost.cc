@@ -195,6 +195,27 @@ StepCostModel::LayerCost StepCostModel::layer() const {
   return c;
 }
 
+// An unfused accumulation (TrainingSpec::fused_grad_accumulation false)
+// reads the new gradient and the accumulated one and writes the sum, for
+// every parameter of the chunk, after every micro-batch's backward but the
+// first: autograd keeps the first gradient as it comes. Megatron's fp32
+// main_grad buffer (grad_reduce_in_fp32), zeroed each iteration, takes the
+// first one too. The additions are spread evenly over the m backward steps
+// of the chunk. Under ZeRO-3 a micro-batch's gradients are reduce-scattered
+// as they come and only a 1/DP shard is accumulated: left out.
+SimTime StepCostModel::grad_accumulation(int64_t params) const {
+  if (t_.fused_grad_accumulation || p_.zero_stage >= 3) return SimTime::zero();
+  const int64_t m = t_.micro_batches(p_);
+  const int64_t additions = p_.grad_reduce_in_fp32 ? m : m - 1;
+  if (m <= 0 || additions <= 0) return SimTime::zero();
+  const bool fp32 = t_.precision == hw::Precision::kFp32;
+  const double fresh = fp32 ? 4 : 2;                                  // the GEMM's weight gradient
+  const double accumulated = fp32 || p_.grad_reduce_in_fp32 ? 4 : 2;  // the buffer it joins
+  const double bytes = static_cast<double>(params) * (fresh + 2 * accumulated) * static_cast<double>(additions) /
+                       static_cast<double>(m);
+  return cm_.elementwise(hw::ComputeModel::Kernel::kResidualAdd, Bytes(static_cast<int64_t>(bytes)));
+}
+
 StageCost StepCostModel::stage(int s) const {
   const hw::Precision prec = gemm_precision();
   const int v = p_.virtual_stages;
@@ -243,9 +264,11 @@ StageCost StepCostModel::stage(int s) const {
         b.tp_comm += ag;
       }
     }
+    const int64_t params = chunk_params(m_, p_, n, first, last).total();
+    b.compute += grad_accumulation(params);
     out.forward.push_back(f);
     out.backward.push_back(b);
-    out.chunk_params.push_back(chunk_params(m_, p_, n, first, last).total());
+    out.chunk_params.push_back(params);
   }
   return out;
 }

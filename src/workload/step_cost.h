@@ -88,6 +88,7 @@ class StepCostModel {
   };
   LayerCost layer() const;
   hw::Precision gemm_precision() const;
+  SimTime grad_accumulation(int64_t params) const;
 
   ModelSpec m_;
   ParallelPlan p_;

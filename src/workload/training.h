@@ -96,6 +96,15 @@ struct TrainingSpec {
   // moments in the parameter's dtype (a model cast with .to(bfloat16)):
   // 2 + 2 + 4 bytes a parameter, the optimizer steps over 16-bit state.
   bool master_weights = true;
+  // How each micro-batch's weight gradients join those of the micro-batches
+  // before it. true: the weight-gradient GEMM accumulates into the gradient
+  // buffer in its epilogue (Megatron-Core's gradient_accumulation_fusion,
+  // Transformer Engine), inside a compute-bound kernel. false: a separate
+  // elementwise kernel adds them, reading both and writing the sum over
+  // every parameter the GPU holds: PyTorch autograd's AccumulateGrad
+  // (`grad += new_grad`, DDP and Megatron-LM 2021's --DDP-impl torch) or
+  // Megatron-LM 2021's local DDP (`param.main_grad.add_(param.grad)`).
+  bool fused_grad_accumulation = true;
 
   int64_t micro_batches(const ParallelPlan& p) const { return global_batch / (micro_batch * p.dp); }
   int64_t tokens_per_iteration() const { return global_batch * seq_len; }
