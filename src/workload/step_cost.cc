@@ -206,8 +206,8 @@ StepCostModel::LayerCost StepCostModel::layer() const {
 SimTime StepCostModel::grad_accumulation(int64_t params) const {
   if (t_.fused_grad_accumulation || p_.zero_stage >= 3) return SimTime::zero();
   const int64_t m = t_.micro_batches(p_);
-  const int64_t additions = p_.grad_reduce_in_fp32 ? m : m - 1;
-  if (m <= 0 || additions <= 0) return SimTime::zero();
+  const int64_t additions = p_.grad_reduce_in_fp32 ? m : m - 1;  // <= m, so m > 0 below
+  if (additions <= 0) return SimTime::zero();
   const bool fp32 = t_.precision == hw::Precision::kFp32;
   const double fresh = fp32 ? 4 : 2;                                  // the GEMM's weight gradient
   const double accumulated = fp32 || p_.grad_reduce_in_fp32 ? 4 : 2;  // the buffer it joins
