@@ -45,7 +45,6 @@ const char* to_string(IntervalKind k) {
 
 namespace {
 
-constexpr int64_t kParamBytes = 2;  // bf16 parameter all-gather
 constexpr int kMaxBucketsPerChunk = 16;
 const SimTime kNever = SimTime::max();
 
@@ -148,8 +147,6 @@ class IterationSim {
   };
 
   int positions() const { return p_.pp * p_.virtual_stages; }
-  // Bytes a parameter's gradient takes in the DP reduction.
-  int64_t grad_bytes_per_param() const { return p_.grad_reduce_in_fp32 ? 4 : 2; }
   int stage_of(int pos) const { return pos % p_.pp; }
   size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
   topo::NodeId rep_node(int stage) const {
@@ -203,7 +200,7 @@ class IterationSim {
 };
 
 SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
-  const int64_t param_bytes = cost_[s].chunk_params[step.chunk] * kParamBytes;
+  const int64_t param_bytes = cost_[s].chunk_params[step.chunk] * gathered_param_bytes(t_);
   const int64_t layers = std::max<int64_t>(1, StepCostModel::layers_in_chunk_of(m_, p_, s, step.chunk));
   const int64_t gather_unit = p_.param_gather_bytes > 0 ? p_.param_gather_bytes : (param_bytes + layers - 1) / layers;
   const int64_t gathers = (param_bytes + gather_unit - 1) / gather_unit;
@@ -225,7 +222,7 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
                         t_.recompute == Recompute::kFull;
   SimTime t = gather.time * gathers * (regather ? 2 : 1);
   if (!step.forward) {
-    const int64_t grad_bytes = cost_[s].chunk_params[step.chunk] * grad_bytes_per_param();
+    const int64_t grad_bytes = cost_[s].chunk_params[step.chunk] * reduced_grad_bytes(t_, p_);
     const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, grad_bytes));
     const int64_t buckets = (grad_bytes + unit - 1) / unit;
     t += isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time * buckets;
@@ -442,7 +439,7 @@ void IterationSim::try_start(int s) {
   } else if (!step.forward && st.next == st.last_backward[step.chunk] && p_.dp * p_.cp > 1) {
     // The last micro-batch's backward finishes each layer's gradients in
     // turn; each bucket is reduced as soon as it is full.
-    const int64_t grad_bytes = chunk_params.count() * grad_bytes_per_param();
+    const int64_t grad_bytes = chunk_params.count() * reduced_grad_bytes(t_, p_);
     const int buckets = static_cast<int>(
         std::clamp<int64_t>((grad_bytes + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes), 1,
                             kMaxBucketsPerChunk));
@@ -548,7 +545,7 @@ void IterationSim::maybe_finish(int s) {
       st.end = sim_.now();
       return;
     }
-    launch_shared(s, coll::Op::kAllGather, Bytes(cost_[s].params() * kParamBytes), [this, s] {
+    launch_shared(s, coll::Op::kAllGather, Bytes(cost_[s].params() * gathered_param_bytes(t_)), [this, s] {
       Stage& st = st_[s];
       account(st, IntervalKind::kDpComm, sim_.now());
       st.end = sim_.now();
@@ -594,7 +591,7 @@ IterationResult IterationSim::run() {
     if (gather_ahead) {
       for (int c = 0; c < v; ++c) {
         st_[s].param_ready[c] = kNever;
-        enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(cost_[s].chunk_params[c] * kParamBytes), c});
+        enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(cost_[s].chunk_params[c] * gathered_param_bytes(t_)), c});
       }
     }
   }

@@ -46,6 +46,12 @@ StateBytes state_bytes_per_param(const TrainingSpec& t, ShardingFramework f) {
   return {};
 }
 
+int64_t gathered_param_bytes(const TrainingSpec& t) { return t.precision == hw::Precision::kFp32 ? 4 : 2; }
+
+int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p) {
+  return t.precision == hw::Precision::kFp32 || p.grad_reduce_in_fp32 ? 4 : 2;
+}
+
 double checkpoint_bytes_per_param(const TrainingSpec& t) {
   if (sixteen_bit_state(t)) return 2 + 4;
   return t.precision == hw::Precision::kFp32 ? 4 + 8 : 2 + 12;

@@ -208,11 +208,12 @@ SimTime StepCostModel::grad_accumulation(int64_t params) const {
   const int64_t m = t_.micro_batches(p_);
   const int64_t additions = p_.grad_reduce_in_fp32 ? m : m - 1;  // <= m, so m > 0 below
   if (additions <= 0) return SimTime::zero();
-  const bool fp32 = t_.precision == hw::Precision::kFp32;
-  const double fresh = fp32 ? 4 : 2;                                  // the GEMM's weight gradient
-  const double accumulated = fp32 || p_.grad_reduce_in_fp32 ? 4 : 2;  // the buffer it joins
-  const double bytes = static_cast<double>(params) * (fresh + 2 * accumulated) * static_cast<double>(additions) /
-                       static_cast<double>(m);
+  // The GEMM's weight gradient is in the weights' dtype; the buffer it
+  // joins is the one data parallelism reduces.
+  const int64_t fresh = gathered_param_bytes(t_);
+  const int64_t accumulated = reduced_grad_bytes(t_, p_);
+  const double bytes = static_cast<double>(params) * static_cast<double>(fresh + 2 * accumulated) *
+                       static_cast<double>(additions) / static_cast<double>(m);
   return cm_.elementwise(hw::ComputeModel::Kernel::kResidualAdd, Bytes(static_cast<int64_t>(bytes)));
 }
 

@@ -254,6 +254,25 @@ TEST(Iteration, Zero3GathersNotOverlappedAddToTheComputeInsteadOfHidingBehindIt)
   EXPECT_GT(serial.iteration, overlapped.iteration);
 }
 
+TEST(Iteration, Fp32TrainingGathersAndReducesFourBytesAParameter) {
+  // Trained in fp32, ZeRO-3 gathers fp32 weights and reduce-scatters fp32
+  // gradients: twice the bf16 bytes through the same collectives. With the
+  // gathers serialized before the compute, the exposed DP time grows by
+  // less than 2x (each collective's latency does not double) but by more
+  // than 1.5x (at 2 nodes these gathers are bandwidth-bound).
+  Harness h;
+  h.plan.dp = 16;
+  h.plan.zero_stage = 3;
+  h.plan.overlap_param_gather = false;
+  h.training.global_batch = 32;
+  const SimTime bf16 = h.run().mean.dp_comm;
+  h.training.precision = hw::Precision::kFp32;
+  const SimTime fp32 = h.run().mean.dp_comm;
+  const double ratio = fp32.seconds() / bf16.seconds();
+  EXPECT_GT(ratio, 1.5);
+  EXPECT_LT(ratio, 2.0);
+}
+
 TEST(Iteration, DeepSpeedRecomputationGathersTheParametersAgain) {
   // Full recomputation re-runs a block's forward inside its backward; under
   // DeepSpeed each sub-module gathers its parameters for that forward and

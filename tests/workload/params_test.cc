@@ -95,5 +95,19 @@ TEST(Params, WithoutMasterWeightsEverythingStoredIsSixteenBit) {
   EXPECT_EQ(optimizer_state(trained(hw::Precision::kBf16)), hw::ComputeModel::OptimizerState::kFp32);
 }
 
+TEST(Params, DataParallelCollectivesMoveTheDtypeTheyHold) {
+  // Gathered weights are in the training dtype: 4 B in fp32, 2 B in bf16 and
+  // in FP8 recipes (their master-weight copy is bf16). Reduced gradients are
+  // 4 B in fp32 or when reduced in fp32 (Megatron's main_grad), else 2 B.
+  ParallelPlan p;
+  EXPECT_EQ(gathered_param_bytes(trained(hw::Precision::kFp32)), 4);
+  EXPECT_EQ(gathered_param_bytes(trained(hw::Precision::kBf16)), 2);
+  EXPECT_EQ(gathered_param_bytes(trained(hw::Precision::kFp8)), 2);
+  EXPECT_EQ(reduced_grad_bytes(trained(hw::Precision::kFp32), p), 4);
+  EXPECT_EQ(reduced_grad_bytes(trained(hw::Precision::kBf16), p), 2);
+  p.grad_reduce_in_fp32 = true;
+  EXPECT_EQ(reduced_grad_bytes(trained(hw::Precision::kBf16), p), 4);
+}
+
 }  // namespace
 }  // namespace anatomy::workload
