@@ -148,6 +148,7 @@ class IterationSim {
 
   int positions() const { return p_.pp * p_.virtual_stages; }
   int stage_of(int pos) const { return pos % p_.pp; }
+  int grad_buckets(int s, int chunk, int64_t grad_bytes) const;
   size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
   topo::NodeId rep_node(int stage) const {
     return in_.topology->gpu_node(gpu_of(in_, layout_.rank({0, 0, 0, stage})));
@@ -228,6 +229,23 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
     t += isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time * buckets;
   }
   return t;
+}
+
+// How many collectives reduce a chunk's gradients under ZeRO-0/1/2. Without
+// overlap, one a chunk: Megatron-Core sets no bucket size then
+// (distributed_data_parallel.py: "Set bucket_size to infinity if
+// overlap_grad_reduce is False"), and the 2021 stack all-reduces each
+// chunk's buffer whole. With overlap, Megatron's DDP buckets only the first
+// pipeline stage's first chunk, whose reduction ends the iteration: "Turn
+// off bucketing if we are on a pipeline stage that is not the first (since
+// data-parallel communication on these stages is not on the critical
+// path)", and training.py disables it for the chunks after the first.
+// DeepSpeed buckets every chunk.
+int IterationSim::grad_buckets(int s, int chunk, int64_t grad_bytes) const {
+  if (!p_.overlap_grad_reduce) return 1;
+  if (p_.framework == ShardingFramework::kMegatron && (s > 0 || chunk > 0)) return 1;
+  return static_cast<int>(std::clamp<int64_t>(
+      (grad_bytes + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes), 1, kMaxBucketsPerChunk));
 }
 
 SimTime IterationSim::slowed(SimTime compute) const {
@@ -440,9 +458,7 @@ void IterationSim::try_start(int s) {
     // The last micro-batch's backward finishes each layer's gradients in
     // turn; each bucket is reduced as soon as it is full.
     const int64_t grad_bytes = chunk_params.count() * reduced_grad_bytes(t_, p_);
-    const int buckets = static_cast<int>(
-        std::clamp<int64_t>((grad_bytes + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes), 1,
-                            kMaxBucketsPerChunk));
+    const int buckets = grad_buckets(s, step.chunk, grad_bytes);
     const coll::Op op = p_.zero_stage >= 1 ? coll::Op::kReduceScatter : coll::Op::kAllReduce;
     for (int j = 0; j < buckets; ++j) {
       const Bytes bytes(grad_bytes / buckets);

@@ -32,6 +32,7 @@ struct Harness {
   coll::AlgorithmRegistry registry;
   std::vector<double> bandwidth_bps;  // of the last run's busiest links
   std::vector<double> stage_compute_scale;  // IterationInputs::stage_compute_scale
+  IterationTelemetry* telemetry = nullptr;
 
   Harness() {
     coll::register_builtin_algorithms(registry);
@@ -60,6 +61,7 @@ struct Harness {
     in.algorithms = &registry;
     in.link_samples = link_samples;
     in.stage_compute_scale = stage_compute_scale;
+    in.telemetry = telemetry;
     IterationResult r = simulate_iteration(in);
     for (auto& l : r.busiest_links) bandwidth_bps.push_back(t.link(l.link).bandwidth.bps());
     return r;
@@ -199,8 +201,8 @@ TEST(Iteration, WithoutOverlapEveryChunksGradientsAreReducedAfterTheFlush) {
   // over the chunks' allreduce_gradients; Megatron-Core's
   // finalize_model_grads), so with 2 chunks per stage the whole stage's
   // gradients are reduced after its last step, as with 1 chunk: the same
-  // bytes in the same number of buckets (16 per chunk, halved each), so
-  // the exposed reduction is about that of 1 chunk. Reducing a chunk at
+  // bytes, one collective a chunk (two of half the bytes), so the exposed
+  // reduction is about that of 1 chunk. Reducing a chunk at
   // its own last backward hid the first chunk's behind the second's
   // backward: about half.
   Harness h;
@@ -216,12 +218,49 @@ TEST(Iteration, WithoutOverlapEveryChunksGradientsAreReducedAfterTheFlush) {
   EXPECT_GT(two_chunks.seconds() / one_chunk.seconds(), 0.85);
 }
 
+TEST(Iteration, MegatronBucketsOnlyTheFirstStagesFirstChunk) {
+  // Megatron-Core's DDP reduces gradients in buckets only where the
+  // reduction ends the iteration: on pipeline stage 0, chunk 0; every other
+  // chunk's gradients go in one collective after its last backward. PP 2 x
+  // 2 chunks of gpt-1.7b cut to 16 layers: 4 layers of 12 x 2304^2 = 63.7M
+  // parameters a chunk, 0.51 GB of bf16 gradients, 7 buckets of 80 MB.
+  // Stage 0 runs 7 + 1 gradient reduce-scatters, stage 1 runs 1 + 1.
+  // DeepSpeed buckets every chunk: 7 + 7 on each stage. Without overlap,
+  // one per chunk everywhere.
+  Harness h;
+  h.plan.pp = 2;
+  h.plan.virtual_stages = 2;
+  h.plan.dp = 16;
+  h.plan.zero_stage = 1;
+  h.plan.overlap_param_gather = false;  // the gathers after the step: one per stage
+  h.training.global_batch = 64;
+  IterationTelemetry tel;
+  std::map<std::string, int> count;
+  tel.collective.subscribe([&](const std::string& communicator, SimTime, SimTime) { ++count[communicator]; });
+  h.telemetry = &tel;
+  const auto reductions = [&] {
+    count.clear();
+    h.run();
+    return std::make_pair(count["dp stage 0"] - 1, count["dp stage 1"] - 1);  // less the gather
+  };
+  const int64_t chunk_bytes = h.stage_cost(0).chunk_params[0] * 2;
+  const int per_chunk = static_cast<int>((chunk_bytes + h.plan.bucket_bytes - 1) / h.plan.bucket_bytes);
+  ASSERT_EQ(per_chunk, 7);
+  EXPECT_EQ(reductions(), std::make_pair(per_chunk + 1, 2));
+  h.plan.framework = ShardingFramework::kDeepSpeed;
+  EXPECT_EQ(reductions(), std::make_pair(2 * per_chunk, 2 * per_chunk));
+  h.plan.framework = ShardingFramework::kMegatron;
+  h.plan.overlap_grad_reduce = false;
+  EXPECT_EQ(reductions(), std::make_pair(2, 2));
+}
+
 TEST(Iteration, Fp32GradientReductionMovesTwiceTheBytes) {
   // 16 layers of gpt-1.7b reduced after the backward over 16 GPUs on two
   // DGX H100 nodes: over 1 GB of bf16 gradients, twice that in fp32
-  // (Megatron-LM's bf16 default). Both fill the cap of 16 buckets per
-  // chunk, so each bucket carries twice the bytes while its fixed latency
-  // stays: the exposed reduction takes between 1.5 and 2 times as long.
+  // (Megatron-LM's bf16 default). Without overlap the chunk's gradients go
+  // in one collective, which carries twice the bytes while its fixed
+  // latency stays: the exposed reduction takes between 1.5 and 2 times as
+  // long.
   Harness h;
   h.plan.dp = 16;
   h.training.global_batch = 32;
