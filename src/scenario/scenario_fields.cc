@@ -213,7 +213,7 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
       {"grad_reduce_in_fp32", Kind::kBool, by_default("false"), {},
        "reduce gradients over DP in fp32, 4 bytes a parameter (Megatron-LM's bf16 default; false: the 16-bit dtype)",
        [](P& p, const Value& v) { p.grad_reduce_in_fp32 = v.flag; }, shows(&P::grad_reduce_in_fp32)},
-      {"overlap_param_gather", Kind::kBool, by_default("true"), {}, "gather sharded parameters during forward (ZeRO-3: beside each step's compute; false: before it)",
+      {"overlap_param_gather", Kind::kBool, by_default("true"), {}, "gather sharded parameters during forward (ZeRO-1/2 false: after the optimizer step, bucket by bucket; ZeRO-3: beside each step's compute, false: before it)",
        [](P& p, const Value& v) { p.overlap_param_gather = v.flag; }, shows(&P::overlap_param_gather)},
       {"overlap_p2p_comm", Kind::kBool, by_default("false"), {},
        "pipeline sends overlap compute (false: a stage waits for its send, as Megatron-LM's blocking p2p)",

@@ -132,6 +132,9 @@ class IterationSim {
     // Without grad-reduce overlap: every chunk's reductions, queued when the
     // stage's last step is done (Megatron reduces after the pipeline flush).
     std::vector<DpJob> after_flush;
+    // ZeRO-1/2 without overlapped parameter gathers: the all-gathers after
+    // the optimizer step, run one after another.
+    std::vector<Bytes> gathers_after;
     bool dp_busy = false;
     bool compute_done = false;
     bool finished = false;
@@ -149,6 +152,7 @@ class IterationSim {
   int positions() const { return p_.pp * p_.virtual_stages; }
   int stage_of(int pos) const { return pos % p_.pp; }
   int grad_buckets(int s, int chunk, int64_t grad_bytes) const;
+  void gather_after_step(int s, size_t i);
   size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
   topo::NodeId rep_node(int stage) const {
     return in_.topology->gpu_node(gpu_of(in_, layout_.rank({0, 0, 0, stage})));
@@ -561,12 +565,28 @@ void IterationSim::maybe_finish(int s) {
       st.end = sim_.now();
       return;
     }
-    launch_shared(s, coll::Op::kAllGather, Bytes(cost_[s].params() * gathered_param_bytes(t_)), [this, s] {
-      Stage& st = st_[s];
-      account(st, IntervalKind::kDpComm, sim_.now());
-      st.end = sim_.now();
-    });
+    // Megatron-Core's distributed optimizer without overlap gathers each
+    // chunk's updated parameters bucket by bucket, every all-gather
+    // synchronous (distrib_optimizer.py step_with_ready_grads: "launch
+    // synchronous all-gather communication calls here"); the parameters
+    // share the gradients' buckets.
+    for (int c = 0; c < p_.virtual_stages; ++c) {
+      const int64_t params = cost_[s].chunk_params[c];
+      const int n = grad_buckets(s, c, params * reduced_grad_bytes(t_, p_));
+      for (int j = 0; j < n; ++j) st.gathers_after.push_back(Bytes(params * gathered_param_bytes(t_) / n));
+    }
+    gather_after_step(s, 0);
   });
+}
+
+void IterationSim::gather_after_step(int s, size_t i) {
+  Stage& st = st_[s];
+  if (i == st.gathers_after.size()) {
+    account(st, IntervalKind::kDpComm, sim_.now());
+    st.end = sim_.now();
+    return;
+  }
+  launch_shared(s, coll::Op::kAllGather, st.gathers_after[i], [this, s, i] { gather_after_step(s, i + 1); });
 }
 
 IterationResult IterationSim::run() {

@@ -221,37 +221,39 @@ TEST(Iteration, WithoutOverlapEveryChunksGradientsAreReducedAfterTheFlush) {
 TEST(Iteration, MegatronBucketsOnlyTheFirstStagesFirstChunk) {
   // Megatron-Core's DDP reduces gradients in buckets only where the
   // reduction ends the iteration: on pipeline stage 0, chunk 0; every other
-  // chunk's gradients go in one collective after its last backward. PP 2 x
-  // 2 chunks of gpt-1.7b cut to 16 layers: 4 layers of 12 x 2304^2 = 63.7M
+  // chunk's gradients go in one collective after its last backward. Without
+  // overlapped gathers, its distributed optimizer then all-gathers each
+  // chunk's parameters bucket by bucket, in the same buckets. PP 2 x 2
+  // chunks of gpt-1.7b cut to 16 layers: 4 layers of 12 x 2304^2 = 63.7M
   // parameters a chunk, 0.51 GB of bf16 gradients, 7 buckets of 80 MB.
-  // Stage 0 runs 7 + 1 gradient reduce-scatters, stage 1 runs 1 + 1.
-  // DeepSpeed buckets every chunk: 7 + 7 on each stage. Without overlap,
-  // one per chunk everywhere.
+  // Stage 0 runs 7 + 1 reduce-scatters and as many all-gathers (16 DP
+  // collectives), stage 1 runs 1 + 1 of each (4). DeepSpeed buckets every
+  // chunk: 7 + 7 of each on both stages (28). Without overlap, one of each
+  // a chunk everywhere (4).
   Harness h;
   h.plan.pp = 2;
   h.plan.virtual_stages = 2;
   h.plan.dp = 16;
   h.plan.zero_stage = 1;
-  h.plan.overlap_param_gather = false;  // the gathers after the step: one per stage
+  h.plan.overlap_param_gather = false;
   h.training.global_batch = 64;
   IterationTelemetry tel;
   std::map<std::string, int> count;
   tel.collective.subscribe([&](const std::string& communicator, SimTime, SimTime) { ++count[communicator]; });
   h.telemetry = &tel;
-  const auto reductions = [&] {
+  const auto collectives = [&] {
     count.clear();
     h.run();
-    return std::make_pair(count["dp stage 0"] - 1, count["dp stage 1"] - 1);  // less the gather
+    return std::make_pair(count["dp stage 0"], count["dp stage 1"]);
   };
   const int64_t chunk_bytes = h.stage_cost(0).chunk_params[0] * 2;
-  const int per_chunk = static_cast<int>((chunk_bytes + h.plan.bucket_bytes - 1) / h.plan.bucket_bytes);
-  ASSERT_EQ(per_chunk, 7);
-  EXPECT_EQ(reductions(), std::make_pair(per_chunk + 1, 2));
+  ASSERT_EQ((chunk_bytes + h.plan.bucket_bytes - 1) / h.plan.bucket_bytes, 7);
+  EXPECT_EQ(collectives(), std::make_pair(16, 4));
   h.plan.framework = ShardingFramework::kDeepSpeed;
-  EXPECT_EQ(reductions(), std::make_pair(2 * per_chunk, 2 * per_chunk));
+  EXPECT_EQ(collectives(), std::make_pair(28, 28));
   h.plan.framework = ShardingFramework::kMegatron;
   h.plan.overlap_grad_reduce = false;
-  EXPECT_EQ(reductions(), std::make_pair(2, 2));
+  EXPECT_EQ(collectives(), std::make_pair(4, 4));
 }
 
 TEST(Iteration, Fp32GradientReductionMovesTwiceTheBytes) {
