@@ -14,6 +14,9 @@
 #             htsim_uec reads -end in milliseconds and runs its clock to
 #             it, so give it "-end 5" or its wall time is mostly idle ticks)
 # NETWORK     anatomy's --network (default packet:transport=uec)
+# REPEAT      run the pair this many times, alternating, and compare the
+#             median wall times (default 1): a 0.1 s run timed once is
+#             noisy by tens of milliseconds
 #
 # Build htsim outside any repository (never in this one), e.g. SPCL's, whose
 # UEC main the measurements in bench/README.md used:
@@ -45,24 +48,34 @@ if [[ "$extra" != *-linkspeed* ]]; then
   extra="$extra -linkspeed $((gbps * 1000))"
 fi
 
-t0=$(date +%s.%N)
-# htsim's UEC and EQDS sources print a flow's "finished at" when its sender
-# has the acknowledgement of every byte: time anatomy's flows there too.
-a_json=$("$anatomy" packet --cm "$cm" --topo "$topo" --network "$network" --fct sender --format json)
-t1=$(date +%s.%N)
+repeat=${REPEAT:-1}
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || { echo "htsim_compare: REPEAT must be a positive integer, not '$repeat'" >&2; exit 1; }
 # htsim writes its logs (logout.dat, idmap.txt) where it runs: a scratch folder.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cm_abs=$(realpath "$cm") topo_abs=$(realpath "$topo")
-h_status=0
-# shellcheck disable=SC2086
-h_out=$(cd "$scratch" && "$HTSIM_UEC" -tm "$cm_abs" -topo "$topo_abs" -nodes "$nodes" $extra 2>&1) || h_status=$?
-if [[ $h_status != 0 ]]; then
-  echo "htsim_compare: $HTSIM_UEC exited with status $h_status; its output ends with:" >&2
-  printf '%s\n' "$h_out" | grep -v '^[.|]*$' | tail -5 >&2
-  exit 1
-fi
-t2=$(date +%s.%N)
+a_walls=() h_walls=()
+for ((r = 0; r < repeat; r++)); do
+  t0=$(date +%s.%N)
+  # htsim's UEC and EQDS sources print a flow's "finished at" when its sender
+  # has the acknowledgement of every byte: time anatomy's flows there too.
+  a_json=$("$anatomy" packet --cm "$cm" --topo "$topo" --network "$network" --fct sender --format json)
+  t1=$(date +%s.%N)
+  h_status=0
+  # shellcheck disable=SC2086
+  h_out=$(cd "$scratch" && "$HTSIM_UEC" -tm "$cm_abs" -topo "$topo_abs" -nodes "$nodes" $extra 2>&1) || h_status=$?
+  if [[ $h_status != 0 ]]; then
+    echo "htsim_compare: $HTSIM_UEC exited with status $h_status; its output ends with:" >&2
+    printf '%s\n' "$h_out" | grep -v '^[.|]*$' | tail -5 >&2
+    exit 1
+  fi
+  t2=$(date +%s.%N)
+  a_walls+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+  h_walls+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+a_wall=$(median "${a_walls[@]}")
+h_wall=$(median "${h_walls[@]}")
 
 read -r a_mean a_max < <(printf '%s' "$a_json" | /usr/bin/python3 -c \
   'import json,sys; j=json.load(sys.stdin); print(j["mean_fct_us"], j["max_fct_us"])')
@@ -76,8 +89,8 @@ if [[ "$h_n" == 0 ]]; then
   exit 1
 fi
 awk -v am="$a_mean" -v ax="$a_max" -v hm="$h_mean" -v hx="$h_max" -v hn="$h_n" \
-    -v t0="$t0" -v t1="$t1" -v t2="$t2" -v net="$network" -v bin="$HTSIM_UEC" 'BEGIN {
-  aw = t1 - t0; hw = t2 - t1
+    -v aw="$a_wall" -v hw="$h_wall" -v n="$repeat" -v net="$network" -v bin="$HTSIM_UEC" 'BEGIN {
+  if (n > 1) printf "wall: the median of %d alternating runs of each\n", n
   printf "| tool | flows | mean FCT (us) | max FCT (us) | wall (s) |\n| --- | ---: | ---: | ---: | ---: |\n"
   printf "| anatomy %s | | %.1f | %.1f | %.2f |\n", net, am, ax, aw
   printf "| htsim %s | %d | %.1f | %.1f | %.2f |\n", bin, hn, hm, hx, hw
