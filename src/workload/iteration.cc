@@ -132,9 +132,6 @@ class IterationSim {
     // Without grad-reduce overlap: every chunk's reductions, queued when the
     // stage's last step is done (Megatron reduces after the pipeline flush).
     std::vector<DpJob> after_flush;
-    // ZeRO-1/2 without overlapped parameter gathers: the all-gathers after
-    // the optimizer step, run one after another.
-    std::vector<Bytes> gathers_after;
     bool dp_busy = false;
     bool compute_done = false;
     bool finished = false;
@@ -151,8 +148,9 @@ class IterationSim {
 
   int positions() const { return p_.pp * p_.virtual_stages; }
   int stage_of(int pos) const { return pos % p_.pp; }
-  int grad_buckets(int s, int chunk, int64_t grad_bytes) const;
-  void gather_after_step(int s, size_t i);
+  int64_t grad_bytes(int s, int chunk) const { return cost_[s].chunk_params[chunk] * reduced_grad_bytes(t_, p_); }
+  int grad_buckets(int s, int chunk) const;
+  void gather_after_step(int s, int chunk, int bucket);
   size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
   topo::NodeId rep_node(int stage) const {
     return in_.topology->gpu_node(gpu_of(in_, layout_.rank({0, 0, 0, stage})));
@@ -227,9 +225,9 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
                         t_.recompute == Recompute::kFull;
   SimTime t = gather.time * gathers * (regather ? 2 : 1);
   if (!step.forward) {
-    const int64_t grad_bytes = cost_[s].chunk_params[step.chunk] * reduced_grad_bytes(t_, p_);
-    const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, grad_bytes));
-    const int64_t buckets = (grad_bytes + unit - 1) / unit;
+    const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
+    const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, chunk_grad_bytes));
+    const int64_t buckets = (chunk_grad_bytes + unit - 1) / unit;
     t += isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time * buckets;
   }
   return t;
@@ -245,11 +243,11 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
 // data-parallel communication on these stages is not on the critical
 // path)", and training.py disables it for the chunks after the first.
 // DeepSpeed buckets every chunk.
-int IterationSim::grad_buckets(int s, int chunk, int64_t grad_bytes) const {
+int IterationSim::grad_buckets(int s, int chunk) const {
   if (!p_.overlap_grad_reduce) return 1;
   if (p_.framework == ShardingFramework::kMegatron && (s > 0 || chunk > 0)) return 1;
   return static_cast<int>(std::clamp<int64_t>(
-      (grad_bytes + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes), 1, kMaxBucketsPerChunk));
+      (grad_bytes(s, chunk) + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes), 1, kMaxBucketsPerChunk));
 }
 
 SimTime IterationSim::slowed(SimTime compute) const {
@@ -446,7 +444,6 @@ void IterationSim::try_start(int s) {
   // A data-parallel collective running alongside takes SMs from the step.
   st.step_compute = (st.dp_busy || (zero3 && !zero3_serial)) ? slowed(c.compute) : c.compute;
   const SimTime busy = (st.step_start - now) + st.step_compute + c.tp_comm;
-  const Bytes chunk_params(cost_[s].chunk_params[step.chunk]);
   if (zero3_serial) {
     // Already accounted for above.
   } else if (zero3) {
@@ -461,11 +458,11 @@ void IterationSim::try_start(int s) {
   } else if (!step.forward && st.next == st.last_backward[step.chunk] && p_.dp * p_.cp > 1) {
     // The last micro-batch's backward finishes each layer's gradients in
     // turn; each bucket is reduced as soon as it is full.
-    const int64_t grad_bytes = chunk_params.count() * reduced_grad_bytes(t_, p_);
-    const int buckets = grad_buckets(s, step.chunk, grad_bytes);
+    const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
+    const int buckets = grad_buckets(s, step.chunk);
     const coll::Op op = p_.zero_stage >= 1 ? coll::Op::kReduceScatter : coll::Op::kAllReduce;
     for (int j = 0; j < buckets; ++j) {
-      const Bytes bytes(grad_bytes / buckets);
+      const Bytes bytes(chunk_grad_bytes / buckets);
       if (!p_.overlap_grad_reduce) {
         // Megatron without overlap (the 2021 stack's train_step, and
         // Megatron-Core's finalize_model_grads) reduces every chunk's
@@ -570,23 +567,22 @@ void IterationSim::maybe_finish(int s) {
     // synchronous (distrib_optimizer.py step_with_ready_grads: "launch
     // synchronous all-gather communication calls here"); the parameters
     // share the gradients' buckets.
-    for (int c = 0; c < p_.virtual_stages; ++c) {
-      const int64_t params = cost_[s].chunk_params[c];
-      const int n = grad_buckets(s, c, params * reduced_grad_bytes(t_, p_));
-      for (int j = 0; j < n; ++j) st.gathers_after.push_back(Bytes(params * gathered_param_bytes(t_) / n));
-    }
-    gather_after_step(s, 0);
+    gather_after_step(s, 0, 0);
   });
 }
 
-void IterationSim::gather_after_step(int s, size_t i) {
-  Stage& st = st_[s];
-  if (i == st.gathers_after.size()) {
+// Bucket `bucket` of chunk `chunk`, then the next, until the stage's last.
+void IterationSim::gather_after_step(int s, int chunk, int bucket) {
+  if (chunk == p_.virtual_stages) {
+    Stage& st = st_[s];
     account(st, IntervalKind::kDpComm, sim_.now());
     st.end = sim_.now();
     return;
   }
-  launch_shared(s, coll::Op::kAllGather, st.gathers_after[i], [this, s, i] { gather_after_step(s, i + 1); });
+  const int n = grad_buckets(s, chunk);
+  if (bucket == n) return gather_after_step(s, chunk + 1, 0);
+  const Bytes bytes(cost_[s].chunk_params[chunk] * gathered_param_bytes(t_) / n);
+  launch_shared(s, coll::Op::kAllGather, bytes, [this, s, chunk, bucket] { gather_after_step(s, chunk, bucket + 1); });
 }
 
 IterationResult IterationSim::run() {
