@@ -148,6 +148,8 @@ class IterationSim {
 
   int positions() const { return p_.pp * p_.virtual_stages; }
   int stage_of(int pos) const { return pos % p_.pp; }
+  // A chunk's parameters as gathered and its gradients as reduced.
+  int64_t param_bytes(int s, int chunk) const { return cost_[s].chunk_params[chunk] * gathered_param_bytes(t_); }
   int64_t grad_bytes(int s, int chunk) const { return cost_[s].chunk_params[chunk] * reduced_grad_bytes(t_, p_); }
   int grad_buckets(int s, int chunk) const;
   void gather_after_step(int s, int chunk, int bucket);
@@ -203,10 +205,11 @@ class IterationSim {
 };
 
 SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
-  const int64_t param_bytes = cost_[s].chunk_params[step.chunk] * gathered_param_bytes(t_);
+  const int64_t chunk_param_bytes = param_bytes(s, step.chunk);
   const int64_t layers = std::max<int64_t>(1, StepCostModel::layers_in_chunk_of(m_, p_, s, step.chunk));
-  const int64_t gather_unit = p_.param_gather_bytes > 0 ? p_.param_gather_bytes : (param_bytes + layers - 1) / layers;
-  const int64_t gathers = (param_bytes + gather_unit - 1) / gather_unit;
+  const int64_t gather_unit =
+      p_.param_gather_bytes > 0 ? p_.param_gather_bytes : (chunk_param_bytes + layers - 1) / layers;
+  const int64_t gathers = (chunk_param_bytes + gather_unit - 1) / gather_unit;
   const auto group = layout_.dp_cp_group({0, 0, 0, s});
   // Collectives of one data-parallel group, timed alone and memoized: a
   // ZeRO-3 plan has no other traffic to contend with in the fabric (no
@@ -581,7 +584,7 @@ void IterationSim::gather_after_step(int s, int chunk, int bucket) {
   }
   const int n = grad_buckets(s, chunk);
   if (bucket == n) return gather_after_step(s, chunk + 1, 0);
-  const Bytes bytes(cost_[s].chunk_params[chunk] * gathered_param_bytes(t_) / n);
+  const Bytes bytes(param_bytes(s, chunk) / n);
   launch_shared(s, coll::Op::kAllGather, bytes, [this, s, chunk, bucket] { gather_after_step(s, chunk, bucket + 1); });
 }
 
@@ -623,7 +626,7 @@ IterationResult IterationSim::run() {
     if (gather_ahead) {
       for (int c = 0; c < v; ++c) {
         st_[s].param_ready[c] = kNever;
-        enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(cost_[s].chunk_params[c] * gathered_param_bytes(t_)), c});
+        enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(param_bytes(s, c)), c});
       }
     }
   }
