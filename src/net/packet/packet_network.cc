@@ -531,7 +531,7 @@ void PacketNetwork::take_path(Packet& p, const PathSet& s, uint32_t i, bool reve
   p.path = static_cast<uint16_t>(i);
   p.hops = static_cast<uint16_t>(s.len);
   p.compact = hop_cache_ && s.compact() ? 1 : 0;
-  if (p.compact) std::memcpy(p.local, reverse ? s.reverse_local(i) : s.forward_local(i), s.len);
+  if (p.compact) std::memcpy(p.local, reverse ? s.reverse_local(i) : s.forward_local(i), kCompactHops);
 }
 
 void PacketNetwork::adapt(Packet& p, const PathSet& s) {

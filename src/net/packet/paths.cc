@@ -85,8 +85,10 @@ PathSet& PathCache::finish(std::unique_ptr<PathSet> s) {
   s->rev.resize(s->fwd.size());
   for (uint32_t i = 0; i < s->count; ++i)
     for (uint32_t k = 0; k < len; ++k) s->rev[i * len + k] = reverse_of(s->fwd[i * len + len - 1 - k]);
+  // kCompactHops bytes of padding, so a packet copies a fixed-size route
+  // (inlined) from any path's start instead of calling memcpy for len bytes.
   auto locals = [&](const std::vector<LinkId>& links, std::vector<uint8_t>& out) {
-    out.resize(links.size());
+    out.assign(links.size() + kCompactHops, 0);
     for (size_t k = 0; k < links.size(); ++k) {
       out[k] = local_of_[links[k]];
       if (out[k] == kNotLocal) return false;

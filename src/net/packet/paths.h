@@ -56,7 +56,7 @@ struct PathSet {
   std::vector<LinkId> rev;  // rev[i*len + k] is the reverse of fwd[i*len + len-1-k]
   // fwd and rev compact: each link's index among its from-node's out-links;
   // empty when a path is longer than kCompactHops or a node on it has more
-  // than 255 out-links.
+  // than 255 out-links. Padded with kCompactHops zeros at the end.
   std::vector<uint8_t> fwd_local, rev_local;
   // Topology::out_begin of the node every reverse path starts at (kNoSlot:
   // they start at different nodes).
