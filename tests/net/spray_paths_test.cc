@@ -52,6 +52,10 @@ TEST(SprayPaths, ACompactPathNamesTheSameLinksAsTheFullOne) {
     // Every way back starts at the receiver's NIC: rev_first finds its
     // first link without reading the path.
     EXPECT_EQ(t.out_link(s.rev_first + s.reverse_local(i)[0]), s.reverse(i)[0]);
+    // A data packet copies kCompactHops (13) bytes from forward_local(i):
+    // its 6 links, then the 6 of the way back, which its acknowledgement
+    // takes from it (send_control) instead of from the path set.
+    for (uint32_t k = 0; k < s.len; ++k) EXPECT_EQ(s.forward_local(i)[s.len + k], s.reverse_local(i)[k]);
   }
 }
 

@@ -36,7 +36,7 @@ namespace anatomy::net::packet {
 using topo::LinkId;
 
 inline constexpr uint32_t kNoPacket = UINT32_MAX;
-// Longest route a packet carries compact (PathSet::fwd_local): the bytes left in its record.
+// Longest route a packet carries compact (PathSet::local): the bytes left in its record.
 inline constexpr uint32_t kCompactHops = 13;
 inline constexpr uint32_t kNoPort = UINT32_MAX;  // the same as PacketNetwork's kNone for a port index
 
@@ -79,8 +79,10 @@ struct alignas(64) Packet {
   uint16_t hops = 0;              // route length
   PacketKind kind = PacketKind::kData;
   uint8_t flags = 0;
-  // The route compact (PathSet::fwd_local / rev_local), when `compact`:
-  // local[k] is route[k]'s index among its node's out-links.
+  // The route compact (PathSet::local), when `compact`: local[k] is
+  // route[k]'s index among its node's out-links. A data packet on a path
+  // of at most kCompactHops / 2 links also carries the reverse route in
+  // local[hops, 2 hops), for its acknowledgement.
   uint8_t compact = 0;
   uint8_t local[kCompactHops] = {};
 };

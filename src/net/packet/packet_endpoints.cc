@@ -4,6 +4,7 @@
 // (ports, switches, forwarding) is in packet_network.cc.
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/error.h"
 #include "net/packet/packet_network.h"
@@ -107,7 +108,19 @@ void PacketNetwork::send_control(Flow& f, PacketKind kind, uint32_t seq, uint32_
   const uint32_t pi = pool_.alloc();
   Packet& c = pool_[pi];
   const PathSet& s = *f.paths;
-  take_path(c, s, path, true);
+  const Packet* d = delivering_;
+  if (d && d->compact && d->flow == f.slot && d->path == path && 2 * s.len <= kCompactHops) {
+    // The data packet's route bytes hold this path's reverse after its
+    // forward (PathSet::local): no read of the path set, whose line is out
+    // of cache since the packet was sent.
+    c.route = s.reverse(path);
+    c.path = path;
+    c.hops = static_cast<uint16_t>(s.len);
+    c.compact = 1;
+    std::memcpy(c.local, d->local + s.len, kCompactHops / 2);
+  } else {
+    take_path(c, s, path, true);
+  }
   c.kind = kind;
   c.flags = flags;
   c.seq = seq;

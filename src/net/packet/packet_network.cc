@@ -573,7 +573,9 @@ void PacketNetwork::at_endpoint(uint32_t pi) {
       f.recycle(p.path);
     transport_->on_control(f, p);
   } else {
+    delivering_ = &p;
     transport_->on_data(f, p);
+    delivering_ = nullptr;
   }
   pool_.free(pi);
 }

@@ -335,6 +335,9 @@ class PacketNetwork final : public Network, private Host {
   bool trimming_;
   bool pfc_;
   bool hop_cache_ = false;  // Packet::next_port is kept (see forward())
+  // The data packet the transport is being handed (at_endpoint()), whose
+  // compact bytes carry the reverse route its acknowledgement takes.
+  const Packet* delivering_ = nullptr;
   int64_t xon_;
 
   std::unique_ptr<PathCache> own_paths_;

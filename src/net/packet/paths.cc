@@ -85,20 +85,23 @@ PathSet& PathCache::finish(std::unique_ptr<PathSet> s) {
   s->rev.resize(s->fwd.size());
   for (uint32_t i = 0; i < s->count; ++i)
     for (uint32_t k = 0; k < len; ++k) s->rev[i * len + k] = reverse_of(s->fwd[i * len + len - 1 - k]);
-  // kCompactHops bytes of padding, so a packet copies a fixed-size route
-  // (inlined) from any path's start instead of calling memcpy for len bytes.
-  auto locals = [&](const std::vector<LinkId>& links, std::vector<uint8_t>& out) {
-    out.assign(links.size() + kCompactHops, 0);
-    for (size_t k = 0; k < links.size(); ++k) {
-      out[k] = local_of_[links[k]];
-      if (out[k] == kNotLocal) return false;
-    }
+  // Path i's compact bytes are its forward route then its reverse one, so
+  // a data packet copies both in one line (the acknowledgement takes its
+  // route from the data packet, not from here), with kCompactHops bytes of
+  // padding so that copy has a fixed, inlined size from any path.
+  auto compact_routes = [&] {
+    if (len > kCompactHops) return false;
+    s->local.assign(s->fwd.size() * 2 + kCompactHops, 0);
+    for (uint32_t i = 0; i < s->count; ++i)
+      for (uint32_t k = 0; k < len; ++k) {
+        const uint8_t f = local_of_[s->fwd[i * len + k]], r = local_of_[s->rev[i * len + k]];
+        if (f == kNotLocal || r == kNotLocal) return false;
+        s->local[2 * i * len + k] = f;
+        s->local[2 * i * len + len + k] = r;
+      }
     return true;
   };
-  if (len > kCompactHops || !locals(s->fwd, s->fwd_local) || !locals(s->rev, s->rev_local)) {
-    s->fwd_local.clear();
-    s->rev_local.clear();
-  }
+  if (!compact_routes()) s->local.clear();
   const NodeId start = topo_.link(s->rev[0]).from;
   s->rev_first = topo_.out_begin(start);
   for (uint32_t i = 1; i < s->count; ++i)
@@ -218,8 +221,7 @@ size_t PathCache::memory_bytes() const {
   size_t total = reverse_.capacity() * sizeof(LinkId);
   total += local_of_.capacity();
   for (const auto& s : owned_)
-    total += sizeof(PathSet) + (s->fwd.capacity() + s->rev.capacity()) * sizeof(LinkId) + s->fwd_local.capacity() +
-             s->rev_local.capacity();
+    total += sizeof(PathSet) + (s->fwd.capacity() + s->rev.capacity()) * sizeof(LinkId) + s->local.capacity();
   return total;
 }
 

@@ -54,10 +54,11 @@ struct PathSet {
   uint32_t len = 0;    // modelled links per path (equal-cost paths have equal length)
   std::vector<LinkId> fwd;  // count x len, sorted
   std::vector<LinkId> rev;  // rev[i*len + k] is the reverse of fwd[i*len + len-1-k]
-  // fwd and rev compact: each link's index among its from-node's out-links;
-  // empty when a path is longer than kCompactHops or a node on it has more
-  // than 255 out-links. Padded with kCompactHops zeros at the end.
-  std::vector<uint8_t> fwd_local, rev_local;
+  // fwd and rev compact: each link's index among its from-node's
+  // out-links, path by path, forward then reverse (2 x len bytes a path),
+  // padded with kCompactHops zeros at the end; empty when a path is longer
+  // than kCompactHops or a node on it has more than 255 out-links.
+  std::vector<uint8_t> local;
   // Topology::out_begin of the node every reverse path starts at (kNoSlot:
   // they start at different nodes).
   uint32_t rev_first = 0;
@@ -72,9 +73,9 @@ struct PathSet {
 
   const LinkId* forward(uint32_t i) const { return fwd.data() + static_cast<size_t>(i) * len; }
   const LinkId* reverse(uint32_t i) const { return rev.data() + static_cast<size_t>(i) * len; }
-  bool compact() const { return !fwd_local.empty(); }
-  const uint8_t* forward_local(uint32_t i) const { return fwd_local.data() + static_cast<size_t>(i) * len; }
-  const uint8_t* reverse_local(uint32_t i) const { return rev_local.data() + static_cast<size_t>(i) * len; }
+  bool compact() const { return !local.empty(); }
+  const uint8_t* forward_local(uint32_t i) const { return local.data() + 2 * static_cast<size_t>(i) * len; }
+  const uint8_t* reverse_local(uint32_t i) const { return forward_local(i) + len; }
   // [begin, end) of the paths that share path i's first `hops` links.
   void block(uint32_t i, uint32_t hops, uint32_t& begin, uint32_t& end) const;
 };
