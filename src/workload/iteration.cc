@@ -210,13 +210,18 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   const int64_t gather_unit =
       p_.param_gather_bytes > 0 ? p_.param_gather_bytes : (chunk_param_bytes + layers - 1) / layers;
   const int64_t gathers = (chunk_param_bytes + gather_unit - 1) / gather_unit;
-  const auto group = layout_.dp_cp_group({0, 0, 0, s});
-  // Collectives of one data-parallel group, timed alone and memoized: a
-  // ZeRO-3 plan has no other traffic to contend with in the fabric (no
-  // pipeline), and there are thousands of them per iteration.
+  // Collectives of one shard group (every DP x CP rank, or under
+  // HYBRID_SHARD its first `shard_group` ranks: every group runs the same
+  // ones at once), timed alone and memoized: a ZeRO-3 plan has no other
+  // traffic to contend with in the fabric (no pipeline), and there are
+  // thousands of them per iteration.
+  const std::vector<uint32_t> all = layout_.dp_cp_group({0, 0, 0, s});
+  const size_t shard = static_cast<size_t>(p_.zero_shards());
+  const std::vector<uint32_t> group(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(shard));
   const coll::CollectiveResult& gather = isolated_.run(coll::Op::kAllGather, Bytes(gather_unit), group);
   if (dp_algorithm_.empty()) {
     dp_algorithm_ = "ZeRO-3 gathers " + gather.algorithm + "/" + gather.protocol;
+    if (shard < all.size()) dp_algorithm_ += fmt::format(" in groups of {}, gradient shards all-reduced over {} replicas", shard, all.size() / shard);
     dp_chosen_elsewhere_ = gather.chosen_elsewhere;
   }
   // DeepSpeed's recomputation re-runs each checkpointed block's forward
@@ -231,7 +236,19 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
     const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
     const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, chunk_grad_bytes));
     const int64_t buckets = (chunk_grad_bytes + unit - 1) / unit;
-    t += isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time * buckets;
+    const SimTime reduce = isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time;
+    t += reduce * buckets;
+    if (shard < all.size()) {
+      // HYBRID_SHARD: each reduce-scattered shard is then all-reduced over
+      // the replicas (the ranks in the same place of every shard group) on
+      // a stream of its own (FSDP's _reduce_grad: all_reduce over
+      // _inter_node_pg on _all_reduce_stream), so the all-reduces follow
+      // the first reduce-scatter and run beside the rest.
+      std::vector<uint32_t> replicas;
+      for (size_t k = 0; k < all.size(); k += shard) replicas.push_back(all[k]);
+      const Bytes piece(std::max<int64_t>(1, unit / static_cast<int64_t>(shard)));
+      t = std::max(t, reduce + isolated_.run(coll::Op::kAllReduce, piece, replicas).time * buckets);
+    }
   }
   return t;
 }
@@ -555,7 +572,7 @@ void IterationSim::maybe_finish(int s) {
   // now: the last backward's bucket events all fire before it ends.
   st.finished = true;
   account(st, IntervalKind::kDpComm, sim_.now());
-  const int64_t shards = p_.zero_stage >= 1 ? static_cast<int64_t>(p_.dp) * p_.cp : 1;
+  const int64_t shards = p_.zero_stage >= 1 ? static_cast<int64_t>(p_.zero_shards()) : 1;
   const SimTime opt = in_.compute->optimizer_step(std::max<int64_t>(1, cost_[s].params() / shards), optimizer_state(t_));
   sim_.schedule_in(opt, [this, s] {
     Stage& st = st_[s];

@@ -112,8 +112,9 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double experts = static_cast<double>(held.experts);
   const double full = dense + experts;
 
-  // ZeRO shards over DP x CP; an expert is replicated over DP x CP / EP.
-  const double d = static_cast<double>(p.dp) * p.cp;
+  // ZeRO shards over DP x CP (or a shard group); an expert is replicated
+  // over DP x CP / EP.
+  const double d = static_cast<double>(p.zero_shards());
   const double d_experts = std::max(1.0, d / p.ep);
   const double shard = dense / d + experts / d_experts;
   const double unit = std::max((dense_layer + expert_layer / p.ep) / tp, ends / tp);  // gathered at once

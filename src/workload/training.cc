@@ -124,6 +124,17 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
 
   if (p.zero_stage < 0 || p.zero_stage > 3)
     fail("parallelism.zero_stage", fmt::format("{} is not one of 0, 1, 2, 3", p.zero_stage));
+  if (p.shard_group < 0) fail("parallelism.shard_group", fmt::format("{} is negative", p.shard_group));
+  if (p.shard_group > 0 && p.zero_stage < 3)
+    fail("parallelism.shard_group",
+         fmt::format("{} needs zero_stage 3 (the parameters sharded); zero_stage is {}", p.shard_group, p.zero_stage));
+  if (p.shard_group > 0 && (p.dp * p.cp) % p.shard_group != 0)
+    fail("parallelism.shard_group",
+         fmt::format("{} does not divide the DP x CP group of {} ranks", p.shard_group, p.dp * p.cp));
+  if (p.shard_group > 0 && p.ep > 1)
+    fail("parallelism.shard_group",
+         fmt::format("{} with expert parallelism (ep {}) is not modelled; set ep: 1 or shard_group: 0", p.shard_group,
+                     p.ep));
 
   const int64_t per_step = t.micro_batch * p.dp;
   if (t.global_batch % per_step != 0)

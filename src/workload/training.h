@@ -66,6 +66,12 @@ struct ParallelPlan {
   // layer (FSDP's per-block wrapping). DeepSpeed gathers in prefetch buckets
   // (stage3_prefetch_bucket_size, 5e7 elements = 100 MB in fp16).
   int64_t param_gather_bytes = 0;
+  // ZeRO-3: ranks of the DP x CP group that share one copy of the sharded
+  // state, consecutive ranks (the GPUs of a node first): PyTorch FSDP's
+  // HYBRID_SHARD and DeepSpeed's MiCS. Each group gathers and reduce-
+  // scatters among itself, and the groups, one a replica, all-reduce each
+  // reduced gradient shard. 0: every rank (FULL_SHARD).
+  int shard_group = 0;
   ShardingFramework framework = ShardingFramework::kMegatron;
   // Context parallelism's K/V exchange. false: ring attention, K/V blocks
   // passed around the CP ring behind the attention kernels (Megatron-LM's
@@ -76,6 +82,9 @@ struct ParallelPlan {
   bool cp_all_gather = false;
 
   int gpus() const { return tp * pp * dp * cp; }
+  // Ranks one copy of the ZeRO-sharded state is split over: DP x CP, or
+  // the shard group under ZeRO-3 with HYBRID_SHARD.
+  int zero_shards() const { return zero_stage >= 3 && shard_group > 0 ? shard_group : dp * cp; }
 };
 
 struct TrainingSpec {

@@ -314,6 +314,27 @@ TEST(Iteration, Fp32TrainingGathersAndReducesFourBytesAParameter) {
   EXPECT_LT(ratio, 2.0);
 }
 
+TEST(Iteration, HybridShardGathersInsideANodeAndAllReducesAcrossNodes) {
+  // HYBRID_SHARD with a shard group of one DGX node (8 GPUs) on DP 16
+  // gathers and reduce-scatters over NVLink only; what crosses the nodes is
+  // each gradient shard's all-reduce between the two replicas, 1/8 of a
+  // bucket. Serialized before the compute, its exposed DP time is below
+  // FULL_SHARD's, whose every gather crosses the 400G NICs. A shard group of
+  // all 16 ranks is FULL_SHARD, to the picosecond.
+  Harness h;
+  h.plan.dp = 16;
+  h.plan.zero_stage = 3;
+  h.plan.overlap_param_gather = false;
+  h.training.global_batch = 32;
+  const IterationResult full = h.run();
+  h.plan.shard_group = 16;
+  EXPECT_EQ(h.run().iteration, full.iteration);
+  h.plan.shard_group = 8;
+  const IterationResult hybrid = h.run();
+  EXPECT_GT(hybrid.mean.dp_comm, SimTime::zero());
+  EXPECT_LT(hybrid.mean.dp_comm, full.mean.dp_comm);
+}
+
 TEST(Iteration, DeepSpeedRecomputationGathersTheParametersAgain) {
   // Full recomputation re-runs a block's forward inside its backward; under
   // DeepSpeed each sub-module gathers its parameters for that forward and

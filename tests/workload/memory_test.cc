@@ -121,6 +121,21 @@ TEST(Memory, EachZeroStageShardsOverDataParallel) {
   EXPECT_EQ(estimate_memory(m, cp, t).optimizer.count(), 1'505'673'984);
 }
 
+TEST(Memory, HybridShardSplitsTheStateOverItsShardGroupOnly) {
+  // FSDP HYBRID_SHARD with shard groups of 8 on DP 64 keeps one copy of the
+  // sharded state per group: Llama 3 8B's 96,363,134,976 optimizer bytes
+  // (12 B x 8,030,261,248) over 8 ranks = 12,045,391,872, 8x the full
+  // shard over 64 (1,505,673,984). A group of all 64 is FULL_SHARD.
+  const ModelSpec& m = find_model("llama3-8b");
+  const TrainingSpec t = training(8192, 64, 1);
+  ParallelPlan p = plan(1, 1, 64, 3);
+  p.shard_group = 8;
+  EXPECT_EQ(estimate_memory(m, p, t).optimizer.count(), 12'045'391'872);
+  p.shard_group = 64;
+  EXPECT_EQ(estimate_memory(m, p, t).optimizer.count(), 1'505'673'984);
+  EXPECT_EQ(estimate_memory(m, p, t).total(), estimate_memory(m, plan(1, 1, 64, 3), t).total());
+}
+
 TEST(Memory, DeepSpeedZero3HoldsOneSubModuleWhole) {
   // DeepSpeed gathers an nn.Linear's weight before its forward and releases
   // it after, so besides its shard a GPU holds the largest matrix (GPT-3

@@ -133,6 +133,23 @@ TEST(ValidatePlan, ZeroStage) {
             "parallelism.zero_stage: 4 is not one of 0, 1, 2, 3");
 }
 
+TEST(ValidatePlan, ShardGroup) {
+  const ModelSpec& m = find_model("llama3-8b");
+  ParallelPlan p = plan_of(1, 1, 16);
+  p.zero_stage = 3;
+  p.shard_group = 8;
+  EXPECT_EQ(check(m, p, training_of(8192, 16, 1), 16), "ok");
+  p.shard_group = -1;
+  EXPECT_EQ(check(m, p, training_of(8192, 16, 1), 16), "parallelism.shard_group: -1 is negative");
+  p.shard_group = 6;
+  EXPECT_EQ(check(m, p, training_of(8192, 16, 1), 16),
+            "parallelism.shard_group: 6 does not divide the DP x CP group of 16 ranks");
+  p.shard_group = 8;
+  p.zero_stage = 2;
+  EXPECT_EQ(check(m, p, training_of(8192, 16, 1), 16),
+            "parallelism.shard_group: 8 needs zero_stage 3 (the parameters sharded); zero_stage is 2");
+}
+
 TEST(LayersPerStage, UnevenLayersComeOffTheEnds) {
   // 126 layers on PP 16: ceil = 8, 16 x 8 - 126 = 2 missing, one from each end (Llama 3 405B).
   std::vector<int64_t> expect(16, 8);
