@@ -271,6 +271,10 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        },
        [](const T& t) { return std::string(workload::to_string(t.recompute)); },
        {"none", "selective", "full"}},
+      {"recompute_layers", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "with recompute: full, the layers of each model chunk recomputed, the first ones (Megatron-LM "
+       "--recompute-method block --recompute-num-layers); the others keep their activations. 0: every layer",
+       [](T& t, const Value& v) { t.recompute_layers = v.integer; }, shows(&T::recompute_layers)},
       {"flash_attention", Kind::kBool, by_default("true"), {},
        "fused attention (FlashAttention); false: attention scores materialized, as in Megatron-LM 2021",
        [](T& t, const Value& v) { t.flash_attention = v.flag; }, shows(&T::flash_attention)},

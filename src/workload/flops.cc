@@ -46,13 +46,19 @@ double model_flops(const ModelSpec& m, const TrainingSpec& t) { return model_flo
 
 double model_flops_causal(const ModelSpec& m, const TrainingSpec& t) { return model_flops_counting(m, t, 0.5); }
 
-double hardware_flops(const ModelSpec& m, const TrainingSpec& t) {
+double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t) {
   const ForwardPerToken f = forward_per_token(m, t.seq_len);
   double extra = 0;  // per token
   switch (t.recompute) {
     case Recompute::kNone: break;
     case Recompute::kSelective: extra += f.attention_core; break;
-    case Recompute::kFull: extra += f.layer_gemms + f.attention_core; break;
+    case Recompute::kFull: {
+      int64_t recomputed = 0;
+      for (const int64_t n : layers_per_stage(m, p)) recomputed += recomputed_layers_on_stage(t, n, p.virtual_stages);
+      const double share = static_cast<double>(recomputed) / static_cast<double>(m.layers);
+      extra += share * (f.layer_gemms + f.attention_core);
+      break;
+    }
   }
   if (t.flash_attention) extra += f.attention_core / 2;  // Q K^T once more in backward
   return model_flops(m, t) + extra * static_cast<double>(t.tokens_per_iteration());

@@ -36,7 +36,9 @@
 //   selective recompute  + the attention core's forward, 4 s h per token per layer
 //   full recompute       + every transformer layer's forward once more (the
 //                        output layer is not checkpointed, so it is not re-run:
-//                        eq. 3's logits term is 6 B s h V, three passes)
+//                        eq. 3's logits term is 6 B s h V, three passes); with
+//                        training.recompute_layers, the recomputed layers' share
+//                        of it, counted chunk by chunk over the plan
 //   FlashAttention       + Q K^T again in backward, 2 s h per token per layer
 //                        (backward is 2.5 x forward's attention matmuls, Dao 2023)
 // With full recompute and flash_attention off, hardware_flops() of a
@@ -53,6 +55,6 @@ namespace anatomy::workload {
 double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len);
 double model_flops(const ModelSpec& m, const TrainingSpec& t);
 double model_flops_causal(const ModelSpec& m, const TrainingSpec& t);
-double hardware_flops(const ModelSpec& m, const TrainingSpec& t);
+double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t);
 
 }  // namespace anatomy::workload

@@ -229,9 +229,10 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   // their parameters again before the backward pre-hooks gather them for
   // the gradients (each sub-module releases them after its forward):
   // two gathers per backward. FSDP gathers a unit once for both.
-  const bool regather = !step.forward && p_.framework == ShardingFramework::kDeepSpeed &&
-                        t_.recompute == Recompute::kFull;
-  SimTime t = gather.time * gathers * (regather ? 2 : 1);
+  // Only the recomputed layers' units gather again (recompute_layers).
+  const bool regather = !step.forward && p_.framework == ShardingFramework::kDeepSpeed;
+  const int64_t regathers = regather ? gathers * recomputed_layers(t_, layers) / layers : 0;
+  SimTime t = gather.time * (gathers + regathers);
   if (!step.forward) {
     const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
     const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, chunk_grad_bytes));
@@ -689,7 +690,7 @@ IterationResult IterationSim::run() {
   r.peak_tflops = hw::peak_tflops(in_.compute->accelerator(), t_.precision);
   if (r.peak_tflops <= 0) r.peak_tflops = hw::peak_tflops(in_.compute->accelerator(), hw::Precision::kBf16);
   r.mfu = r.tflops_per_gpu / r.peak_tflops;
-  r.hfu = hardware_flops(m_, t_) / secs / gpus / 1e12 / r.peak_tflops;
+  r.hfu = hardware_flops(m_, p_, t_) / secs / gpus / 1e12 / r.peak_tflops;
   r.mfu_causal = model_flops_causal(m_, t_) / secs / gpus / 1e12 / r.peak_tflops;
   r.compute_source = in_.compute->describe();
   r.library = in_.library.name;

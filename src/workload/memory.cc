@@ -136,8 +136,13 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   b.optimizer = to_bytes((p.zero_stage >= 1 ? shard : full) * bpp.optimizer);
 
   const LayerActivations layer = layer_activations(m, p, t);
-  double act = layer.stored * layer_microbatches_in_flight(p, t, r, layers);
-  if (t.recompute == Recompute::kFull) act += layer.whole;  // the layer being recomputed
+  // Recomputed layers keep their input only (`stored`), the others all of
+  // their activations (training.recompute_layers).
+  const int64_t recomputed = recomputed_layers_on_stage(t, layers, p.virtual_stages);
+  const double share = layers > 0 ? static_cast<double>(recomputed) / static_cast<double>(layers) : 0;
+  const double per_layer = t.recompute == Recompute::kFull ? share * layer.stored + (1 - share) * layer.whole : layer.stored;
+  double act = per_layer * layer_microbatches_in_flight(p, t, r, layers);
+  if (recomputed > 0) act += layer.whole;  // the layer being recomputed
   const bool sp = p.sequence_parallel && p.tp > 1;
   const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
   const double tokens = static_cast<double>(t.micro_batch * t.seq_len) / p.cp;
@@ -171,6 +176,7 @@ std::string describe_change(const ParallelPlan& p0, const TrainingSpec& t0, cons
                             const TrainingSpec& t) {
   std::vector<std::string> parts;
   if (t.recompute != t0.recompute) parts.push_back(fmt::format("recompute: {}", to_string(t.recompute)));
+  if (t.recompute_layers != t0.recompute_layers) parts.push_back(fmt::format("recompute_layers: {}", t.recompute_layers));
   if (p.zero_stage != p0.zero_stage) parts.push_back(fmt::format("zero_stage: {}", p.zero_stage));
   if (p.tp != p0.tp || p.pp != p0.pp)
     parts.push_back(fmt::format("TP {} x PP {} x DP {}", p.tp, p.pp, p.dp));
@@ -201,8 +207,9 @@ std::vector<Change> changes() {
          return true;
        }},
       {[](Plan& x) {
-         if (x.t.recompute == Recompute::kFull) return false;
+         if (x.t.recompute == Recompute::kFull && x.t.recompute_layers == 0) return false;
          x.t.recompute = Recompute::kFull;
+         x.t.recompute_layers = 0;
          return true;
        }},
       {[](Plan& x) {

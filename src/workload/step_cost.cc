@@ -33,10 +33,7 @@ hw::Precision StepCostModel::gemm_precision() const {
 }
 
 int64_t StepCostModel::layers_in_chunk_of(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) {
-  // A stage's layers (as layers_per_stage splits them) spread as evenly as
-  // they go over its chunks, the first chunks taking any extra layer.
-  const int64_t v = p.virtual_stages, n = layers_per_stage(m, p)[stage];
-  return n / v + (chunk < n % v ? 1 : 0);
+  return chunk_layers(layers_per_stage(m, p)[stage], p.virtual_stages, chunk);
 }
 
 Bytes StepCostModel::ep_all_to_all_bytes() const {
@@ -46,8 +43,7 @@ Bytes StepCostModel::ep_all_to_all_bytes() const {
 }
 
 int64_t StepCostModel::layers_in_chunk(int stage, int chunk) const {
-  const int64_t v = p_.virtual_stages, n = layers_per_stage_[stage];
-  return n / v + (chunk < n % v ? 1 : 0);
+  return chunk_layers(layers_per_stage_[stage], p_.virtual_stages, chunk);
 }
 
 StepCostModel::LayerCost StepCostModel::layer() const {
@@ -231,9 +227,10 @@ StageCost StepCostModel::stage(int s) const {
     StepCost f{layer_.fwd_compute * n, SimTime::zero(), layer_.fwd_comm * n, layer_.fwd_all_to_alls * n};
     StepCost b{layer_.bwd_compute * n, SimTime::zero(), layer_.bwd_comm * n, layer_.bwd_all_to_alls * n};
     if (t_.recompute == Recompute::kFull) {
-      b.recompute = layer_.fwd_compute * n;
-      b.tp_comm += layer_.fwd_comm * n;
-      b.ep_all_to_alls += layer_.fwd_all_to_alls * n;
+      const int64_t r = recomputed_layers(t_, n);
+      b.recompute = layer_.fwd_compute * r;
+      b.tp_comm += layer_.fwd_comm * r;
+      b.ep_all_to_alls += layer_.fwd_all_to_alls * r;
     } else if (t_.recompute == Recompute::kSelective) {
       b.recompute = layer_.attn_fwd * n;
     }

@@ -17,6 +17,26 @@ const char* to_string(Recompute r) {
   return "?";
 }
 
+int64_t chunk_layers(int64_t stage_layers, int v, int chunk) {
+  return stage_layers / v + (chunk < stage_layers % v ? 1 : 0);
+}
+
+int64_t recomputed_layers(const TrainingSpec& t, int64_t n) {
+  if (t.recompute != Recompute::kFull) return 0;
+  return t.recompute_layers > 0 ? std::min(n, t.recompute_layers) : n;
+}
+
+int64_t recomputed_layers_on_stage(const TrainingSpec& t, int64_t stage_layers, int v) {
+  int64_t out = 0;
+  for (int c = 0; c < v; ++c) out += recomputed_layers(t, chunk_layers(stage_layers, v, c));
+  return out;
+}
+
+std::string recompute_text(const TrainingSpec& t) {
+  if (t.recompute != Recompute::kFull || t.recompute_layers <= 0) return to_string(t.recompute);
+  return fmt::format("full (first {} layer{} of each chunk)", t.recompute_layers, t.recompute_layers == 1 ? "" : "s");
+}
+
 std::vector<int64_t> layers_per_stage(const ModelSpec& m, const ParallelPlan& p) {
   ANATOMY_CHECK(p.pp >= 1 && m.layers >= p.pp, "every pipeline rank needs a layer (validate_plan first)");
   const int64_t pp = p.pp;
@@ -73,6 +93,11 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   check_positive("training.seq_len", t.seq_len);
   check_positive("training.micro_batch", t.micro_batch);
   check_positive("training.global_batch", t.global_batch);
+  if (t.recompute_layers < 0)
+    fail("training.recompute_layers", fmt::format("{} is negative", t.recompute_layers));
+  if (t.recompute_layers > 0 && t.recompute != Recompute::kFull)
+    fail("training.recompute_layers", fmt::format("{} needs recompute: full (whole layers recomputed); recompute is {}",
+                                                  t.recompute_layers, to_string(t.recompute)));
   if (p.bucket_bytes < 1) fail("parallelism.bucket_bytes", fmt::format("must be > 0 (got {})", p.bucket_bytes));
   if (!t.master_weights && t.precision == hw::Precision::kFp32)
     fail("training.master_weights", "false needs 16-bit parameters: fp32 training has no master copy to leave out");

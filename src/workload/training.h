@@ -93,6 +93,13 @@ struct TrainingSpec {
   int64_t micro_batch = 1;     // sequences per micro-batch per DP rank
   hw::Precision precision = hw::Precision::kBf16;
   Recompute recompute = Recompute::kNone;
+  // Under full recomputation, the layers of each model chunk whose forward
+  // runs again in the backward; the others keep their activations. As
+  // Megatron-LM's --recompute-method block --recompute-num-layers N (the
+  // first N layers of every chunk) and fms-fsdp's selective_checkpointing
+  // (a fraction of the blocks, here as a count). More than a chunk holds
+  // recomputes them all. 0: every layer.
+  int64_t recompute_layers = 0;
   // FlashAttention (Dao et al.): the s x s attention scores are never stored
   // (activations drop Korthikanti et al.'s 5 a s^2 b term) and backward
   // recomputes Q K^T (hardware FLOPs add 2 s h per token per layer). Megatron-LM
@@ -127,6 +134,22 @@ struct TrainingSpec {
 // embedding and the output layer (Llama 3 405B: 126 layers on PP 16 are
 // 7, 8 x 14, 7; arXiv 2407.21783 Section 3.3.2).
 std::vector<int64_t> layers_per_stage(const ModelSpec& m, const ParallelPlan& p);
+
+// Layers in chunk `chunk` of a stage holding `stage_layers` over v model
+// chunks: as evenly as they go, the first chunks taking any extra layer.
+int64_t chunk_layers(int64_t stage_layers, int v, int chunk);
+
+// Layers of a chunk of n whose forward is recomputed in the backward
+// (TrainingSpec::recompute_layers): n under full recomputation of every
+// layer, min(n, recompute_layers) when limited, 0 otherwise (selective
+// recomputation re-runs attention, not whole layers).
+int64_t recomputed_layers(const TrainingSpec& t, int64_t n);
+// The same over all the chunks of a stage holding `stage_layers`.
+int64_t recomputed_layers_on_stage(const TrainingSpec& t, int64_t stage_layers, int v);
+
+// "full", or "full (first 4 layers of each chunk)": the recomputation as
+// reports print it.
+std::string recompute_text(const TrainingSpec& t);
 
 // Checks the plan against the model and GPU count; throws InputError naming
 // the field ("parallelism.tp", "training.global_batch", ...) with the reason

@@ -39,7 +39,7 @@ TEST(Flops, FullRecomputeReproducesEq3ForEveryTable1Row) {
   for (const auto& [name, batch] : rows) {
     const ModelSpec& m = find_model(name);
     const double eq3 = megatron_flops(m, batch, 2048);
-    const double hfu = hardware_flops(m, training(2048, batch, Recompute::kFull, false));
+    const double hfu = hardware_flops(m, ParallelPlan{}, training(2048, batch, Recompute::kFull, false));
     EXPECT_NEAR(hfu / eq3, 1.0, 0.01) << name;
     EXPECT_NEAR(hfu / eq3, 1.0, 1e-9) << name;  // in fact exact: same shapes, same dropped terms
     // Without recompute: eq. 3 less one forward of the layers.
@@ -60,13 +60,13 @@ TEST(Flops, Llama3With8kSequencesByHand) {
   TrainingSpec t = training(8192, 1, Recompute::kNone, true);
   EXPECT_DOUBLE_EQ(model_flops(m, t), 57'912'852'480.0 * 8192);
   // FlashAttention's backward recomputes Q K^T: + 2 s h l = 2,147,483,648 per token.
-  EXPECT_DOUBLE_EQ(hardware_flops(m, t), (57'912'852'480.0 + 2'147'483'648.0) * 8192);
+  EXPECT_DOUBLE_EQ(hardware_flops(m, ParallelPlan{}, t), (57'912'852'480.0 + 2'147'483'648.0) * 8192);
   // Selective adds the attention core's forward (4,294,967,296) on top.
   t.recompute = Recompute::kSelective;
-  EXPECT_DOUBLE_EQ(hardware_flops(m, t), (57'912'852'480.0 + 2'147'483'648.0 + 4'294'967'296.0) * 8192);
+  EXPECT_DOUBLE_EQ(hardware_flops(m, ParallelPlan{}, t), (57'912'852'480.0 + 2'147'483'648.0 + 4'294'967'296.0) * 8192);
   // Full re-runs GEMMs and attention of every layer, not the logits.
   t.recompute = Recompute::kFull;
-  EXPECT_DOUBLE_EQ(hardware_flops(m, t),
+  EXPECT_DOUBLE_EQ(hardware_flops(m, ParallelPlan{}, t),
                    (57'912'852'480.0 + 2'147'483'648.0 + 13'958'643'712.0 + 4'294'967'296.0) * 8192);
 }
 
@@ -125,9 +125,32 @@ ModelSpec tiny(int64_t kv_heads, bool gated, int64_t ffn, int64_t experts, int64
 }
 
 // Megatron's count charges full recomputation: 4 passes of every layer, 3 of
+TEST(Flops, RecomputingSomeLayersAddsTheirShareOfTheRecomputedForward) {
+  // Full recomputation adds every layer's forward (GEMMs and attention
+  // core) once. With recompute_layers it adds the recomputed layers' share,
+  // counted chunk by chunk: 16 layers on PP 2 x 2 chunks are chunks of 4;
+  // 2 of each chunk is 8 of 16 layers, half the extra FLOPs; 6 of a chunk
+  // of 4 recomputes all 4, as full recomputation does.
+  const ModelSpec m = [] {
+    ModelSpec x = find_model("gpt-1.7b");
+    x.layers = 16;
+    return x;
+  }();
+  ParallelPlan p;
+  p.pp = 2;
+  p.virtual_stages = 2;
+  TrainingSpec t = training(2048, 8, Recompute::kFull, false);
+  const double full = hardware_flops(m, p, t) - model_flops(m, t);
+  t.recompute_layers = 2;
+  EXPECT_DOUBLE_EQ(hardware_flops(m, p, t) - model_flops(m, t), full / 2);
+  t.recompute_layers = 6;
+  EXPECT_DOUBLE_EQ(hardware_flops(m, p, t) - model_flops(m, t), full);
+  EXPECT_GT(full, 0);
+}
+
 // the logits; it is hardware_flops() with full recompute and no FlashAttention.
 void expect_megatron_is_full_recompute(const ModelSpec& m) {
-  EXPECT_DOUBLE_EQ(megatron_flops(m, 4, 128), hardware_flops(m, training(128, 4, Recompute::kFull, false)));
+  EXPECT_DOUBLE_EQ(megatron_flops(m, 4, 128), hardware_flops(m, ParallelPlan{}, training(128, 4, Recompute::kFull, false)));
 }
 
 TEST(Flops, DenseTinyModelByHand) {

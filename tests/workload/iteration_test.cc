@@ -335,6 +335,29 @@ TEST(Iteration, HybridShardGathersInsideANodeAndAllReducesAcrossNodes) {
   EXPECT_LT(hybrid.mean.dp_comm, full.mean.dp_comm);
 }
 
+TEST(Iteration, RecomputingSomeLayersOfAChunkRerunsOnlyTheirForward) {
+  // 16 layers on PP 2 x 2 chunks: chunks of 4 layers. Recomputing the
+  // first 1 of each re-runs a quarter of each chunk's forward inside its
+  // backward, where full recomputation re-runs all of it.
+  Harness h;
+  h.plan.pp = 2;
+  h.plan.virtual_stages = 2;
+  h.training.recompute = Recompute::kFull;
+  const StageCost full = h.stage_cost(0);
+  h.training.recompute_layers = 1;
+  const StageCost one = h.stage_cost(0);
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_GT(one.backward[c].recompute, SimTime::zero());
+    EXPECT_EQ(one.backward[c].recompute * 4, full.backward[c].recompute);
+    EXPECT_EQ(full.backward[c].compute - one.backward[c].compute, one.backward[c].recompute * 3);
+  }
+  // The whole iteration's recomputation: a quarter of full's.
+  h.training.global_batch = 8;
+  const SimTime quarter = h.run().mean.recompute;
+  h.training.recompute_layers = 0;
+  EXPECT_EQ(quarter * 4, h.run().mean.recompute);
+}
+
 TEST(Iteration, DeepSpeedRecomputationGathersTheParametersAgain) {
   // Full recomputation re-runs a block's forward inside its backward; under
   // DeepSpeed each sub-module gathers its parameters for that forward and

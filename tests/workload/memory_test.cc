@@ -136,6 +136,29 @@ TEST(Memory, HybridShardSplitsTheStateOverItsShardGroupOnly) {
   EXPECT_EQ(estimate_memory(m, p, t).total(), estimate_memory(m, plan(1, 1, 64, 3), t).total());
 }
 
+TEST(Memory, EachLayerNotRecomputedKeepsAllItsActivations) {
+  // One stage, one micro-batch in flight: recomputing N of 32 layers keeps
+  // N layers' inputs and 32 - N layers' whole activations, plus the layer
+  // being recomputed. Each layer taken off the recomputed ones adds one
+  // layer's whole minus its input; all 32 (or more) is full recomputation.
+  // Llama 3 8B, bf16, per token: norm/QKV/MLP inputs 4 x 2 x 4096 = 32,768;
+  // Q 8,192, K+V 4,096, attention out 8,192, gate+up 57,344, SwiGLU out
+  // 28,672; log-sum-exp 4 x 32 = 128: whole 139,392 B, input 8,192 B.
+  // x 8,192 tokens: (139,392 - 8,192) x 8,192 = 1,074,790,400 B a layer.
+  const ModelSpec& m = find_model("llama3-8b");
+  TrainingSpec t = training(8192, 8, 1, Recompute::kFull);
+  const ParallelPlan p = plan(1, 1, 8, 1);
+  const auto act = [&](int64_t n) {
+    t.recompute_layers = n;
+    return estimate_memory(m, p, t).activations.count();
+  };
+  const int64_t full = act(0);
+  EXPECT_EQ(act(32), full);
+  EXPECT_EQ(act(40), full);
+  EXPECT_EQ(act(31) - full, 1'074'790'400);
+  EXPECT_EQ(act(16) - full, 16 * int64_t{1'074'790'400});
+}
+
 TEST(Memory, DeepSpeedZero3HoldsOneSubModuleWhole) {
   // DeepSpeed gathers an nn.Linear's weight before its forward and releases
   // it after, so besides its shard a GPU holds the largest matrix (GPT-3

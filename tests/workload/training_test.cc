@@ -150,6 +150,36 @@ TEST(ValidatePlan, ShardGroup) {
             "parallelism.shard_group: 8 needs zero_stage 3 (the parameters sharded); zero_stage is 2");
 }
 
+TEST(ValidatePlan, RecomputeLayers) {
+  const ModelSpec& m = find_model("llama3-8b");
+  const ParallelPlan p = plan_of(1, 1, 8);
+  TrainingSpec t = training_of(8192, 8, 1);
+  t.recompute = Recompute::kFull;
+  t.recompute_layers = 4;
+  EXPECT_EQ(check(m, p, t, 8), "ok");
+  t.recompute_layers = -1;
+  EXPECT_EQ(check(m, p, t, 8), "training.recompute_layers: -1 is negative");
+  t.recompute_layers = 4;
+  t.recompute = Recompute::kSelective;
+  EXPECT_EQ(check(m, p, t, 8),
+            "training.recompute_layers: 4 needs recompute: full (whole layers recomputed); recompute is selective");
+}
+
+TEST(RecomputedLayers, FirstLayersOfEachChunkUpToTheChunk) {
+  // 30 layers over 4 chunks are 8, 8, 7, 7; recomputing 7 of each chunk is
+  // 7 + 7 + 7 + 7 = 28; 0 is every layer; without full recomputation none.
+  TrainingSpec t;
+  t.recompute = Recompute::kFull;
+  EXPECT_EQ(chunk_layers(30, 4, 0), 8);
+  EXPECT_EQ(chunk_layers(30, 4, 3), 7);
+  EXPECT_EQ(recomputed_layers_on_stage(t, 30, 4), 30);
+  t.recompute_layers = 7;
+  EXPECT_EQ(recomputed_layers_on_stage(t, 30, 4), 28);
+  EXPECT_EQ(recompute_text(t), "full (first 7 layers of each chunk)");
+  t.recompute = Recompute::kSelective;
+  EXPECT_EQ(recomputed_layers(t, 8), 0);
+}
+
 TEST(LayersPerStage, UnevenLayersComeOffTheEnds) {
   // 126 layers on PP 16: ceil = 8, 16 x 8 - 126 = 2 missing, one from each end (Llama 3 405B).
   std::vector<int64_t> expect(16, 8);
