@@ -86,6 +86,11 @@ const std::vector<Field<ModelSpec>>& model_fields() {
       {"kv_heads", Kind::kInt, derived("heads (no grouped-query attention)"), int_range(1, kMaxDim),
        "key/value heads (grouped-query attention when fewer than heads)",
        [](M& m, const Value& v) { m.kv_heads = v.integer; }, shows(&M::kv_heads)},
+      {"head_dim", Kind::kInt, derived("hidden / heads"), int_range(1, kMaxDim),
+       "width of one attention head, where Q and the attention output are heads x head_dim wide rather than "
+       "hidden (Qwen3, Gemma, GPT-OSS)",
+       [](M& m, const Value& v) { m.head_dim_override = v.integer; },
+       [](const M& m) { return std::to_string(m.head_dim()); }},
       {"ffn_hidden", Kind::kInt, derived("4 x hidden"), int_range(1, kMaxDim), "MLP inner size, per expert",
        [](M& m, const Value& v) { m.ffn_hidden = v.integer; }, shows(&M::ffn_hidden)},
       {"vocab", Kind::kInt, required(), int_range(1, kMaxDim), "vocabulary size",

@@ -95,11 +95,11 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
   m.name = t.name;
   m.description = t.description;
   m.sample = fmt::format("{} tokens", seq);
-  const int64_t h = t.hidden, kv = t.kv_heads * t.head_dim(), ffn = t.ffn_hidden * t.top_k;
+  const int64_t h = t.hidden, q = t.q_width(), kv = t.kv_heads * t.head_dim(), ffn = t.ffn_hidden * t.top_k;
   const int64_t l = t.layers;
-  ModelOp qkv = gemm("qkv", seq, h + 2 * kv, h, l, h * (h + 2 * kv));
+  ModelOp qkv = gemm("qkv", seq, q + 2 * kv, h, l, h * (q + 2 * kv));
   qkv.adaptable = true;
-  ModelOp out = gemm("attention out", seq, h, h, l, h * h);
+  ModelOp out = gemm("attention out", seq, h, q, l, q * h);
   out.adaptable = true;
   out.passes = {{K::kResidualAdd, 3}, {K::kNorm, 2}};  // residual add, and the norm before the MLP
   ModelOp attn;

@@ -15,13 +15,15 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   const double kv_width = static_cast<double>(m.kv_heads * m.head_dim());
   const double ffn = static_cast<double>(m.ffn_hidden);
   const double l = static_cast<double>(m.layers);
-  double gemm_macs = h * (h + 2 * kv_width) + h * h + (m.gated_mlp ? 3 : 2) * h * ffn * static_cast<double>(m.top_k);
+  const double q = static_cast<double>(m.q_width());
+  double gemm_macs = h * (q + 2 * kv_width) + q * h + (m.gated_mlp ? 3 : 2) * h * ffn * static_cast<double>(m.top_k);
   if (m.experts > 1) gemm_macs += h * static_cast<double>(m.experts);  // router
   ForwardPerToken f;
   f.layer_gemms = l * 2 * gemm_macs;
-  // Per sequence Q K^T is 2 s^2 h and A V another 2 s^2 h (a heads of
-  // s x hd by hd x s, and s x s by s x hd): 4 s h per token.
-  f.attention_core = l * 4 * static_cast<double>(seq_len) * h;
+  // Per sequence Q K^T is 2 s^2 q and A V another 2 s^2 q (a heads of
+  // s x hd by hd x s, and s x s by s x hd; q = a hd, h unless the model
+  // sets head_dim): 4 s q per token.
+  f.attention_core = l * 4 * static_cast<double>(seq_len) * q;
   f.logits = 2 * h * static_cast<double>(m.vocab);
   return f;
 }

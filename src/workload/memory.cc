@@ -55,7 +55,8 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // output projection), the MLP's up (and gate) output and its activation
   // output (input of the down projection), and for MoE the tokens'
   // dispatched copies (input of the experts' first GEMM).
-  double sharded = e * h + 2 * e * kv_w + e * h + e * (m.gated_mlp ? 2 : 1) * ffn * k + e * ffn * k;
+  const double q_w = static_cast<double>(m.q_width());
+  double sharded = e * q_w + 2 * e * kv_w + e * q_w + e * (m.gated_mlp ? 2 : 1) * ffn * k + e * ffn * k;
   if (m.experts > 1) sharded += e * h * k;
   // The s x s scores: softmax output (and, with dropout, its mask and
   // output), per head, per sequence. CP ranks run FlashAttention in

@@ -19,13 +19,14 @@ int64_t ModelSpec::expert_params_per_layer() const {
 int64_t ModelSpec::params_per_layer() const {
   const int64_t h = hidden;
   const int64_t kv_width = kv_heads * head_dim();  // K and V projections' output width
-  // Attention: Q (h x h), K and V (h x kv_width each), output (h x h).
-  int64_t attention = h * (h + 2 * kv_width) + h * h;
+  const int64_t q = q_width();
+  // Attention: Q (h x q), K and V (h x kv_width each), output (q x h).
+  int64_t attention = h * (q + 2 * kv_width) + q * h;
   // MLP: up (and gate) h x ffn, down ffn x h, per expert.
   int64_t mlp = (gated_mlp ? 3 : 2) * h * ffn_hidden * experts;
   if (experts > 1) mlp += h * experts;  // router: h -> one logit per expert
   if (layernorm) {                      // GPT-style biases on every linear layer
-    attention += (h + 2 * kv_width) + h;
+    attention += (q + 2 * kv_width) + h;
     mlp += ((gated_mlp ? 2 : 1) * ffn_hidden + h) * experts;
   }
   return attention + mlp + 2 * norm_params();

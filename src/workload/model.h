@@ -45,8 +45,13 @@ struct ModelSpec {
   int64_t top_k = 1;         // experts each token visits
   bool dropout = true;       // on attention scores, attention and MLP outputs (GPT);
                              // Llama, Mixtral and MPT train without
+  // Width of one attention head when it is not hidden / heads (Qwen3,
+  // Gemma, GPT-OSS: Q and the attention output are heads x head_dim wide,
+  // the residual stream `hidden`). 0: hidden / heads.
+  int64_t head_dim_override = 0;
 
-  int64_t head_dim() const { return hidden / heads; }
+  int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden / heads; }
+  int64_t q_width() const { return heads * head_dim(); }  // Q and attention-output width
   int64_t params() const;           // all parameters
   int64_t active_params() const;    // parameters a token touches (MoE: top_k experts)
   int64_t params_per_layer() const;

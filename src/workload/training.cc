@@ -73,8 +73,10 @@ void validate_model(const ModelSpec& m) {
   check_positive("model.experts", m.experts);
   check_positive("model.top_k", m.top_k);
   if (m.max_seq < 0) fail("model.max_seq", fmt::format("must be 0 (no position table) or more (got {})", m.max_seq));
-  if (m.hidden % m.heads != 0)
-    fail("model.heads", fmt::format("{} heads do not divide hidden size {}", m.heads, m.hidden));
+  if (m.head_dim_override < 0)
+    fail("model.head_dim", fmt::format("must be 0 (hidden / heads) or more (got {})", m.head_dim_override));
+  if (m.head_dim_override == 0 && m.hidden % m.heads != 0)
+    fail("model.heads", fmt::format("{} heads do not divide hidden size {}; give model.head_dim", m.heads, m.hidden));
   if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
     fail("model.kv_heads", fmt::format("{} key/value heads do not divide {} attention heads", m.kv_heads, m.heads));
   if (m.top_k > m.experts) fail("model.top_k", fmt::format("{} is more than the {} experts", m.top_k, m.experts));

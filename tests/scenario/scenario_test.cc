@@ -382,7 +382,14 @@ TEST(ScenarioErrors, MissingRequiredKeyPointsAtItsSection) {
 TEST(ScenarioErrors, HeadsThatDoNotDivideTheHiddenSize) {
   const std::string e = error_of("model:\n  layers: 2\n  hidden: 100\n  heads: 8\n  vocab: 10\n"
                                  "cluster: {system: dgx-h100, gpus: 8}\n");
-  EXPECT_EQ(e, "s.yaml:4: model.heads: 8 heads do not divide hidden size 100");
+  EXPECT_EQ(e, "s.yaml:4: model.heads: 8 heads do not divide hidden size 100; give model.head_dim");
+}
+
+TEST(ScenarioErrors, HeadDimLetsHeadsNotDivideTheHiddenSize) {
+  // GPT-OSS-style: 64 heads of 64 on a 2,880-wide residual stream.
+  const std::string e = error_of("model:\n  layers: 2\n  hidden: 2880\n  heads: 64\n  head_dim: 64\n  vocab: 10\n"
+                                 "cluster: {system: dgx-h100, gpus: 8}\n");
+  EXPECT_EQ(e, "no error");
 }
 
 TEST(ScenarioErrors, ASectionThatIsNotAMapping) {

@@ -148,6 +148,21 @@ TEST(Flops, RecomputingSomeLayersAddsTheirShareOfTheRecomputedForward) {
   EXPECT_GT(full, 0);
 }
 
+TEST(Flops, WiderHeadsWidenQTheOutputAndTheAttentionCore) {
+  // h 4096, 32 heads (and 32 KV heads) of 256 instead of 128: Q, K, V and
+  // the attention output are 8,192 wide, 4,096 more. A token's forward
+  // through one layer gains 4096 x 4096 MACs in each of the four
+  // projections, 2 x 4 x 4096^2 = 134,217,728 FLOPs, and 4 s x 4096 =
+  // 33,554,432 in the attention core at s 2048; three passes, 2 layers,
+  // 8 x 2048 tokens.
+  ModelSpec m;
+  m.layers = 2, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.ffn_hidden = 16384, m.vocab = 1000;
+  const TrainingSpec t = training(2048, 8, Recompute::kNone, true);
+  const double narrow = model_flops(m, t);
+  m.head_dim_override = 256;
+  EXPECT_DOUBLE_EQ(model_flops(m, t) - narrow, 3.0 * 2 * (134'217'728.0 + 33'554'432.0) * 8 * 2048);
+}
+
 // the logits; it is hardware_flops() with full recompute and no FlashAttention.
 void expect_megatron_is_full_recompute(const ModelSpec& m) {
   EXPECT_DOUBLE_EQ(megatron_flops(m, 4, 128), hardware_flops(m, ParallelPlan{}, training(128, 4, Recompute::kFull, false)));

@@ -63,6 +63,27 @@ TEST(ModelSpec, Llama3CountsWithGqaAndSwiGlu) {
   EXPECT_EQ(m.expert_params_per_layer(), 0);
 }
 
+TEST(ModelSpec, HeadDimWiderThanHiddenOverHeads) {
+  // Qwen3-32B (model card: 32.8B parameters, 31.2B without embeddings):
+  // h 5120, 64 heads of 128 (Q and attention output 8,192 wide, not
+  // 5,120), 8 KV heads (1,024 wide), ffn 25600, vocabulary 151,936, untied.
+  //   attention 5120 * (8192 + 2*1024) + 8192 * 5120 = 52,428,800 + 41,943,040 = 94,371,840
+  //   MLP       3 * 5120 * 25600                                              = 393,216,000
+  //   norms     2 * 5120                                                      =      10,240
+  //   per layer                                                                  487,598,080
+  //   64 layers 31,206,277,120 + final norm 5,120 + untied 2 * 151,936 * 5120 = 1,555,824,640
+  //   = 32,762,106,880. (Its per-head q/k norms, 256 a layer, are left out.)
+  ModelSpec m;
+  m.layers = 64, m.hidden = 5120, m.heads = 64, m.kv_heads = 8, m.head_dim_override = 128;
+  m.ffn_hidden = 25600, m.vocab = 151936, m.gated_mlp = true, m.layernorm = false, m.dropout = false;
+  EXPECT_EQ(m.q_width(), 8192);
+  EXPECT_EQ(m.params_per_layer(), 487'598'080);
+  EXPECT_EQ(m.params(), 32'762'106'880);
+  // Without head_dim, heads would be 5120 / 64 = 80 wide.
+  m.head_dim_override = 0;
+  EXPECT_EQ(m.head_dim(), 80);
+}
+
 TEST(ModelSpec, MptMatchesLlmFoundryNumParams) {
   // llm-foundry's benchmarking README prints the counted parameters at seq 2048:
   // 7b 6,658,859,008; 13b 12,853,954,560; 30b 29,975,214,080; 70b 64,862,437,376.
