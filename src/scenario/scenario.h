@@ -10,7 +10,7 @@
 //   name: llama3-70b-on-gb200          # optional
 //   seed: 1
 //   model: llama3-70b                   # a preset, or a mapping:
-//   #   {preset: gpt3-175b, layers: 48} / {layers, hidden, heads, kv_heads,
+//   #   {preset: gpt3-175b, layers: 48} / {layers, hidden, heads, kv_heads, head_dim,
 //   #    ffn_hidden, vocab, gated_mlp, experts, top_k, ...}
 //   cluster:
 //     system: gb200-nvl72               # a hw preset, or a mapping (scenario/hardware_fields.h):
@@ -29,9 +29,9 @@
 //   parallelism: {tp, pp, dp, cp, ep, sequence_parallel, virtual_stages,
 //                 zero_stage, overlap_grad_reduce, overlap_param_gather,
 //                 tp_comm_overlap, bucket_size, param_gather_size,
-//                 framework: megatron|deepspeed, cp_all_gather}
+//                 framework: megatron|deepspeed, cp_all_gather, shard_group}
 //   training: {seq_len, global_batch, micro_batch, precision: bf16|fp8,
-//              recompute: none|selective|full}
+//              recompute: none|selective|full, recompute_layers}
 //   network: {model: flow|packet, transport, fabric, load_balancing, ...}
 //   #   packet options (net/packet/packet_options.h), with model: packet only
 //   compute: {calibration: path/to/table.json,   # default: the system's own, if shipped

@@ -231,24 +231,27 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   // two gathers per backward. FSDP gathers a unit once for both.
   // Only the recomputed layers' units gather again (recompute_layers).
   const bool regather = !step.forward && p_.framework == ShardingFramework::kDeepSpeed;
-  const int64_t regathers = regather ? gathers * recomputed_layers(t_, layers) / layers : 0;
-  SimTime t = gather.time * (gathers + regathers);
+  SimTime t = gather.time * gathers;
+  if (regather) t += gather.time * (gathers * recomputed_layers(t_, layers)) / layers;
   if (!step.forward) {
     const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
     const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, chunk_grad_bytes));
     const int64_t buckets = (chunk_grad_bytes + unit - 1) / unit;
     const SimTime reduce = isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time;
-    t += reduce * buckets;
     if (shard < all.size()) {
       // HYBRID_SHARD: each reduce-scattered shard is then all-reduced over
       // the replicas (the ranks in the same place of every shard group) on
       // a stream of its own (FSDP's _reduce_grad: all_reduce over
-      // _inter_node_pg on _all_reduce_stream), so the all-reduces follow
-      // the first reduce-scatter and run beside the rest.
+      // _inter_node_pg on _all_reduce_stream): a two-stage pipeline, each
+      // bucket's all-reduce after its reduce-scatter, the slower of the two
+      // setting the pace.
       std::vector<uint32_t> replicas;
       for (size_t k = 0; k < all.size(); k += shard) replicas.push_back(all[k]);
       const Bytes piece(std::max<int64_t>(1, unit / static_cast<int64_t>(shard)));
-      t = std::max(t, reduce + isolated_.run(coll::Op::kAllReduce, piece, replicas).time * buckets);
+      const SimTime reduce_all = isolated_.run(coll::Op::kAllReduce, piece, replicas).time;
+      t += reduce + reduce_all + std::max(reduce, reduce_all) * (buckets - 1);
+    } else {
+      t += reduce * buckets;
     }
   }
   return t;

@@ -179,6 +179,7 @@ std::string describe_change(const ParallelPlan& p0, const TrainingSpec& t0, cons
   if (t.recompute != t0.recompute) parts.push_back(fmt::format("recompute: {}", to_string(t.recompute)));
   if (t.recompute_layers != t0.recompute_layers) parts.push_back(fmt::format("recompute_layers: {}", t.recompute_layers));
   if (p.zero_stage != p0.zero_stage) parts.push_back(fmt::format("zero_stage: {}", p.zero_stage));
+  if (p.shard_group != p0.shard_group) parts.push_back(fmt::format("shard_group: {}", p.shard_group));
   if (p.tp != p0.tp || p.pp != p0.pp)
     parts.push_back(fmt::format("TP {} x PP {} x DP {}", p.tp, p.pp, p.dp));
   if (t.micro_batch != t0.micro_batch) parts.push_back(fmt::format("micro_batch: {}", t.micro_batch));
@@ -199,6 +200,12 @@ struct Change {
   std::function<bool(Plan&)> apply;
   bool repeat = false;
 };
+
+// With DP halved, a shard group as large as the old DP x CP (or no longer
+// dividing it) becomes the whole group: FULL_SHARD.
+void keep_shard_group(ParallelPlan& p) {
+  if (p.shard_group > 0 && (p.shard_group >= p.dp * p.cp || (p.dp * p.cp) % p.shard_group != 0)) p.shard_group = 0;
+}
 
 std::vector<Change> changes() {
   return {
@@ -224,10 +231,16 @@ std::vector<Change> changes() {
          x.p.zero_stage = 3;
          return true;
        }},
+      {[](Plan& x) {  // HYBRID_SHARD to FULL_SHARD: one copy of the state over every rank
+         if (x.p.shard_group == 0) return false;
+         x.p.shard_group = 0;
+         return true;
+       }},
       {[](Plan& x) {
          if (x.p.dp % 2 != 0) return false;
          x.p.pp *= 2;
          x.p.dp /= 2;
+         keep_shard_group(x.p);
          return true;
        },
        true},
@@ -235,6 +248,7 @@ std::vector<Change> changes() {
          if (x.p.dp % 2 != 0 || x.p.tp * 2 > kMaxTp) return false;
          x.p.tp *= 2;
          x.p.dp /= 2;
+         keep_shard_group(x.p);
          return true;
        },
        true},

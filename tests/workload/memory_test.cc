@@ -159,6 +159,16 @@ TEST(Memory, EachLayerNotRecomputedKeepsAllItsActivations) {
   EXPECT_EQ(act(16) - full, 16 * int64_t{1'074'790'400});
 }
 
+TEST(Memory, SuggestsFullShardWhenAShardGroupHoldsTooMuch) {
+  // Llama 3 70B on DP 64 with full recomputation: sharded over groups of
+  // 8, each GPU holds 1/8 of 70.55e9 x 12 B of optimizer state (106 GB),
+  // more than an H100's 80 GB; over all 64 ranks (FULL_SHARD) it fits.
+  ParallelPlan p = plan(1, 1, 64, 3);
+  p.shard_group = 8;
+  const std::string msg = fit(find_model("llama3-70b"), p, training(8192, 64, 1, Recompute::kFull), k80GB);
+  EXPECT_NE(msg.find("; fits with shard_group: 0 ("), std::string::npos) << msg;
+}
+
 TEST(Memory, DeepSpeedZero3HoldsOneSubModuleWhole) {
   // DeepSpeed gathers an nn.Linear's weight before its forward and releases
   // it after, so besides its shard a GPU holds the largest matrix (GPT-3
