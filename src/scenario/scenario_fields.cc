@@ -234,7 +234,8 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.param_gather_bytes = v.bytes.count(); },
        [](const P& p) { return show_value(core::Bytes(p.param_gather_bytes)); }},
       {"shard_group", Kind::kInt, by_default("0"), int_range(0, kMaxWays),
-       "ZeRO-3: ranks that share one copy of the sharded state, consecutive (a node's GPUs first); the copies all-reduce each gradient shard (FSDP HYBRID_SHARD, DeepSpeed MiCS). 0: every DP x CP rank (FULL_SHARD)",
+       "ZeRO-3: ranks that share one copy of the sharded state, consecutive (a node's GPUs first); the copies "
+       "all-reduce each gradient shard (FSDP HYBRID_SHARD, DeepSpeed MiCS). 0: every DP x CP rank (FULL_SHARD)",
        [](P& p, const Value& v) { p.shard_group = v.as_int(); }, shows(&P::shard_group)},
       {"framework", Kind::kEnum, by_default("megatron"), {},
        "what shards the model state: megatron (distributed optimizer; FSDP per block: a layer at once) or "

@@ -221,7 +221,9 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   const coll::CollectiveResult& gather = isolated_.run(coll::Op::kAllGather, Bytes(gather_unit), group);
   if (dp_algorithm_.empty()) {
     dp_algorithm_ = "ZeRO-3 gathers " + gather.algorithm + "/" + gather.protocol;
-    if (shard < all.size()) dp_algorithm_ += fmt::format(" in groups of {}, gradient shards all-reduced over {} replicas", shard, all.size() / shard);
+    if (shard < all.size())
+      dp_algorithm_ +=
+          fmt::format(" in groups of {}, gradient shards all-reduced over {} replicas", shard, all.size() / shard);
     dp_chosen_elsewhere_ = gather.chosen_elsewhere;
   }
   // DeepSpeed's recomputation re-runs each checkpointed block's forward

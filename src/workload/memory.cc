@@ -138,10 +138,11 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
 
   const LayerActivations layer = layer_activations(m, p, t);
   // Recomputed layers keep their input only (`stored`), the others all of
-  // their activations (training.recompute_layers).
+  // their activations (training.recompute_layers). Without full
+  // recomputation no layer is recomputed and `stored` is `whole`.
   const int64_t recomputed = recomputed_layers_on_stage(t, layers, p.virtual_stages);
   const double share = layers > 0 ? static_cast<double>(recomputed) / static_cast<double>(layers) : 0;
-  const double per_layer = t.recompute == Recompute::kFull ? share * layer.stored + (1 - share) * layer.whole : layer.stored;
+  const double per_layer = share * layer.stored + (1 - share) * layer.whole;
   double act = per_layer * layer_microbatches_in_flight(p, t, r, layers);
   if (recomputed > 0) act += layer.whole;  // the layer being recomputed
   const bool sp = p.sequence_parallel && p.tp > 1;
@@ -177,7 +178,8 @@ std::string describe_change(const ParallelPlan& p0, const TrainingSpec& t0, cons
                             const TrainingSpec& t) {
   std::vector<std::string> parts;
   if (t.recompute != t0.recompute) parts.push_back(fmt::format("recompute: {}", to_string(t.recompute)));
-  if (t.recompute_layers != t0.recompute_layers) parts.push_back(fmt::format("recompute_layers: {}", t.recompute_layers));
+  if (t.recompute_layers != t0.recompute_layers)
+    parts.push_back(fmt::format("recompute_layers: {}", t.recompute_layers));
   if (p.zero_stage != p0.zero_stage) parts.push_back(fmt::format("zero_stage: {}", p.zero_stage));
   if (p.shard_group != p0.shard_group) parts.push_back(fmt::format("shard_group: {}", p.shard_group));
   if (p.tp != p0.tp || p.pp != p0.pp)
