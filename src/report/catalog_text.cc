@@ -23,7 +23,7 @@ std::string catalog_text() {
                    core::format_bytes_rate(a.scaleup_bandwidth), a.tdp_watts, a.source);
   fmt::format_to(to, "\nmodel presets (parameters, layers x hidden, attention heads / key-value heads):\n");
   for (const auto& m : workload::model_presets())
-    fmt::format_to(to, "  {:<13} {:>7}  {:>3} x {:<6} {:>3} / {:<3}  {}\n", m.name, core::format_count(m.params()),
+    fmt::format_to(to, "  {:<15} {:>7}  {:>3} x {:<6} {:>3} / {:<3}  {}\n", m.name, core::format_count(m.params()),
                    m.layers, m.hidden, m.heads, m.kv_heads, m.description);
   coll::AlgorithmRegistry reg;
   coll::register_builtin_algorithms(reg);

@@ -110,6 +110,41 @@ const std::vector<Field<ModelSpec>>& model_fields() {
        [](M& m, const Value& v) { m.experts = v.integer; }, shows(&M::experts)},
       {"top_k", Kind::kInt, by_default("1"), int_range(1, 1 << 20), "experts each token visits",
        [](M& m, const Value& v) { m.top_k = v.integer; }, shows(&M::top_k)},
+      {"dense_layers", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "MoE models: the first layers have a dense MLP instead of experts (DeepSeek-V3: 3; config.json "
+       "first_k_dense_replace)",
+       [](M& m, const Value& v) { m.dense_layers = v.integer; }, shows(&M::dense_layers)},
+      {"moe_layer_step", Kind::kInt, by_default("1"), int_range(1, kMaxDim),
+       "MoE models: after dense_layers, every step-th layer has experts, the others a dense MLP (Llama 4 "
+       "Maverick: 2; config.json interleave_moe_layer_step)",
+       [](M& m, const Value& v) { m.moe_layer_step = v.integer; }, shows(&M::moe_layer_step)},
+      {"dense_ffn_hidden", Kind::kInt, derived("ffn_hidden"), int_range(1, kMaxDim),
+       "MoE models: MLP inner size of the layers without experts (DeepSeek-V3: 18432; config.json "
+       "intermediate_size where ffn_hidden is moe_intermediate_size)",
+       [](M& m, const Value& v) { m.dense_ffn_hidden = v.integer; },
+       [](const M& m) { return std::to_string(m.dense_ffn()); }},
+      {"shared_experts", Kind::kInt, by_default("0"), int_range(0, 1 << 20),
+       "MoE models: experts of ffn_hidden in every MoE layer that every token visits, split over TP, not EP "
+       "(DeepSeek-V3, Llama 4: 1)",
+       [](M& m, const Value& v) { m.shared_experts = v.integer; }, shows(&M::shared_experts)},
+      {"kv_lora_rank", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "multi-head latent attention (DeepSeek-V2/V3) when set: the K/V latent's width (0: ordinary attention)",
+       [](M& m, const Value& v) { m.kv_lora_rank = v.integer; }, shows(&M::kv_lora_rank)},
+      {"q_lora_rank", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "MLA: the Q latent's width (0: Q projected from the hidden state directly)",
+       [](M& m, const Value& v) { m.q_lora_rank = v.integer; }, shows(&M::q_lora_rank)},
+      {"qk_nope_head_dim", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "MLA: the part of a Q/K head without rotary positions",
+       [](M& m, const Value& v) { m.qk_nope_head_dim = v.integer; }, shows(&M::qk_nope_head_dim)},
+      {"qk_rope_head_dim", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "MLA: the rotary part of a Q/K head (one rotary key shared by the heads)",
+       [](M& m, const Value& v) { m.qk_rope_head_dim = v.integer; }, shows(&M::qk_rope_head_dim)},
+      {"v_head_dim", Kind::kInt, by_default("0"), int_range(0, kMaxDim), "MLA: the width of a V head",
+       [](M& m, const Value& v) { m.v_head_dim = v.integer; }, shows(&M::v_head_dim)},
+      {"mtp_layers", Kind::kInt, by_default("0"), int_range(0, 64),
+       "multi-token-prediction modules after the last layer, each one more layer, projection and output "
+       "layer on the last pipeline stage (DeepSeek-V3: 1; config.json num_nextn_predict_layers)",
+       [](M& m, const Value& v) { m.mtp_layers = v.integer; }, shows(&M::mtp_layers)},
   };
   return f;
 }

@@ -95,22 +95,48 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
   m.name = t.name;
   m.description = t.description;
   m.sample = fmt::format("{} tokens", seq);
-  const int64_t h = t.hidden, q = t.q_width(), kv = t.kv_heads * t.head_dim(), ffn = t.ffn_hidden * t.top_k;
-  const int64_t l = t.layers;
-  ModelOp qkv = gemm("qkv", seq, q + 2 * kv, h, l, h * (q + 2 * kv));
-  qkv.adaptable = true;
-  ModelOp out = gemm("attention out", seq, h, q, l, q * h);
-  out.adaptable = true;
-  out.passes = {{K::kResidualAdd, 3}, {K::kNorm, 2}};  // residual add, and the norm before the MLP
+  const int64_t h = t.hidden, q = t.q_width(), o = t.out_width();
+  const int64_t l = t.layers, l_moe = t.moe_layers();
+  if (!t.mla()) {
+    const int64_t qkv_w = q + t.k_width() + t.v_width();
+    ModelOp qkv = gemm("qkv", seq, qkv_w, h, l, h * qkv_w);
+    qkv.adaptable = true;
+    m.ops.push_back(qkv);
+  } else {
+    // Down to the latents (and Q from h when it has none), then up.
+    const int64_t ql = t.q_lora_rank, kl = t.kv_lora_rank, latent = t.latent_width();
+    m.ops.push_back(gemm("qkv down", seq, latent, h, l, h * latent));
+    ModelOp q_up = gemm(ql > 0 ? "q up" : "q", seq, q, ql > 0 ? ql : h, l, (ql > 0 ? ql : h) * q);
+    const int64_t kv_w = t.heads * (t.qk_nope_head_dim + t.v_head_dim);
+    ModelOp kv_up = gemm("kv up", seq, kv_w, kl, l, kl * kv_w);
+    q_up.adaptable = kv_up.adaptable = true;
+    m.ops.push_back(q_up);
+    m.ops.push_back(kv_up);
+  }
   ModelOp attn;
   attn.kind = ModelOp::kAttention;
   attn.name = "attention core";
-  attn.m = seq, attn.heads = t.heads, attn.head_dim = t.head_dim(), attn.causal = true, attn.repeat = l;
-  const int64_t up = (t.gated_mlp ? 2 : 1) * ffn;
+  // One head width (hd + v_hd) / 2 counts Q K^T and P V's FLOPs exactly (hd without MLA).
+  attn.m = seq, attn.heads = t.heads, attn.head_dim = (t.head_dim() + t.value_head_dim()) / 2, attn.causal = true;
+  attn.repeat = l;
+  m.ops.push_back(attn);
+  ModelOp out = gemm("attention out", seq, h, o, l, o * h);
+  out.adaptable = true;
+  out.passes = {{K::kResidualAdd, 3}, {K::kNorm, 2}};  // residual add, and the norm before the MLP
+  m.ops.push_back(out);
   // The gated activation reads both halves and writes one; the residual add and the next layer's norm.
-  m.ops = {qkv, attn, out,
-           with_passes(gemm("mlp up", seq, up, h, l, h * up), {{t.gated_mlp ? K::kSiluMul : K::kGelu, t.gated_mlp ? 2 : 3}}),
-           with_passes(gemm("mlp down", seq, h, ffn, l, ffn * h), {{K::kResidualAdd, 3}, {K::kNorm, 2}})};
+  auto mlp = [&](const char* up_name, const char* down_name, int64_t ffn, int64_t layers) {
+    const int64_t up = (t.gated_mlp ? 2 : 1) * ffn;
+    m.ops.push_back(with_passes(gemm(up_name, seq, up, h, layers, h * up),
+                                {{t.gated_mlp ? K::kSiluMul : K::kGelu, t.gated_mlp ? 2 : 3}}));
+    m.ops.push_back(
+        with_passes(gemm(down_name, seq, h, ffn, layers, ffn * h), {{K::kResidualAdd, 3}, {K::kNorm, 2}}));
+  };
+  if (l > l_moe) mlp("mlp up", "mlp down", t.dense_ffn(), l - l_moe);
+  if (l_moe > 0) {  // the router, then the top_k and shared experts a token visits
+    m.ops.push_back(gemm("router", seq, t.experts, h, l_moe, h * t.experts));
+    mlp("experts up", "experts down", t.ffn_hidden * (t.top_k + t.shared_experts), l_moe);
+  }
   ModelOp logits = gemm("logits", seq, t.vocab, h, 1, 0);
   logits.head = true;
   m.ops.push_back(logits);

@@ -5,26 +5,43 @@ namespace {
 
 // Forward FLOPs of one token, split the way recomputation re-runs them.
 struct ForwardPerToken {
-  double layer_gemms;      // all layers' weight GEMMs
-  double attention_core;   // all layers' Q K^T and A V
-  double logits;           // the output layer
+  double dense_layer, moe_layer;  // one layer's weight GEMMs, by kind
+  double layer_gemms;             // all layers' weight GEMMs
+  double attention_core;          // all layers' Q K^T and A V
+  double logits;                  // the output layer
+  double mtp;                     // the multi-token-prediction modules, all of it
 };
 
 ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   const double h = static_cast<double>(m.hidden);
-  const double kv_width = static_cast<double>(m.kv_heads * m.head_dim());
-  const double ffn = static_cast<double>(m.ffn_hidden);
-  const double l = static_cast<double>(m.layers);
-  const double q = static_cast<double>(m.q_width());
-  double gemm_macs = h * (q + 2 * kv_width) + q * h + (m.gated_mlp ? 3 : 2) * h * ffn * static_cast<double>(m.top_k);
-  if (m.experts > 1) gemm_macs += h * static_cast<double>(m.experts);  // router
+  const double q = static_cast<double>(m.q_width()), o = static_cast<double>(m.out_width());
+  double attention_macs = 0;
+  if (m.mla()) {  // down to the latents, Q and K/V up, output
+    const double ql = static_cast<double>(m.q_lora_rank), kl = static_cast<double>(m.kv_lora_rank);
+    attention_macs = h * static_cast<double>(m.latent_width()) + (ql > 0 ? ql : h) * q +
+                     kl * static_cast<double>(m.heads * (m.qk_nope_head_dim + m.v_head_dim)) + o * h;
+  } else {
+    attention_macs = h * static_cast<double>(m.q_width() + m.k_width() + m.v_width()) + o * h;
+  }
+  const double mlp = (m.gated_mlp ? 3 : 2) * h;  // MACs per unit of inner size
   ForwardPerToken f;
-  f.layer_gemms = l * 2 * gemm_macs;
-  // Per sequence Q K^T is 2 s^2 q and A V another 2 s^2 q (a heads of
-  // s x hd by hd x s, and s x s by s x hd; q = a hd, h unless the model
-  // sets head_dim): 4 s q per token.
-  f.attention_core = l * 4 * static_cast<double>(seq_len) * q;
+  f.dense_layer = 2 * (attention_macs + mlp * static_cast<double>(m.dense_ffn()));
+  f.moe_layer = f.dense_layer;
+  if (m.moe())
+    f.moe_layer = 2 * (attention_macs + mlp * static_cast<double>(m.ffn_hidden * (m.top_k + m.shared_experts)) +
+                       h * static_cast<double>(m.experts));  // and the router
+  const double moe_layers = static_cast<double>(m.moe_layers());
+  f.layer_gemms = (static_cast<double>(m.layers) - moe_layers) * f.dense_layer + moe_layers * f.moe_layer;
+  // Per sequence Q K^T is 2 s^2 q and A V 2 s^2 o (heads of s x hd by
+  // hd x s, and s x s by s x v_hd; q = o = h unless the model sets
+  // head_dim or uses MLA): 2 s (q + o) per token.
+  f.attention_core = static_cast<double>(m.layers) * 2 * static_cast<double>(seq_len) * (q + o);
   f.logits = 2 * h * static_cast<double>(m.vocab);
+  // Each MTP module: its 2h -> h projection, its layer and attention core,
+  // and the output layer again.
+  const double mtp_layer = m.mtp_moe() ? f.moe_layer : f.dense_layer;
+  f.mtp = static_cast<double>(m.mtp_layers) *
+          (2 * 2 * h * h + mtp_layer + 2 * static_cast<double>(seq_len) * (q + o) + f.logits);
   return f;
 }
 
@@ -32,7 +49,7 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
 // counted at `attention_share` of its full square.
 double model_flops_counting(const ModelSpec& m, const TrainingSpec& t, double attention_share) {
   const ForwardPerToken f = forward_per_token(m, t.seq_len);
-  return 3 * (f.layer_gemms + attention_share * f.attention_core + f.logits) *
+  return 3 * (f.layer_gemms + attention_share * f.attention_core + f.logits + f.mtp) *
          static_cast<double>(t.tokens_per_iteration());
 }
 
@@ -41,7 +58,7 @@ double model_flops_counting(const ModelSpec& m, const TrainingSpec& t, double at
 double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len) {
   const ForwardPerToken f = forward_per_token(m, seq_len);
   const double tokens = static_cast<double>(global_batch) * static_cast<double>(seq_len);
-  return (4 * (f.layer_gemms + f.attention_core) + 3 * f.logits) * tokens;
+  return (4 * (f.layer_gemms + f.attention_core) + 3 * f.logits + 3 * f.mtp) * tokens;
 }
 
 double model_flops(const ModelSpec& m, const TrainingSpec& t) { return model_flops_counting(m, t, 1.0); }
@@ -55,10 +72,14 @@ double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingS
     case Recompute::kNone: break;
     case Recompute::kSelective: extra += f.attention_core; break;
     case Recompute::kFull: {
-      int64_t recomputed = 0;
-      for (const int64_t n : layers_per_stage(m, p)) recomputed += recomputed_layers_on_stage(t, n, p.virtual_stages);
-      const double share = static_cast<double>(recomputed) / static_cast<double>(m.layers);
-      extra += share * (f.layer_gemms + f.attention_core);
+      // The first recomputed_layers of every chunk, each of its own kind.
+      for (int s = 0; s < p.pp; ++s)
+        for (int c = 0; c < p.virtual_stages; ++c) {
+          const LayerRange range = chunk_range(m, p, s, c);
+          const int64_t r = recomputed_layers(t, range.count), k = m.moe_layers_in(range.first, r);
+          extra += static_cast<double>(r - k) * f.dense_layer + static_cast<double>(k) * f.moe_layer +
+                   static_cast<double>(r) / static_cast<double>(m.layers) * f.attention_core;
+        }
       break;
     }
   }

@@ -22,11 +22,17 @@ constexpr int kMaxTp = 8;  // one NVLink node: TP's all-reduces must stay on NVL
 
 Bytes to_bytes(double b) { return Bytes(static_cast<int64_t>(std::llround(b))); }
 
-// Elements of a layer's largest weight matrix: the fused QKV, the MLP's
-// (fused gate and) up projection, or its down projection; an expert's for MoE.
+// Elements of a layer's largest weight matrix: the fused QKV (MLA: its
+// largest projection), the MLP's (fused gate and) up projection, or its
+// down projection; an expert's, a dense layer's or the shared experts'.
 double largest_matrix(const ModelSpec& m) {
-  const double h = static_cast<double>(m.hidden), f = static_cast<double>(m.ffn_hidden);
-  const double qkv = h * static_cast<double>((m.heads + 2 * m.kv_heads) * m.head_dim());
+  const double h = static_cast<double>(m.hidden);
+  double f = static_cast<double>(std::max(m.dense_ffn(), m.ffn_hidden));
+  if (m.moe()) f = std::max(f, static_cast<double>(m.shared_experts * m.ffn_hidden));
+  const double qkv = m.mla() ? std::max({h * static_cast<double>(m.latent_width()),
+                                         static_cast<double>(m.q_lora_rank > 0 ? m.q_lora_rank : h) * m.q_width(),
+                                         static_cast<double>(m.out_width()) * h})
+                             : h * static_cast<double>(m.q_width() + m.k_width() + m.v_width());
   const double up = (m.gated_mlp ? 2 : 1) * h * f;
   return std::max({qkv, up, h * f});
 }
@@ -37,11 +43,15 @@ struct LayerActivations {
   double stored;  // what is kept between its forward and backward under t.recompute
 };
 
-LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t) {
+// `moe`: the layer has experts (its MLP's tokens are top_k copies, plus
+// the shared experts'), else one dense MLP.
+LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, bool moe) {
   const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
   const double h = static_cast<double>(m.hidden);
-  const double kv_w = static_cast<double>(m.kv_heads * m.head_dim());
-  const double ffn = static_cast<double>(m.ffn_hidden), k = static_cast<double>(m.top_k);
+  const double k_w = static_cast<double>(m.k_width()), v_w = static_cast<double>(m.v_width());
+  const double ffn = static_cast<double>(moe ? m.ffn_hidden : m.dense_ffn());
+  // The MLP's inner activations are ffn wide for each of k copies of a token.
+  const double k = moe ? static_cast<double>(m.top_k + m.shared_experts) : 1;
   const double a = static_cast<double>(m.heads);
   const double tp = p.tp;
   const bool sp = p.sequence_parallel && p.tp > 1;
@@ -50,14 +60,16 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
 
   // Per token: inputs of the two norms, of the QKV and first MLP GEMMs, and
   // the two dropout masks — whole on every TP rank unless sequence-parallel.
-  const double replicated = 2 * e * h + e * h + e * h + (m.dropout ? 2 * h : 0);
+  // MLA adds its latents (input of the up projections), whole on every TP rank.
+  const double replicated = 2 * e * h + e * h + e * h + (m.dropout ? 2 * h : 0) +
+                            e * static_cast<double>(m.latent_width());
   // Per token, split over TP: Q, K, V, the attention output (input of the
   // output projection), the MLP's up (and gate) output and its activation
   // output (input of the down projection), and for MoE the tokens'
   // dispatched copies (input of the experts' first GEMM).
-  const double q_w = static_cast<double>(m.q_width());
-  double sharded = e * q_w + 2 * e * kv_w + e * q_w + e * (m.gated_mlp ? 2 : 1) * ffn * k + e * ffn * k;
-  if (m.experts > 1) sharded += e * h * k;
+  const double q_w = static_cast<double>(m.q_width()), o_w = static_cast<double>(m.out_width());
+  double sharded = e * q_w + e * (k_w + v_w) + e * o_w + e * (m.gated_mlp ? 2 : 1) * ffn * k + e * ffn * k;
+  if (moe) sharded += e * h * static_cast<double>(m.top_k);
   // The s x s scores: softmax output (and, with dropout, its mask and
   // output), per head, per sequence. CP ranks run FlashAttention in
   // practice; without it we count each rank's own s/cp x s/cp block.
@@ -101,9 +113,14 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double tp = p.tp;
 
   // Parameters on this GPU (workload/params.h).
-  const GpuParams held = chunk_params(m, p, layers, first, last);
+  const GpuParams held = stage_params(m, p, r);
+  // The largest layer gathered at once, of the kinds the model has: a
+  // dense one, or a MoE one with its experts split over EP.
   const double expert_layer = static_cast<double>(m.expert_params_per_layer());
-  const double dense_layer = static_cast<double>(m.params_per_layer()) - expert_layer;
+  double layer_unit = 0;
+  if (m.moe_layers() < m.layers) layer_unit = static_cast<double>(m.dense_layer_params());
+  if (m.moe_layers() > 0)
+    layer_unit = std::max(layer_unit, static_cast<double>(m.moe_layer_params()) - expert_layer + expert_layer / p.ep);
   // The embedding, position table, final norm and output layer, as the
   // largest unit gathered at once.
   double ends = 0;
@@ -118,7 +135,7 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double d = static_cast<double>(p.zero_shards());
   const double d_experts = std::max(1.0, d / p.ep);
   const double shard = dense / d + experts / d_experts;
-  const double unit = std::max((dense_layer + expert_layer / p.ep) / tp, ends / tp);  // gathered at once
+  const double unit = std::max(layer_unit / tp, ends / tp);  // gathered at once
   double weights_in_flight = std::min(full, shard + 2 * unit);
   double grads_in_flight = weights_in_flight;
   const StateBytes bpp = state_bytes_per_param(t, p.framework);
@@ -136,15 +153,26 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   b.gradients = to_bytes((p.zero_stage >= 2 ? grads_in_flight : full) * bpp.gradients);
   b.optimizer = to_bytes((p.zero_stage >= 1 ? shard : full) * bpp.optimizer);
 
-  const LayerActivations layer = layer_activations(m, p, t);
   // Recomputed layers keep their input only (`stored`), the others all of
-  // their activations (training.recompute_layers). Without full
-  // recomputation no layer is recomputed and `stored` is `whole`.
-  const int64_t recomputed = recomputed_layers_on_stage(t, layers, p.virtual_stages);
-  const double share = layers > 0 ? static_cast<double>(recomputed) / static_cast<double>(layers) : 0;
-  const double per_layer = share * layer.stored + (1 - share) * layer.whole;
+  // their activations (training.recompute_layers), each of its kind.
+  // Without full recomputation no layer is recomputed and `stored` is
+  // `whole`.
+  const LayerActivations dense_act = layer_activations(m, p, t, false);
+  const LayerActivations moe_act = m.moe() ? layer_activations(m, p, t, true) : dense_act;
+  double kept = 0, recomputing = 0;  // all the stage's layers, one micro-batch; the largest layer recomputed
+  for (int c = 0; c < p.virtual_stages; ++c) {
+    const LayerRange range = chunk_range(m, p, r, c);
+    const int64_t k = m.moe_layers_in(range.first, range.count);
+    const int64_t rc = recomputed_layers(t, range.count), k_rc = m.moe_layers_in(range.first, rc);
+    kept += static_cast<double>(rc - k_rc) * dense_act.stored + static_cast<double>(k_rc) * moe_act.stored +
+            static_cast<double>(range.count - rc - (k - k_rc)) * dense_act.whole +
+            static_cast<double>(k - k_rc) * moe_act.whole;
+    if (rc > k_rc) recomputing = std::max(recomputing, dense_act.whole);
+    if (k_rc > 0) recomputing = std::max(recomputing, moe_act.whole);
+  }
+  const double per_layer = layers > 0 ? kept / static_cast<double>(layers) : 0;
   double act = per_layer * layer_microbatches_in_flight(p, t, r, layers);
-  if (recomputed > 0) act += layer.whole;  // the layer being recomputed
+  act += recomputing;  // the layer being recomputed
   const bool sp = p.sequence_parallel && p.tp > 1;
   const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
   const double tokens = static_cast<double>(t.micro_batch * t.seq_len) / p.cp;
@@ -152,6 +180,11 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   // inputs of the final norm and the output layer, and fp32 logits.
   if (first && m.dropout) act += micro_batches_in_flight(p, t, r) * tokens * h / (sp ? tp : 1);
   if (last) act += tokens * (2 * e * h / (sp ? tp : 1) + 4 * V / tp);
+  // Each MTP module, for that micro-batch too: its layer, its projection's
+  // 2h input, and the same output-layer inputs and logits.
+  if (last && m.mtp_layers > 0)
+    act += static_cast<double>(m.mtp_layers) * ((m.mtp_moe() ? moe_act : dense_act).whole +
+                                                tokens * (4 * e * h / (sp ? tp : 1) + 4 * V / tp));
   b.activations = to_bytes(act);
   b.workspace = kWorkspace;
   return b;

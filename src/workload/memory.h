@@ -5,9 +5,9 @@
 // reported (MemoryBreakdown::stage): rank 0 holds the most micro-batches of
 // activations, the last rank the output layer and the logits.
 //
-// Parameters on pipeline rank r: its layers (layers_per_stage) x
-// params_per_layer, plus the input embedding (and position table) on rank 0
-// and the final norm and output layer on the last rank (with PP > 1
+// Parameters on pipeline rank r: its layers (layers_per_stage), each of
+// its kind (ModelSpec::layer_params), plus the input embedding (and
+// position table) on rank 0 and the final norm and output layer on the last rank (with PP > 1
 // Megatron-LM keeps a copy of a tied embedding there too), divided by TP;
 // experts also by EP. Bytes per parameter for mixed-precision Adam, as
 // Megatron-LM's distributed-optimizer notes give them

@@ -8,28 +8,58 @@ namespace anatomy::workload {
 
 int64_t ModelSpec::norm_params() const { return layernorm ? 2 * hidden : hidden; }
 
-int64_t ModelSpec::expert_params_per_layer() const {
-  if (experts <= 1) return 0;
-  const int64_t h = hidden;
-  const int64_t weights = (gated_mlp ? 3 : 2) * h * ffn_hidden;
-  const int64_t biases = layernorm ? (gated_mlp ? 2 : 1) * ffn_hidden + h : 0;
-  return (weights + biases) * experts;
+int64_t ModelSpec::moe_layers_in(int64_t first, int64_t count) const {
+  if (!moe()) return 0;
+  // Layers from dense_layers on, numbered j = i - dense_layers: MoE when
+  // j % step == step - 1, i.e. floor((j + 1) / step) of them in 0 .. j.
+  auto upto = [&](int64_t end) {  // MoE layers among 0 .. end - 1
+    const int64_t j = end - dense_layers;
+    return j <= 0 ? 0 : j / moe_layer_step;
+  };
+  return upto(first + count) - upto(first);
 }
 
-int64_t ModelSpec::params_per_layer() const {
-  const int64_t h = hidden;
-  const int64_t kv_width = kv_heads * head_dim();  // K and V projections' output width
-  const int64_t q = q_width();
-  // Attention: Q (h x q), K and V (h x kv_width each), output (q x h).
-  int64_t attention = h * (q + 2 * kv_width) + q * h;
-  // MLP: up (and gate) h x ffn, down ffn x h, per expert.
-  int64_t mlp = (gated_mlp ? 3 : 2) * h * ffn_hidden * experts;
-  if (experts > 1) mlp += h * experts;  // router: h -> one logit per expert
-  if (layernorm) {                      // GPT-style biases on every linear layer
-    attention += (q + 2 * kv_width) + h;
-    mlp += ((gated_mlp ? 2 : 1) * ffn_hidden + h) * experts;
+int64_t ModelSpec::attention_params() const {
+  const int64_t h = hidden, q = q_width(), o = out_width();
+  if (mla()) {
+    const int64_t q_proj = q_lora_rank > 0 ? h * q_lora_rank + q_lora_rank * q + q_lora_rank : h * q;
+    const int64_t kv = h * (kv_lora_rank + qk_rope_head_dim) + kv_lora_rank * heads * (qk_nope_head_dim + v_head_dim) +
+                       kv_lora_rank;
+    return q_proj + kv + o * h;
   }
-  return attention + mlp + 2 * norm_params();
+  // Q (h x q), K and V (h x kv_width each), output (o x h).
+  int64_t attention = h * (q + k_width() + v_width()) + o * h;
+  if (layernorm) attention += (q + k_width() + v_width()) + h;  // GPT-style biases on every linear layer
+  return attention;
+}
+
+namespace {
+
+// One MLP of inner size `ffn` (up, gate when gated, down), with GPT-style biases.
+int64_t mlp_params(const ModelSpec& m, int64_t ffn) {
+  const int64_t weights = (m.gated_mlp ? 3 : 2) * m.hidden * ffn;
+  return weights + (m.layernorm ? (m.gated_mlp ? 2 : 1) * ffn + m.hidden : 0);
+}
+
+}  // namespace
+
+int64_t ModelSpec::expert_params_per_layer() const { return moe() ? mlp_params(*this, ffn_hidden) * experts : 0; }
+
+int64_t ModelSpec::dense_layer_params() const {
+  return attention_params() + mlp_params(*this, dense_ffn()) + 2 * norm_params();
+}
+
+int64_t ModelSpec::moe_layer_params() const {
+  if (!moe()) return dense_layer_params();
+  const int64_t router = hidden * experts;  // h -> one logit per expert
+  return attention_params() + expert_params_per_layer() + shared_experts * mlp_params(*this, ffn_hidden) + router +
+         2 * norm_params();
+}
+
+int64_t ModelSpec::tp_replicated_params_per_layer() const {
+  if (!mla()) return 0;
+  const int64_t q_down = q_lora_rank > 0 ? hidden * q_lora_rank + q_lora_rank : 0;
+  return q_down + hidden * (kv_lora_rank + qk_rope_head_dim) + kv_lora_rank;
 }
 
 int64_t ModelSpec::embedding_params() const {
@@ -38,13 +68,23 @@ int64_t ModelSpec::embedding_params() const {
   return e + max_seq * hidden;
 }
 
-int64_t ModelSpec::params() const { return layers * params_per_layer() + embedding_params() + norm_params(); }
+int64_t ModelSpec::mtp_params() const {
+  const int64_t layer = mtp_moe() ? moe_layer_params() : dense_layer_params();
+  return mtp_layers * (layer + 2 * hidden * hidden + 3 * norm_params());
+}
+
+int64_t ModelSpec::params() const {
+  const int64_t moe_count = moe_layers();
+  return (layers - moe_count) * dense_layer_params() + moe_count * moe_layer_params() + embedding_params() +
+         norm_params() + mtp_params();
+}
 
 int64_t ModelSpec::active_params() const {
-  if (experts <= 1) return params();
-  // A token visits top_k of the experts; the router and everything else it touches in full.
+  if (!moe()) return params();
+  // A token visits top_k of the routed experts; the router and everything else it touches in full.
   const int64_t per_expert = expert_params_per_layer() / experts;
-  return layers * (params_per_layer() - (experts - top_k) * per_expert) + embedding_params() + norm_params();
+  const int64_t moe_count = moe_layers() + (mtp_moe() ? mtp_layers : 0);
+  return params() - moe_count * (experts - top_k) * per_expert;
 }
 
 namespace {
@@ -163,6 +203,77 @@ std::vector<ModelSpec> make_presets() {
   mixtral.experts = 8;
   mixtral.top_k = 2;
   v.push_back(mixtral);
+
+  // The released config.json of each model below (names in comments are
+  // its keys). Mixtral 8x22B: Mistral AI's announcement, 141B, 39B active.
+  ModelSpec mixtral22 = llama_style("mixtral-8x22b", "Mixtral 8x22B, released config (8 experts, top-2, V 32768)", 56,
+                                    6144, 48, 8, 16384, 32768);
+  mixtral22.experts = 8;
+  mixtral22.top_k = 2;
+  v.push_back(mixtral22);
+
+  // DeepSeek-V3 (arXiv 2412.19437 Section 4.2; config.json): 61 layers,
+  // the first 3 dense (intermediate_size 18432), then 256 routed experts
+  // of 2048 (top-8) and one shared; MLA with q_lora_rank 1536,
+  // kv_lora_rank 512, Q/K heads 128 + 64 rotary, V heads 128; trained with
+  // one multi-token-prediction module (depth 1). 671B and 37B active
+  // without it, as the paper counts.
+  ModelSpec dsv3 = llama_style("deepseek-v3", "DeepSeek-V3, arXiv 2412.19437 and its config.json (MLA, 3 dense + 58 "
+                                              "MoE layers, 256 experts top-8 + 1 shared, 1 MTP module)",
+                               61, 7168, 128, 128, 2048, 129280);
+  dsv3.experts = 256;
+  dsv3.top_k = 8;
+  dsv3.shared_experts = 1;
+  dsv3.dense_layers = 3;
+  dsv3.dense_ffn_hidden = 18432;
+  dsv3.q_lora_rank = 1536;
+  dsv3.kv_lora_rank = 512;
+  dsv3.qk_nope_head_dim = 128;
+  dsv3.qk_rope_head_dim = 64;
+  dsv3.v_head_dim = 128;
+  dsv3.mtp_layers = 1;
+  v.push_back(dsv3);
+
+  // Qwen3 MoE (model cards: 30.5B / 3.3B active, 235B / 22B active):
+  // every layer MoE (decoder_sparse_step 1, no mlp_only_layers), 128
+  // experts of moe_intermediate_size, top-8, no shared expert, heads of 128.
+  struct Qwen {
+    const char* name;
+    int64_t layers, hidden, heads, kv_heads, expert_ffn;
+  };
+  for (const Qwen& r : {Qwen{"qwen3-30b-a3b", 48, 2048, 32, 4, 768}, Qwen{"qwen3-235b-a22b", 94, 4096, 64, 4, 1536}}) {
+    ModelSpec q = llama_style(r.name, fmt::format("Qwen3 MoE, released config ({} layers, h {}, 128 experts of {}, top-8)",
+                                                  r.layers, r.hidden, r.expert_ffn),
+                              r.layers, r.hidden, r.heads, r.kv_heads, r.expert_ffn, 151936);
+    q.head_dim_override = 128;
+    q.experts = 128;
+    q.top_k = 8;
+    v.push_back(q);
+  }
+
+  // Llama 4 text models (config.json text_config; 17B active each): 48
+  // layers, h 5120, 40 heads, 8 KV heads, experts of 8192 (intermediate_size)
+  // and one shared expert of the same size in each MoE layer, top-1; Scout
+  // 16 experts in every layer, Maverick 128 in every second layer
+  // (interleave_moe_layer_step 2), the others a dense MLP of 16384
+  // (intermediate_size_mlp). Published totals (109B, ~400B) include the
+  // vision encoder, which is not modelled.
+  struct Llama4 {
+    const char* name;
+    int64_t experts, step;
+  };
+  for (const Llama4& r : {Llama4{"llama4-scout", 16, 1}, Llama4{"llama4-maverick", 128, 2}}) {
+    ModelSpec l4 = llama_style(r.name, fmt::format("Llama 4 text model, released config ({} experts top-1 + 1 shared, "
+                                                   "in {} layer)",
+                                                   r.experts, r.step == 1 ? "every" : "every second"),
+                               48, 5120, 40, 8, 8192, 202048);
+    l4.experts = r.experts;
+    l4.top_k = 1;
+    l4.shared_experts = 1;
+    l4.moe_layer_step = r.step;
+    l4.dense_ffn_hidden = 16384;
+    v.push_back(l4);
+  }
   return v;
 }
 

@@ -2,11 +2,27 @@
 // ModelSpec: a decoder-only transformer's dimensions, and the presets
 // anatomy ships (GPT-3 175B, the Megatron-LM paper and README table models,
 // Llama 3 8B/70B/405B with grouped-query attention, MPT models, and the
-// Mixtral-8x7B mixture of experts).
+// mixtures of experts Mixtral 8x7B / 8x22B, DeepSeek-V3, Qwen3 MoE and
+// Llama 4).
 //
-// Parameter count (exact for the shapes below; kv = kv_heads, hd = head_dim):
-//   per layer: attention  h*(h + 2*kv*hd) [Q, K, V] + h*h [out]
-//              MLP        (gated ? 3 : 2) * h * ffn * experts, + h*experts router (MoE only)
+// Layers need not all be alike. In a mixture of experts, layer i (from 0)
+// has experts when i >= dense_layers and (i - dense_layers) is one less
+// than a multiple of moe_layer_step (DeepSeek-V3: the first 3 dense, then
+// all MoE; Llama 4 Maverick: every second layer); the others have one
+// dense MLP, dense_ffn_hidden wide. A MoE layer's routed experts are what
+// expert parallelism shards; its shared experts (DeepSeek, Llama 4), each
+// ffn_hidden wide, see every token and split over TP like a dense MLP.
+//
+// Parameter count (exact for the shapes below; kv = kv_heads, hd = head_dim,
+// q = heads x hd, o = heads x v_head_dim, = q without MLA):
+//   per layer: attention  h*(q + 2*kv*hd) [Q, K, V] + o*h [out]; with
+//                         multi-head latent attention (kv_lora_rank > 0):
+//                         h*ql + ql*q [Q down, up; h*q when q_lora_rank is 0]
+//                         + h*(kl + rope) + kl*heads*(nope + v) [KV down, up]
+//                         + o*h + ql + kl [the latents' norms]
+//              MLP        (gated ? 3 : 2) * h * ffn * (experts + shared),
+//                         + h*experts router (MoE layers); dense layers
+//                         (gated ? 3 : 2) * h * dense_ffn
 //              norms      2 x (h weight, + h bias for LayerNorm)
 //              biases     GPT-style models (`layernorm`) also have a bias on
 //                         every linear layer: (h + 2*kv*hd) + h in attention,
@@ -50,16 +66,69 @@ struct ModelSpec {
   // the residual stream `hidden`). 0: hidden / heads.
   int64_t head_dim_override = 0;
 
-  int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden / heads; }
-  int64_t q_width() const { return heads * head_dim(); }  // Q and attention-output width
+  // Mixture-of-experts layout (see the top of this file).
+  int64_t dense_layers = 0;      // the first layers have a dense MLP (first_k_dense_replace)
+  int64_t moe_layer_step = 1;    // then every step-th layer has experts (interleave_moe_layer_step)
+  int64_t dense_ffn_hidden = 0;  // the dense layers' MLP inner size; 0: ffn_hidden
+  int64_t shared_experts = 0;    // per MoE layer, ffn_hidden wide, visited by every token
+  // Multi-head latent attention (DeepSeek-V2/V3) when kv_lora_rank > 0: K
+  // and V are projected up from a kv_lora_rank latent (plus a shared
+  // rotary key of qk_rope_head_dim), Q from a q_lora_rank one (0: from h
+  // directly); a Q/K head is qk_nope_head_dim + qk_rope_head_dim wide, a V
+  // head v_head_dim. Names as in the models' config.json.
+  int64_t kv_lora_rank = 0;
+  int64_t q_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
+  // Multi-token prediction (DeepSeek-V3: 1, num_nextn_predict_layers): each
+  // module predicts one token further from the last layer's output and the
+  // next token's embedding — two norms, a 2h x h projection, one layer of
+  // the model's last kind and a final norm — sharing the input embedding
+  // and the output layer with the model, after its last layer.
+  int64_t mtp_layers = 0;
+
+  bool mla() const { return kv_lora_rank > 0; }
+  // Width of one Q (and K) head.
+  int64_t head_dim() const {
+    if (mla()) return qk_nope_head_dim + qk_rope_head_dim;
+    return head_dim_override > 0 ? head_dim_override : hidden / heads;
+  }
+  int64_t value_head_dim() const { return mla() ? v_head_dim : head_dim(); }
+  int64_t q_width() const { return heads * head_dim(); }        // Q's width (and K's under MLA)
+  int64_t out_width() const { return heads * value_head_dim(); }  // attention output, input of its projection
+  // K's and V's widths after projection: kv_heads heads (GQA), or every head under MLA.
+  int64_t k_width() const { return mla() ? q_width() : kv_heads * head_dim(); }
+  int64_t v_width() const { return mla() ? out_width() : kv_heads * head_dim(); }
+  // MLA's down projections' output: the Q and KV latents and the rotary key.
+  int64_t latent_width() const { return mla() ? q_lora_rank + kv_lora_rank + qk_rope_head_dim : 0; }
+
+  bool moe() const { return experts > 1; }
+  bool moe_layer(int64_t i) const {
+    return moe() && i >= dense_layers && (i - dense_layers) % moe_layer_step == moe_layer_step - 1;
+  }
+  // MoE layers among layers first .. first + count - 1.
+  int64_t moe_layers_in(int64_t first, int64_t count) const;
+  int64_t moe_layers() const { return moe_layers_in(0, layers); }
+  int64_t dense_ffn() const { return moe() && dense_ffn_hidden > 0 ? dense_ffn_hidden : ffn_hidden; }
+
   int64_t params() const;           // all parameters
   int64_t active_params() const;    // parameters a token touches (MoE: top_k experts)
-  int64_t params_per_layer() const;
   int64_t embedding_params() const;
-  // The MoE experts' share of params_per_layer() (what EP shards); 0 for a
-  // dense model, whose MLP is not sharded over EP.
-  int64_t expert_params_per_layer() const;
   int64_t norm_params() const;  // one norm: h, or 2h for LayerNorm with bias
+  // One layer, by kind: attention, its MLP, norms.
+  int64_t attention_params() const;
+  int64_t dense_layer_params() const;
+  int64_t moe_layer_params() const;
+  int64_t layer_params(int64_t i) const { return moe_layer(i) ? moe_layer_params() : dense_layer_params(); }
+  // The multi-token-prediction modules' own parameters; their layer's kind.
+  int64_t mtp_params() const;
+  bool mtp_moe() const { return moe_layer(layers - 1); }
+  // A MoE layer's routed experts (what EP shards); 0 for a dense model.
+  int64_t expert_params_per_layer() const;
+  // Of a layer's parameters, those every TP rank holds whole: MLA's down
+  // projections and latent norms (Megatron-LM keeps them duplicated).
+  int64_t tp_replicated_params_per_layer() const;
 };
 
 const std::vector<ModelSpec>& model_presets();

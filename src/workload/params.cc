@@ -6,23 +6,44 @@
 
 namespace anatomy::workload {
 
-GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, int64_t layers, bool first, bool last) {
+GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, bool first, bool last) {
   const int64_t tp = p.tp;
-  const int64_t expert_layer = m.experts > 1 ? m.expert_params_per_layer() : 0;
+  const int64_t moe = m.moe_layers_in(layers.first, layers.count);
+  const int64_t expert_layer = m.expert_params_per_layer();
+  const int64_t whole = m.tp_replicated_params_per_layer();
+  // A layer's parameters outside its routed experts, split over TP but for
+  // the ones every rank holds whole.
+  auto on_one_rank = [&](int64_t layer_params) { return (layer_params - whole) / tp + whole; };
   GpuParams g;
-  g.dense = layers * ((m.params_per_layer() - expert_layer) / tp);
-  g.experts = layers * (expert_layer / (tp * std::max(1, p.ep)));
+  g.dense = (layers.count - moe) * on_one_rank(m.dense_layer_params()) +
+            moe * on_one_rank(m.moe_layer_params() - expert_layer);
+  g.experts = moe * (expert_layer / (tp * std::max(1, p.ep)));
   const int64_t h = m.hidden, V = m.vocab;
   if (first) g.dense += (V + m.max_seq) * h / tp;
   if (last) {
     if (!m.tied_embeddings || p.pp > 1) g.dense += V * h / tp;
     g.dense += m.norm_params();
+    if (m.mtp_layers > 0) {
+      // The MTP modules after the last layer, and a copy of the input
+      // embedding for their lookups when it lives on another stage.
+      const int64_t layer = m.mtp_moe() ? m.moe_layer_params() - expert_layer : m.dense_layer_params();
+      g.dense += m.mtp_layers * (on_one_rank(layer) + 2 * h * h / tp + 3 * m.norm_params());
+      g.experts += (m.mtp_moe() ? m.mtp_layers : 0) * (expert_layer / (tp * std::max(1, p.ep)));
+      if (p.pp > 1 && !first && !m.tied_embeddings) g.dense += (V + m.max_seq) * h / tp;
+    }
   }
   return g;
 }
 
 GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage) {
-  return chunk_params(m, p, layers_per_stage(m, p)[stage], stage == 0, stage == p.pp - 1);
+  GpuParams g;
+  for (int c = 0; c < p.virtual_stages; ++c) {
+    const GpuParams chunk = chunk_params(m, p, chunk_range(m, p, stage, c), stage == 0 && c == 0,
+                                         stage == p.pp - 1 && c == p.virtual_stages - 1);
+    g.dense += chunk.dense;
+    g.experts += chunk.experts;
+  }
+  return g;
 }
 
 namespace {

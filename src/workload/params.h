@@ -3,8 +3,9 @@
 // the step costs, the memory model, checkpoints and startup count them.
 //
 // A GPU of pipeline stage s holds its layers' dense parameters (attention,
-// dense MLP, per-layer norms) split over TP, their experts split over
-// TP x EP, and — on the stage that has them — the input embedding and
+// dense MLP, shared experts, router, per-layer norms) split over TP — but
+// MLA's down projections, whole on every TP rank — their routed experts
+// split over TP x EP, and — on the stage that has them — the input embedding and
 // learned positions (first chunk), the output layer and final norm (last
 // chunk). The output layer is a second copy of a tied embedding when the
 // two ends are on different stages, as Megatron-LM keeps it; the final
@@ -29,9 +30,9 @@ struct GpuParams {
   int64_t total() const { return dense + experts; }
 };
 
-// `layers` layers of one pipeline chunk; `first`: the chunk has the input
-// embedding, `last`: the output layer and the final norm.
-GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, int64_t layers, bool first, bool last);
+// The layers of one pipeline chunk (chunk_range); `first`: the chunk has
+// the input embedding, `last`: the output layer and the final norm.
+GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, bool first, bool last);
 // Every chunk of pipeline stage `stage` (0 .. pp - 1).
 GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage);
 

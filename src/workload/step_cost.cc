@@ -22,7 +22,8 @@ int64_t StageCost::params() const {
 StepCostModel::StepCostModel(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
                              const hw::ComputeModel& cm, CommTimer timer)
     : m_(m), p_(p), t_(t), cm_(cm), timer_(std::move(timer)), layout_(p), layers_per_stage_(layers_per_stage(m, p)) {
-  layer_ = layer();
+  dense_layer_ = layer(false);
+  moe_layer_ = m.moe() ? layer(true) : dense_layer_;
 }
 
 hw::Precision StepCostModel::gemm_precision() const {
@@ -37,7 +38,7 @@ int64_t StepCostModel::layers_in_chunk_of(const ModelSpec& m, const ParallelPlan
 }
 
 Bytes StepCostModel::ep_all_to_all_bytes() const {
-  if (m_.experts <= 1 || p_.ep <= 1) return Bytes(0);
+  if (!m_.moe() || p_.ep <= 1) return Bytes(0);
   const int64_t T = t_.micro_batch * t_.seq_len / p_.cp;
   return Bytes(T * m_.top_k * m_.hidden * kActivationBytes);
 }
@@ -46,15 +47,15 @@ int64_t StepCostModel::layers_in_chunk(int stage, int chunk) const {
   return chunk_layers(layers_per_stage_[stage], p_.virtual_stages, chunk);
 }
 
-StepCostModel::LayerCost StepCostModel::layer() const {
+StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   const hw::Precision prec = gemm_precision();
   const int64_t tp = p_.tp, cp = p_.cp;
   const int64_t T = t_.micro_batch * t_.seq_len / cp;  // tokens a GPU's GEMMs see
   const int64_t T_sp = p_.sequence_parallel ? std::max<int64_t>(1, T / tp) : T;
-  const int64_t h = m_.hidden, hd = m_.head_dim(), f = m_.ffn_hidden;
+  const int64_t h = m_.hidden, hd = m_.head_dim(), v_hd = m_.value_head_dim();
+  const int64_t f = moe ? m_.ffn_hidden : m_.dense_ffn();
   const int64_t heads_local = m_.heads / tp;
-  const int64_t kv_local = std::max<int64_t>(1, m_.kv_heads / tp);
-  const bool moe = m_.experts > 1;
+  const int64_t kv_local = m_.mla() ? heads_local : std::max<int64_t>(1, m_.kv_heads / tp);
 
   auto gemm_fb = [&](int64_t mm, int64_t n, int64_t k, SimTime* fwd, SimTime* bwd) {
     const SimTime g = cm_.gemm(mm, n, k, prec);
@@ -84,19 +85,42 @@ StepCostModel::LayerCost StepCostModel::layer() const {
 
   LayerCost c;
   SimTime fwd, bwd;
-  const SimTime g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
-  quantize(T, (heads_local + 2 * kv_local) * hd, h, true, &fwd, &bwd);  // after the norm
+  SimTime g_qkv;
+  if (!m_.mla()) {
+    g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
+    quantize(T, (heads_local + 2 * kv_local) * hd, h, true, &fwd, &bwd);  // after the norm
+  } else {
+    // MLA: the down projections to the latents, whole on every TP rank,
+    // then Q's and K/V's up projections of this rank's heads; the
+    // latents' norms are memory-bound passes over them.
+    const int64_t latent = m_.latent_width();
+    g_qkv = gemm_fb(T_sp, latent, h, &fwd, &bwd);  // on the sequence-parallel tokens
+    quantize(T_sp, latent, h, true, &fwd, &bwd);   // after the norm
+    const bool q_latent = m_.q_lora_rank > 0;  // else Q comes from h directly
+    g_qkv += gemm_fb(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, &fwd, &bwd);
+    quantize(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, !q_latent, &fwd, &bwd);
+    const int64_t kv_up = heads_local * (m_.qk_nope_head_dim + v_hd);
+    g_qkv += gemm_fb(T, kv_up, m_.kv_lora_rank, &fwd, &bwd);
+    quantize(T, kv_up, m_.kv_lora_rank, false, &fwd, &bwd);
+    const SimTime norms = cm_.elementwise(hw::ComputeModel::Kernel::kNorm,
+                                          Bytes(2 * T * (m_.q_lora_rank + m_.kv_lora_rank) * kActivationBytes));
+    fwd += norms;
+    bwd += norms * 2;
+  }
   SimTime attn_f, attn_b;
   if (t_.flash_attention) {
-    attn_f = cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, hd, true) / cp;
-    attn_b = cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, hd, true) / cp;
+    // One kernel of head width (hd + v_hd) / 2: Q K^T is 2 s^2 hd and P V
+    // 2 s^2 v_hd FLOPs per head, 4 s^2 x that width in all (hd without MLA).
+    const int64_t width = (hd + v_hd) / 2;
+    attn_f = cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, width, true) / cp;
+    attn_b = cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, width, true) / cp;
   } else {
     // Unfused attention: per head, scores = Q K^T and context = P V as
     // GEMMs, with the s x s scores written, scaled-masked-softmaxed (and
     // dropped out) in memory between them. Backward: two GEMMs per forward
     // GEMM and the softmax/dropout gradients over the scores.
     const int64_t sq = t_.seq_len / cp, batches = t_.micro_batch * heads_local;
-    const SimTime qk = cm_.gemm(sq, t_.seq_len, hd, prec), pv = cm_.gemm(sq, hd, t_.seq_len, prec);
+    const SimTime qk = cm_.gemm(sq, t_.seq_len, hd, prec), pv = cm_.gemm(sq, v_hd, t_.seq_len, prec);
     const int64_t score_bytes = batches * sq * t_.seq_len * kActivationBytes;
     const int64_t passes_fwd = m_.dropout ? 6 : 4;  // write; softmax read + write; dropout read + write + mask; read by P V
     using K = hw::ComputeModel::Kernel;
@@ -107,10 +131,10 @@ StepCostModel::LayerCost StepCostModel::layer() const {
   }
   fwd += attn_f;
   bwd += attn_b;
-  const SimTime g_proj = gemm_fb(T, h, heads_local * hd, &fwd, &bwd);
-  quantize(T, h, heads_local * hd, false, &fwd, &bwd);  // attention output: its own cast
+  const SimTime g_proj = gemm_fb(T, h, heads_local * v_hd, &fwd, &bwd);
+  quantize(T, h, heads_local * v_hd, false, &fwd, &bwd);  // attention output: its own cast
   SimTime g_up, g_down;
-  int64_t act_tokens = T;
+  int64_t act_elems = T * f;  // the MLP activation's output, before TP
   if (!moe) {
     g_up = gemm_fb(T, (m_.gated_mlp ? 2 : 1) * f / tp, h, &fwd, &bwd);
     g_down = gemm_fb(T, h, f / tp, &fwd, &bwd);
@@ -127,7 +151,15 @@ StepCostModel::LayerCost StepCostModel::layer() const {
       quantize(per_expert, (m_.gated_mlp ? 2 : 1) * f / tp, h, false, &fwd, &bwd);  // after the dispatch
       quantize(per_expert, h, f / tp, true, &fwd, &bwd);
     }
-    act_tokens = T * m_.top_k;
+    act_elems = T * m_.top_k * f;
+    if (m_.shared_experts > 0) {  // every token, one MLP of shared x ffn, split over TP
+      const int64_t fs = m_.shared_experts * f;
+      g_up += gemm_fb(T, (m_.gated_mlp ? 2 : 1) * fs / tp, h, &fwd, &bwd);
+      g_down += gemm_fb(T, h, fs / tp, &fwd, &bwd);
+      quantize(T, (m_.gated_mlp ? 2 : 1) * fs / tp, h, true, &fwd, &bwd);
+      quantize(T, h, fs / tp, true, &fwd, &bwd);
+      act_elems += T * fs;
+    }
   }
   // Memory-bound kernels, each at its own measured rate: two norms (read +
   // write), two residual adds (two reads, one write), two dropouts (read,
@@ -137,7 +169,7 @@ StepCostModel::LayerCost StepCostModel::layer() const {
   const int64_t norm_bytes = 2 * T_sp * h * kActivationBytes;
   const int64_t add_bytes = 3 * T_sp * h * kActivationBytes;
   const int64_t drop_bytes = T_sp * h * (2 * kActivationBytes + 1);
-  const int64_t act_bytes = act_tokens * f / tp * kActivationBytes * (m_.gated_mlp ? 3 : 2);
+  const int64_t act_bytes = act_elems / tp * kActivationBytes * (m_.gated_mlp ? 3 : 2);
   SimTime ew = (cm_.elementwise(K::kNorm, Bytes(norm_bytes)) + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * 2 +
                cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes));
   if (m_.dropout) ew += cm_.elementwise(K::kDropout, Bytes(drop_bytes)) * 2;
@@ -153,11 +185,20 @@ StepCostModel::LayerCost StepCostModel::layer() const {
     if (p_.sequence_parallel) {
       const SimTime ag = timer_(coll::Op::kAllGather, S, group);
       const SimTime rs = timer_(coll::Op::kReduceScatter, S, group);
+      // MLA projects the sequence-parallel tokens down first and gathers
+      // the narrower latents (Megatron-LM's multi_latent_attention.py).
+      SimTime ag_in = ag, rs_in = rs;
+      if (m_.mla()) {
+        const Bytes latents(T * m_.latent_width() * kActivationBytes);
+        ag_in = timer_(coll::Op::kAllGather, latents, group);
+        rs_in = timer_(coll::Op::kReduceScatter, latents, group);
+      }
       if (p_.tp_comm_overlap) {
-        fwd_comm = zero_floor(ag - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag - g_up) + zero_floor(rs - g_down);
-        bwd_comm = zero_floor(rs - g_qkv) + zero_floor(ag - g_proj) + zero_floor(rs - g_up) + zero_floor(ag - g_down);
+        fwd_comm = zero_floor(ag_in - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag - g_up) + zero_floor(rs - g_down);
+        bwd_comm = zero_floor(rs_in - g_qkv) + zero_floor(ag - g_proj) + zero_floor(rs - g_up) + zero_floor(ag - g_down);
       } else {
-        fwd_comm = bwd_comm = (ag + rs) * 2;
+        fwd_comm = ag_in + rs + ag + rs;
+        bwd_comm = rs_in + ag + rs + ag;
       }
     } else {
       const SimTime ar = timer_(coll::Op::kAllReduce, S, group);
@@ -167,7 +208,7 @@ StepCostModel::LayerCost StepCostModel::layer() const {
   if (cp > 1) {
     // Ring attention: K and V of every CP rank pass around the ring behind
     // the attention kernels; backward also returns their gradients.
-    const Bytes kv(2 * t_.micro_batch * t_.seq_len * kv_local * hd * kActivationBytes);
+    const Bytes kv(t_.micro_batch * t_.seq_len * kv_local * (hd + v_hd) * kActivationBytes);
     const auto group = layout_.cp_group(rep);
     const SimTime ag = timer_(coll::Op::kAllGather, kv, group);
     const SimTime rs = timer_(coll::Op::kReduceScatter, kv, group);
@@ -223,16 +264,24 @@ StageCost StepCostModel::stage(int s) const {
   out.activation_bytes = Bytes(T * h * kActivationBytes / tp);
   const RankCoord rep{};
   for (int c = 0; c < v; ++c) {
-    const int64_t n = layers_in_chunk(s, c);
-    StepCost f{layer_.fwd_compute * n, SimTime::zero(), layer_.fwd_comm * n, layer_.fwd_all_to_alls * n};
-    StepCost b{layer_.bwd_compute * n, SimTime::zero(), layer_.bwd_comm * n, layer_.bwd_all_to_alls * n};
+    const LayerRange range = chunk_range(m_, p_, s, c);
+    const int64_t n = range.count, k = m_.moe_layers_in(range.first, n);  // k of the n layers are MoE
+    // A field of the chunk's first `count` layers, k_first of them MoE.
+    auto sum = [&](auto LayerCost::*field, int64_t count, int64_t k_first) {
+      return dense_layer_.*field * (count - k_first) + moe_layer_.*field * k_first;
+    };
+    StepCost f{sum(&LayerCost::fwd_compute, n, k), SimTime::zero(), sum(&LayerCost::fwd_comm, n, k),
+               sum(&LayerCost::fwd_all_to_alls, n, k)};
+    StepCost b{sum(&LayerCost::bwd_compute, n, k), SimTime::zero(), sum(&LayerCost::bwd_comm, n, k),
+               sum(&LayerCost::bwd_all_to_alls, n, k)};
     if (t_.recompute == Recompute::kFull) {
-      const int64_t r = recomputed_layers(t_, n);
-      b.recompute = layer_.fwd_compute * r;
-      b.tp_comm += layer_.fwd_comm * r;
-      b.ep_all_to_alls += layer_.fwd_all_to_alls * r;
+      // The first r layers of the chunk (training.recompute_layers).
+      const int64_t r = recomputed_layers(t_, n), k_r = m_.moe_layers_in(range.first, r);
+      b.recompute = sum(&LayerCost::fwd_compute, r, k_r);
+      b.tp_comm += sum(&LayerCost::fwd_comm, r, k_r);
+      b.ep_all_to_alls += sum(&LayerCost::fwd_all_to_alls, r, k_r);
     } else if (t_.recompute == Recompute::kSelective) {
-      b.recompute = layer_.attn_fwd * n;
+      b.recompute = sum(&LayerCost::attn_fwd, n, k);
     }
     b.compute += b.recompute;
     const bool first = s == 0 && c == 0;
@@ -261,8 +310,26 @@ StageCost StepCostModel::stage(int s) const {
         f.tp_comm += ag;
         b.tp_comm += ag;
       }
+      // Each multi-token-prediction module: the next tokens' embedding
+      // lookup, a 2h -> h projection (split over TP), one layer of the
+      // model's last kind, and the output layer and loss once more.
+      // Not recomputed.
+      if (m_.mtp_layers > 0) {
+        const LayerCost& layer = m_.mtp_moe() ? moe_layer_ : dense_layer_;
+        const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
+        const SimTime proj_f = cm_.gemm(T, h / tp, 2 * h, prec);
+        const SimTime proj_b = cm_.gemm(T, 2 * h, h / tp, prec) + cm_.gemm(2 * h, h / tp, T, prec);
+        const int64_t n_mtp = m_.mtp_layers;
+        f.compute += (lookup + proj_f + layer.fwd_compute + logits + loss) * n_mtp;
+        b.compute += (lookup * 2 + proj_b + layer.bwd_compute + cm_.gemm(T, h, V / tp, prec) +
+                      cm_.gemm(h, V / tp, T, prec) + loss) * n_mtp;
+        f.tp_comm += layer.fwd_comm * n_mtp;
+        b.tp_comm += layer.bwd_comm * n_mtp;
+        f.ep_all_to_alls += layer.fwd_all_to_alls * n_mtp;
+        b.ep_all_to_alls += layer.bwd_all_to_alls * n_mtp;
+      }
     }
-    const int64_t params = chunk_params(m_, p_, n, first, last).total();
+    const int64_t params = chunk_params(m_, p_, range, first, last).total();
     b.compute += grad_accumulation(params);
     out.forward.push_back(f);
     out.backward.push_back(b);

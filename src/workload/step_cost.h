@@ -86,7 +86,7 @@ class StepCostModel {
     SimTime fwd_comm, bwd_comm;  // exposed
     int64_t fwd_all_to_alls = 0, bwd_all_to_alls = 0;  // EP
   };
-  LayerCost layer() const;
+  LayerCost layer(bool moe) const;  // a layer with a dense MLP, or with experts
   hw::Precision gemm_precision() const;
   SimTime grad_accumulation(int64_t params) const;
 
@@ -97,7 +97,7 @@ class StepCostModel {
   CommTimer timer_;
   Layout layout_;
   std::vector<int64_t> layers_per_stage_;
-  LayerCost layer_;
+  LayerCost dense_layer_, moe_layer_;
 };
 
 }  // namespace anatomy::workload

@@ -21,6 +21,19 @@ int64_t chunk_layers(int64_t stage_layers, int v, int chunk) {
   return stage_layers / v + (chunk < stage_layers % v ? 1 : 0);
 }
 
+LayerRange chunk_range(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) {
+  const std::vector<int64_t> per_stage = layers_per_stage(m, p);
+  const int v = p.virtual_stages;
+  LayerRange r;
+  for (int c = 0; c <= chunk; ++c)
+    for (int s = 0; s < p.pp; ++s) {
+      const int64_t n = chunk_layers(per_stage[static_cast<size_t>(s)], v, c);
+      if (c == chunk && s == stage) return {r.first, n};
+      r.first += n;
+    }
+  return r;
+}
+
 int64_t recomputed_layers(const TrainingSpec& t, int64_t n) {
   if (t.recompute != Recompute::kFull) return 0;
   return t.recompute_layers > 0 ? std::min(n, t.recompute_layers) : n;
@@ -62,6 +75,45 @@ void check_positive(const char* field, int64_t v) {
   if (v < 1) fail(field, fmt::format("must be at least 1 (got {})", v));
 }
 
+// Which layers have experts, and what the others have.
+void validate_moe_layout(const ModelSpec& m) {
+  if (m.dense_layers < 0) fail("model.dense_layers", fmt::format("{} is negative", m.dense_layers));
+  check_positive("model.moe_layer_step", m.moe_layer_step);
+  if (m.shared_experts < 0) fail("model.shared_experts", fmt::format("{} is negative", m.shared_experts));
+  if (m.dense_ffn_hidden < 0) fail("model.dense_ffn_hidden", fmt::format("{} is negative", m.dense_ffn_hidden));
+  const auto needs_experts = [&](const char* field, int64_t value, int64_t unset) {
+    if (!m.moe() && value != unset)
+      fail(field, fmt::format("{} describes a mixture of experts; this model is dense (experts: 1)", value));
+  };
+  needs_experts("model.dense_layers", m.dense_layers, 0);
+  needs_experts("model.moe_layer_step", m.moe_layer_step, 1);
+  needs_experts("model.dense_ffn_hidden", m.dense_ffn_hidden, 0);
+  needs_experts("model.shared_experts", m.shared_experts, 0);
+  if (m.moe() && m.moe_layers() == 0)
+    fail("model.dense_layers", fmt::format("{} dense layers and moe_layer_step {} leave none of {} layers with experts",
+                                           m.dense_layers, m.moe_layer_step, m.layers));
+}
+
+// Multi-head latent attention's widths, all or none.
+void validate_mla(const ModelSpec& m) {
+  if (!m.mla()) {
+    for (const auto& [field, value] : {std::pair{"model.q_lora_rank", m.q_lora_rank},
+                                       std::pair{"model.qk_nope_head_dim", m.qk_nope_head_dim},
+                                       std::pair{"model.qk_rope_head_dim", m.qk_rope_head_dim},
+                                       std::pair{"model.v_head_dim", m.v_head_dim}})
+      if (value != 0)
+        fail(field, fmt::format("{} is a multi-head latent attention width; set model.kv_lora_rank too", value));
+    return;
+  }
+  check_positive("model.qk_nope_head_dim", m.qk_nope_head_dim);
+  check_positive("model.v_head_dim", m.v_head_dim);
+  if (m.qk_rope_head_dim < 0) fail("model.qk_rope_head_dim", fmt::format("{} is negative", m.qk_rope_head_dim));
+  if (m.q_lora_rank < 0) fail("model.q_lora_rank", fmt::format("{} is negative", m.q_lora_rank));
+  if (m.head_dim_override > 0)
+    fail("model.head_dim", "multi-head latent attention sizes its heads with qk_nope_head_dim, qk_rope_head_dim "
+                           "and v_head_dim; leave head_dim out");
+}
+
 // The model's own shape, for models not taken from a preset.
 void validate_model(const ModelSpec& m) {
   check_positive("model.layers", m.layers);
@@ -75,11 +127,14 @@ void validate_model(const ModelSpec& m) {
   if (m.max_seq < 0) fail("model.max_seq", fmt::format("must be 0 (no position table) or more (got {})", m.max_seq));
   if (m.head_dim_override < 0)
     fail("model.head_dim", fmt::format("must be 0 (hidden / heads) or more (got {})", m.head_dim_override));
-  if (m.head_dim_override == 0 && m.hidden % m.heads != 0)
+  if (m.head_dim_override == 0 && !m.mla() && m.hidden % m.heads != 0)
     fail("model.heads", fmt::format("{} heads do not divide hidden size {}; give model.head_dim", m.heads, m.hidden));
   if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
     fail("model.kv_heads", fmt::format("{} key/value heads do not divide {} attention heads", m.kv_heads, m.heads));
   if (m.top_k > m.experts) fail("model.top_k", fmt::format("{} is more than the {} experts", m.top_k, m.experts));
+  if (m.mtp_layers < 0) fail("model.mtp_layers", fmt::format("{} is negative", m.mtp_layers));
+  validate_moe_layout(m);
+  validate_mla(m);
 }
 
 }  // namespace
@@ -119,6 +174,8 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
                                        p.tp, m.kv_heads));
   if (m.ffn_hidden % p.tp != 0)
     fail("parallelism.tp", fmt::format("{} does not divide the MLP's inner size {}", p.tp, m.ffn_hidden));
+  if (m.dense_ffn() % p.tp != 0)
+    fail("parallelism.tp", fmt::format("{} does not divide the dense layers' MLP inner size {}", p.tp, m.dense_ffn()));
 
   // Pipeline: without interleaving, layers may split unevenly (see
   // layers_per_stage) but every rank needs one; interleaved 1F1B needs

@@ -139,6 +139,15 @@ std::vector<int64_t> layers_per_stage(const ModelSpec& m, const ParallelPlan& p)
 // chunks: as evenly as they go, the first chunks taking any extra layer.
 int64_t chunk_layers(int64_t stage_layers, int v, int chunk);
 
+// The model's layers a chunk holds, first .. first + count - 1. Model chunk
+// c of stage s is the (c x PP + s)-th slice of the layers in order, as
+// Megatron-LM's interleaved schedule assigns them; without interleaving,
+// stage s holds the slice after the stages before it.
+struct LayerRange {
+  int64_t first = 0, count = 0;
+};
+LayerRange chunk_range(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk);
+
 // Layers of a chunk of n whose forward is recomputed in the backward
 // (TrainingSpec::recompute_layers): n under full recomputation of every
 // layer, min(n, recompute_layers) when limited, 0 otherwise (selective

@@ -163,6 +163,27 @@ TEST(Flops, WiderHeadsWidenQTheOutputAndTheAttentionCore) {
   EXPECT_DOUBLE_EQ(model_flops(m, t) - narrow, 3.0 * 2 * (134'217'728.0 + 33'554'432.0) * 8 * 2048);
 }
 
+TEST(Flops, DeepSeekV3ForwardIsTwiceItsActiveWeightsPlusTheAttentionCore) {
+  // Every weight a token touches is one MAC of its forward but the input
+  // embedding (a lookup) and the norms: 37,552,282,624 active - 926,679,040
+  // (129280 x 7168) - norms 61 x (2 x 7168 + 1536 + 512) + 7168 = 1,006,592
+  // = 36,624,596,992 MACs. The attention core is 2 s (q + o) per layer per
+  // token with Q/K heads of 192 and V heads of 128: 61 x 2 x 4096 x (24576 +
+  // 16384) = 20,468,203,520 FLOPs at s 4096. Three passes, one sequence.
+  ModelSpec m = find_model("deepseek-v3");
+  m.mtp_layers = 0;
+  const TrainingSpec t = training(4096, 1, Recompute::kNone, true);
+  const double main_model = model_flops(m, t);
+  EXPECT_DOUBLE_EQ(main_model, 3.0 * (2 * 36'624'596'992.0 + 20'468'203'520.0) * 4096);
+  // The MTP module adds, per token: its projection 2 h^2 = 102,760,448 MACs,
+  // a MoE layer's 187,105,280 (attention) + 9 x 44,040,192 (8 experts and the
+  // shared one) + 1,835,008 (router) = 585,302,016 MACs, the output layer
+  // again, 926,679,040 MACs; 3,229,483,008 FLOPs, and an attention core of
+  // 2 x 4096 x 40960 = 335,544,320.
+  m.mtp_layers = 1;
+  EXPECT_DOUBLE_EQ(model_flops(m, t) - main_model, 3.0 * (3'229'483'008.0 + 335'544'320.0) * 4096);
+}
+
 // the logits; it is hardware_flops() with full recompute and no FlashAttention.
 void expect_megatron_is_full_recompute(const ModelSpec& m) {
   EXPECT_DOUBLE_EQ(megatron_flops(m, 4, 128), hardware_flops(m, ParallelPlan{}, training(128, 4, Recompute::kFull, false)));

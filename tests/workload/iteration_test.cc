@@ -492,6 +492,36 @@ TEST(Iteration, ExpertAllToAllBytesAreOnTheLinksBesideTheGradients) {
   EXPECT_GT(busiest(a, "pcie"), payload);
 }
 
+TEST(StepCost, OnlyTheMoeLayersRunExpertsAndAllToAlls) {
+  // 4 layers with experts in every second one (1 and 3): the chunk's forward
+  // is two dense layers and two MoE layers, the mean of the all-dense and
+  // the all-MoE models (the embedding and logits are in all three), and it
+  // runs 2 x 2 all-to-alls, not 4 x 2. Recomputing the first layer (dense)
+  // replays no all-to-all; the first two, one MoE layer's 2.
+  Harness h;
+  h.model.layers = 4;
+  h.model.experts = 4;
+  h.model.top_k = 1;
+  h.plan.dp = 2;
+  h.plan.ep = 2;
+  h.model.moe_layer_step = 2;
+  const StageCost mixed = h.stage_cost(0);
+  h.model.moe_layer_step = 1;
+  const StageCost all_moe = h.stage_cost(0);
+  h.model.experts = 1;
+  const StageCost dense = h.stage_cost(0);
+  EXPECT_EQ(mixed.forward[0].compute * 2, dense.forward[0].compute + all_moe.forward[0].compute);
+  EXPECT_EQ(mixed.forward[0].ep_all_to_alls, 4);
+  EXPECT_EQ(all_moe.forward[0].ep_all_to_alls, 8);
+  h.model.experts = 4;
+  h.model.moe_layer_step = 2;
+  h.training.recompute = Recompute::kFull;
+  h.training.recompute_layers = 1;
+  EXPECT_EQ(h.stage_cost(0).backward[0].ep_all_to_alls, 4);
+  h.training.recompute_layers = 2;
+  EXPECT_EQ(h.stage_cost(0).backward[0].ep_all_to_alls, 6);
+}
+
 TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {
   // Llama 3 (arXiv 2407.21783 Section 3.3.2) all-gathers K and V before
   // attention, on the critical path: forward pays one all-gather per layer,

@@ -192,7 +192,7 @@ TEST(Memory, DeepSpeedZero3HoldsOneSubModuleWhole) {
   EXPECT_NEAR(ds.gradients.as_double(), (shard + largest + 5e8) * 2, 2);
   EXPECT_NEAR(ds.optimizer.as_double(), shard * 12, 2);
   EXPECT_NEAR(megatron.optimizer.as_double(), shard * 16, 2);
-  EXPECT_NEAR(megatron.weights.as_double(), (shard + 2 * static_cast<double>(m.params_per_layer())) * 2, 2);
+  EXPECT_NEAR(megatron.weights.as_double(), (shard + 2 * static_cast<double>(m.dense_layer_params())) * 2, 2);
 }
 
 TEST(Memory, DeepSpeedZero3At530bFitsOn640A100sNotOn560) {

@@ -42,7 +42,7 @@ TEST(ModelSpec, Gpt3Is174Point6Billion) {
   // (51200 + 2048) * 12288 = 654,311,424; total 174,615,822,336, + 2*12288 final norm.
   const ModelSpec& m = find_model("gpt3-175b");
   EXPECT_EQ(m.params(), 174'615'822'336 + 2 * 12288);
-  EXPECT_EQ(m.params_per_layer(), 12 * 12288LL * 12288 + 13 * 12288);
+  EXPECT_EQ(m.dense_layer_params(), 12 * 12288LL * 12288 + 13 * 12288);
 }
 
 TEST(ModelSpec, Llama3CountsWithGqaAndSwiGlu) {
@@ -54,7 +54,7 @@ TEST(ModelSpec, Llama3CountsWithGqaAndSwiGlu) {
   //   80 layers 68,452,352,000 + untied 2 * 128256 * 8192 = 2,101,346,304 + final norm 8,192
   //   = 70,553,706,496 (the header's "70.55e9").
   const ModelSpec& m = find_model("llama3-70b");
-  EXPECT_EQ(m.params_per_layer(), 855'654'400);
+  EXPECT_EQ(m.dense_layer_params(), 855'654'400);
   EXPECT_EQ(m.params(), 70'553'706'496);
   // The 8B and 405B land on their names too (8.03e9, 405.85e9).
   EXPECT_NEAR(find_model("llama3-8b").params() / 1e9, 8.03, 0.005);
@@ -77,7 +77,7 @@ TEST(ModelSpec, HeadDimWiderThanHiddenOverHeads) {
   m.layers = 64, m.hidden = 5120, m.heads = 64, m.kv_heads = 8, m.head_dim_override = 128;
   m.ffn_hidden = 25600, m.vocab = 151936, m.gated_mlp = true, m.layernorm = false, m.dropout = false;
   EXPECT_EQ(m.q_width(), 8192);
-  EXPECT_EQ(m.params_per_layer(), 487'598'080);
+  EXPECT_EQ(m.dense_layer_params(), 487'598'080);
   EXPECT_EQ(m.params(), 32'762'106'880);
   // Without head_dim, heads would be 5120 / 64 = 80 wide.
   m.head_dim_override = 0;
@@ -108,6 +108,93 @@ TEST(ModelSpec, MixtralTotalAndActive) {
   EXPECT_EQ(m.active_params(), 12'879'925'248);
 }
 
+TEST(ModelSpec, Mixtral8x22bTotalAndActive) {
+  // Per layer: attention 6144 * (6144 + 2 * 1024) + 6144^2 = 88,080,384; experts
+  // 8 * 3 * 6144 * 16384 = 2,415,919,104; router 49,152; norms 12,288: 2,504,060,928.
+  // 56 layers 140,227,411,968 + 2 * 32768 * 6144 + 6144 = 140,630,071,296 (published 141B);
+  // active: 56 * 6 * 301,989,888 = 101,468,602,368 less = 39,161,468,928 (published 39B).
+  const ModelSpec& m = find_model("mixtral-8x22b");
+  EXPECT_EQ(m.params(), 140'630'071'296);
+  EXPECT_EQ(m.active_params(), 39'161'468'928);
+}
+
+TEST(ModelSpec, DeepSeekV3HasLatentAttentionDenseFirstLayersAndASharedExpert) {
+  // MLA per layer (h 7168, 128 heads): Q down 7168 * 1536 = 11,010,048, Q up
+  // 1536 * 128 * 192 = 37,748,736, KV down 7168 * (512 + 64) = 4,128,768, KV up
+  // 512 * 128 * 256 = 16,777,216, output 128 * 128 * 7168 = 117,440,512, latent
+  // norms 1536 + 512: 187,107,328.
+  // Dense layer: + 3 * 7168 * 18432 = 396,361,728 + norms 14,336 = 583,483,392.
+  // MoE layer: + (256 + 1 shared) * 3 * 7168 * 2048 = 257 * 44,040,192 =
+  //   11,318,329,344 + router 7168 * 256 = 1,835,008 + 14,336 = 11,507,286,016.
+  // 3 dense + 58 MoE = 1,750,450,176 + 667,422,588,928, + 2 * 129280 * 7168 =
+  // 1,853,358,080 + 7168 = 671,026,404,352 (published 671B). Active: 248 routed
+  // experts of 44,040,192 fewer per MoE layer, 58 * 10,921,967,616 =
+  // 633,474,121,728 less = 37,552,282,624 (published 37B). Both without the
+  // multi-token-prediction module, as the paper counts them.
+  ModelSpec m = find_model("deepseek-v3");
+  ASSERT_EQ(m.mtp_layers, 1);
+  // The MTP module: a MoE layer 11,507,286,016 + projection 2 * 7168^2 =
+  // 102,760,448 + 3 norms 21,504 = 11,610,067,968 (the paper: 11.5B unique).
+  EXPECT_EQ(m.mtp_params(), 11'610'067'968);
+  EXPECT_EQ(m.params(), 671'026'404'352 + 11'610'067'968);
+  m.mtp_layers = 0;
+  EXPECT_TRUE(m.mla());
+  EXPECT_EQ(m.attention_params(), 187'107'328);
+  EXPECT_EQ(m.dense_layer_params(), 583'483'392);
+  EXPECT_EQ(m.moe_layer_params(), 11'507'286'016);
+  EXPECT_EQ(m.moe_layers(), 58);
+  EXPECT_FALSE(m.moe_layer(2));
+  EXPECT_TRUE(m.moe_layer(3));
+  EXPECT_EQ(m.params(), 671'026'404'352);
+  EXPECT_EQ(m.active_params(), 37'552'282'624);
+  // Q and K heads are 128 + 64 wide, V heads 128; the down projections and
+  // latent norms (11,010,048 + 1,536 + 4,128,768 + 512) stay whole on TP ranks.
+  EXPECT_EQ(m.q_width(), 128 * 192);
+  EXPECT_EQ(m.out_width(), 128 * 128);
+  EXPECT_EQ(m.tp_replicated_params_per_layer(), 15'140'864);
+}
+
+TEST(ModelSpec, Qwen3MoeMatchesItsModelCards) {
+  // 30B-A3B: attention 2048 * (4096 + 2 * 512) + 4096 * 2048 = 18,874,368; experts
+  // 128 * 3 * 2048 * 768 = 603,979,776; router 262,144; norms 4,096: 623,120,384 a
+  // layer; 48 of them + 2 * 151936 * 2048 + 2048 = 30,532,110,336 (card: 30.5B);
+  // active 48 * 120 * 4,718,592 = 27,179,089,920 less = 3,353,020,416 (3.3B).
+  EXPECT_EQ(find_model("qwen3-30b-a3b").params(), 30'532'110'336);
+  EXPECT_EQ(find_model("qwen3-30b-a3b").active_params(), 3'353'020'416);
+  // 235B-A22B: attention 4096 * (8192 + 1024) + 8192 * 4096 = 71,303,168; experts
+  // 128 * 18,874,368 = 2,415,919,104; router 524,288; norms 8,192: 2,487,754,752;
+  // 94 layers + 2 * 151936 * 4096 + 4096 = 235,093,610,496 (235B); active
+  // 94 * 120 * 18,874,368 = 212,902,871,040 less = 22,190,739,456 (22B).
+  EXPECT_EQ(find_model("qwen3-235b-a22b").params(), 235'093'610'496);
+  EXPECT_EQ(find_model("qwen3-235b-a22b").active_params(), 22'190'739'456);
+}
+
+TEST(ModelSpec, Llama4MaverickInterleavesDenseAndMoeLayers) {
+  // Every second layer (1, 3, ..., 47) has 128 experts + 1 shared of 8192; the
+  // others a dense MLP of 16384. Attention 5120 * (5120 + 2048) + 5120^2 =
+  // 62,914,560. MoE layer: 129 * 3 * 5120 * 8192 = 16,231,956,480 + router
+  // 655,360 + attention + norms 10,240 = 16,295,536,640; dense layer: 3 * 5120 *
+  // 16384 = 251,658,240 + 62,914,560 + 10,240 = 314,583,040. 24 of each +
+  // 2 * 202048 * 5120 + 5120 = 400,711,848,960 (published ~400B with vision).
+  // Active: 127 routed experts fewer, 24 * 127 * 125,829,120 less = 17,184,691,200 (17B).
+  const ModelSpec& m = find_model("llama4-maverick");
+  EXPECT_FALSE(m.moe_layer(0));
+  EXPECT_TRUE(m.moe_layer(1));
+  EXPECT_EQ(m.moe_layers(), 24);
+  EXPECT_EQ(m.moe_layers_in(0, 5), 2);  // layers 1 and 3
+  EXPECT_EQ(m.moe_layers_in(5, 4), 2);  // 5 and 7
+  EXPECT_EQ(m.dense_layer_params(), 314'583'040);
+  EXPECT_EQ(m.moe_layer_params(), 16'295'536'640);
+  EXPECT_EQ(m.params(), 400'711'848'960);
+  EXPECT_EQ(m.active_params(), 17'184'691'200);
+  // Scout: 16 experts + 1 shared in all 48 layers: 48 * 2,202,101,760 +
+  // 2,068,976,640 = 107,769,861,120; active 48 * 314,664,960 + 2,068,976,640 =
+  // 17,172,894,720 (17B).
+  EXPECT_EQ(find_model("llama4-scout").moe_layers(), 48);
+  EXPECT_EQ(find_model("llama4-scout").params(), 107'769'861'120);
+  EXPECT_EQ(find_model("llama4-scout").active_params(), 17'172'894'720);
+}
+
 TEST(ModelSpec, MegatronCoreReadmeModels) {
   // The README's names, with 4h MLP and an untied output layer assumed; the
   // 32B, 119B, 314B and 462B names are 0.1-1.5% above the shapes' counts.
@@ -130,7 +217,7 @@ TEST(ModelSpec, PresetsAreUniqueAndNameTheirSource) {
     EXPECT_EQ(m.hidden % m.heads, 0) << m.name;
     EXPECT_EQ(m.heads % m.kv_heads, 0) << m.name;
   }
-  EXPECT_EQ(model_presets().size(), 28u);
+  EXPECT_EQ(model_presets().size(), 34u);
 }
 
 TEST(ModelSpec, UnknownModelListsTheKnownOnes) {

@@ -33,6 +33,22 @@ TEST(Params, StagesSplitTheModelAndTheTiedEmbeddingIsCopied) {
   EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(expected), 64.0);
 }
 
+TEST(Params, DeepSeekV3StagesHoldTheirOwnKindsOfLayer) {
+  // 61 layers on PP 16 are 3, 3, 4, ...: stage 0 holds the 3 dense layers
+  // and no experts, stage 1 three MoE layers with 256 / 64 = 4 of each
+  // layer's experts per GPU (EP 64). With TP 2 a dense layer is
+  // (583,483,392 - 15,140,864) / 2 + 15,140,864 = 299,312,128 per GPU: MLA's
+  // down projections and latent norms stay whole.
+  const ModelSpec& m = find_model("deepseek-v3");
+  ParallelPlan p;
+  p.pp = 16;
+  p.ep = 64;
+  EXPECT_EQ(stage_params(m, p, 0).experts, 0);
+  EXPECT_EQ(stage_params(m, p, 1).experts, 3 * m.expert_params_per_layer() / 64);
+  p.tp = 2;
+  EXPECT_EQ(chunk_params(m, p, {0, 1}, false, false).dense, 299'312'128);
+}
+
 TEST(Params, ExpertsSplitOverTensorAndExpertParallel) {
   // An MoE layer's experts go over TP x EP, the rest over TP only.
   ModelSpec m = find_model("llama3-8b");
@@ -41,9 +57,9 @@ TEST(Params, ExpertsSplitOverTensorAndExpertParallel) {
   ParallelPlan p;
   p.tp = 2;
   p.ep = 4;
-  const GpuParams g = chunk_params(m, p, 1, false, false);
+  const GpuParams g = chunk_params(m, p, {0, 1}, false, false);
   EXPECT_EQ(g.experts, m.expert_params_per_layer() / 8);
-  EXPECT_EQ(g.dense, (m.params_per_layer() - m.expert_params_per_layer()) / 2);
+  EXPECT_EQ(g.dense, (m.moe_layer_params() - m.expert_params_per_layer()) / 2);
 }
 
 TEST(Params, StepCostsCountWhatTheStagesHold) {

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "workload/model.h"
 #include "workload/training.h"
 
 namespace anatomy::workload {
@@ -163,6 +164,61 @@ TEST(ValidatePlan, RecomputeLayers) {
   t.recompute = Recompute::kSelective;
   EXPECT_EQ(check(m, p, t, 8),
             "training.recompute_layers: 4 needs recompute: full (whole layers recomputed); recompute is selective");
+}
+
+TEST(ChunkRange, InterleavedChunksTakeTheModelsLayersInRoundRobinOrder) {
+  // 16 layers, PP 2, 2 chunks per stage: model chunks of 4 in the order
+  // stage 0 chunk 0 (0-3), stage 1 chunk 0 (4-7), stage 0 chunk 1 (8-11),
+  // stage 1 chunk 1 (12-15), as Megatron-LM's interleaved schedule assigns them.
+  ModelSpec m = find_model("llama3-8b");
+  m.layers = 16;
+  ParallelPlan p = plan_of(1, 2, 1);
+  p.virtual_stages = 2;
+  EXPECT_EQ(chunk_range(m, p, 0, 0).first, 0);
+  EXPECT_EQ(chunk_range(m, p, 1, 0).first, 4);
+  EXPECT_EQ(chunk_range(m, p, 0, 1).first, 8);
+  EXPECT_EQ(chunk_range(m, p, 1, 1).first, 12);
+  EXPECT_EQ(chunk_range(m, p, 1, 1).count, 4);
+  // Without interleaving, 61 layers on PP 16 are 3, 3, 4 x 13, 3: stage 2 starts at 6.
+  m.layers = 61;
+  const ParallelPlan flat = plan_of(1, 16, 1);
+  EXPECT_EQ(chunk_range(m, flat, 2, 0).first, 6);
+  EXPECT_EQ(chunk_range(m, flat, 15, 0).first, 58);
+}
+
+TEST(ValidatePlan, MixtureOfExpertsLayout) {
+  ModelSpec m = find_model("llama3-8b");
+  const ParallelPlan p = plan_of(1, 1, 8);
+  const TrainingSpec t = training_of(8192, 8, 1);
+  m.dense_layers = 2;
+  EXPECT_EQ(check(m, p, t, 8),
+            "model.dense_layers: 2 describes a mixture of experts; this model is dense (experts: 1)");
+  m.experts = 8;
+  EXPECT_EQ(check(m, p, t, 8), "ok");
+  m.dense_layers = 32;  // every one of the 32 layers dense
+  EXPECT_EQ(check(m, p, t, 8),
+            "model.dense_layers: 32 dense layers and moe_layer_step 1 leave none of 32 layers with experts");
+  m.dense_layers = 0;
+  m.moe_layer_step = 0;
+  EXPECT_EQ(check(m, p, t, 8), "model.moe_layer_step: must be at least 1 (got 0)");
+}
+
+TEST(ValidatePlan, LatentAttentionWidthsComeTogether) {
+  ModelSpec m = find_model("deepseek-v3");
+  m.layers = 8;
+  const ParallelPlan p = plan_of(1, 1, 8);
+  const TrainingSpec t = training_of(4096, 8, 1);
+  EXPECT_EQ(check(m, p, t, 8), "ok");
+  m.head_dim_override = 128;
+  EXPECT_EQ(check(m, p, t, 8),
+            "model.head_dim: multi-head latent attention sizes its heads with qk_nope_head_dim, qk_rope_head_dim "
+            "and v_head_dim; leave head_dim out");
+  m.head_dim_override = 0;
+  m.v_head_dim = 0;
+  EXPECT_EQ(check(m, p, t, 8), "model.v_head_dim: must be at least 1 (got 0)");
+  m.kv_lora_rank = 0;
+  EXPECT_EQ(check(m, p, t, 8),
+            "model.q_lora_rank: 1536 is a multi-head latent attention width; set model.kv_lora_rank too");
 }
 
 TEST(RecomputedLayers, FirstLayersOfEachChunkUpToTheChunk) {
