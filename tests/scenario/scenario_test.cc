@@ -392,6 +392,25 @@ TEST(ScenarioErrors, HeadDimLetsHeadsNotDivideTheHiddenSize) {
   EXPECT_EQ(e, "no error");
 }
 
+TEST(ScenarioErrors, MoeLayoutOnADenseModelNamesItsLine) {
+  const std::string e = error_of("model:\n  preset: llama3-8b\n  dense_layers: 2\n"
+                                 "cluster: {system: dgx-h100, gpus: 8}\n");
+  EXPECT_EQ(e, "s.yaml:3: model.dense_layers: 2 describes a mixture of experts; this model is dense (experts: 1)");
+}
+
+TEST(ScenarioErrors, LatentAttentionFromTheScenario) {
+  // A DeepSeek-V2-Lite-like model: MLA without a Q latent, 2 layers, the first dense.
+  const std::string ok = error_of("model:\n  layers: 2\n  hidden: 2048\n  heads: 16\n  vocab: 100\n"
+                                  "  ffn_hidden: 1408\n  gated_mlp: true\n  experts: 64\n  top_k: 6\n"
+                                  "  shared_experts: 2\n  dense_layers: 1\n  dense_ffn_hidden: 10944\n"
+                                  "  kv_lora_rank: 512\n  qk_nope_head_dim: 128\n  qk_rope_head_dim: 64\n"
+                                  "  v_head_dim: 128\ncluster: {system: dgx-h100, gpus: 8}\n");
+  EXPECT_EQ(ok, "no error");
+  const std::string e = error_of("model:\n  preset: llama3-8b\n  v_head_dim: 128\n"
+                                 "cluster: {system: dgx-h100, gpus: 8}\n");
+  EXPECT_EQ(e, "s.yaml:3: model.v_head_dim: 128 is a multi-head latent attention width; set model.kv_lora_rank too");
+}
+
 TEST(ScenarioErrors, ASectionThatIsNotAMapping) {
   const std::string e = error_of(std::string(kMinimal) + "training: 4096\n");
   EXPECT_TRUE(starts_with(e, "s.yaml:3: training: expects a mapping with keys seq_len,")) << e;
