@@ -78,20 +78,28 @@ StartupCost startup_cost(const StartupSpec& spec, const workload::IterationInput
   } else if (p.dp > 1) {
     // DDP broadcasts the initial parameters from each replica group's first rank.
     coll::CollectiveRunner runner(t, *base.algorithms, base.library, base.make_network, base.choose_network);
+    // Every stage's groups broadcast at once and the job waits for the
+    // slowest: the one of the stage holding the most (stages differ by
+    // their layers' kinds, the embedding and the output layer).
+    int stage = 0;
+    for (int s = 1; s < p.pp; ++s)
+      if (workload::stage_params(*base.model, p, s).total() > workload::stage_params(*base.model, p, stage).total())
+        stage = s;
     const workload::Layout layout(p);
     std::vector<uint32_t> group;
-    for (uint32_t r : layout.dp_group({0, 0, 0, 0})) group.push_back(base.rank_to_gpu.empty() ? r : base.rank_to_gpu[r]);
+    for (uint32_t r : layout.dp_group({0, 0, 0, stage})) group.push_back(base.rank_to_gpu.empty() ? r : base.rank_to_gpu[r]);
     coll::Request req;
     req.op = coll::Op::kBroadcast;
-    // The group measured is stage 0's (rank 0's), so its GPUs send what stage 0 holds.
-    const workload::GpuParams held = workload::stage_params(*base.model, p, 0);
+    const workload::GpuParams held = workload::stage_params(*base.model, p, stage);
     const double weight_bytes = workload::state_bytes_per_param(*base.training, p.framework).weights;
     req.bytes = Bytes(static_cast<int64_t>(static_cast<double>(held.total()) * weight_bytes));
     req.fidelity = coll::Fidelity::kBulk;
     const coll::CollectiveResult r = runner.run(coll::make_group(t, group), req, "auto");
     out.phases.push_back({"initial broadcast", r.time,
-                          fmt::format("{} of parameters ({:g} B each) from rank 0 of each data-parallel group of {}, {}",
-                                      core::format_bytes(req.bytes), weight_bytes, p.dp, r.algorithm + "/" + r.protocol)});
+                          fmt::format("{} of parameters ({:g} B each) from rank 0 of each data-parallel group of {}{}, {}",
+                                      core::format_bytes(req.bytes), weight_bytes, p.dp,
+                                      p.pp > 1 ? fmt::format(" (pipeline stage {}, the largest)", stage) : "",
+                                      r.algorithm + "/" + r.protocol)});
   }
   return out;
 }

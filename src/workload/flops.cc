@@ -9,7 +9,10 @@ struct ForwardPerToken {
   double layer_gemms;             // all layers' weight GEMMs
   double attention_core;          // all layers' Q K^T and A V
   double logits;                  // the output layer
-  double mtp;                     // the multi-token-prediction modules, all of it
+  double qk_core;                 // all layers' Q K^T
+  // The multi-token-prediction modules: projections and layers' GEMMs,
+  // attention cores, output layers.
+  double mtp_layers, mtp_core, mtp_logits;
 };
 
 ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
@@ -36,12 +39,14 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   // hd x s, and s x s by s x v_hd; q = o = h unless the model sets
   // head_dim or uses MLA): 2 s (q + o) per token.
   f.attention_core = static_cast<double>(m.layers) * 2 * static_cast<double>(seq_len) * (q + o);
+  f.qk_core = static_cast<double>(m.layers) * 2 * static_cast<double>(seq_len) * q;
   f.logits = 2 * h * static_cast<double>(m.vocab);
   // Each MTP module: its 2h -> h projection, its layer and attention core,
   // and the output layer again.
-  const double mtp_layer = m.mtp_moe() ? f.moe_layer : f.dense_layer;
-  f.mtp = static_cast<double>(m.mtp_layers) *
-          (2 * 2 * h * h + mtp_layer + 2 * static_cast<double>(seq_len) * (q + o) + f.logits);
+  const double modules = static_cast<double>(m.mtp_layers);
+  f.mtp_layers = modules * (2 * 2 * h * h + (m.mtp_moe() ? f.moe_layer : f.dense_layer));
+  f.mtp_core = modules * 2 * static_cast<double>(seq_len) * (q + o);
+  f.mtp_logits = modules * f.logits;
   return f;
 }
 
@@ -49,7 +54,8 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
 // counted at `attention_share` of its full square.
 double model_flops_counting(const ModelSpec& m, const TrainingSpec& t, double attention_share) {
   const ForwardPerToken f = forward_per_token(m, t.seq_len);
-  return 3 * (f.layer_gemms + attention_share * f.attention_core + f.logits + f.mtp) *
+  return 3 * (f.layer_gemms + f.mtp_layers + attention_share * (f.attention_core + f.mtp_core) + f.logits +
+              f.mtp_logits) *
          static_cast<double>(t.tokens_per_iteration());
 }
 
@@ -58,7 +64,7 @@ double model_flops_counting(const ModelSpec& m, const TrainingSpec& t, double at
 double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len) {
   const ForwardPerToken f = forward_per_token(m, seq_len);
   const double tokens = static_cast<double>(global_batch) * static_cast<double>(seq_len);
-  return (4 * (f.layer_gemms + f.attention_core) + 3 * f.logits + 3 * f.mtp) * tokens;
+  return (4 * (f.layer_gemms + f.mtp_layers + f.attention_core + f.mtp_core) + 3 * (f.logits + f.mtp_logits)) * tokens;
 }
 
 double model_flops(const ModelSpec& m, const TrainingSpec& t) { return model_flops_counting(m, t, 1.0); }
@@ -83,7 +89,7 @@ double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingS
       break;
     }
   }
-  if (t.flash_attention) extra += f.attention_core / 2;  // Q K^T once more in backward
+  if (t.flash_attention) extra += f.qk_core;  // Q K^T once more in backward
   return model_flops(m, t) + extra * static_cast<double>(t.tokens_per_iteration());
 }
 

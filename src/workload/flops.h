@@ -17,29 +17,35 @@
 // model_flops(): the FLOPs the model needs without recomputation (MFU's
 // numerator): 3 x forward (backward = 2 x forward: gradients of inputs and
 // of weights). Forward, per token, from the exact GEMM shapes:
-//   per layer  2 (h (q + 2 kv hd) + q h + (gated ? 3 : 2) h ffn top_k [+ h E router])
-//              + 4 s q  attention scores Q K^T and A V, causal masking not
-//                       discounted, as the papers count it
-//              (q = heads x head_dim: h unless the model sets head_dim)
+//   per layer  2 (h (q + 2 kv hd) + o h + MLP)
+//              MLP: a dense layer (gated ? 3 : 2) h dense_ffn; a MoE layer
+//              (gated ? 3 : 2) h ffn (top_k + shared experts) + h E router
+//              (MLA: the Q/KV down and up projections in place of Q, K, V)
+//              + 2 s (q + o)  attention scores Q K^T and A V, causal masking
+//                       not discounted, as the papers count it
+//              (q = heads x Q head width, o = heads x V head width: both h
+//              unless the model sets head_dim or uses MLA)
 //   once       2 h V    the output layer (logits)
+//   per MTP module  its 2h -> h projection, one layer and its attention
+//                   core, and the output layer again
 // GQA and MoE are in the shapes. Left out, here as in eq. 3: the embedding
 // lookup (a gather, no FLOPs), biases, norms, activations (GeLU/SwiGLU),
 // softmax, dropout, residual adds and the cross-entropy — O(s h) or O(s V)
 // elementwise work, under 1% of the total for every preset.
 // model_flops_causal(): model_flops with the attention core counted as the
-//   causal half a decoder's kernels compute (2 s q per token, not 4 s q), as
-//   Megatron-LM's training.py has counted it since 2025 (250b79415d) and
+//   causal half a decoder's kernels compute (s (q + o) per token, not
+//   2 s (q + o)), as Megatron-LM's training.py has counted it since 2025 (250b79415d) and
 //   MaxText since its PR 1988; PaLM, torchtitan, llm-foundry and the 2021
 //   Megatron papers count the full square. The two differ by half the
 //   attention's share of the FLOPs: 4% for Llama 3 405B at 8K tokens, 11%
 //   for Llama 3 8B at 8K, 29% for 405B at 128K.
 // hardware_flops(): model_flops plus what the GPU re-runs (HFU's numerator):
-//   selective recompute  + the attention core's forward, 4 s q per token per layer
+//   selective recompute  + the attention core's forward, 2 s (q + o) per token per layer
 //   full recompute       + every transformer layer's forward once more (the
 //                        output layer is not checkpointed, so it is not re-run:
 //                        eq. 3's logits term is 6 B s h V, three passes); with
-//                        training.recompute_layers, the recomputed layers' share
-//                        of it, counted chunk by chunk over the plan
+//                        training.recompute_layers, the recomputed layers, each
+//                        of its kind, counted chunk by chunk over the plan
 //   FlashAttention       + Q K^T again in backward, 2 s q per token per layer
 //                        (backward is 2.5 x forward's attention matmuls, Dao 2023)
 // With full recompute and flash_attention off, hardware_flops() of a

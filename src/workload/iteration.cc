@@ -206,7 +206,7 @@ class IterationSim {
 
 SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   const int64_t chunk_param_bytes = param_bytes(s, step.chunk);
-  const int64_t layers = std::max<int64_t>(1, StepCostModel::layers_in_chunk_of(m_, p_, s, step.chunk));
+  const int64_t layers = std::max<int64_t>(1, chunk_range(m_, p_, s, step.chunk).count);
   const int64_t gather_unit =
       p_.param_gather_bytes > 0 ? p_.param_gather_bytes : (chunk_param_bytes + layers - 1) / layers;
   const int64_t gathers = (chunk_param_bytes + gather_unit - 1) / gather_unit;

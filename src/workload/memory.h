@@ -31,12 +31,15 @@
 // Activations follow Korthikanti et al. 2022, "Reducing Activation
 // Recomputation in Large Transformer Models" (arXiv 2205.05198) Section 4,
 // with each tensor's exact shape. Per layer, per token, with e = 2 bytes per
-// 16-bit element (4 for fp32), kv_w = kv_heads x head_dim:
+// 16-bit element (4 for fp32), q, k, v, o the widths of Q, K, V and the
+// attention output (ModelSpec), k' = 1 for a dense layer's MLP and top_k +
+// shared experts for a MoE layer's:
 //   norm inputs 2 e h, QKV input e h, MLP input e h, dropout masks 2 h
-//       (1 byte each; GPT only)      — whole on every TP rank, / TP with
+//       (1 byte each; GPT only), MLA's latents e (q_lora_rank + kv_lora_rank
+//       + rope)                      — whole on every TP rank, / TP with
 //                                      sequence parallelism
-//   Q e h, K and V 2 e kv_w, attention output e h, MLP up (and gate)
-//       output (gated ? 2 : 1) e ffn top_k, activation output e ffn top_k,
+//   Q e q, K and V e (k + v), attention output e o, MLP up (and gate)
+//       output (gated ? 2 : 1) e ffn k', activation output e ffn k',
 //       MoE: the dispatched copies e h top_k      — / TP
 //   attention scores a s^2 per sequence: softmax output e, dropout mask 1 and
 //       output e (GPT) — / TP; not stored with FlashAttention (which keeps a
@@ -52,7 +55,9 @@
 // count; on rank 0 the paper's factor 1 + (PP - 1) / (PP v)). Rank 0 adds the
 // embedding's dropout mask per micro-batch; the last rank, for one
 // micro-batch, the inputs of the final norm and the output layer and the
-// fp32 logits for the cross-entropy, 4 s b V / t.
+// fp32 logits for the cross-entropy, 4 s b V / t, and per multi-token-
+// prediction module one more layer, its projection's 2h input and the same
+// output-layer tensors.
 //
 // Workspace: a fixed 3 GB that the above does not see: the CUDA context and
 // kernel images (~0.5-1 GB), cuBLAS / cuDNN / Transformer Engine workspaces

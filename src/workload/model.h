@@ -28,7 +28,8 @@
 //                         every linear layer: (h + 2*kv*hd) + h in attention,
 //                         ((gated ? 2 : 1) * ffn + h) per expert in the MLP
 //   embeddings V*h (+ V*h again when the output layer is not tied), + s*h when
-//   learned positions are used; one final norm before the output layer.
+//   learned positions are used; one final norm before the output layer;
+//   per MTP module a layer of the last kind + 2h*h + 3 norms (mtp_params).
 // For Megatron's GPT (LayerNorm, 4h MLP, tied, learned positions) this is
 // Narayanan et al. SC'21 eq. 2, 12 l h^2 + 13 l h + (V + s) h, plus the 2h
 // of the final LayerNorm that eq. 2 leaves out.

@@ -21,7 +21,7 @@ int64_t StageCost::params() const {
 
 StepCostModel::StepCostModel(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
                              const hw::ComputeModel& cm, CommTimer timer)
-    : m_(m), p_(p), t_(t), cm_(cm), timer_(std::move(timer)), layout_(p), layers_per_stage_(layers_per_stage(m, p)) {
+    : m_(m), p_(p), t_(t), cm_(cm), timer_(std::move(timer)), layout_(p) {
   dense_layer_ = layer(false);
   moe_layer_ = m.moe() ? layer(true) : dense_layer_;
 }
@@ -33,18 +33,10 @@ hw::Precision StepCostModel::gemm_precision() const {
   return t_.precision;
 }
 
-int64_t StepCostModel::layers_in_chunk_of(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) {
-  return chunk_layers(layers_per_stage(m, p)[stage], p.virtual_stages, chunk);
-}
-
 Bytes StepCostModel::ep_all_to_all_bytes() const {
   if (!m_.moe() || p_.ep <= 1) return Bytes(0);
   const int64_t T = t_.micro_batch * t_.seq_len / p_.cp;
   return Bytes(T * m_.top_k * m_.hidden * kActivationBytes);
-}
-
-int64_t StepCostModel::layers_in_chunk(int stage, int chunk) const {
-  return chunk_layers(layers_per_stage_[stage], p_.virtual_stages, chunk);
 }
 
 StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
@@ -94,10 +86,10 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
     // then Q's and K/V's up projections of this rank's heads; the
     // latents' norms are memory-bound passes over them.
     const int64_t latent = m_.latent_width();
-    g_qkv = gemm_fb(T_sp, latent, h, &fwd, &bwd);  // on the sequence-parallel tokens
-    quantize(T_sp, latent, h, true, &fwd, &bwd);   // after the norm
+    gemm_fb(T_sp, latent, h, &fwd, &bwd);  // on the sequence-parallel tokens, before any gather
+    quantize(T_sp, latent, h, true, &fwd, &bwd);  // after the norm
     const bool q_latent = m_.q_lora_rank > 0;  // else Q comes from h directly
-    g_qkv += gemm_fb(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, &fwd, &bwd);
+    g_qkv = gemm_fb(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, &fwd, &bwd);
     quantize(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, !q_latent, &fwd, &bwd);
     const int64_t kv_up = heads_local * (m_.qk_nope_head_dim + v_hd);
     g_qkv += gemm_fb(T, kv_up, m_.kv_lora_rank, &fwd, &bwd);
@@ -186,12 +178,14 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
       const SimTime ag = timer_(coll::Op::kAllGather, S, group);
       const SimTime rs = timer_(coll::Op::kReduceScatter, S, group);
       // MLA projects the sequence-parallel tokens down first and gathers
-      // the narrower latents (Megatron-LM's multi_latent_attention.py).
+      // the narrower latents (Megatron-LM's multi_latent_attention.py),
+      // and the hidden states too when Q has no latent.
       SimTime ag_in = ag, rs_in = rs;
       if (m_.mla()) {
         const Bytes latents(T * m_.latent_width() * kActivationBytes);
-        ag_in = timer_(coll::Op::kAllGather, latents, group);
-        rs_in = timer_(coll::Op::kReduceScatter, latents, group);
+        const bool hidden_too = m_.q_lora_rank == 0;
+        ag_in = timer_(coll::Op::kAllGather, latents, group) + (hidden_too ? ag : SimTime::zero());
+        rs_in = timer_(coll::Op::kReduceScatter, latents, group) + (hidden_too ? rs : SimTime::zero());
       }
       if (p_.tp_comm_overlap) {
         fwd_comm = zero_floor(ag_in - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag - g_up) + zero_floor(rs - g_down);
@@ -263,6 +257,16 @@ StageCost StepCostModel::stage(int s) const {
   StageCost out;
   out.activation_bytes = Bytes(T * h * kActivationBytes / tp);
   const RankCoord rep{};
+  // The TP collectives of a vocabulary-parallel embedding lookup (a
+  // reduction of its output) and of the output layer (its input gathered
+  // under sequence parallelism); the MTP modules run both again.
+  SimTime embedding_comm, output_comm;
+  if (tp > 1) {
+    const Bytes S(T * h * kActivationBytes);
+    embedding_comm =
+        timer_(p_.sequence_parallel ? coll::Op::kReduceScatter : coll::Op::kAllReduce, S, layout_.tp_group(rep));
+    if (p_.sequence_parallel) output_comm = timer_(coll::Op::kAllGather, S, layout_.tp_group(rep));
+  }
   for (int c = 0; c < v; ++c) {
     const LayerRange range = chunk_range(m_, p_, s, c);
     const int64_t n = range.count, k = m_.moe_layers_in(range.first, n);  // k of the n layers are MoE
@@ -291,12 +295,8 @@ StageCost StepCostModel::stage(int s) const {
       const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
       f.compute += lookup;
       b.compute += lookup * 2;
-      if (tp > 1) {
-        const SimTime r = timer_(p_.sequence_parallel ? coll::Op::kReduceScatter : coll::Op::kAllReduce,
-                                 Bytes(T * h * kActivationBytes), layout_.tp_group(rep));
-        f.tp_comm += r;
-        b.tp_comm += r;
-      }
+      f.tp_comm += embedding_comm;
+      b.tp_comm += embedding_comm;
     }
     if (last) {
       // Output layer (V / tp logits per token) and the cross-entropy loss in fp32.
@@ -305,11 +305,8 @@ StageCost StepCostModel::stage(int s) const {
       const SimTime loss = cm_.memory_bound(Bytes(T * (V / tp) * 4 * 3));
       f.compute += logits + loss;
       b.compute += cm_.gemm(T, h, V / tp, prec) + cm_.gemm(h, V / tp, T, prec) + loss;
-      if (tp > 1 && p_.sequence_parallel) {
-        const SimTime ag = timer_(coll::Op::kAllGather, Bytes(T * h * kActivationBytes), layout_.tp_group(rep));
-        f.tp_comm += ag;
-        b.tp_comm += ag;
-      }
+      f.tp_comm += output_comm;
+      b.tp_comm += output_comm;
       // Each multi-token-prediction module: the next tokens' embedding
       // lookup, a 2h -> h projection (split over TP), one layer of the
       // model's last kind, and the output layer and loss once more.
@@ -323,8 +320,8 @@ StageCost StepCostModel::stage(int s) const {
         f.compute += (lookup + proj_f + layer.fwd_compute + logits + loss) * n_mtp;
         b.compute += (lookup * 2 + proj_b + layer.bwd_compute + cm_.gemm(T, h, V / tp, prec) +
                       cm_.gemm(h, V / tp, T, prec) + loss) * n_mtp;
-        f.tp_comm += layer.fwd_comm * n_mtp;
-        b.tp_comm += layer.bwd_comm * n_mtp;
+        f.tp_comm += (embedding_comm + layer.fwd_comm + output_comm) * n_mtp;
+        b.tp_comm += (embedding_comm + layer.bwd_comm + output_comm) * n_mtp;
         f.ep_all_to_alls += layer.fwd_all_to_alls * n_mtp;
         b.ep_all_to_alls += layer.bwd_all_to_alls * n_mtp;
       }

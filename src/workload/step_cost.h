@@ -7,7 +7,11 @@
 // parallelism t and sequence parallelism, the QKV, attention-output and
 // MLP GEMMs see all T = micro_batch x seq / cp tokens with their weight
 // dimension split by t; attention runs heads / t heads over s / cp queries;
-// norms, residuals and dropout run on T / t tokens. Backward is the data-
+// norms, residuals and dropout run on T / t tokens. Layers are costed by
+// kind (a dense MLP, or routed and shared experts); MLA's down projections
+// run whole on the T / t sequence-parallel tokens before the latents are
+// gathered. The last stage adds the multi-token-prediction modules: a
+// lookup, a 2h -> h projection, a layer and the output layer each. Backward is the data-
 // and weight-gradient GEMMs (twice the forward's) plus attention's backward;
 // full recomputation replays the forward first, selective replays the
 // attention core.
@@ -15,7 +19,8 @@
 // Model-parallel communication inside a step runs on the GPU's critical
 // path unless overlapped: per layer, forward, two all-gathers and two
 // reduce-scatters of T h elements across the TP group (two all-reduces
-// without sequence parallelism), mirrored in backward; K/V all-gathers
+// without sequence parallelism; MLA gathers its latents, not T h, before
+// attention), mirrored in backward; K/V all-gathers
 // across the CP ring, hidden behind attention when they fit. Each is timed
 // on the network by the caller's CommTimer; with tp_comm_overlap a TP
 // collective is exposed only beyond the GEMM it is pipelined with.
@@ -71,14 +76,13 @@ class StepCostModel {
  public:
   StepCostModel(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, const hw::ComputeModel& cm,
                 CommTimer timer);
-  // Costs of stage `stage` (0..pp-1): its layers as layers_per_stage()
-  // splits them (equal chunks when interleaved). Stage 0 chunk 0 adds the
-  // embedding, the last stage's last chunk the output layer and the loss.
+  // Costs of stage `stage` (0..pp-1): each chunk's layers (chunk_range),
+  // each of its kind. Stage 0 chunk 0 adds the embedding, the last stage's
+  // last chunk the output layer and the loss, and the multi-token-
+  // prediction modules after them.
   StageCost stage(int stage) const;
-  int64_t layers_in_chunk(int stage, int chunk) const;
   // One EP all-to-all's send buffer per GPU (see above); 0 without EP.
   Bytes ep_all_to_all_bytes() const;
-  static int64_t layers_in_chunk_of(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk);
 
  private:
   struct LayerCost {
@@ -96,7 +100,6 @@ class StepCostModel {
   const hw::ComputeModel& cm_;
   CommTimer timer_;
   Layout layout_;
-  std::vector<int64_t> layers_per_stage_;
   LayerCost dense_layer_, moe_layer_;
 };
 

@@ -39,12 +39,6 @@ int64_t recomputed_layers(const TrainingSpec& t, int64_t n) {
   return t.recompute_layers > 0 ? std::min(n, t.recompute_layers) : n;
 }
 
-int64_t recomputed_layers_on_stage(const TrainingSpec& t, int64_t stage_layers, int v) {
-  int64_t out = 0;
-  for (int c = 0; c < v; ++c) out += recomputed_layers(t, chunk_layers(stage_layers, v, c));
-  return out;
-}
-
 std::string recompute_text(const TrainingSpec& t) {
   if (t.recompute != Recompute::kFull || t.recompute_layers <= 0) return to_string(t.recompute);
   return fmt::format("full (first {} layer{} of each chunk)", t.recompute_layers, t.recompute_layers == 1 ? "" : "s");

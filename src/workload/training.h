@@ -153,8 +153,6 @@ LayerRange chunk_range(const ModelSpec& m, const ParallelPlan& p, int stage, int
 // layer, min(n, recompute_layers) when limited, 0 otherwise (selective
 // recomputation re-runs attention, not whole layers).
 int64_t recomputed_layers(const TrainingSpec& t, int64_t n);
-// The same over all the chunks of a stage holding `stage_layers`.
-int64_t recomputed_layers_on_stage(const TrainingSpec& t, int64_t stage_layers, int v);
 
 // "full", or "full (first 4 layers of each chunk)": the recomputation as
 // reports print it.

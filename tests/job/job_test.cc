@@ -13,9 +13,11 @@
 #include "job/failures.h"
 #include "job/lifecycle.h"
 #include "job/placement.h"
+#include "job/startup.h"
 #include "job/young_daly.h"
 #include "net/flow/flow_network.h"
 #include "topo/builders.h"
+#include "workload/params.h"
 
 namespace anatomy::job {
 namespace {
@@ -238,6 +240,25 @@ TEST(Checkpoint, AWriteLongerThanTheIntervalHoldsTheNextCheckpoint) {
   // write that began after the stall ends: the period is 30 + 500 + 200.
   EXPECT_EQ(c.cost(steady, 1), SimTime::ms(30 + 100 + 200));
   EXPECT_EQ(steady + c.cost(steady, 1), c.stall + c.background);
+}
+
+TEST(Startup, TheInitialBroadcastSendsWhatTheLargestStageHolds) {
+  // Every stage's data-parallel groups broadcast at once; the job waits for
+  // the largest. GPT 1.7B's 24 layers on PP 2 with experts in all but the
+  // first 12: stage 1 holds the 12 MoE layers (8 experts each), far more
+  // than stage 0's dense layers and embedding, so its bytes are sent.
+  Cluster c(false);
+  c.model.experts = 8;
+  c.model.top_k = 2;
+  c.model.dense_layers = 12;
+  c.plan.pp = 2;
+  c.plan.dp = 16;
+  const StartupCost cost = startup_cost(StartupSpec{}, c.inputs(), false, 0, SimTime::zero());
+  const StartupPhase& broadcast = cost.phases.back();
+  ASSERT_EQ(broadcast.name, "initial broadcast");
+  EXPECT_NE(broadcast.inputs.find("(pipeline stage 1, the largest)"), std::string::npos) << broadcast.inputs;
+  const int64_t bytes = workload::stage_params(c.model, c.plan, 1).total() * 2;  // bf16 weights
+  EXPECT_NE(broadcast.inputs.find(core::format_bytes(Bytes(bytes))), std::string::npos) << broadcast.inputs;
 }
 
 TEST(Lifecycle, WithoutFailuresOnlyCheckpointsAndStartupCost) {

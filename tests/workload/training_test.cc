@@ -223,14 +223,16 @@ TEST(ValidatePlan, LatentAttentionWidthsComeTogether) {
 
 TEST(RecomputedLayers, FirstLayersOfEachChunkUpToTheChunk) {
   // 30 layers over 4 chunks are 8, 8, 7, 7; recomputing 7 of each chunk is
-  // 7 + 7 + 7 + 7 = 28; 0 is every layer; without full recomputation none.
+  // 7 of the 8 and all of the 7; 0 is every layer; without full
+  // recomputation none.
   TrainingSpec t;
   t.recompute = Recompute::kFull;
   EXPECT_EQ(chunk_layers(30, 4, 0), 8);
   EXPECT_EQ(chunk_layers(30, 4, 3), 7);
-  EXPECT_EQ(recomputed_layers_on_stage(t, 30, 4), 30);
+  EXPECT_EQ(recomputed_layers(t, 8), 8);
   t.recompute_layers = 7;
-  EXPECT_EQ(recomputed_layers_on_stage(t, 30, 4), 28);
+  EXPECT_EQ(recomputed_layers(t, 8), 7);
+  EXPECT_EQ(recomputed_layers(t, 7), 7);
   EXPECT_EQ(recompute_text(t), "full (first 7 layers of each chunk)");
   t.recompute = Recompute::kSelective;
   EXPECT_EQ(recomputed_layers(t, 8), 0);
