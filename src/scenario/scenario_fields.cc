@@ -260,6 +260,11 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.overlap_p2p_comm = v.flag; }, shows(&P::overlap_p2p_comm)},
       {"tp_comm_overlap", Kind::kBool, by_default("false"), {}, "hide TP collectives behind GEMMs",
        [](P& p, const Value& v) { p.tp_comm_overlap = v.flag; }, shows(&P::tp_comm_overlap)},
+      {"ep_comm_overlap", Kind::kBool, by_default("false"), {},
+       "MoE: pair one micro-batch's forward with another's backward so that each one's EP all-to-alls run beside "
+       "the other's compute (Megatron-LM --overlap-moe-expert-parallel-comm, combined 1F1B; with pp > 1 it needs "
+       "virtual_stages > 1)",
+       [](P& p, const Value& v) { p.ep_comm_overlap = v.flag; }, shows(&P::ep_comm_overlap)},
       {"bucket_size", Kind::kBytes, by_default("80MB"), detail::bytes_at_least(core::Bytes(kMinBucketBytes), false),
        "gradients reduced together, e.g. 40MB (Megatron: 40M bf16 elements = 80MB, and buckets only pipeline stage 0's first chunk: every other chunk in one collective; DeepSpeed: every chunk)",
        [](P& p, const Value& v) { p.bucket_bytes = v.bytes.count(); },

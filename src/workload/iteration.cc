@@ -101,6 +101,27 @@ class IsolatedCollectives {
   std::map<std::tuple<int, int64_t, int, size_t, size_t, std::string>, coll::CollectiveResult> memo_;
 };
 
+// Combined 1F1B's pairs: in a stage's order, a step and the next one of
+// the other direction on another micro-batch or chunk (they do not depend
+// on each other) run together; the warm-up forwards before the first
+// backward and the drained backwards stay alone. Without pipelining,
+// F0 B0 F1 B1 ... pairs as (B0, F1), (B1, F2), ..., the phases Megatron-LM
+// documents: the first forward and the last backward alone.
+enum class PairRole : uint8_t { kAlone, kFirst, kSecond };
+
+std::vector<PairRole> pair_roles(const std::vector<PipelineStep>& order) {
+  std::vector<PairRole> roles(order.size(), PairRole::kAlone);
+  for (size_t i = 0; i + 1 < order.size(); ++i) {
+    const PipelineStep& a = order[i];
+    const PipelineStep& b = order[i + 1];
+    if (roles[i] != PairRole::kAlone || a.forward == b.forward) continue;
+    if (a.micro_batch == b.micro_batch && a.chunk == b.chunk) continue;
+    roles[i] = PairRole::kFirst;
+    roles[i + 1] = PairRole::kSecond;
+  }
+  return roles;
+}
+
 class IterationSim {
  public:
   explicit IterationSim(const IterationInputs& in)
@@ -144,6 +165,15 @@ class IterationSim {
     SimTime ep_end;        // when its EP all-to-alls finished (= compute + TP comm without)
     bool send_blocking = false;  // waiting for its own pipeline send to complete
     int pending_parts = 0;
+    // Combined 1F1B (ParallelPlan::ep_comm_overlap): each step's role in a
+    // forward-backward pair, by its index in `order`; and the pair's first
+    // step while its all-to-alls still run beside the second.
+    std::vector<PairRole> pair_role;
+    bool carry_pending = false;  // the first step's all-to-alls are running
+    bool carry_waited = false;   // the second step counts them among its parts
+    PipelineStep carry_step;     // the first step
+    bool carry_send = false;     // its output is sent when they finish
+    PipelineStep current;        // the running step
   };
 
   int positions() const { return p_.pp * p_.virtual_stages; }
@@ -161,6 +191,9 @@ class IterationSim {
   void account(Stage& st, IntervalKind kind, SimTime until, int64_t mb = -1, int chunk = -1);
   void try_start(int s);
   void step_done(int s, PipelineStep step);
+  // The all-to-alls of a pair's first step are back: its output goes on,
+  // and the second step stops waiting for them.
+  void carry_done(int s);
   // Sends a step's output to pipeline position to_pos; `sent` (may be
   // empty) runs when it has arrived.
   void send(int from_stage, int to_pos, int64_t mb, bool forward, engine::Callback sent);
@@ -454,8 +487,11 @@ void IterationSim::try_start(int s) {
   account(st, IntervalKind::kDpComm, now);
 
   const StepCost& c = step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
+  const PairRole role = st.pair_role.empty() ? PairRole::kAlone : st.pair_role[st.next];
   st.running = true;
+  st.current = step;
   st.step_start = now;
+  st.ep_end = now;
   st.pending_parts = 1;
   const bool zero3 = p_.zero_stage >= 3 && p_.dp * p_.cp > 1;
   const bool zero3_serial = zero3 && !p_.overlap_param_gather;
@@ -467,8 +503,10 @@ void IterationSim::try_start(int s) {
     account(st, IntervalKind::kDpComm, now + comm, step.micro_batch, step.chunk);
     st.step_start = now + comm;
   }
-  // A data-parallel collective running alongside takes SMs from the step.
-  st.step_compute = (st.dp_busy || (zero3 && !zero3_serial)) ? slowed(c.compute) : c.compute;
+  // A data-parallel collective, or a paired step's all-to-alls, running
+  // alongside takes SMs from the step.
+  const bool a2a_beside = role != PairRole::kAlone && (c.ep_all_to_alls > 0 || st.carry_pending);
+  st.step_compute = (st.dp_busy || (zero3 && !zero3_serial) || a2a_beside) ? slowed(c.compute) : c.compute;
   const SimTime busy = (st.step_start - now) + st.step_compute + c.tp_comm;
   if (zero3_serial) {
     // Already accounted for above.
@@ -499,6 +537,35 @@ void IterationSim::try_start(int s) {
       }
       sim_.schedule_in(busy * (j + 1) / buckets, [this, s, op, bytes] { enqueue_dp(s, DpJob{op, bytes, -1}); });
     }
+  }
+  auto part_done = [this, s, step] {
+    Stage& cur = st_[s];
+    cur.ep_end = std::max(cur.ep_end, sim_.now());
+    if (--cur.pending_parts == 0) step_done(s, step);
+  };
+  if (role != PairRole::kAlone) {
+    // Combined 1F1B: the step's all-to-alls start with it and run beside
+    // its compute and its partner's. A pair's first step frees the stage
+    // when its compute is done (its output waits for its all-to-alls,
+    // carry_done); the second ends when its compute, its own all-to-alls
+    // and the first's are all done.
+    if (role == PairRole::kFirst) {
+      st.carry_pending = c.ep_all_to_alls > 0;
+      st.carry_waited = st.carry_send = false;
+      st.carry_step = step;
+      if (st.carry_pending) launch_ep(s, c.ep_all_to_alls, [this, s] { carry_done(s); });
+    } else {
+      if (c.ep_all_to_alls > 0) {
+        ++st.pending_parts;
+        launch_ep(s, c.ep_all_to_alls, part_done);
+      }
+      if (st.carry_pending) {
+        ++st.pending_parts;
+        st.carry_waited = true;
+      }
+    }
+    sim_.schedule_in(busy, part_done);
+    return;
   }
   // Scheduled after the bucket events: a bucket ready at the step's last
   // instant is queued before the step's end looks at the queue.
@@ -535,8 +602,28 @@ void IterationSim::send(int from_stage, int to_pos, int64_t mb, bool forward, en
   net_->transfer(rep_node(from_stage), rep_node(to), cost_[from_stage].activation_bytes, std::move(deliver));
 }
 
+void IterationSim::carry_done(int s) {
+  Stage& st = st_[s];
+  st.carry_pending = false;
+  if (st.carry_send) {
+    st.carry_send = false;
+    const PipelineStep first = st.carry_step;
+    const int pos = first.chunk * p_.pp + s;
+    const int to = first.forward ? pos + 1 : pos - 1;
+    if (to >= 0 && to < positions()) send(s, to, first.micro_batch, first.forward, {});
+  }
+  if (st.carry_waited) {
+    st.carry_waited = false;
+    st.ep_end = std::max(st.ep_end, sim_.now());
+    if (--st.pending_parts == 0) step_done(s, st.current);
+  }
+}
+
 void IterationSim::step_done(int s, PipelineStep step) {
   Stage& st = st_[s];
+  // A pair's first step whose all-to-alls still run sends when they are back.
+  const bool carried = !st.pair_role.empty() && st.pair_role[st.next] == PairRole::kFirst && st.carry_pending;
+  if (carried) st.carry_send = true;
   const StepCost& c = step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
   const SimTime t0 = st.step_start;
   account(st, step.forward ? IntervalKind::kForward : IntervalKind::kBackward, t0 + st.step_compute,
@@ -548,7 +635,7 @@ void IterationSim::step_done(int s, PipelineStep step) {
   ++st.next;
   const int pos = step.chunk * p_.pp + s;
   const int to = step.forward ? pos + 1 : pos - 1;
-  const bool sends = to >= 0 && to < positions();
+  const bool sends = to >= 0 && to < positions() && !carried;
   if (sends && !p_.overlap_p2p_comm && stage_of(to) != s) {
     // Blocking p2p: the stage is held until its send has arrived.
     send(s, to, step.micro_batch, step.forward, [this, s] { after_step(s); });
@@ -640,6 +727,7 @@ IterationResult IterationSim::run() {
     st.last_backward.assign(v, 0);
     for (size_t i = 0; i < st.order.size(); ++i)
       if (!st.order[i].forward) st.last_backward[st.order[i].chunk] = i;
+    if (p_.ep_comm_overlap && m_.moe() && p_.ep > 1) st.pair_role = pair_roles(st.order);
     st.param_ready.assign(v, SimTime::zero());
   }
   // ZeRO-1/2 with overlapped parameter gathers: the previous iteration's

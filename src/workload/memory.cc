@@ -93,7 +93,10 @@ double layer_microbatches_in_flight(const ParallelPlan& p, const TrainingSpec& t
   const int64_t M = std::max<int64_t>(1, t.micro_batches(p));
   const int64_t v = p.virtual_stages;
   if (v <= 1) return static_cast<double>(std::min<int64_t>(p.pp - r, M) * layers);
-  const int64_t chunks = std::min<int64_t>(2 * (p.pp - r - 1) + (v - 1) * p.pp + 1, v * M);
+  // Combined 1F1B (ep_comm_overlap) runs one more warm-up forward so that
+  // every steady-state pair is independent (Megatron-LM's moe_a2a_overlap docs).
+  const int64_t extra = p.ep_comm_overlap ? 1 : 0;
+  const int64_t chunks = std::min<int64_t>(2 * (p.pp - r - 1) + (v - 1) * p.pp + 1 + extra, v * M);
   return static_cast<double>(chunks) * static_cast<double>(layers) / static_cast<double>(v);
 }
 

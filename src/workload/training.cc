@@ -192,6 +192,11 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("parallelism.ep", fmt::format("{} needs a mixture-of-experts model; {} is dense", p.ep, m.name));
   if (p.dp % p.ep != 0) fail("parallelism.ep", fmt::format("{} does not divide DP {}", p.ep, p.dp));
   if (m.experts % p.ep != 0) fail("parallelism.ep", fmt::format("{} does not divide {} experts", p.ep, m.experts));
+  if (p.ep_comm_overlap && p.ep == 1)
+    fail("parallelism.ep_comm_overlap", "needs expert parallelism (ep > 1): there are no all-to-alls to overlap");
+  if (p.ep_comm_overlap && p.pp > 1 && p.virtual_stages == 1)
+    fail("parallelism.ep_comm_overlap",
+         fmt::format("with pp {} Megatron-LM's combined 1F1B needs interleaving (virtual_stages > 1)", p.pp));
 
   // CP gives each rank seq_len / cp tokens of every sequence; sequence
   // parallelism then splits those over TP.

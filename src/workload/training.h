@@ -57,6 +57,13 @@ struct ParallelPlan {
   // gradient reduce-scatters) run beside its compute; false, before it.
   bool overlap_param_gather = true;
   bool tp_comm_overlap = false;      // TP collectives hidden behind GEMMs
+  // MoE: Megatron-LM's combined 1F1B (--overlap-moe-expert-parallel-comm).
+  // In the steady state a stage runs one micro-batch's forward and
+  // another's backward as a pair, each one's dispatch and combine
+  // all-to-alls beside the other's compute; the warm-up forwards and the
+  // drained backwards stay exposed. With PP > 1 it needs interleaving
+  // (virtual_stages > 1), as Megatron-LM does.
+  bool ep_comm_overlap = false;
   // Pipeline sends and receives run asynchronously to compute (Megatron's
   // --overlap-p2p-communication); otherwise a stage waits for its send to
   // complete before its next step, as Megatron-LM's blocking p2p does.

@@ -462,6 +462,26 @@ TEST(Iteration, ExpertAllToAllIsItsOwnBucketNotTensorParallelComm) {
   EXPECT_TRUE(ep_interval);
 }
 
+TEST(Iteration, CombinedOneFOneBHidesAllButTheFirstForwardsAndLastBackwardsAllToAlls) {
+  // Without pipelining, combined 1F1B runs F0 alone, then (B0, F1), (B1, F2),
+  // (B2, F3) with each step's all-to-alls beside the pair's compute, then
+  // B3 alone. When a pair's compute covers its all-to-alls, only F0's and
+  // B3's are exposed: 1 of the 4 micro-batches' worth, a quarter of what
+  // the plain schedule exposes (every step's, after its compute).
+  Harness plain, paired;
+  for (Harness* h : {&plain, &paired}) {
+    moe_over_two_hosts(*h, 1);
+    h->training.global_batch = 64;  // 4 micro-batches per rank
+    h->plan.zero_stage = 1;
+  }
+  paired.plan.ep_comm_overlap = true;
+  const IterationResult a = plain.run(), b = paired.run();
+  EXPECT_NEAR(b.mean.ep_comm.seconds() / a.mean.ep_comm.seconds(), 0.25, 0.01);
+  EXPECT_LT(b.iteration, a.iteration);
+  // The paired steps' compute gives SMs to the all-to-alls running beside it.
+  EXPECT_GT(b.mean.forward_compute + b.mean.backward_compute, a.mean.forward_compute + a.mean.backward_compute);
+}
+
 TEST(Iteration, ExpertAllToAllBytesAreOnTheLinksBesideTheGradients) {
   // The all-to-alls run on the iteration's network, so each GPU's link to
   // its NIC carries them on top of the gradient all-reduce. Going from

@@ -203,6 +203,21 @@ TEST(ValidatePlan, MixtureOfExpertsLayout) {
   EXPECT_EQ(check(m, p, t, 8), "model.moe_layer_step: must be at least 1 (got 0)");
 }
 
+TEST(ValidatePlan, ExpertCommOverlapNeedsExpertsAndInterleavingUnderPipelining) {
+  const ModelSpec& m = find_model("mixtral-8x7b");
+  ParallelPlan p = plan_of(1, 2, 8);
+  p.ep = 8;
+  p.ep_comm_overlap = true;
+  const TrainingSpec t = training_of(4096, 16, 1);
+  EXPECT_EQ(check(m, p, t, 16),
+            "parallelism.ep_comm_overlap: with pp 2 Megatron-LM's combined 1F1B needs interleaving (virtual_stages > 1)");
+  p.virtual_stages = 2;
+  EXPECT_EQ(check(m, p, t, 16), "ok");
+  p.ep = 1;
+  EXPECT_EQ(check(m, p, t, 16),
+            "parallelism.ep_comm_overlap: needs expert parallelism (ep > 1): there are no all-to-alls to overlap");
+}
+
 TEST(ValidatePlan, LatentAttentionWidthsComeTogether) {
   ModelSpec m = find_model("deepseek-v3");
   m.layers = 8;
