@@ -101,26 +101,7 @@ class IsolatedCollectives {
   std::map<std::tuple<int, int64_t, int, size_t, size_t, std::string>, coll::CollectiveResult> memo_;
 };
 
-// Combined 1F1B's pairs: in a stage's order, a step and the next one of
-// the other direction on another micro-batch or chunk (they do not depend
-// on each other) run together; the warm-up forwards before the first
-// backward and the drained backwards stay alone. Without pipelining,
-// F0 B0 F1 B1 ... pairs as (B0, F1), (B1, F2), ..., the phases Megatron-LM
-// documents: the first forward and the last backward alone.
 enum class PairRole : uint8_t { kAlone, kFirst, kSecond };
-
-std::vector<PairRole> pair_roles(const std::vector<PipelineStep>& order) {
-  std::vector<PairRole> roles(order.size(), PairRole::kAlone);
-  for (size_t i = 0; i + 1 < order.size(); ++i) {
-    const PipelineStep& a = order[i];
-    const PipelineStep& b = order[i + 1];
-    if (roles[i] != PairRole::kAlone || a.forward == b.forward) continue;
-    if (a.micro_batch == b.micro_batch && a.chunk == b.chunk) continue;
-    roles[i] = PairRole::kFirst;
-    roles[i + 1] = PairRole::kSecond;
-  }
-  return roles;
-}
 
 class IterationSim {
  public:
@@ -166,14 +147,11 @@ class IterationSim {
     bool send_blocking = false;  // waiting for its own pipeline send to complete
     int pending_parts = 0;
     // Combined 1F1B (ParallelPlan::ep_comm_overlap): each step's role in a
-    // forward-backward pair, by its index in `order`; and the pair's first
-    // step while its all-to-alls still run beside the second.
+    // forward-backward pair, by its index in `order`; the running pair's
+    // second compute and its blocking sends still to arrive.
     std::vector<PairRole> pair_role;
-    bool carry_pending = false;  // the first step's all-to-alls are running
-    bool carry_waited = false;   // the second step counts them among its parts
-    PipelineStep carry_step;     // the first step
-    bool carry_send = false;     // its output is sent when they finish
-    PipelineStep current;        // the running step
+    SimTime pair_compute;
+    int pair_sends = 0;
   };
 
   int positions() const { return p_.pp * p_.virtual_stages; }
@@ -191,9 +169,18 @@ class IterationSim {
   void account(Stage& st, IntervalKind kind, SimTime until, int64_t mb = -1, int chunk = -1);
   void try_start(int s);
   void step_done(int s, PipelineStep step);
-  // The all-to-alls of a pair's first step are back: its output goes on,
-  // and the second step stops waiting for them.
-  void carry_done(int s);
+  // Whether a step's input has arrived (and its parameters, forward):
+  // then when it was sent and when it arrived.
+  bool inputs_ready(const Stage& st, int s, const PipelineStep& step, SimTime* sent, SimTime* arrived) const;
+  // The gradient buckets of a chunk's last backward (order index `at`),
+  // reduced as the step of length `busy` fills them.
+  void reduce_grads_during(int s, const PipelineStep& step, size_t at, SimTime busy);
+  // Combined 1F1B: the next two steps as one (combined_pairs).
+  void start_pair(int s);
+  void pair_done(int s);
+  const StepCost& cost_of(int s, const PipelineStep& step) const {
+    return step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
+  }
   // Sends a step's output to pipeline position to_pos; `sent` (may be
   // empty) runs when it has arrived.
   void send(int from_stage, int to_pos, int64_t mb, bool forward, engine::Callback sent);
@@ -462,23 +449,52 @@ void IterationSim::dp_done(int s, DpJob job) {
   start_next_dp(s);
 }
 
+bool IterationSim::inputs_ready(const Stage& st, int s, const PipelineStep& step, SimTime* sent,
+                                SimTime* arrived) const {
+  const int pos = step.chunk * p_.pp + s;
+  const size_t i = idx(step.micro_batch, step.chunk);
+  *sent = *arrived = SimTime::zero();
+  if (step.forward && pos > 0) {
+    if (st.fwd_ready[i] == kNever) return false;
+    *arrived = st.fwd_ready[i];
+    *sent = st.fwd_sent[i];
+  } else if (!step.forward && pos < positions() - 1) {
+    if (st.bwd_ready[i] == kNever) return false;
+    *arrived = st.bwd_ready[i];
+    *sent = st.bwd_sent[i];
+  }
+  return !step.forward || st.param_ready[step.chunk] != kNever;
+}
+
+void IterationSim::reduce_grads_during(int s, const PipelineStep& step, size_t at, SimTime busy) {
+  Stage& st = st_[s];
+  if (step.forward || at != st.last_backward[step.chunk] || p_.dp * p_.cp <= 1) return;
+  // The last micro-batch's backward finishes each layer's gradients in
+  // turn; each bucket is reduced as soon as it is full.
+  const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
+  const int buckets = grad_buckets(s, step.chunk);
+  const coll::Op op = p_.zero_stage >= 1 ? coll::Op::kReduceScatter : coll::Op::kAllReduce;
+  for (int j = 0; j < buckets; ++j) {
+    const Bytes bytes(chunk_grad_bytes / buckets);
+    if (!p_.overlap_grad_reduce) {
+      // Megatron without overlap (the 2021 stack's train_step, and
+      // Megatron-Core's finalize_model_grads) reduces every chunk's
+      // gradients after forward_backward returns: after the flush, not
+      // at the chunk's own last backward.
+      st.after_flush.push_back(DpJob{op, bytes, -1});
+      continue;
+    }
+    sim_.schedule_in(busy * (j + 1) / buckets, [this, s, op, bytes] { enqueue_dp(s, DpJob{op, bytes, -1}); });
+  }
+}
+
 void IterationSim::try_start(int s) {
   Stage& st = st_[s];
   if (st.running || st.next >= st.order.size()) return;
+  if (!st.pair_role.empty() && st.pair_role[st.next] == PairRole::kFirst) return start_pair(s);
   const PipelineStep step = st.order[st.next];
-  const int pos = step.chunk * p_.pp + s;
-  const size_t i = idx(step.micro_batch, step.chunk);
-  SimTime arrived = SimTime::zero(), sent = SimTime::zero();
-  if (step.forward && pos > 0) {
-    if (st.fwd_ready[i] == kNever) return;
-    arrived = st.fwd_ready[i];
-    sent = st.fwd_sent[i];
-  } else if (!step.forward && pos < positions() - 1) {
-    if (st.bwd_ready[i] == kNever) return;
-    arrived = st.bwd_ready[i];
-    sent = st.bwd_sent[i];
-  }
-  if (step.forward && st.param_ready[step.chunk] == kNever) return;
+  SimTime arrived, sent;
+  if (!inputs_ready(st, s, step, &sent, &arrived)) return;
   const SimTime now = sim_.now();
   // Idle until now: a bubble until the upstream stage started sending, then
   // pipeline communication, then waiting for this chunk's parameters.
@@ -486,12 +502,9 @@ void IterationSim::try_start(int s) {
   account(st, IntervalKind::kPpComm, std::min(now, arrived));
   account(st, IntervalKind::kDpComm, now);
 
-  const StepCost& c = step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
-  const PairRole role = st.pair_role.empty() ? PairRole::kAlone : st.pair_role[st.next];
+  const StepCost& c = cost_of(s, step);
   st.running = true;
-  st.current = step;
   st.step_start = now;
-  st.ep_end = now;
   st.pending_parts = 1;
   const bool zero3 = p_.zero_stage >= 3 && p_.dp * p_.cp > 1;
   const bool zero3_serial = zero3 && !p_.overlap_param_gather;
@@ -503,10 +516,8 @@ void IterationSim::try_start(int s) {
     account(st, IntervalKind::kDpComm, now + comm, step.micro_batch, step.chunk);
     st.step_start = now + comm;
   }
-  // A data-parallel collective, or a paired step's all-to-alls, running
-  // alongside takes SMs from the step.
-  const bool a2a_beside = role != PairRole::kAlone && (c.ep_all_to_alls > 0 || st.carry_pending);
-  st.step_compute = (st.dp_busy || (zero3 && !zero3_serial) || a2a_beside) ? slowed(c.compute) : c.compute;
+  // A data-parallel collective running alongside takes SMs from the step.
+  st.step_compute = (st.dp_busy || (zero3 && !zero3_serial)) ? slowed(c.compute) : c.compute;
   const SimTime busy = (st.step_start - now) + st.step_compute + c.tp_comm;
   if (zero3_serial) {
     // Already accounted for above.
@@ -519,53 +530,8 @@ void IterationSim::try_start(int s) {
     sim_.schedule_in(zero3_step_comm(s, step), [this, s, step] {
       if (--st_[s].pending_parts == 0) step_done(s, step);
     });
-  } else if (!step.forward && st.next == st.last_backward[step.chunk] && p_.dp * p_.cp > 1) {
-    // The last micro-batch's backward finishes each layer's gradients in
-    // turn; each bucket is reduced as soon as it is full.
-    const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
-    const int buckets = grad_buckets(s, step.chunk);
-    const coll::Op op = p_.zero_stage >= 1 ? coll::Op::kReduceScatter : coll::Op::kAllReduce;
-    for (int j = 0; j < buckets; ++j) {
-      const Bytes bytes(chunk_grad_bytes / buckets);
-      if (!p_.overlap_grad_reduce) {
-        // Megatron without overlap (the 2021 stack's train_step, and
-        // Megatron-Core's finalize_model_grads) reduces every chunk's
-        // gradients after forward_backward returns: after the flush, not
-        // at the chunk's own last backward.
-        st.after_flush.push_back(DpJob{op, bytes, -1});
-        continue;
-      }
-      sim_.schedule_in(busy * (j + 1) / buckets, [this, s, op, bytes] { enqueue_dp(s, DpJob{op, bytes, -1}); });
-    }
-  }
-  auto part_done = [this, s, step] {
-    Stage& cur = st_[s];
-    cur.ep_end = std::max(cur.ep_end, sim_.now());
-    if (--cur.pending_parts == 0) step_done(s, step);
-  };
-  if (role != PairRole::kAlone) {
-    // Combined 1F1B: the step's all-to-alls start with it and run beside
-    // its compute and its partner's. A pair's first step frees the stage
-    // when its compute is done (its output waits for its all-to-alls,
-    // carry_done); the second ends when its compute, its own all-to-alls
-    // and the first's are all done.
-    if (role == PairRole::kFirst) {
-      st.carry_pending = c.ep_all_to_alls > 0;
-      st.carry_waited = st.carry_send = false;
-      st.carry_step = step;
-      if (st.carry_pending) launch_ep(s, c.ep_all_to_alls, [this, s] { carry_done(s); });
-    } else {
-      if (c.ep_all_to_alls > 0) {
-        ++st.pending_parts;
-        launch_ep(s, c.ep_all_to_alls, part_done);
-      }
-      if (st.carry_pending) {
-        ++st.pending_parts;
-        st.carry_waited = true;
-      }
-    }
-    sim_.schedule_in(busy, part_done);
-    return;
+  } else {
+    reduce_grads_during(s, step, st.next, busy);
   }
   // Scheduled after the bucket events: a bucket ready at the step's last
   // instant is queued before the step's end looks at the queue.
@@ -581,6 +547,83 @@ void IterationSim::try_start(int s) {
     else
       finish();
   });
+}
+
+// Combined 1F1B: the pair starts when both steps' inputs are there. Their
+// compute runs one after the other on the compute stream, with the SMs
+// the all-to-alls take; both steps' all-to-alls start with the pair on the
+// communication stream, each hidden behind the other step's compute (the
+// layers interleave: F.attn, B.combine, F.dispatch, B.experts, ...). The
+// pair ends when both are done, and only then are its outputs sent, as
+// Megatron-LM sends after its combined forward-backward step.
+void IterationSim::start_pair(int s) {
+  Stage& st = st_[s];
+  const PipelineStep a = st.order[st.next], b = st.order[st.next + 1];
+  SimTime sent_a, arrived_a, sent_b, arrived_b;
+  if (!inputs_ready(st, s, a, &sent_a, &arrived_a) || !inputs_ready(st, s, b, &sent_b, &arrived_b)) return;
+  const SimTime now = sim_.now();
+  account(st, IntervalKind::kBubble, std::min(now, std::max(sent_a, sent_b)));
+  account(st, IntervalKind::kPpComm, std::min(now, std::max(arrived_a, arrived_b)));
+  account(st, IntervalKind::kDpComm, now);
+  const StepCost &ca = cost_of(s, a), &cb = cost_of(s, b);
+  const int64_t a2a = ca.ep_all_to_alls + cb.ep_all_to_alls;
+  const bool shared_sms = a2a > 0 || st.dp_busy;
+  st.running = true;
+  st.step_start = st.ep_end = now;
+  st.step_compute = shared_sms ? slowed(ca.compute) : ca.compute;
+  st.pair_compute = shared_sms ? slowed(cb.compute) : cb.compute;
+  const SimTime busy = st.step_compute + st.pair_compute + ca.tp_comm + cb.tp_comm;
+  reduce_grads_during(s, a, st.next, busy);
+  reduce_grads_during(s, b, st.next + 1, busy);
+  st.pending_parts = a2a > 0 ? 2 : 1;
+  auto part_done = [this, s] {
+    Stage& cur = st_[s];
+    cur.ep_end = std::max(cur.ep_end, sim_.now());
+    if (--cur.pending_parts == 0) pair_done(s);
+  };
+  if (a2a > 0) launch_ep(s, a2a, part_done);
+  sim_.schedule_in(busy, part_done);
+}
+
+void IterationSim::pair_done(int s) {
+  Stage& st = st_[s];
+  const PipelineStep a = st.order[st.next], b = st.order[st.next + 1];
+  const StepCost &ca = cost_of(s, a), &cb = cost_of(s, b);
+  const SimTime t0 = st.step_start;
+  auto kind = [](const PipelineStep& x) { return x.forward ? IntervalKind::kForward : IntervalKind::kBackward; };
+  account(st, kind(a), t0 + st.step_compute, a.micro_batch, a.chunk);
+  account(st, kind(b), t0 + st.step_compute + st.pair_compute, b.micro_batch, b.chunk);
+  st.b.recompute += (a.forward ? cb : ca).recompute;
+  account(st, IntervalKind::kTpComm, t0 + st.step_compute + st.pair_compute + ca.tp_comm + cb.tp_comm,
+          b.micro_batch, b.chunk);
+  account(st, IntervalKind::kEpComm, st.ep_end, b.micro_batch, b.chunk);
+  account(st, IntervalKind::kDpComm, sim_.now(), b.micro_batch, b.chunk);
+  st.next += 2;
+  // Both outputs go on; blocking p2p holds the stage until both have arrived.
+  struct Out {
+    int to;
+    PipelineStep step;
+  };
+  std::vector<Out> outs;
+  for (const PipelineStep& x : {a, b}) {
+    const int pos = x.chunk * p_.pp + s;
+    const int to = x.forward ? pos + 1 : pos - 1;
+    if (to >= 0 && to < positions()) outs.push_back({to, x});
+  }
+  st.pair_sends = 0;
+  for (const Out& o : outs)
+    if (!p_.overlap_p2p_comm && stage_of(o.to) != s) ++st.pair_sends;
+  const bool blocking = st.pair_sends > 0;
+  for (const Out& o : outs) {
+    if (!p_.overlap_p2p_comm && stage_of(o.to) != s) {
+      send(s, o.to, o.step.micro_batch, o.step.forward, [this, s] {
+        if (--st_[s].pair_sends == 0) after_step(s);
+      });
+    } else {
+      send(s, o.to, o.step.micro_batch, o.step.forward, {});
+    }
+  }
+  if (!blocking) after_step(s);
 }
 
 void IterationSim::send(int from_stage, int to_pos, int64_t mb, bool forward, engine::Callback sent) {
@@ -602,28 +645,8 @@ void IterationSim::send(int from_stage, int to_pos, int64_t mb, bool forward, en
   net_->transfer(rep_node(from_stage), rep_node(to), cost_[from_stage].activation_bytes, std::move(deliver));
 }
 
-void IterationSim::carry_done(int s) {
-  Stage& st = st_[s];
-  st.carry_pending = false;
-  if (st.carry_send) {
-    st.carry_send = false;
-    const PipelineStep first = st.carry_step;
-    const int pos = first.chunk * p_.pp + s;
-    const int to = first.forward ? pos + 1 : pos - 1;
-    if (to >= 0 && to < positions()) send(s, to, first.micro_batch, first.forward, {});
-  }
-  if (st.carry_waited) {
-    st.carry_waited = false;
-    st.ep_end = std::max(st.ep_end, sim_.now());
-    if (--st.pending_parts == 0) step_done(s, st.current);
-  }
-}
-
 void IterationSim::step_done(int s, PipelineStep step) {
   Stage& st = st_[s];
-  // A pair's first step whose all-to-alls still run sends when they are back.
-  const bool carried = !st.pair_role.empty() && st.pair_role[st.next] == PairRole::kFirst && st.carry_pending;
-  if (carried) st.carry_send = true;
   const StepCost& c = step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
   const SimTime t0 = st.step_start;
   account(st, step.forward ? IntervalKind::kForward : IntervalKind::kBackward, t0 + st.step_compute,
@@ -635,7 +658,7 @@ void IterationSim::step_done(int s, PipelineStep step) {
   ++st.next;
   const int pos = step.chunk * p_.pp + s;
   const int to = step.forward ? pos + 1 : pos - 1;
-  const bool sends = to >= 0 && to < positions() && !carried;
+  const bool sends = to >= 0 && to < positions();
   if (sends && !p_.overlap_p2p_comm && stage_of(to) != s) {
     // Blocking p2p: the stage is held until its send has arrived.
     send(s, to, step.micro_batch, step.forward, [this, s] { after_step(s); });
@@ -718,7 +741,10 @@ IterationResult IterationSim::run() {
         }
     }
     Stage& st = st_[s];
-    st.order = pipeline_order(s, p_.pp, micro_batches_, v);
+    // Combined 1F1B runs one more warm-up forward with interleaving, so
+    // that every steady-state pair is independent (Megatron-LM).
+    const bool pairs = p_.ep_comm_overlap && m_.moe() && p_.ep > 1;
+    st.order = pipeline_order(s, p_.pp, micro_batches_, v, pairs && v > 1 ? 1 : 0);
     const size_t n = static_cast<size_t>(micro_batches_ * v);
     st.fwd_ready.assign(n, kNever);
     st.bwd_ready.assign(n, kNever);
@@ -727,7 +753,13 @@ IterationResult IterationSim::run() {
     st.last_backward.assign(v, 0);
     for (size_t i = 0; i < st.order.size(); ++i)
       if (!st.order[i].forward) st.last_backward[st.order[i].chunk] = i;
-    if (p_.ep_comm_overlap && m_.moe() && p_.ep > 1) st.pair_role = pair_roles(st.order);
+    if (pairs) {
+      st.pair_role.assign(st.order.size(), PairRole::kAlone);
+      for (const size_t first : combined_pairs(s, p_.pp, micro_batches_, v)) {
+        st.pair_role[first] = PairRole::kFirst;
+        st.pair_role[first + 1] = PairRole::kSecond;
+      }
+    }
     st.param_ready.assign(v, SimTime::zero());
   }
   // ZeRO-1/2 with overlapped parameter gathers: the previous iteration's

@@ -3,8 +3,20 @@
 #include <algorithm>
 
 namespace anatomy::workload {
+namespace {
 
-std::vector<PipelineStep> pipeline_order(int stage, int stages, int64_t micro_batches, int chunks) {
+// Warm-up forwards before the first backward: 1F1B min(P - s - 1, M);
+// interleaved (P - s - 1) 2 + (v - 1) P, plus `extra`, at most all of them.
+int64_t warmup_steps(int stage, int stages, int64_t micro_batches, int chunks, int extra) {
+  const int64_t P = stages, M = micro_batches, v = chunks;
+  if (v == 1) return std::min<int64_t>(P - stage - 1, M);
+  return std::min<int64_t>((P - stage - 1) * 2 + (v - 1) * P + extra, M * v);
+}
+
+}  // namespace
+
+std::vector<PipelineStep> pipeline_order(int stage, int stages, int64_t micro_batches, int chunks,
+                                         int extra_warmup) {
   const int64_t P = stages, M = micro_batches, v = chunks;
   const int64_t total = M * v;
   auto fwd = [&](int64_t k) {
@@ -17,7 +29,7 @@ std::vector<PipelineStep> pipeline_order(int stage, int stages, int64_t micro_ba
     auto f1 = [](int64_t k) { return PipelineStep{k, 0, true}; };
     auto b1 = [](int64_t k) { return PipelineStep{k, 0, false}; };
     std::vector<PipelineStep> out;
-    const int64_t warm = std::min<int64_t>(P - stage - 1, M);
+    const int64_t warm = warmup_steps(stage, stages, M, chunks, 0);
     for (int64_t k = 0; k < warm; ++k) out.push_back(f1(k));
     for (int64_t i = 0; i < M - warm; ++i) {
       out.push_back(f1(warm + i));
@@ -27,13 +39,30 @@ std::vector<PipelineStep> pipeline_order(int stage, int stages, int64_t micro_ba
     return out;
   }
   std::vector<PipelineStep> out;
-  const int64_t warm = std::min<int64_t>((P - stage - 1) * 2 + (v - 1) * P, total);
+  const int64_t warm = warmup_steps(stage, stages, M, chunks, extra_warmup);
   for (int64_t k = 0; k < warm; ++k) out.push_back(fwd(k));
   for (int64_t i = 0; i < total - warm; ++i) {
     out.push_back(fwd(warm + i));
     out.push_back(bwd(i));
   }
   for (int64_t k = total - warm; k < total; ++k) out.push_back(bwd(k));
+  return out;
+}
+
+std::vector<size_t> combined_pairs(int stage, int stages, int64_t micro_batches, int chunks) {
+  std::vector<size_t> out;
+  if (chunks == 1) {
+    // F0 B0 F1 B1 ...: (B0, F1), (B1, F2), ..., F0 and the last B alone.
+    // Pipelining without interleaving has no independent pairs.
+    if (stages == 1)
+      for (int64_t i = 0; i + 1 < micro_batches; ++i) out.push_back(static_cast<size_t>(2 * i + 1));
+    return out;
+  }
+  // The steady state's (forward, backward) steps, on different micro-
+  // batches once the warm-up has its one more forward.
+  const int64_t warm = warmup_steps(stage, stages, micro_batches, chunks, 1);
+  const int64_t steady = micro_batches * chunks - warm;
+  for (int64_t i = 0; i < steady; ++i) out.push_back(static_cast<size_t>(warm + 2 * i));
   return out;
 }
 

@@ -22,7 +22,18 @@ struct PipelineStep {
 };
 
 // The step order of stage `stage` (0-based) of `stages`, for `micro_batches`
-// micro-batches and `chunks` model chunks per stage.
-std::vector<PipelineStep> pipeline_order(int stage, int stages, int64_t micro_batches, int chunks);
+// micro-batches and `chunks` model chunks per stage; interleaved, with
+// `extra_warmup` more warm-up forwards (Megatron-LM's combined 1F1B: 1).
+std::vector<PipelineStep> pipeline_order(int stage, int stages, int64_t micro_batches, int chunks,
+                                         int extra_warmup = 0);
+
+// Combined 1F1B (Megatron-LM's --overlap-moe-expert-parallel-comm): the
+// indices in pipeline_order (with extra_warmup 1 when interleaved) of the
+// first steps of the pairs that run together, the second being the next
+// step. Without pipelining: (B0, F1), (B1, F2), ..., F0 and the last
+// backward alone; interleaved: each steady-state forward with its
+// backward, independent thanks to the one more warm-up forward; none
+// when the warm-up takes every micro-batch.
+std::vector<size_t> combined_pairs(int stage, int stages, int64_t micro_batches, int chunks);
 
 }  // namespace anatomy::workload

@@ -194,6 +194,9 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (m.experts % p.ep != 0) fail("parallelism.ep", fmt::format("{} does not divide {} experts", p.ep, m.experts));
   if (p.ep_comm_overlap && p.ep == 1)
     fail("parallelism.ep_comm_overlap", "needs expert parallelism (ep > 1): there are no all-to-alls to overlap");
+  if (p.ep_comm_overlap && p.zero_stage >= 3)
+    fail("parallelism.ep_comm_overlap", "with zero_stage 3 is not modelled; set zero_stage below 3 or "
+                                        "ep_comm_overlap: false");
   if (p.ep_comm_overlap && p.pp > 1 && p.virtual_stages == 1)
     fail("parallelism.ep_comm_overlap",
          fmt::format("with pp {} Megatron-LM's combined 1F1B needs interleaving (virtual_stages > 1)", p.pp));

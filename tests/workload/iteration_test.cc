@@ -656,5 +656,46 @@ TEST(PipelineOrder, InterleavedRunsEveryChunkOfEveryMicroBatchOnce) {
   EXPECT_FALSE(o[9].forward);
 }
 
+TEST(PipelineOrder, CombinedPairsAreTheSteadyStatesIndependentForwardBackwardSteps) {
+  // Without pipelining, 4 micro-batches: F0 B0 F1 B1 F2 B2 F3 B3 pairs as
+  // (B0, F1), (B1, F2), (B2, F3), at indices 1, 3, 5.
+  EXPECT_EQ(combined_pairs(0, 1, 4, 1), (std::vector<size_t>{1, 3, 5}));
+  // Stage 0 of 4 with 2 chunks and 8 micro-batches warms up with one more
+  // forward, (4 - 0 - 1) x 2 + (2 - 1) x 4 + 1 = 11, leaving 16 - 11 = 5
+  // steady (forward, backward) pairs at 11, 13, ..., 19, each on two
+  // different (micro-batch, chunk)s.
+  const auto o = pipeline_order(0, 4, 8, 2, 1);
+  const auto pairs = combined_pairs(0, 4, 8, 2);
+  EXPECT_EQ(pairs, (std::vector<size_t>{11, 13, 15, 17, 19}));
+  for (const size_t i : pairs) {
+    EXPECT_TRUE(o[i].forward);
+    EXPECT_FALSE(o[i + 1].forward);
+    EXPECT_FALSE(o[i].micro_batch == o[i + 1].micro_batch && o[i].chunk == o[i + 1].chunk) << i;
+  }
+  // With 4 micro-batches the warm-up takes all 8 forwards: no pair at all
+  // (the last forward and the first backward are not independent across stages).
+  EXPECT_TRUE(combined_pairs(0, 4, 4, 2).empty());
+  // Pipelining without interleaving has none.
+  EXPECT_TRUE(combined_pairs(0, 4, 8, 1).empty());
+}
+
+TEST(Iteration, CombinedOneFOneBUnderInterleavedPipeliningHidesAllToAlls) {
+  // PP 2 with 2 chunks, 8 micro-batches: the paired steady-state steps hide
+  // their all-to-alls; the warm-up forwards and drained backwards do not.
+  Harness plain, paired;
+  for (Harness* h : {&plain, &paired}) {
+    moe_over_two_hosts(*h, 1);
+    h->plan.pp = 2;
+    h->plan.virtual_stages = 2;
+    h->training.global_batch = 128;  // 8 micro-batches per pipeline
+  }
+  paired.plan.ep_comm_overlap = true;
+  const IterationResult a = plain.run(), b = paired.run();
+  EXPECT_LT(b.mean.ep_comm, a.mean.ep_comm * 3 / 4);
+  EXPECT_GT(b.mean.ep_comm, SimTime::zero());
+  EXPECT_LT(b.iteration, a.iteration);
+  for (const auto& st : b.stages) EXPECT_EQ(st.total(), b.iteration);
+}
+
 }  // namespace
 }  // namespace anatomy::workload
