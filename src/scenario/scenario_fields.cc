@@ -115,8 +115,9 @@ const std::vector<Field<ModelSpec>>& model_fields() {
        "first_k_dense_replace)",
        [](M& m, const Value& v) { m.dense_layers = v.integer; }, shows(&M::dense_layers)},
       {"moe_layer_step", Kind::kInt, by_default("1"), int_range(1, kMaxDim),
-       "MoE models: after dense_layers, every step-th layer has experts, the others a dense MLP (Llama 4 "
-       "Maverick: 2; config.json interleave_moe_layer_step)",
+       "MoE models: after dense_layers, every step-th layer has experts, the others a dense MLP: layer i when "
+       "(i - dense_layers) % step is step - 1, as Llama 4 places them (Maverick: 2; config.json "
+       "interleave_moe_layer_step)",
        [](M& m, const Value& v) { m.moe_layer_step = v.integer; }, shows(&M::moe_layer_step)},
       {"dense_ffn_hidden", Kind::kInt, derived("ffn_hidden"), int_range(1, kMaxDim),
        "MoE models: MLP inner size of the layers without experts (DeepSeek-V3: 18432; config.json "
