@@ -23,6 +23,8 @@ std::string plan_text(const workload::ParallelPlan& p) {
   std::string out = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
   if (p.cp > 1) out += fmt::format(" CP{}", p.cp);
   if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
+  if (p.etp() != p.tp) out += fmt::format(" ETP{}", p.etp());
+  if (p.ep_comm_overlap) out += " (EP all-to-alls overlapped, combined 1F1B)";
   if (p.virtual_stages > 1) out += fmt::format(" (interleaved x{})", p.virtual_stages);
   if (p.sequence_parallel && p.tp > 1) out += " +SP";
   out += fmt::format(", ZeRO-{}", p.zero_stage);

@@ -261,6 +261,11 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.overlap_p2p_comm = v.flag; }, shows(&P::overlap_p2p_comm)},
       {"tp_comm_overlap", Kind::kBool, by_default("false"), {}, "hide TP collectives behind GEMMs",
        [](P& p, const Value& v) { p.tp_comm_overlap = v.flag; }, shows(&P::tp_comm_overlap)},
+      {"expert_tp", Kind::kInt, derived("tp"), int_range(0, 1 << 20),
+       "MoE: tensor parallelism of the experts (Megatron-LM --expert-tensor-parallel-size): below tp, each GPU's "
+       "experts are whole over fewer ranks and expert groups fold over the stage's TP x CP x DP ranks, so ep x "
+       "expert_tp need only divide tp x cp x dp",
+       [](P& p, const Value& v) { p.expert_tp = v.integer; }, [](const P& p) { return std::to_string(p.etp()); }},
       {"ep_comm_overlap", Kind::kBool, by_default("false"), {},
        "MoE: pair one micro-batch's forward with another's backward so that each one's EP all-to-alls run beside "
        "the other's compute (Megatron-LM --overlap-moe-expert-parallel-comm, combined 1F1B; with pp > 1 it needs "

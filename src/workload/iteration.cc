@@ -375,12 +375,23 @@ std::unique_ptr<coll::Schedule> IterationSim::merged_schedule(const coll::Algori
 const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
   auto& slot = ep_schedules_[{s, all_to_alls}];
   if (slot) return *slot;
-  // Every EP group of the stage (each (tp, cp) slice, each run of ep
-  // consecutive data-parallel ranks) exchanges its tokens at the same time.
+  // Every EP group of the stage exchanges its tokens at the same time:
+  // each (tp, cp) slice's runs of ep consecutive data-parallel ranks, or,
+  // folded (expert_tp below tp), each group once, found at its lowest rank.
   std::vector<std::vector<uint32_t>> groups;
-  for (int tp = 0; tp < p_.tp; ++tp)
-    for (int cp = 0; cp < p_.cp; ++cp)
-      for (int dp = 0; dp < p_.dp; dp += p_.ep) groups.push_back(layout_.ep_group({tp, cp, dp, s}));
+  if (p_.etp() == p_.tp) {
+    for (int tp = 0; tp < p_.tp; ++tp)
+      for (int cp = 0; cp < p_.cp; ++cp)
+        for (int dp = 0; dp < p_.dp; dp += p_.ep) groups.push_back(layout_.ep_group({tp, cp, dp, s}));
+  } else {
+    for (int dp = 0; dp < p_.dp; ++dp)
+      for (int cp = 0; cp < p_.cp; ++cp)
+        for (int tp = 0; tp < p_.tp; ++tp) {
+          const RankCoord c{tp, cp, dp, s};
+          std::vector<uint32_t> g = layout_.ep_group(c);
+          if (*std::min_element(g.begin(), g.end()) == layout_.rank(c)) groups.push_back(std::move(g));
+        }
+  }
   const coll::CollectiveResult& choice = isolated_.run(coll::Op::kAllToAll, ep_bytes_, groups.front());
   coll::Request r;
   r.op = coll::Op::kAllToAll;

@@ -40,8 +40,18 @@ std::vector<uint32_t> Layout::dp_cp_group(RankCoord c) const {
 
 std::vector<uint32_t> Layout::ep_group(RankCoord c) const {
   std::vector<uint32_t> g;
-  const int first = c.dp / p_.ep * p_.ep;
-  for (int i = 0; i < p_.ep; ++i) g.push_back(rank({c.tp, c.cp, first + i, c.pp}));
+  if (p_.etp() == p_.tp) {
+    const int first = c.dp / p_.ep * p_.ep;
+    for (int i = 0; i < p_.ep; ++i) g.push_back(rank({c.tp, c.cp, first + i, c.pp}));
+    return g;
+  }
+  // Folded: the stage's i-th rank (i = tp + TP (cp + CP dp)) is expert-TP
+  // rank i % ETP, EP rank (i / ETP) % EP, expert-DP rank i / (ETP EP).
+  const uint32_t stage_ranks = static_cast<uint32_t>(p_.tp * p_.cp * p_.dp);
+  const uint32_t base = stage_ranks * static_cast<uint32_t>(c.pp);
+  const uint32_t i = rank(c) - base, etp = static_cast<uint32_t>(p_.etp()), ep = static_cast<uint32_t>(p_.ep);
+  const uint32_t edp = i / (etp * ep);
+  for (uint32_t e = 0; e < ep; ++e) g.push_back(base + i % etp + etp * (e + ep * edp));
   return g;
 }
 

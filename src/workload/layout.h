@@ -30,7 +30,8 @@ class Layout {
   std::vector<uint32_t> dp_group(RankCoord c) const;
   // Data-parallel x context-parallel: the group gradients are reduced over.
   std::vector<uint32_t> dp_cp_group(RankCoord c) const;
-  // Expert-parallel group: `ep` consecutive data-parallel ranks.
+  // Expert-parallel group: `ep` consecutive data-parallel ranks; with
+  // expert_tp below tp, folded over the stage's TP x CP x DP ranks.
   std::vector<uint32_t> ep_group(RankCoord c) const;
   const ParallelPlan& plan() const { return p_; }
 

@@ -118,12 +118,15 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   // Parameters on this GPU (workload/params.h).
   const GpuParams held = stage_params(m, p, r);
   // The largest layer gathered at once, of the kinds the model has: a
-  // dense one, or a MoE one with its experts split over EP.
+  // dense one, or a MoE one with its experts split over EP (and over
+  // expert TP rather than TP: tp / etp times as many per GPU).
   const double expert_layer = static_cast<double>(m.expert_params_per_layer());
+  const double folding = static_cast<double>(p.tp) / p.etp();
   double layer_unit = 0;
   if (m.moe_layers() < m.layers) layer_unit = static_cast<double>(m.dense_layer_params());
   if (m.moe_layers() > 0)
-    layer_unit = std::max(layer_unit, static_cast<double>(m.moe_layer_params()) - expert_layer + expert_layer / p.ep);
+    layer_unit = std::max(layer_unit, static_cast<double>(m.moe_layer_params()) - expert_layer +
+                                          expert_layer / p.ep * folding);
   // The embedding, position table, final norm and output layer, as the
   // largest unit gathered at once.
   double ends = 0;
@@ -134,9 +137,9 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double full = dense + experts;
 
   // ZeRO shards over DP x CP (or a shard group); an expert is replicated
-  // over DP x CP / EP.
+  // over its expert-data-parallel ranks, DP x CP / EP (x TP / expert TP).
   const double d = static_cast<double>(p.zero_shards());
-  const double d_experts = std::max(1.0, d / p.ep);
+  const double d_experts = std::max(1.0, d / p.ep * folding);
   const double shard = dense / d + experts / d_experts;
   const double unit = std::max(layer_unit / tp, ends / tp);  // gathered at once
   double weights_in_flight = std::min(full, shard + 2 * unit);

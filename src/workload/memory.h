@@ -17,7 +17,7 @@
 //   fp32       4 + 4 + 8 (m, v)
 // (fp8 training keeps bf16 weights; the transient fp8 copies are left out.)
 // ZeRO shards over the DP x CP group (Megatron's distributed optimizer
-// shards over data- x context-parallel ranks; experts over DP x CP / EP):
+// shards over data- x context-parallel ranks; experts over DP x CP / EP, x TP / expert TP):
 // stage 1 the optimizer state, 2 also the gradients, 3 also the weights.
 // Sharded gradients and weights keep the unsharded ones of two layers (or of
 // the embedding, if larger) in flight: the one being reduce-scattered or

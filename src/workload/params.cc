@@ -17,7 +17,8 @@ GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange lay
   GpuParams g;
   g.dense = (layers.count - moe) * on_one_rank(m.dense_layer_params()) +
             moe * on_one_rank(m.moe_layer_params() - expert_layer);
-  g.experts = moe * (expert_layer / (tp * std::max(1, p.ep)));
+  const int64_t expert_shards = int64_t{p.etp()} * std::max(1, p.ep);  // expert TP x EP
+  g.experts = moe * (expert_layer / expert_shards);
   const int64_t h = m.hidden, V = m.vocab;
   if (first) g.dense += (V + m.max_seq) * h / tp;
   if (last) {
@@ -28,7 +29,7 @@ GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange lay
       // embedding for their lookups when it lives on another stage.
       const int64_t layer = m.mtp_moe() ? m.moe_layer_params() - expert_layer : m.dense_layer_params();
       g.dense += m.mtp_layers * (on_one_rank(layer) + 2 * h * h / tp + 3 * m.norm_params());
-      g.experts += (m.mtp_moe() ? m.mtp_layers : 0) * (expert_layer / (tp * std::max(1, p.ep)));
+      g.experts += (m.mtp_moe() ? m.mtp_layers : 0) * (expert_layer / expert_shards);
       if (p.pp > 1 && !first && !m.tied_embeddings) g.dense += (V + m.max_seq) * h / tp;
     }
   }

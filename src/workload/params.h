@@ -5,13 +5,15 @@
 // A GPU of pipeline stage s holds its layers' dense parameters (attention,
 // dense MLP, shared experts, router, per-layer norms) split over TP — but
 // MLA's down projections, whole on every TP rank — their routed experts
-// split over TP x EP, and — on the stage that has them — the input embedding and
-// learned positions (first chunk), the output layer and final norm (last
-// chunk) and the multi-token-prediction modules with a copy of the input
+// split over expert TP x EP (expert TP is TP unless the plan sets it), and
+// — on the stage that has them — the input embedding and learned
+// positions (first chunk), the output layer and final norm (last chunk)
+// and the multi-token-prediction modules with a copy of the input
 // embedding when it is on another stage (last chunk). The output layer is
 // a second copy of a tied embedding when the two ends are on different
-// stages, as Megatron-LM keeps it; the final norm is whole on every TP rank. Counts are whole parameters before any
-// ZeRO sharding over data-parallel ranks.
+// stages, as Megatron-LM keeps it; the final norm is whole on every TP
+// rank. Counts are whole parameters before any ZeRO sharding over
+// data-parallel ranks.
 //
 //   const GpuParams g = stage_params(model, plan, 0);
 //   g.total();  // parameters on one GPU of stage 0
@@ -27,7 +29,7 @@ namespace anatomy::workload {
 
 struct GpuParams {
   int64_t dense = 0;    // split over TP (but MLA's down projections and norms, whole)
-  int64_t experts = 0;  // split over TP x EP
+  int64_t experts = 0;  // split over expert TP x EP
   int64_t total() const { return dense + experts; }
 };
 

@@ -35,8 +35,7 @@ hw::Precision StepCostModel::gemm_precision() const {
 
 Bytes StepCostModel::ep_all_to_all_bytes() const {
   if (!m_.moe() || p_.ep <= 1) return Bytes(0);
-  const int64_t T = t_.micro_batch * t_.seq_len / p_.cp;
-  return Bytes(T * m_.top_k * m_.hidden * kActivationBytes);
+  return Bytes(expert_tokens() * m_.top_k * m_.hidden * kActivationBytes);
 }
 
 StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
@@ -134,14 +133,16 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
     quantize(T, h, f / tp, true, &fwd, &bwd);                            // after the activation
   } else {
     // Balanced routing: each GPU's E/ep experts see T top_k tokens in all.
+    // Experts split over expert TP, each GPU's tokens routed to them.
+    const int64_t etp = p_.etp(), T_ep = expert_tokens();
     const int64_t local_experts = std::max<int64_t>(1, m_.experts / p_.ep);
-    const int64_t per_expert = std::max<int64_t>(1, T * m_.top_k / local_experts);
-    gemm_fb(T, m_.experts, h, &fwd, &bwd);  // router
+    const int64_t per_expert = std::max<int64_t>(1, T_ep * m_.top_k / local_experts);
+    gemm_fb(T_ep, m_.experts, h, &fwd, &bwd);  // router
     for (int64_t e = 0; e < local_experts; ++e) {
-      g_up += gemm_fb(per_expert, (m_.gated_mlp ? 2 : 1) * f / tp, h, &fwd, &bwd);
-      g_down += gemm_fb(per_expert, h, f / tp, &fwd, &bwd);
-      quantize(per_expert, (m_.gated_mlp ? 2 : 1) * f / tp, h, false, &fwd, &bwd);  // after the dispatch
-      quantize(per_expert, h, f / tp, true, &fwd, &bwd);
+      g_up += gemm_fb(per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, &fwd, &bwd);
+      g_down += gemm_fb(per_expert, h, f / etp, &fwd, &bwd);
+      quantize(per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, false, &fwd, &bwd);  // after the dispatch
+      quantize(per_expert, h, f / etp, true, &fwd, &bwd);
     }
     act_elems = T * m_.top_k * f;
     if (m_.shared_experts > 0) {  // every token, one MLP of shared x ffn, split over TP
@@ -187,12 +188,19 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
         ag_in = timer_(coll::Op::kAllGather, latents, group) + (hidden_too ? ag : SimTime::zero());
         rs_in = timer_(coll::Op::kReduceScatter, latents, group) + (hidden_too ? rs : SimTime::zero());
       }
+      // A MoE layer whose experts are folded below TP takes each rank's own
+      // tokens to the dispatch: its MLP gathers nothing, unless shared
+      // experts (split over TP) need the whole sequence.
+      const bool mlp_gathers = !(moe && p_.etp() < tp && m_.shared_experts == 0);
+      const SimTime ag_mlp = mlp_gathers ? ag : SimTime::zero(), rs_mlp = mlp_gathers ? rs : SimTime::zero();
       if (p_.tp_comm_overlap) {
-        fwd_comm = zero_floor(ag_in - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag - g_up) + zero_floor(rs - g_down);
-        bwd_comm = zero_floor(rs_in - g_qkv) + zero_floor(ag - g_proj) + zero_floor(rs - g_up) + zero_floor(ag - g_down);
+        fwd_comm = zero_floor(ag_in - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag_mlp - g_up) +
+                   zero_floor(rs_mlp - g_down);
+        bwd_comm = zero_floor(rs_in - g_qkv) + zero_floor(ag - g_proj) + zero_floor(rs_mlp - g_up) +
+                   zero_floor(ag_mlp - g_down);
       } else {
-        fwd_comm = ag_in + rs + ag + rs;
-        bwd_comm = rs_in + ag + rs + ag;
+        fwd_comm = ag_in + rs + ag_mlp + rs_mlp;
+        bwd_comm = rs_in + ag + rs_mlp + ag_mlp;
       }
     } else {
       const SimTime ar = timer_(coll::Op::kAllReduce, S, group);

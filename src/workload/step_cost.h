@@ -36,7 +36,8 @@
 //             in the opposite direction; full recomputation replays the
 //             forward's 2 first
 // Each all-to-all's send buffer per GPU is T x top_k x h x 2 bytes (T =
-// micro_batch x seq / cp tokens, bf16 hidden states); with balanced
+// micro_batch x seq / cp tokens, x expert_tp / tp when the experts are
+// folded below TP, bf16 hidden states); with balanced
 // routing 1/ep of it stays on the GPU and (ep - 1)/ep goes to the other
 // EP ranks, which is what the all-to-all schedule sends (coll/direct.cc).
 
@@ -93,6 +94,10 @@ class StepCostModel {
   LayerCost layer(bool moe) const;  // a layer with a dense MLP, or with experts
   hw::Precision gemm_precision() const;
   SimTime grad_accumulation(int64_t params) const;
+  // Tokens a GPU sends to its experts per micro-batch: all T of its TP
+  // group's sequence slice, or its own T x etp / tp when expert TP is
+  // below TP (parallel folding, sequence-parallel tokens).
+  int64_t expert_tokens() const { return t_.micro_batch * t_.seq_len / p_.cp * p_.etp() / p_.tp; }
 
   ModelSpec m_;
   ParallelPlan p_;

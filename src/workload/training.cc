@@ -190,7 +190,23 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   // Experts are spread over EP ranks carved out of the DP group.
   if (p.ep > 1 && m.experts == 1)
     fail("parallelism.ep", fmt::format("{} needs a mixture-of-experts model; {} is dense", p.ep, m.name));
-  if (p.dp % p.ep != 0) fail("parallelism.ep", fmt::format("{} does not divide DP {}", p.ep, p.dp));
+  if (p.expert_tp < 0) fail("parallelism.expert_tp", fmt::format("{} is negative", p.expert_tp));
+  if (p.expert_tp > 0 && p.tp % p.expert_tp != 0)
+    fail("parallelism.expert_tp", fmt::format("{} does not divide TP {}", p.expert_tp, p.tp));
+  if (p.expert_tp > 0 && p.etp() != p.tp && !m.moe())
+    fail("parallelism.expert_tp", fmt::format("{} needs a mixture-of-experts model; {} is dense", p.expert_tp, m.name));
+  if (p.etp() < p.tp && !p.sequence_parallel)
+    fail("parallelism.expert_tp",
+         fmt::format("{} below TP {} needs sequence_parallel (the MoE layers take each TP rank's own tokens)",
+                     p.etp(), p.tp));
+  if (p.etp() == p.tp && p.dp % p.ep != 0)
+    fail("parallelism.ep", fmt::format("{} does not divide DP {}", p.ep, p.dp));
+  if ((p.tp * p.cp * p.dp) % (p.etp() * p.ep) != 0)
+    fail("parallelism.ep", fmt::format("{} x expert_tp {} does not divide TP x CP x DP = {} (the ranks expert "
+                                       "groups fold over)",
+                                       p.ep, p.etp(), p.tp * p.cp * p.dp));
+  if (m.ffn_hidden % p.etp() != 0)
+    fail("parallelism.expert_tp", fmt::format("{} does not divide the experts' inner size {}", p.etp(), m.ffn_hidden));
   if (m.experts % p.ep != 0) fail("parallelism.ep", fmt::format("{} does not divide {} experts", p.ep, m.experts));
   if (p.ep_comm_overlap && p.ep == 1)
     fail("parallelism.ep_comm_overlap", "needs expert parallelism (ep > 1): there are no all-to-alls to overlap");

@@ -42,7 +42,12 @@ struct ParallelPlan {
   int pp = 1;
   int dp = 1;
   int cp = 1;
-  int ep = 1;                   // expert parallel (MoE), divides dp
+  int ep = 1;                   // expert parallel (MoE)
+  // Expert tensor parallelism (Megatron-LM's --expert-tensor-parallel-size,
+  // "parallel folding"): the MoE layers' experts split over etp ranks, not
+  // TP, and expert groups folded over the TP x CP x DP ranks of a stage,
+  // expert-TP fastest, then EP, then expert-DP. 0: tp (Megatron's default).
+  int expert_tp = 0;
   bool sequence_parallel = true;  // with TP: norms/dropout sharded, all-gather + reduce-scatter instead of all-reduce
   int virtual_stages = 1;       // interleaved 1F1B: model chunks per pipeline rank
   int zero_stage = 1;           // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
@@ -89,6 +94,9 @@ struct ParallelPlan {
   bool cp_all_gather = false;
 
   int gpus() const { return tp * pp * dp * cp; }
+  int etp() const { return expert_tp > 0 ? expert_tp : tp; }
+  // The ranks an expert is replicated over in a stage (expert data parallelism).
+  int expert_dp() const { return tp * cp * dp / (etp() * ep); }
   // Ranks one copy of the ZeRO-sharded state is split over: DP x CP, or
   // the shard group under ZeRO-3 with HYBRID_SHARD.
   int zero_shards() const { return zero_stage >= 3 && shard_group > 0 ? shard_group : dp * cp; }

@@ -542,6 +542,55 @@ TEST(StepCost, OnlyTheMoeLayersRunExpertsAndAllToAlls) {
   EXPECT_EQ(h.stage_cost(0).backward[0].ep_all_to_alls, 6);
 }
 
+TEST(StepCost, FoldedExpertsTakeEachRanksOwnTokensAndGatherNothing) {
+  // TP 2 with sequence parallelism, 4 MoE layers. Experts split over TP,
+  // each layer forward all-gathers and reduce-scatters twice (attention and
+  // MLP), and each GPU dispatches all T = 2048 tokens of its TP group:
+  // 2048 x 1 x 2304 x 2 = 9,437,184 bytes per all-to-all. With expert TP 1
+  // the MoE MLP takes the rank's own 1024 tokens (half the bytes) and
+  // gathers nothing: one all-gather and one reduce-scatter per layer.
+  Harness h;
+  h.model.layers = 4;
+  h.model.experts = 4;
+  h.plan.tp = 2;
+  h.plan.sequence_parallel = true;
+  h.plan.dp = 2;
+  h.plan.ep = 4;
+  const SimTime ag = SimTime::us(10), rs = SimTime::us(7);
+  auto stage = [&] {
+    StepCostModel costs(h.model, h.plan, h.training, h.compute,
+                        [&](coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
+                          return op == coll::Op::kAllGather ? ag : op == coll::Op::kReduceScatter ? rs : SimTime::zero();
+                        });
+    return std::pair{costs.stage(0), costs.ep_all_to_all_bytes()};
+  };
+  // Stage 0 (PP 1) also holds the embedding's reduce-scatter and the output
+  // layer's all-gather.
+  const auto [split, split_bytes] = stage();
+  EXPECT_EQ(split.forward[0].tp_comm, (ag + rs) * 2 * 4 + rs + ag);
+  EXPECT_EQ(split_bytes, core::Bytes(9'437'184));
+  h.plan.expert_tp = 1;
+  const auto [folded, folded_bytes] = stage();
+  EXPECT_EQ(folded.forward[0].tp_comm, (ag + rs) * 4 + rs + ag);
+  EXPECT_EQ(folded_bytes, core::Bytes(4'718'592));
+}
+
+TEST(Iteration, FoldedExpertGroupsRunWithMoreExpertRanksThanDataParallelRanks) {
+  // TP 2 x DP 8 = 16 GPUs on two hosts, EP 16 > DP 8 with expert TP 1: the
+  // all-to-alls run over both TP ranks of every DP rank, and the iteration
+  // accounts for every GPU-second.
+  Harness h;
+  moe_over_two_hosts(h, 2);
+  h.plan.tp = 2;
+  h.plan.sequence_parallel = true;
+  h.plan.dp = 8;
+  h.plan.expert_tp = 1;
+  h.training.global_batch = 16;
+  const IterationResult r = h.run();
+  EXPECT_GT(r.mean.ep_comm, SimTime::zero());
+  for (const auto& b : r.stages) EXPECT_EQ(b.total(), r.iteration);
+}
+
 TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {
   // Llama 3 (arXiv 2407.21783 Section 3.3.2) all-gathers K and V before
   // attention, on the critical path: forward pays one all-gather per layer,

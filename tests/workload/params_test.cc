@@ -33,6 +33,22 @@ TEST(Params, StagesSplitTheModelAndTheTiedEmbeddingIsCopied) {
   EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(expected), 64.0);
 }
 
+TEST(Params, ExpertTensorParallelismSplitsTheExpertsOverItsOwnRanks) {
+  // Mixtral 8x7B with TP 2 and EP 4: a layer's 1,409,286,144 expert
+  // parameters over TP x EP = 8 GPUs are 176,160,768 each; with expert TP 1
+  // over 4, 352,321,536. The rest of the layer stays split over TP.
+  const ModelSpec& m = find_model("mixtral-8x7b");
+  ParallelPlan p;
+  p.tp = 2;
+  p.ep = 4;
+  const GpuParams split = chunk_params(m, p, {0, 1}, false, false);
+  EXPECT_EQ(split.experts, 176'160'768);
+  p.expert_tp = 1;
+  const GpuParams whole = chunk_params(m, p, {0, 1}, false, false);
+  EXPECT_EQ(whole.experts, 352'321'536);
+  EXPECT_EQ(whole.dense, split.dense);
+}
+
 TEST(Params, DeepSeekV3StagesHoldTheirOwnKindsOfLayer) {
   // 61 layers on PP 16 are 3, 3, 4, ...: stage 0 holds the 3 dense layers
   // and no experts, stage 1 three MoE layers with 256 / 64 = 4 of each

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "workload/layout.h"
 #include "workload/model.h"
 #include "workload/training.h"
 
@@ -216,6 +217,47 @@ TEST(ValidatePlan, ExpertCommOverlapNeedsExpertsAndInterleavingUnderPipelining) 
   p.ep = 1;
   EXPECT_EQ(check(m, p, t, 16),
             "parallelism.ep_comm_overlap: needs expert parallelism (ep > 1): there are no all-to-alls to overlap");
+}
+
+TEST(Layout, FoldedExpertGroupsRunOverTensorParallelRanksFirst) {
+  // TP 2 x DP 4 with EP 4 and expert TP 1: a stage's 8 ranks i = tp + 2 dp
+  // are expert-TP rank 0, EP rank i % 4, expert-DP rank i / 4, so rank 0's
+  // EP group is ranks 0-3 (both TP ranks of DP 0 and 1) and rank 5's 4-7.
+  // With expert TP = TP (the default) it is 4 consecutive DP ranks of one
+  // TP rank: 0, 2, 4, 6.
+  ParallelPlan p = plan_of(2, 1, 4);
+  p.ep = 4;
+  EXPECT_EQ(Layout(p).ep_group({0, 0, 0, 0}), (std::vector<uint32_t>{0, 2, 4, 6}));
+  p.expert_tp = 1;
+  EXPECT_EQ(Layout(p).ep_group({0, 0, 0, 0}), (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(Layout(p).ep_group({1, 0, 2, 0}), (std::vector<uint32_t>{4, 5, 6, 7}));
+  // On pipeline stage 1 the same groups, 8 ranks on.
+  p.pp = 2;
+  EXPECT_EQ(Layout(p).ep_group({1, 0, 2, 1}), (std::vector<uint32_t>{12, 13, 14, 15}));
+}
+
+TEST(ValidatePlan, ExpertTensorParallelismFoldsEpOverTensorParallelRanks) {
+  // Qwen3-235B-A22B on 256 H100 as Megatron-MoE-ModelZoo runs it: TP 2,
+  // PP 8, DP 16 and EP 32 > DP, possible because expert TP 1 folds the
+  // expert groups over TP x DP = 32 ranks.
+  const ModelSpec& m = find_model("qwen3-235b-a22b");
+  ParallelPlan p = plan_of(2, 8, 16);
+  p.ep = 32;
+  const TrainingSpec t = training_of(4096, 2048, 1);
+  EXPECT_EQ(check(m, p, t, 256), "parallelism.ep: 32 does not divide DP 16");
+  p.expert_tp = 1;
+  EXPECT_EQ(check(m, p, t, 256), "ok");
+  p.sequence_parallel = false;
+  EXPECT_EQ(check(m, p, t, 256),
+            "parallelism.expert_tp: 1 below TP 2 needs sequence_parallel (the MoE layers take each TP rank's own "
+            "tokens)");
+  p.sequence_parallel = true;
+  p.ep = 64;
+  EXPECT_EQ(check(m, p, t, 256),
+            "parallelism.ep: 64 x expert_tp 1 does not divide TP x CP x DP = 32 (the ranks expert groups fold over)");
+  p.ep = 32;
+  p.expert_tp = 3;
+  EXPECT_EQ(check(m, p, t, 256), "parallelism.expert_tp: 3 does not divide TP 2");
 }
 
 TEST(ValidatePlan, LatentAttentionWidthsComeTogether) {
