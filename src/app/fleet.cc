@@ -175,6 +175,8 @@ class TrainingIterations {
     one.parallelism.cp = 1;
     one.parallelism.ep = c.ep;
     one.parallelism.virtual_stages = 1;
+    one.parallelism.expert_tp = 0;  // classes name TP, PP and EP only
+    one.parallelism.ep_comm_overlap = false;
     const int64_t per_step = one.training.micro_batch * one.parallelism.dp;
     one.training.global_batch = std::max(per_step, (one.training.global_batch + per_step - 1) / per_step * per_step);
     try {

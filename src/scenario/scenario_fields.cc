@@ -262,9 +262,9 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
       {"tp_comm_overlap", Kind::kBool, by_default("false"), {}, "hide TP collectives behind GEMMs",
        [](P& p, const Value& v) { p.tp_comm_overlap = v.flag; }, shows(&P::tp_comm_overlap)},
       {"expert_tp", Kind::kInt, derived("tp"), int_range(0, 1 << 20),
-       "MoE: tensor parallelism of the experts (Megatron-LM --expert-tensor-parallel-size): below tp, each GPU's "
-       "experts are whole over fewer ranks and expert groups fold over the stage's TP x CP x DP ranks, so ep x "
-       "expert_tp need only divide tp x cp x dp",
+       "MoE: tensor parallelism of the experts (Megatron-LM --expert-tensor-parallel-size), 1 or tp: at 1 each "
+       "GPU's experts are whole and expert groups fold over the stage's TP x CP x DP ranks, so ep need only "
+       "divide tp x cp x dp",
        [](P& p, const Value& v) { p.expert_tp = v.integer; }, [](const P& p) { return std::to_string(p.etp()); }},
       {"ep_comm_overlap", Kind::kBool, by_default("false"), {},
        "MoE: pair one micro-batch's forward with another's backward so that each one's EP all-to-alls run beside "

@@ -699,8 +699,14 @@ void IterationSim::maybe_finish(int s) {
   // now: the last backward's bucket events all fire before it ends.
   st.finished = true;
   account(st, IntervalKind::kDpComm, sim_.now());
-  const int64_t shards = p_.zero_stage >= 1 ? static_cast<int64_t>(p_.zero_shards()) : 1;
-  const SimTime opt = in_.compute->optimizer_step(std::max<int64_t>(1, cost_[s].params() / shards), optimizer_state(t_));
+  // ZeRO shards the optimizer over DP x CP (or a shard group), the
+  // routed experts over their expert-DP ranks.
+  const bool sharded = p_.zero_stage >= 1;
+  const int64_t shards = sharded ? static_cast<int64_t>(p_.zero_shards()) : 1;
+  const int64_t expert_shards = sharded ? std::max(1, p_.expert_dp()) : 1;
+  const int64_t experts = cost_[s].expert_params();
+  const int64_t updated = (cost_[s].params() - experts) / shards + experts / expert_shards;
+  const SimTime opt = in_.compute->optimizer_step(std::max<int64_t>(1, updated), optimizer_state(t_));
   sim_.schedule_in(opt, [this, s] {
     Stage& st = st_[s];
     account(st, IntervalKind::kOptimizer, sim_.now());

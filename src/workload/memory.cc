@@ -69,7 +69,9 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // dispatched copies (input of the experts' first GEMM).
   const double q_w = static_cast<double>(m.q_width()), o_w = static_cast<double>(m.out_width());
   double sharded = e * q_w + e * (k_w + v_w) + e * o_w + e * (m.gated_mlp ? 2 : 1) * ffn * k + e * ffn * k;
-  if (moe) sharded += e * h * static_cast<double>(m.top_k);
+  // The dispatched copies: T x top_k tokens per GPU, or its own T / tp x
+  // top_k when the experts are folded below TP (x etp / tp either way).
+  if (moe) sharded += e * h * static_cast<double>(m.top_k) * p.etp();
   // The s x s scores: softmax output (and, with dropout, its mask and
   // output), per head, per sequence. CP ranks run FlashAttention in
   // practice; without it we count each rank's own s/cp x s/cp block.

@@ -40,7 +40,8 @@
 //                                      sequence parallelism
 //   Q e q, K and V e (k + v), attention output e o, MLP up (and gate)
 //       output (gated ? 2 : 1) e ffn k', activation output e ffn k',
-//       MoE: the dispatched copies e h top_k      — / TP
+//       MoE: the dispatched copies e h top_k etp (every GPU holds its
+//       T x etp / tp tokens' top_k copies)     — / TP
 //   attention scores a s^2 per sequence: softmax output e, dropout mask 1 and
 //       output e (GPT) — / TP; not stored with FlashAttention (which keeps a
 //       4-byte log-sum-exp per head per token) or selective recompute.

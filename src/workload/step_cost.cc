@@ -19,6 +19,12 @@ int64_t StageCost::params() const {
   return total;
 }
 
+int64_t StageCost::expert_params() const {
+  int64_t total = 0;
+  for (int64_t c : chunk_expert_params) total += c;
+  return total;
+}
+
 StepCostModel::StepCostModel(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
                              const hw::ComputeModel& cm, CommTimer timer)
     : m_(m), p_(p), t_(t), cm_(cm), timer_(std::move(timer)), layout_(p) {
@@ -334,11 +340,12 @@ StageCost StepCostModel::stage(int s) const {
         b.ep_all_to_alls += layer.bwd_all_to_alls * n_mtp;
       }
     }
-    const int64_t params = chunk_params(m_, p_, range, first, last).total();
-    b.compute += grad_accumulation(params);
+    const GpuParams held = chunk_params(m_, p_, range, first, last);
+    b.compute += grad_accumulation(held.total());
     out.forward.push_back(f);
     out.backward.push_back(b);
-    out.chunk_params.push_back(params);
+    out.chunk_params.push_back(held.total());
+    out.chunk_expert_params.push_back(held.experts);
   }
   return out;
 }

@@ -191,8 +191,11 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (p.ep > 1 && m.experts == 1)
     fail("parallelism.ep", fmt::format("{} needs a mixture-of-experts model; {} is dense", p.ep, m.name));
   if (p.expert_tp < 0) fail("parallelism.expert_tp", fmt::format("{} is negative", p.expert_tp));
-  if (p.expert_tp > 0 && p.tp % p.expert_tp != 0)
-    fail("parallelism.expert_tp", fmt::format("{} does not divide TP {}", p.expert_tp, p.tp));
+  if (p.expert_tp > 0 && p.expert_tp != 1 && p.expert_tp != p.tp)
+    fail("parallelism.expert_tp",
+         fmt::format("{} is neither 1 nor TP {}: experts split over part of the TP group (an all-gather over expert "
+                     "TP after the dispatch) are not modelled",
+                     p.expert_tp, p.tp));
   if (p.expert_tp > 0 && p.etp() != p.tp && !m.moe())
     fail("parallelism.expert_tp", fmt::format("{} needs a mixture-of-experts model; {} is dense", p.expert_tp, m.name));
   if (p.etp() < p.tp && !p.sequence_parallel)

@@ -9,6 +9,7 @@
 #include "hw/catalog.h"
 #include "net/flow/flow_network.h"
 #include "topo/builders.h"
+#include "workload/params.h"
 #include "workload/pipeline_schedule.h"
 #include "workload/step_cost.h"
 
@@ -589,6 +590,21 @@ TEST(Iteration, FoldedExpertGroupsRunWithMoreExpertRanksThanDataParallelRanks) {
   const IterationResult r = h.run();
   EXPECT_GT(r.mean.ep_comm, SimTime::zero());
   for (const auto& b : r.stages) EXPECT_EQ(b.total(), r.iteration);
+}
+
+TEST(Iteration, TheOptimizerShardsExpertsOverTheirOwnDataParallelRanks) {
+  // ZeRO-1 over DP 16 with EP 16: the dense parameters' optimizer state is
+  // split 16 ways, but each expert lives on one GPU of the 16 (expert-DP 1),
+  // so the step updates dense / 16 + all of the GPU's experts.
+  Harness h;
+  moe_over_two_hosts(h, 1);
+  h.plan.zero_stage = 1;
+  const IterationResult r = h.run();
+  const StageCost c = h.stage_cost(0);
+  const int64_t experts = c.expert_params();
+  ASSERT_GT(experts, 0);
+  const int64_t updated = (c.params() - experts) / 16 + experts;
+  EXPECT_EQ(r.mean.optimizer, h.compute.optimizer_step(updated, optimizer_state(h.training)));
 }
 
 TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {

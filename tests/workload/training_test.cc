@@ -257,7 +257,9 @@ TEST(ValidatePlan, ExpertTensorParallelismFoldsEpOverTensorParallelRanks) {
             "parallelism.ep: 64 x expert_tp 1 does not divide TP x CP x DP = 32 (the ranks expert groups fold over)");
   p.ep = 32;
   p.expert_tp = 3;
-  EXPECT_EQ(check(m, p, t, 256), "parallelism.expert_tp: 3 does not divide TP 2");
+  EXPECT_EQ(check(m, p, t, 256),
+            "parallelism.expert_tp: 3 is neither 1 nor TP 2: experts split over part of the TP group (an all-gather "
+            "over expert TP after the dispatch) are not modelled");
 }
 
 TEST(ValidatePlan, LatentAttentionWidthsComeTogether) {
