@@ -121,6 +121,7 @@ class IterationSim {
     coll::Op op;
     Bytes bytes;
     int chunk = -1;  // for parameter gathers at the start: which chunk waits on it
+    bool experts = false;  // over the expert-data-parallel groups, not DP x CP
   };
   struct Stage {
     std::vector<PipelineStep> order;
@@ -159,6 +160,19 @@ class IterationSim {
   // A chunk's parameters as gathered and its gradients as reduced.
   int64_t param_bytes(int s, int chunk) const { return cost_[s].chunk_params[chunk] * gathered_param_bytes(t_); }
   int64_t grad_bytes(int s, int chunk) const { return cost_[s].chunk_params[chunk] * reduced_grad_bytes(t_, p_); }
+  // Of a chunk's parameters, the routed experts' that data parallelism
+  // moves over their own expert-DP groups (EP > 1): `per_param` bytes
+  // each; 0 when no expert is replicated.
+  int64_t expert_dp_bytes(int s, int chunk, int64_t per_param) const {
+    if (p_.ep <= 1 || p_.expert_dp() <= 1) return 0;
+    return cost_[s].chunk_expert_params[chunk] * per_param;
+  }
+  // Of a chunk's parameters, the part that DP x CP moves: all but the routed
+  // experts when EP > 1 (theirs go over their own groups, or nowhere).
+  int64_t dense_dp_bytes(int s, int chunk, int64_t per_param) const {
+    const int64_t experts = p_.ep > 1 ? cost_[s].chunk_expert_params[chunk] : 0;
+    return (cost_[s].chunk_params[chunk] - experts) * per_param;
+  }
   int grad_buckets(int s, int chunk) const;
   void gather_after_step(int s, int chunk, int bucket);
   size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
@@ -191,8 +205,8 @@ class IterationSim {
   void maybe_finish(int s);
   SimTime slowed(SimTime compute) const;
   SimTime zero3_step_comm(int s, PipelineStep step);
-  coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes);
-  void launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done);
+  coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes, bool experts);
+  void launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done, bool experts = false);
   // One merged schedule of `a` run by every group in `groups` at once.
   std::unique_ptr<coll::Schedule> merged_schedule(const coll::Algorithm& a, const coll::Request& r,
                                                   const std::vector<std::vector<uint32_t>>& groups) const;
@@ -325,15 +339,28 @@ void IterationSim::account(Stage& st, IntervalKind kind, SimTime until, int64_t 
   st.cursor = until;
 }
 
-coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes) {
+coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes, bool experts) {
   // Every (tp, cp) slice of the stage has its own data-parallel communicator
   // (over dp x cp ranks for gradients); they all run at once. "auto" picks
-  // the algorithm from one of them, run alone.
-  const auto first = layout_.dp_cp_group({0, 0, 0, s});
+  // the algorithm from one of them, run alone. The experts' own groups
+  // likewise, each once (found at its lowest rank).
+  std::vector<std::vector<uint32_t>> groups;
+  if (!experts) {
+    for (int tp = 0; tp < p_.tp; ++tp) groups.push_back(layout_.dp_cp_group({tp, 0, 0, s}));
+  } else {
+    for (int dp = 0; dp < p_.dp; ++dp)
+      for (int cp = 0; cp < p_.cp; ++cp)
+        for (int tp = 0; tp < p_.tp; ++tp) {
+          const RankCoord c{tp, cp, dp, s};
+          std::vector<uint32_t> g = layout_.expert_dp_group(c);
+          if (*std::min_element(g.begin(), g.end()) == layout_.rank(c)) groups.push_back(std::move(g));
+        }
+  }
+  const auto first = experts ? groups.front() : layout_.dp_cp_group({0, 0, 0, s});
   const coll::CollectiveResult& choice = isolated_.run(op, bytes, first, in_.dp_algorithm);
   std::string algo = choice.algorithm;
   if (algo.rfind("nvls", 0) == 0) algo = "nvls";  // nvls-tree, nvls-sharp: one registry entry
-  if (dp_algorithm_.empty()) {
+  if (dp_algorithm_.empty() && !experts) {
     dp_algorithm_ = choice.algorithm + "/" + choice.protocol;
     dp_chosen_elsewhere_ = choice.chosen_elsewhere;
   }
@@ -343,8 +370,6 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes) {
   r.bytes = bytes;
   r.protocol = coll::parse_protocol(choice.protocol, "protocol");
   r.fidelity = coll::Fidelity::kBulk;
-  std::vector<std::vector<uint32_t>> groups;
-  for (int tp = 0; tp < p_.tp; ++tp) groups.push_back(layout_.dp_cp_group({tp, 0, 0, s}));
   schedules_.push_back(merged_schedule(a, r, groups));
   return schedules_.back().get();
 }
@@ -426,8 +451,8 @@ void IterationSim::launch_ep(int s, int64_t all_to_alls, engine::Callback done) 
   new_executor(in_.telemetry ? fmt::format("ep stage {}", s) : std::string()).start(sched, std::move(done));
 }
 
-void IterationSim::launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done) {
-  coll::Schedule* sched = shared_schedule(s, op, bytes);
+void IterationSim::launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done, bool experts) {
+  coll::Schedule* sched = shared_schedule(s, op, bytes, experts);
   new_executor(in_.telemetry ? fmt::format("dp stage {}", s) : std::string(), net::TrafficClass::kDataParallel)
       .start(*sched, std::move(done));
 }
@@ -448,7 +473,7 @@ void IterationSim::start_next_dp(int s) {
   const DpJob job = st.dp_queue.front();
   st.dp_queue.pop_front();
   // NCCL runs a communicator's collectives one after another on its stream.
-  launch_shared(s, job.op, job.bytes, [this, s, job] { dp_done(s, job); });
+  launch_shared(s, job.op, job.bytes, [this, s, job] { dp_done(s, job); }, job.experts);
 }
 
 void IterationSim::dp_done(int s, DpJob job) {
@@ -479,23 +504,31 @@ bool IterationSim::inputs_ready(const Stage& st, int s, const PipelineStep& step
 
 void IterationSim::reduce_grads_during(int s, const PipelineStep& step, size_t at, SimTime busy) {
   Stage& st = st_[s];
-  if (step.forward || at != st.last_backward[step.chunk] || p_.dp * p_.cp <= 1) return;
+  if (step.forward || at != st.last_backward[step.chunk]) return;
   // The last micro-batch's backward finishes each layer's gradients in
-  // turn; each bucket is reduced as soon as it is full.
-  const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
+  // turn; each bucket is reduced as soon as it is full: the dense part
+  // over DP x CP, the routed experts' over their expert-DP groups.
+  const int64_t per_param = reduced_grad_bytes(t_, p_);
+  const int64_t dense = p_.dp * p_.cp > 1 ? dense_dp_bytes(s, step.chunk, per_param) : 0;
+  const int64_t experts = expert_dp_bytes(s, step.chunk, per_param);
+  if (dense == 0 && experts == 0) return;
   const int buckets = grad_buckets(s, step.chunk);
   const coll::Op op = p_.zero_stage >= 1 ? coll::Op::kReduceScatter : coll::Op::kAllReduce;
   for (int j = 0; j < buckets; ++j) {
-    const Bytes bytes(chunk_grad_bytes / buckets);
-    if (!p_.overlap_grad_reduce) {
-      // Megatron without overlap (the 2021 stack's train_step, and
-      // Megatron-Core's finalize_model_grads) reduces every chunk's
-      // gradients after forward_backward returns: after the flush, not
-      // at the chunk's own last backward.
-      st.after_flush.push_back(DpJob{op, bytes, -1});
-      continue;
+    std::vector<DpJob> jobs;
+    if (dense > 0) jobs.push_back(DpJob{op, Bytes(dense / buckets), -1, false});
+    if (experts > 0) jobs.push_back(DpJob{op, Bytes(experts / buckets), -1, true});
+    for (const DpJob& job : jobs) {
+      if (!p_.overlap_grad_reduce) {
+        // Megatron without overlap (the 2021 stack's train_step, and
+        // Megatron-Core's finalize_model_grads) reduces every chunk's
+        // gradients after forward_backward returns: after the flush, not
+        // at the chunk's own last backward.
+        st.after_flush.push_back(job);
+        continue;
+      }
+      sim_.schedule_in(busy * (j + 1) / buckets, [this, s, job] { enqueue_dp(s, job); });
     }
-    sim_.schedule_in(busy * (j + 1) / buckets, [this, s, op, bytes] { enqueue_dp(s, DpJob{op, bytes, -1}); });
   }
 }
 
@@ -734,8 +767,16 @@ void IterationSim::gather_after_step(int s, int chunk, int bucket) {
   }
   const int n = grad_buckets(s, chunk);
   if (bucket == n) return gather_after_step(s, chunk + 1, 0);
-  const Bytes bytes(param_bytes(s, chunk) / n);
-  launch_shared(s, coll::Op::kAllGather, bytes, [this, s, chunk, bucket] { gather_after_step(s, chunk, bucket + 1); });
+  // The dense part over DP x CP, then the routed experts' over their own groups.
+  const int64_t per_param = gathered_param_bytes(t_);
+  const Bytes dense(dense_dp_bytes(s, chunk, per_param) / n), experts(expert_dp_bytes(s, chunk, per_param) / n);
+  auto next = [this, s, chunk, bucket] { gather_after_step(s, chunk, bucket + 1); };
+  launch_shared(s, coll::Op::kAllGather, dense, [this, s, experts, next] {
+    if (experts.count() > 0)
+      launch_shared(s, coll::Op::kAllGather, experts, next, true);
+    else
+      next();
+  });
 }
 
 IterationResult IterationSim::run() {
@@ -785,8 +826,13 @@ IterationResult IterationSim::run() {
   for (int s = 0; s < p_.pp; ++s) {
     if (gather_ahead) {
       for (int c = 0; c < v; ++c) {
+        // The dense part over DP x CP, then the routed experts' over their
+        // own groups; the chunk waits for the last.
         st_[s].param_ready[c] = kNever;
-        enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(param_bytes(s, c)), c});
+        const int64_t per_param = gathered_param_bytes(t_);
+        const int64_t experts = expert_dp_bytes(s, c, per_param);
+        enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(dense_dp_bytes(s, c, per_param)), experts > 0 ? -1 : c});
+        if (experts > 0) enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(experts), c, true});
       }
     }
   }

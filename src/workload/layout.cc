@@ -55,4 +55,20 @@ std::vector<uint32_t> Layout::ep_group(RankCoord c) const {
   return g;
 }
 
+std::vector<uint32_t> Layout::expert_dp_group(RankCoord c) const {
+  std::vector<uint32_t> g;
+  if (p_.etp() == p_.tp) {
+    // Every CP rank, and the DP ranks in the same place of each EP group.
+    for (int dp = c.dp % p_.ep; dp < p_.dp; dp += p_.ep)
+      for (int cp = 0; cp < p_.cp; ++cp) g.push_back(rank({c.tp, cp, dp, c.pp}));
+    return g;
+  }
+  const uint32_t stage_ranks = static_cast<uint32_t>(p_.tp * p_.cp * p_.dp);
+  const uint32_t base = stage_ranks * static_cast<uint32_t>(c.pp);
+  const uint32_t i = rank(c) - base, etp = static_cast<uint32_t>(p_.etp()), ep = static_cast<uint32_t>(p_.ep);
+  const uint32_t in_group = i % (etp * ep);  // expert-TP and EP rank
+  for (uint32_t e = 0; e < static_cast<uint32_t>(p_.expert_dp()); ++e) g.push_back(base + in_group + etp * ep * e);
+  return g;
+}
+
 }  // namespace anatomy::workload

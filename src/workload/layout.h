@@ -33,6 +33,9 @@ class Layout {
   // Expert-parallel group: `ep` consecutive data-parallel ranks; with
   // expert_tp below tp, folded over the stage's TP x CP x DP ranks.
   std::vector<uint32_t> ep_group(RankCoord c) const;
+  // The ranks holding the same experts as `c` (expert data parallelism):
+  // its gradients are reduced over them.
+  std::vector<uint32_t> expert_dp_group(RankCoord c) const;
   const ParallelPlan& plan() const { return p_; }
 
  private:

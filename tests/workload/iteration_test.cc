@@ -607,6 +607,29 @@ TEST(Iteration, TheOptimizerShardsExpertsOverTheirOwnDataParallelRanks) {
   EXPECT_EQ(r.mean.optimizer, h.compute.optimizer_step(updated, optimizer_state(h.training)));
 }
 
+TEST(Iteration, ExpertGradientsAreReducedOverTheirOwnRanksEvenWithoutDataParallelism) {
+  // TP 4 with DP 1, EP 2 and expert TP 1: nothing is data-parallel for the
+  // dense layers, but each expert lives on 2 of the 4 GPUs (expert-DP 2),
+  // so its gradients are reduced over them after the last backward. With
+  // EP 4 every expert is on one GPU and nothing is reduced.
+  auto run = [](int ep) {
+    Harness h;
+    h.model.experts = 16;
+    h.model.top_k = 2;
+    h.plan.tp = 4;
+    h.plan.sequence_parallel = true;
+    h.plan.dp = 1;
+    h.plan.ep = ep;
+    h.plan.expert_tp = 1;
+    h.plan.zero_stage = 1;
+    h.plan.overlap_grad_reduce = false;  // reduced after the flush: all exposed
+    h.training.global_batch = 4;
+    return h.run();
+  };
+  EXPECT_GT(run(2).mean.dp_comm, SimTime::zero());
+  EXPECT_EQ(run(4).mean.dp_comm, SimTime::zero());
+}
+
 TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {
   // Llama 3 (arXiv 2407.21783 Section 3.3.2) all-gathers K and V before
   // attention, on the critical path: forward pays one all-gather per layer,

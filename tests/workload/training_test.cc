@@ -236,6 +236,20 @@ TEST(Layout, FoldedExpertGroupsRunOverTensorParallelRanksFirst) {
   EXPECT_EQ(Layout(p).ep_group({1, 0, 2, 1}), (std::vector<uint32_t>{12, 13, 14, 15}));
 }
 
+TEST(Layout, ExpertDataParallelGroupsHoldTheSameExperts) {
+  // DP 8 with EP 4: DP rank 1 holds the same experts as DP rank 5 (the
+  // second rank of the next EP group). Folded, TP 2 x DP 4 with EP 4 and
+  // expert TP 1 has 2 expert-DP ranks: stage rank 1 and rank 5.
+  ParallelPlan p = plan_of(1, 1, 8);
+  p.ep = 4;
+  EXPECT_EQ(Layout(p).expert_dp_group({0, 0, 1, 0}), (std::vector<uint32_t>{1, 5}));
+  p = plan_of(2, 1, 4);
+  p.ep = 4;
+  p.expert_tp = 1;
+  EXPECT_EQ(p.expert_dp(), 2);
+  EXPECT_EQ(Layout(p).expert_dp_group({1, 0, 0, 0}), (std::vector<uint32_t>{1, 5}));
+}
+
 TEST(ValidatePlan, ExpertTensorParallelismFoldsEpOverTensorParallelRanks) {
   // Qwen3-235B-A22B on 256 H100 as Megatron-MoE-ModelZoo runs it: TP 2,
   // PP 8, DP 16 and EP 32 > DP, possible because expert TP 1 folds the
