@@ -206,6 +206,10 @@ class IterationSim {
   SimTime slowed(SimTime compute) const;
   SimTime zero3_step_comm(int s, PipelineStep step);
   coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes, bool experts);
+  // Every group of stage s that `group_of` gives its ranks, each once
+  // (found at its lowest rank).
+  std::vector<std::vector<uint32_t>> distinct_groups(int s,
+                                                     std::vector<uint32_t> (Layout::*group_of)(RankCoord) const) const;
   void launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done, bool experts = false);
   // One merged schedule of `a` run by every group in `groups` at once.
   std::unique_ptr<coll::Schedule> merged_schedule(const coll::Algorithm& a, const coll::Request& r,
@@ -339,6 +343,19 @@ void IterationSim::account(Stage& st, IntervalKind kind, SimTime until, int64_t 
   st.cursor = until;
 }
 
+std::vector<std::vector<uint32_t>> IterationSim::distinct_groups(
+    int s, std::vector<uint32_t> (Layout::*group_of)(RankCoord) const) const {
+  std::vector<std::vector<uint32_t>> groups;
+  for (int dp = 0; dp < p_.dp; ++dp)
+    for (int cp = 0; cp < p_.cp; ++cp)
+      for (int tp = 0; tp < p_.tp; ++tp) {
+        const RankCoord c{tp, cp, dp, s};
+        std::vector<uint32_t> g = (layout_.*group_of)(c);
+        if (*std::min_element(g.begin(), g.end()) == layout_.rank(c)) groups.push_back(std::move(g));
+      }
+  return groups;
+}
+
 coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes, bool experts) {
   // Every (tp, cp) slice of the stage has its own data-parallel communicator
   // (over dp x cp ranks for gradients); they all run at once. "auto" picks
@@ -348,13 +365,7 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes, b
   if (!experts) {
     for (int tp = 0; tp < p_.tp; ++tp) groups.push_back(layout_.dp_cp_group({tp, 0, 0, s}));
   } else {
-    for (int dp = 0; dp < p_.dp; ++dp)
-      for (int cp = 0; cp < p_.cp; ++cp)
-        for (int tp = 0; tp < p_.tp; ++tp) {
-          const RankCoord c{tp, cp, dp, s};
-          std::vector<uint32_t> g = layout_.expert_dp_group(c);
-          if (*std::min_element(g.begin(), g.end()) == layout_.rank(c)) groups.push_back(std::move(g));
-        }
+    groups = distinct_groups(s, &Layout::expert_dp_group);
   }
   const auto first = experts ? groups.front() : layout_.dp_cp_group({0, 0, 0, s});
   const coll::CollectiveResult& choice = isolated_.run(op, bytes, first, in_.dp_algorithm);
@@ -409,13 +420,7 @@ const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
       for (int cp = 0; cp < p_.cp; ++cp)
         for (int dp = 0; dp < p_.dp; dp += p_.ep) groups.push_back(layout_.ep_group({tp, cp, dp, s}));
   } else {
-    for (int dp = 0; dp < p_.dp; ++dp)
-      for (int cp = 0; cp < p_.cp; ++cp)
-        for (int tp = 0; tp < p_.tp; ++tp) {
-          const RankCoord c{tp, cp, dp, s};
-          std::vector<uint32_t> g = layout_.ep_group(c);
-          if (*std::min_element(g.begin(), g.end()) == layout_.rank(c)) groups.push_back(std::move(g));
-        }
+    groups = distinct_groups(s, &Layout::ep_group);
   }
   const coll::CollectiveResult& choice = isolated_.run(coll::Op::kAllToAll, ep_bytes_, groups.front());
   coll::Request r;
