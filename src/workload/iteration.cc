@@ -412,10 +412,10 @@ const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
   auto& slot = ep_schedules_[{s, all_to_alls}];
   if (slot) return *slot;
   // Every EP group of the stage exchanges its tokens at the same time:
-  // each (tp, cp) slice's runs of ep consecutive data-parallel ranks, or,
-  // folded (expert_tp below tp), each group once, found at its lowest rank.
+  // each TP slice's runs of ep consecutive data-parallel ranks, or, folded
+  // over CP or below TP, each group once, found at its lowest rank.
   std::vector<std::vector<uint32_t>> groups;
-  if (p_.etp() == p_.tp) {
+  if (p_.etp() == p_.tp && p_.cp == 1) {
     for (int tp = 0; tp < p_.tp; ++tp)
       for (int cp = 0; cp < p_.cp; ++cp)
         for (int dp = 0; dp < p_.dp; dp += p_.ep) groups.push_back(layout_.ep_group({tp, cp, dp, s}));

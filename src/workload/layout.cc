@@ -38,17 +38,14 @@ std::vector<uint32_t> Layout::dp_cp_group(RankCoord c) const {
   return g;
 }
 
+// Expert groups fold over a stage's TP x CP x DP ranks (Megatron-LM's
+// expert rank generator, order tp-ep-dp): the stage's i-th rank (i = tp +
+// TP (cp + CP dp)) is expert-TP rank i % ETP, EP rank (i / ETP) % EP and
+// expert-DP rank i / (ETP EP). With expert TP = TP and CP 1 the EP group
+// is ep consecutive DP ranks of one TP rank.
 std::vector<uint32_t> Layout::ep_group(RankCoord c) const {
   std::vector<uint32_t> g;
-  if (p_.etp() == p_.tp) {
-    const int first = c.dp / p_.ep * p_.ep;
-    for (int i = 0; i < p_.ep; ++i) g.push_back(rank({c.tp, c.cp, first + i, c.pp}));
-    return g;
-  }
-  // Folded: the stage's i-th rank (i = tp + TP (cp + CP dp)) is expert-TP
-  // rank i % ETP, EP rank (i / ETP) % EP, expert-DP rank i / (ETP EP).
-  const uint32_t stage_ranks = static_cast<uint32_t>(p_.tp * p_.cp * p_.dp);
-  const uint32_t base = stage_ranks * static_cast<uint32_t>(c.pp);
+  const uint32_t base = static_cast<uint32_t>(p_.tp * p_.cp * p_.dp) * static_cast<uint32_t>(c.pp);
   const uint32_t i = rank(c) - base, etp = static_cast<uint32_t>(p_.etp()), ep = static_cast<uint32_t>(p_.ep);
   const uint32_t edp = i / (etp * ep);
   for (uint32_t e = 0; e < ep; ++e) g.push_back(base + i % etp + etp * (e + ep * edp));
@@ -57,14 +54,7 @@ std::vector<uint32_t> Layout::ep_group(RankCoord c) const {
 
 std::vector<uint32_t> Layout::expert_dp_group(RankCoord c) const {
   std::vector<uint32_t> g;
-  if (p_.etp() == p_.tp) {
-    // Every CP rank, and the DP ranks in the same place of each EP group.
-    for (int dp = c.dp % p_.ep; dp < p_.dp; dp += p_.ep)
-      for (int cp = 0; cp < p_.cp; ++cp) g.push_back(rank({c.tp, cp, dp, c.pp}));
-    return g;
-  }
-  const uint32_t stage_ranks = static_cast<uint32_t>(p_.tp * p_.cp * p_.dp);
-  const uint32_t base = stage_ranks * static_cast<uint32_t>(c.pp);
+  const uint32_t base = static_cast<uint32_t>(p_.tp * p_.cp * p_.dp) * static_cast<uint32_t>(c.pp);
   const uint32_t i = rank(c) - base, etp = static_cast<uint32_t>(p_.etp()), ep = static_cast<uint32_t>(p_.ep);
   const uint32_t in_group = i % (etp * ep);  // expert-TP and EP rank
   for (uint32_t e = 0; e < static_cast<uint32_t>(p_.expert_dp()); ++e) g.push_back(base + in_group + etp * ep * e);

@@ -30,8 +30,9 @@ class Layout {
   std::vector<uint32_t> dp_group(RankCoord c) const;
   // Data-parallel x context-parallel: the group gradients are reduced over.
   std::vector<uint32_t> dp_cp_group(RankCoord c) const;
-  // Expert-parallel group: `ep` consecutive data-parallel ranks; with
-  // expert_tp below tp, folded over the stage's TP x CP x DP ranks.
+  // Expert-parallel group, folded over the stage's TP x CP x DP ranks
+  // (expert TP fastest, then EP, then expert DP): without CP and expert TP
+  // below TP, `ep` consecutive data-parallel ranks.
   std::vector<uint32_t> ep_group(RankCoord c) const;
   // The ranks holding the same experts as `c` (expert data parallelism):
   // its gradients are reduced over them.

@@ -119,9 +119,19 @@ TEST(ValidatePlan, ContextAndExpertParallel) {
   p.ep = 16;
   p.dp = 16;
   EXPECT_EQ(check(m, p, training_of(32768, 64, 1), 128), "parallelism.ep: 16 does not divide 8 experts");
+  // EP folds over CP x DP, as Megatron-LM's expert groups do: EP 4 on CP 4
+  // x DP 6 = 24 ranks is fine; EP 8 on CP 4 x DP 3 (x TP 2 = 24 ranks, in
+  // groups of expert TP 2 x EP 8 = 16) is not.
   p.ep = 4;
   p.dp = 6;
-  EXPECT_EQ(check(m, p, training_of(32768, 60, 1), 48), "parallelism.ep: 4 does not divide DP 6");
+  EXPECT_EQ(check(m, p, training_of(32768, 60, 1), 48), "ok");
+  p.ep = 8;
+  p.dp = 3;
+  EXPECT_EQ(check(m, p, training_of(32768, 60, 1), 24),
+            "parallelism.ep: 8 x expert_tp 2 does not divide TP x CP x DP = 24 (the ranks expert groups fold over)");
+  p.cp = 1;
+  p.dp = 6;
+  EXPECT_EQ(check(m, p, training_of(32768, 60, 1), 12), "parallelism.ep: 8 does not divide DP 6");
   ParallelPlan dense = plan_of(1, 1, 8);
   dense.ep = 2;
   EXPECT_EQ(check(find_model("llama3-8b"), dense, training_of(8192, 8, 1), 8),
@@ -228,6 +238,12 @@ TEST(Layout, FoldedExpertGroupsRunOverTensorParallelRanksFirst) {
   ParallelPlan p = plan_of(2, 1, 4);
   p.ep = 4;
   EXPECT_EQ(Layout(p).ep_group({0, 0, 0, 0}), (std::vector<uint32_t>{0, 2, 4, 6}));
+  // With CP 2 (TP 2 x CP 2 x DP 2, EP 4) the group folds over CP x DP:
+  // TP rank 0 of every (cp, dp): 0, 2, 4, 6.
+  ParallelPlan cp = plan_of(2, 1, 2, 2);
+  cp.ep = 4;
+  EXPECT_EQ(Layout(cp).ep_group({0, 1, 1, 0}), (std::vector<uint32_t>{0, 2, 4, 6}));
+  EXPECT_EQ(Layout(cp).expert_dp_group({1, 0, 0, 0}), (std::vector<uint32_t>{1}));
   p.expert_tp = 1;
   EXPECT_EQ(Layout(p).ep_group({0, 0, 0, 0}), (std::vector<uint32_t>{0, 1, 2, 3}));
   EXPECT_EQ(Layout(p).ep_group({1, 0, 2, 0}), (std::vector<uint32_t>{4, 5, 6, 7}));
