@@ -18,14 +18,7 @@ struct ForwardPerToken {
 ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   const double h = static_cast<double>(m.hidden);
   const double q = static_cast<double>(m.q_width()), o = static_cast<double>(m.out_width());
-  double attention_macs = 0;
-  if (m.mla()) {  // down to the latents, Q and K/V up, output
-    const double ql = static_cast<double>(m.q_lora_rank), kl = static_cast<double>(m.kv_lora_rank);
-    attention_macs = h * static_cast<double>(m.latent_width()) + (ql > 0 ? ql : h) * q +
-                     kl * static_cast<double>(m.heads * (m.qk_nope_head_dim + m.v_head_dim)) + o * h;
-  } else {
-    attention_macs = h * static_cast<double>(m.q_width() + m.k_width() + m.v_width()) + o * h;
-  }
+  const double attention_macs = static_cast<double>(m.attention_weights());
   const double mlp = (m.gated_mlp ? 3 : 2) * h;  // MACs per unit of inner size
   ForwardPerToken f;
   f.dense_layer = 2 * (attention_macs + mlp * static_cast<double>(m.dense_ffn()));

@@ -101,8 +101,6 @@ class IsolatedCollectives {
   std::map<std::tuple<int, int64_t, int, size_t, size_t, std::string>, coll::CollectiveResult> memo_;
 };
 
-enum class PairRole : uint8_t { kAlone, kFirst, kSecond };
-
 class IterationSim {
  public:
   explicit IterationSim(const IterationInputs& in)
@@ -147,10 +145,10 @@ class IterationSim {
     SimTime ep_end;        // when its EP all-to-alls finished (= compute + TP comm without)
     bool send_blocking = false;  // waiting for its own pipeline send to complete
     int pending_parts = 0;
-    // Combined 1F1B (ParallelPlan::ep_comm_overlap): each step's role in a
-    // forward-backward pair, by its index in `order`; the running pair's
-    // second compute and its blocking sends still to arrive.
-    std::vector<PairRole> pair_role;
+    // Combined 1F1B (ParallelPlan::ep_comm_overlap): whether the step at
+    // each index of `order` starts a forward-backward pair with the next;
+    // the running pair's second compute and its blocking sends still to arrive.
+    std::vector<bool> starts_pair;
     SimTime pair_compute;
     int pair_sends = 0;
   };
@@ -244,7 +242,7 @@ class IterationSim {
 
 SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   const int64_t chunk_param_bytes = param_bytes(s, step.chunk);
-  const int64_t layers = std::max<int64_t>(1, chunk_range(m_, p_, s, step.chunk).count);
+  const int64_t layers = std::max<int64_t>(1, cost_[s].chunk_layers[step.chunk]);
   const int64_t gather_unit =
       p_.param_gather_bytes > 0 ? p_.param_gather_bytes : (chunk_param_bytes + layers - 1) / layers;
   const int64_t gathers = (chunk_param_bytes + gather_unit - 1) / gather_unit;
@@ -411,17 +409,8 @@ std::unique_ptr<coll::Schedule> IterationSim::merged_schedule(const coll::Algori
 const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
   auto& slot = ep_schedules_[{s, all_to_alls}];
   if (slot) return *slot;
-  // Every EP group of the stage exchanges its tokens at the same time:
-  // each TP slice's runs of ep consecutive data-parallel ranks, or, folded
-  // over CP or below TP, each group once, found at its lowest rank.
-  std::vector<std::vector<uint32_t>> groups;
-  if (p_.etp() == p_.tp && p_.cp == 1) {
-    for (int tp = 0; tp < p_.tp; ++tp)
-      for (int cp = 0; cp < p_.cp; ++cp)
-        for (int dp = 0; dp < p_.dp; dp += p_.ep) groups.push_back(layout_.ep_group({tp, cp, dp, s}));
-  } else {
-    groups = distinct_groups(s, &Layout::ep_group);
-  }
+  // Every EP group of the stage exchanges its tokens at the same time.
+  const std::vector<std::vector<uint32_t>> groups = distinct_groups(s, &Layout::ep_group);
   const coll::CollectiveResult& choice = isolated_.run(coll::Op::kAllToAll, ep_bytes_, groups.front());
   coll::Request r;
   r.op = coll::Op::kAllToAll;
@@ -540,7 +529,7 @@ void IterationSim::reduce_grads_during(int s, const PipelineStep& step, size_t a
 void IterationSim::try_start(int s) {
   Stage& st = st_[s];
   if (st.running || st.next >= st.order.size()) return;
-  if (!st.pair_role.empty() && st.pair_role[st.next] == PairRole::kFirst) return start_pair(s);
+  if (!st.starts_pair.empty() && st.starts_pair[st.next]) return start_pair(s);
   const PipelineStep step = st.order[st.next];
   SimTime arrived, sent;
   if (!inputs_ready(st, s, step, &sent, &arrived)) return;
@@ -817,11 +806,8 @@ IterationResult IterationSim::run() {
     for (size_t i = 0; i < st.order.size(); ++i)
       if (!st.order[i].forward) st.last_backward[st.order[i].chunk] = i;
     if (pairs) {
-      st.pair_role.assign(st.order.size(), PairRole::kAlone);
-      for (const size_t first : combined_pairs(s, p_.pp, micro_batches_, v)) {
-        st.pair_role[first] = PairRole::kFirst;
-        st.pair_role[first + 1] = PairRole::kSecond;
-      }
+      st.starts_pair.assign(st.order.size(), false);
+      for (const size_t first : combined_pairs(s, p_.pp, micro_batches_, v)) st.starts_pair[first] = true;
     }
     st.param_ready.assign(v, SimTime::zero());
   }

@@ -43,9 +43,13 @@ std::vector<uint32_t> Layout::dp_cp_group(RankCoord c) const {
 // TP (cp + CP dp)) is expert-TP rank i % ETP, EP rank (i / ETP) % EP and
 // expert-DP rank i / (ETP EP). With expert TP = TP and CP 1 the EP group
 // is ep consecutive DP ranks of one TP rank.
+uint32_t Layout::stage_base(RankCoord c) const {
+  return static_cast<uint32_t>(p_.tp * p_.cp * p_.dp) * static_cast<uint32_t>(c.pp);
+}
+
 std::vector<uint32_t> Layout::ep_group(RankCoord c) const {
   std::vector<uint32_t> g;
-  const uint32_t base = static_cast<uint32_t>(p_.tp * p_.cp * p_.dp) * static_cast<uint32_t>(c.pp);
+  const uint32_t base = stage_base(c);
   const uint32_t i = rank(c) - base, etp = static_cast<uint32_t>(p_.etp()), ep = static_cast<uint32_t>(p_.ep);
   const uint32_t edp = i / (etp * ep);
   for (uint32_t e = 0; e < ep; ++e) g.push_back(base + i % etp + etp * (e + ep * edp));
@@ -54,7 +58,7 @@ std::vector<uint32_t> Layout::ep_group(RankCoord c) const {
 
 std::vector<uint32_t> Layout::expert_dp_group(RankCoord c) const {
   std::vector<uint32_t> g;
-  const uint32_t base = static_cast<uint32_t>(p_.tp * p_.cp * p_.dp) * static_cast<uint32_t>(c.pp);
+  const uint32_t base = stage_base(c);
   const uint32_t i = rank(c) - base, etp = static_cast<uint32_t>(p_.etp()), ep = static_cast<uint32_t>(p_.ep);
   const uint32_t in_group = i % (etp * ep);  // expert-TP and EP rank
   for (uint32_t e = 0; e < static_cast<uint32_t>(p_.expert_dp()); ++e) g.push_back(base + in_group + etp * ep * e);

@@ -40,6 +40,7 @@ class Layout {
   const ParallelPlan& plan() const { return p_; }
 
  private:
+  uint32_t stage_base(RankCoord c) const;  // the first rank of c's pipeline stage
   ParallelPlan p_;
 };
 

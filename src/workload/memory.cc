@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "workload/params.h"
+#include "workload/pipeline_schedule.h"
 
 namespace anatomy::workload {
 namespace {
@@ -87,28 +88,28 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   return out;
 }
 
-// Micro-batches of activations rank r holds at 1F1B's peak, in layers'
-// worth: non-interleaved min(PP - r, M) micro-batches of its layers;
-// interleaved, Megatron-LM's warm-up count of model chunks plus the one in
-// steady state, of layers / v layers each.
-double layer_microbatches_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r, int64_t layers) {
+// Model chunks of micro-batches rank r holds at 1F1B's peak: its warm-up
+// forwards and the one in steady state (pipeline_schedule.h; Megatron-LM's
+// warm-up count, one more under combined 1F1B with interleaving), at most
+// all of them.
+int64_t chunks_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r) {
   const int64_t M = std::max<int64_t>(1, t.micro_batches(p));
-  const int64_t v = p.virtual_stages;
-  if (v <= 1) return static_cast<double>(std::min<int64_t>(p.pp - r, M) * layers);
-  // Combined 1F1B (ep_comm_overlap) runs one more warm-up forward so that
-  // every steady-state pair is independent (Megatron-LM's moe_a2a_overlap docs).
-  const int64_t extra = p.ep_comm_overlap ? 1 : 0;
-  const int64_t chunks = std::min<int64_t>(2 * (p.pp - r - 1) + (v - 1) * p.pp + 1 + extra, v * M);
-  return static_cast<double>(chunks) * static_cast<double>(layers) / static_cast<double>(v);
+  const int v = p.virtual_stages;
+  const int extra = p.ep_comm_overlap && v > 1 ? 1 : 0;
+  return std::min<int64_t>(warmup_steps(r, p.pp, M, v, extra) + 1, v * M);
 }
 
+// Activations in flight on rank r, in layers' worth: its chunks in flight
+// of layers / v layers each (non-interleaved, min(PP - r, M) micro-batches
+// of all its layers).
+double layer_microbatches_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r, int64_t layers) {
+  return static_cast<double>(chunks_in_flight(p, t, r)) * static_cast<double>(layers) /
+         static_cast<double>(p.virtual_stages);
+}
+
+// Micro-batches through rank 0's first chunk, which has the embedding.
 double micro_batches_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r) {
-  const int64_t M = std::max<int64_t>(1, t.micro_batches(p));
-  const int64_t v = p.virtual_stages;
-  if (v <= 1) return static_cast<double>(std::min<int64_t>(p.pp - r, M));
-  // The embedding is in rank 0's first chunk: count that chunk's micro-batches.
-  const int64_t chunks = std::min<int64_t>(2 * (p.pp - r - 1) + (v - 1) * p.pp + 1, v * M);
-  return std::ceil(static_cast<double>(chunks) / static_cast<double>(v));
+  return std::ceil(static_cast<double>(chunks_in_flight(p, t, r)) / static_cast<double>(p.virtual_stages));
 }
 
 MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int r,

@@ -6,11 +6,12 @@
 // activations, the last rank the output layer and the logits.
 //
 // Parameters on pipeline rank r: its layers (layers_per_stage), each of
-// its kind (ModelSpec::layer_params), plus the input embedding (and
-// position table) on rank 0 and the final norm and output layer on the last rank (with PP > 1
-// Megatron-LM keeps a copy of a tied embedding there too), divided by TP;
-// experts also by EP. Bytes per parameter for mixed-precision Adam, as
-// Megatron-LM's distributed-optimizer notes give them
+// its kind (ModelSpec::dense_layer_params, moe_layer_params), plus the
+// input embedding (and position table) on rank 0 and the final norm and
+// output layer on the last rank (with PP > 1 Megatron-LM keeps a copy of
+// a tied embedding there too), divided by TP; experts by expert TP x EP.
+// Bytes per parameter for mixed-precision Adam, as Megatron-LM's
+// distributed-optimizer notes give them
 // (docs/source/distrib_optimizer.md):
 //   bf16, fp8  2 weights + 4 gradients (accumulated in fp32) + 12 (fp32 master weights, Adam m and v)
 //   fp16       2 + 2 + 16 (fp32 master weights, fp32 gradient copy, m, v)

@@ -19,18 +19,21 @@ int64_t ModelSpec::moe_layers_in(int64_t first, int64_t count) const {
   return upto(first + count) - upto(first);
 }
 
-int64_t ModelSpec::attention_params() const {
+int64_t ModelSpec::attention_weights() const {
   const int64_t h = hidden, q = q_width(), o = out_width();
-  if (mla()) {
-    const int64_t q_proj = q_lora_rank > 0 ? h * q_lora_rank + q_lora_rank * q + q_lora_rank : h * q;
-    const int64_t kv = h * (kv_lora_rank + qk_rope_head_dim) + kv_lora_rank * heads * (qk_nope_head_dim + v_head_dim) +
-                       kv_lora_rank;
+  if (mla()) {  // Q down and up (or Q from h), KV down and up, output
+    const int64_t q_proj = q_lora_rank > 0 ? h * q_lora_rank + q_lora_rank * q : h * q;
+    const int64_t kv = h * (kv_lora_rank + qk_rope_head_dim) + kv_lora_rank * heads * (qk_nope_head_dim + v_head_dim);
     return q_proj + kv + o * h;
   }
   // Q (h x q), K and V (h x kv_width each), output (o x h).
-  int64_t attention = h * (q + k_width() + v_width()) + o * h;
-  if (layernorm) attention += (q + k_width() + v_width()) + h;  // GPT-style biases on every linear layer
-  return attention;
+  return h * (q + k_width() + v_width()) + o * h;
+}
+
+int64_t ModelSpec::attention_params() const {
+  if (mla()) return attention_weights() + q_lora_rank + kv_lora_rank;  // and the latents' norms
+  if (!layernorm) return attention_weights();
+  return attention_weights() + q_width() + k_width() + v_width() + hidden;  // GPT-style biases on every linear layer
 }
 
 namespace {

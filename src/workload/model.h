@@ -117,11 +117,13 @@ struct ModelSpec {
   int64_t active_params() const;    // parameters a token touches (MoE: top_k experts)
   int64_t embedding_params() const;
   int64_t norm_params() const;  // one norm: h, or 2h for LayerNorm with bias
+  // A layer's attention GEMM weights (one MAC each per token), without
+  // biases or norms.
+  int64_t attention_weights() const;
   // One layer, by kind: attention, its MLP, norms.
   int64_t attention_params() const;
   int64_t dense_layer_params() const;
   int64_t moe_layer_params() const;
-  int64_t layer_params(int64_t i) const { return moe_layer(i) ? moe_layer_params() : dense_layer_params(); }
   // The multi-token-prediction modules' own parameters; their layer's kind.
   int64_t mtp_params() const;
   bool mtp_moe() const { return moe_layer(layers - 1); }

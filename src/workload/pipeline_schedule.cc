@@ -3,17 +3,12 @@
 #include <algorithm>
 
 namespace anatomy::workload {
-namespace {
 
-// Warm-up forwards before the first backward: 1F1B min(P - s - 1, M);
-// interleaved (P - s - 1) 2 + (v - 1) P, plus `extra`, at most all of them.
 int64_t warmup_steps(int stage, int stages, int64_t micro_batches, int chunks, int extra) {
   const int64_t P = stages, M = micro_batches, v = chunks;
   if (v == 1) return std::min<int64_t>(P - stage - 1, M);
   return std::min<int64_t>((P - stage - 1) * 2 + (v - 1) * P + extra, M * v);
 }
-
-}  // namespace
 
 std::vector<PipelineStep> pipeline_order(int stage, int stages, int64_t micro_batches, int chunks,
                                          int extra_warmup) {

@@ -21,6 +21,11 @@ struct PipelineStep {
   bool forward = true;
 };
 
+// Warm-up forwards of stage `stage` before its first backward: 1F1B
+// min(P - s - 1, M); interleaved (P - s - 1) 2 + (v - 1) P, plus `extra`
+// (combined 1F1B's one more), at most all M v of them.
+int64_t warmup_steps(int stage, int stages, int64_t micro_batches, int chunks, int extra = 0);
+
 // The step order of stage `stage` (0-based) of `stages`, for `micro_batches`
 // micro-batches and `chunks` model chunks per stage; interleaved, with
 // `extra_warmup` more warm-up forwards (Megatron-LM's combined 1F1B: 1).

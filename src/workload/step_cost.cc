@@ -132,14 +132,19 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   quantize(T, h, heads_local * v_hd, false, &fwd, &bwd);  // attention output: its own cast
   SimTime g_up, g_down;
   int64_t act_elems = T * f;  // the MLP activation's output, before TP
+  // An MLP of inner size `width` over all T tokens, split over TP: a dense
+  // layer's, or the shared experts'.
+  auto tp_mlp = [&](int64_t width) {
+    g_up += gemm_fb(T, (m_.gated_mlp ? 2 : 1) * width / tp, h, &fwd, &bwd);
+    g_down += gemm_fb(T, h, width / tp, &fwd, &bwd);
+    quantize(T, (m_.gated_mlp ? 2 : 1) * width / tp, h, true, &fwd, &bwd);  // after the norm
+    quantize(T, h, width / tp, true, &fwd, &bwd);                            // after the activation
+  };
   if (!moe) {
-    g_up = gemm_fb(T, (m_.gated_mlp ? 2 : 1) * f / tp, h, &fwd, &bwd);
-    g_down = gemm_fb(T, h, f / tp, &fwd, &bwd);
-    quantize(T, (m_.gated_mlp ? 2 : 1) * f / tp, h, true, &fwd, &bwd);  // after the norm
-    quantize(T, h, f / tp, true, &fwd, &bwd);                            // after the activation
+    tp_mlp(f);
   } else {
-    // Balanced routing: each GPU's E/ep experts see T top_k tokens in all.
-    // Experts split over expert TP, each GPU's tokens routed to them.
+    // Balanced routing: each GPU's E/ep experts, split over expert TP, see
+    // the T_ep top_k tokens it dispatches in all.
     const int64_t etp = p_.etp(), T_ep = expert_tokens();
     const int64_t local_experts = std::max<int64_t>(1, m_.experts / p_.ep);
     const int64_t per_expert = std::max<int64_t>(1, T_ep * m_.top_k / local_experts);
@@ -151,13 +156,9 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
       quantize(per_expert, h, f / etp, true, &fwd, &bwd);
     }
     act_elems = T * m_.top_k * f;
-    if (m_.shared_experts > 0) {  // every token, one MLP of shared x ffn, split over TP
-      const int64_t fs = m_.shared_experts * f;
-      g_up += gemm_fb(T, (m_.gated_mlp ? 2 : 1) * fs / tp, h, &fwd, &bwd);
-      g_down += gemm_fb(T, h, fs / tp, &fwd, &bwd);
-      quantize(T, (m_.gated_mlp ? 2 : 1) * fs / tp, h, true, &fwd, &bwd);
-      quantize(T, h, fs / tp, true, &fwd, &bwd);
-      act_elems += T * fs;
+    if (m_.shared_experts > 0) {  // every token, one MLP of shared x ffn
+      tp_mlp(m_.shared_experts * f);
+      act_elems += T * m_.shared_experts * f;
     }
   }
   // Memory-bound kernels, each at its own measured rate: two norms (read +
@@ -304,9 +305,9 @@ StageCost StepCostModel::stage(int s) const {
     b.compute += b.recompute;
     const bool first = s == 0 && c == 0;
     const bool last = s == p_.pp - 1 && c == v - 1;
+    // Vocabulary-parallel embedding lookup, then a TP reduction of its output.
+    const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
     if (first) {
-      // Vocabulary-parallel embedding lookup, then a TP reduction of its output.
-      const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
       f.compute += lookup;
       b.compute += lookup * 2;
       f.tp_comm += embedding_comm;
@@ -315,10 +316,11 @@ StageCost StepCostModel::stage(int s) const {
     if (last) {
       // Output layer (V / tp logits per token) and the cross-entropy loss in fp32.
       const int64_t V = m_.vocab;
-      const SimTime logits = cm_.gemm(T, V / tp, h, prec);
       const SimTime loss = cm_.memory_bound(Bytes(T * (V / tp) * 4 * 3));
-      f.compute += logits + loss;
-      b.compute += cm_.gemm(T, h, V / tp, prec) + cm_.gemm(h, V / tp, T, prec) + loss;
+      const SimTime head_f = cm_.gemm(T, V / tp, h, prec) + loss;
+      const SimTime head_b = cm_.gemm(T, h, V / tp, prec) + cm_.gemm(h, V / tp, T, prec) + loss;
+      f.compute += head_f;
+      b.compute += head_b;
       f.tp_comm += output_comm;
       b.tp_comm += output_comm;
       // Each multi-token-prediction module: the next tokens' embedding
@@ -327,13 +329,11 @@ StageCost StepCostModel::stage(int s) const {
       // Not recomputed.
       if (m_.mtp_layers > 0) {
         const LayerCost& layer = m_.mtp_moe() ? moe_layer_ : dense_layer_;
-        const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
         const SimTime proj_f = cm_.gemm(T, h / tp, 2 * h, prec);
         const SimTime proj_b = cm_.gemm(T, 2 * h, h / tp, prec) + cm_.gemm(2 * h, h / tp, T, prec);
         const int64_t n_mtp = m_.mtp_layers;
-        f.compute += (lookup + proj_f + layer.fwd_compute + logits + loss) * n_mtp;
-        b.compute += (lookup * 2 + proj_b + layer.bwd_compute + cm_.gemm(T, h, V / tp, prec) +
-                      cm_.gemm(h, V / tp, T, prec) + loss) * n_mtp;
+        f.compute += (lookup + proj_f + layer.fwd_compute + head_f) * n_mtp;
+        b.compute += (lookup * 2 + proj_b + layer.bwd_compute + head_b) * n_mtp;
         f.tp_comm += (embedding_comm + layer.fwd_comm + output_comm) * n_mtp;
         b.tp_comm += (embedding_comm + layer.bwd_comm + output_comm) * n_mtp;
         f.ep_all_to_alls += layer.fwd_all_to_alls * n_mtp;
@@ -346,6 +346,7 @@ StageCost StepCostModel::stage(int s) const {
     out.backward.push_back(b);
     out.chunk_params.push_back(held.total());
     out.chunk_expert_params.push_back(held.experts);
+    out.chunk_layers.push_back(n);
   }
   return out;
 }

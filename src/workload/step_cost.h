@@ -70,6 +70,7 @@ struct StageCost {
   std::vector<StepCost> backward;  // per chunk
   std::vector<int64_t> chunk_params;  // parameters of each chunk held by one GPU (before ZeRO sharding)
   std::vector<int64_t> chunk_expert_params;  // of which routed experts (sharded over expert-DP ranks)
+  std::vector<int64_t> chunk_layers;         // transformer layers in each chunk
   Bytes activation_bytes;  // sent to the next stage per micro-batch, per GPU
   int64_t params() const;
   int64_t expert_params() const;
