@@ -26,6 +26,7 @@ std::string plan_text(const workload::ParallelPlan& p) {
   if (p.etp() != p.tp) out += fmt::format(" ETP{}", p.etp());
   if (p.ep_comm_overlap) out += " (EP all-to-alls overlapped, combined 1F1B)";
   if (p.virtual_stages > 1) out += fmt::format(" (interleaved x{})", p.virtual_stages);
+  if (!p.layout.empty()) out += fmt::format(" (layers laid out \"{}\")", p.layout.text);
   if (p.sequence_parallel && p.tp > 1) out += " +SP";
   out += fmt::format(", ZeRO-{}", p.zero_stage);
   if (p.zero_shards() < p.dp * p.cp) out += fmt::format(" (shard group {})", p.zero_shards());

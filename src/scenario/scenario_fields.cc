@@ -246,6 +246,17 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.sequence_parallel = v.flag; }, shows(&P::sequence_parallel)},
       {"virtual_stages", Kind::kInt, by_default("1"), int_range(1, 1024),
        "model chunks per pipeline rank (interleaved 1F1B)", [](P& p, const Value& v) { p.virtual_stages = v.as_int(); }, shows(&P::virtual_stages)},
+      {"pipeline_layout", Kind::kString, by_default(""),
+       [](const Value& v) {
+         workload::PipelineLayout parsed;
+         return workload::parse_pipeline_layout(v.text, parsed);
+       },
+       "the layers of every model chunk, as Megatron-LM's --pipeline-model-parallel-layout: stages split by |, "
+       "E embedding, t layer, m MTP module, L output layer and loss, x*N or (...)*N repeats; stage i is chunk "
+       "i / pp of rank i % pp, pp x virtual_stages stages in all, e.g. \"Et*3|(tt|)*29,m|L\" for DeepSeek-V3 on "
+       "pp 16, virtual_stages 2 (\"\": the layers split evenly)",
+       [](P& p, const Value& v) { workload::parse_pipeline_layout(v.text, p.layout); },
+       [](const P& p) { return p.layout.text; }},
       {"zero_stage", Kind::kInt, by_default("1"), int_range(0, 3),
        "0 none, 1 optimizer state, 2 + gradients, 3 + parameters (FSDP) sharded over DP",
        [](P& p, const Value& v) { p.zero_stage = v.as_int(); }, shows(&P::zero_stage)},

@@ -188,12 +188,14 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   // Rank 0: the embedding's dropout mask. Last rank, one micro-batch: the
   // inputs of the final norm and the output layer, and fp32 logits.
   if (first && m.dropout) act += micro_batches_in_flight(p, t, r) * tokens * h / (sp ? tp : 1);
-  if (last) act += tokens * (2 * e * h / (sp ? tp : 1) + 4 * V / tp);
-  // Each MTP module, for that micro-batch too: its layer, its projection's
-  // 2h input, and the same output-layer inputs and logits.
-  if (last && m.mtp_layers > 0)
-    act += static_cast<double>(m.mtp_layers) * ((m.mtp_moe() ? moe_act : dense_act).whole +
-                                                tokens * (4 * e * h / (sp ? tp : 1) + 4 * V / tp));
+  // Each MTP module, for that micro-batch too: the same output-layer inputs
+  // and logits there, and its layer and its projection's 2h input where the
+  // modules run (the last rank too, unless the layout puts them elsewhere).
+  const double n_mtp = static_cast<double>(m.mtp_layers);
+  if (last) act += (1 + n_mtp) * tokens * (2 * e * h / (sp ? tp : 1) + 4 * V / tp);
+  bool mtp = false;
+  for (int c = 0; c < p.virtual_stages; ++c) mtp = mtp || holds_mtp(m, p, r, c);
+  if (mtp) act += n_mtp * ((m.mtp_moe() ? moe_act : dense_act).whole + tokens * 2 * e * h / (sp ? tp : 1));
   b.activations = to_bytes(act);
   b.workspace = kWorkspace;
   return b;

@@ -6,7 +6,7 @@
 
 namespace anatomy::workload {
 
-GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, bool first, bool last) {
+GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, bool first, bool last, bool mtp) {
   const int64_t tp = p.tp;
   const int64_t moe = m.moe_layers_in(layers.first, layers.count);
   const int64_t expert_layer = m.expert_params_per_layer();
@@ -24,23 +24,28 @@ GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange lay
   if (last) {
     if (!m.tied_embeddings || p.pp > 1) g.dense += V * h / tp;
     g.dense += m.norm_params();
-    if (m.mtp_layers > 0) {
-      // The MTP modules after the last layer, and a copy of the input
-      // embedding for their lookups when it lives on another stage.
-      const int64_t layer = m.mtp_moe() ? m.moe_layer_params() - expert_layer : m.dense_layer_params();
-      g.dense += m.mtp_layers * (on_one_rank(layer) + 2 * h * h / tp + 3 * m.norm_params());
-      g.experts += (m.mtp_moe() ? m.mtp_layers : 0) * (expert_layer / expert_shards);
-      if (p.pp > 1 && !first && !m.tied_embeddings) g.dense += (V + m.max_seq) * h / tp;
-    }
+  }
+  if (mtp && m.mtp_layers > 0) {
+    // The MTP modules, and a copy of the input embedding for their lookups
+    // when it lives on another stage (the output layer's weight serves when
+    // it is tied and here).
+    const int64_t layer = m.mtp_moe() ? m.moe_layer_params() - expert_layer : m.dense_layer_params();
+    g.dense += m.mtp_layers * (on_one_rank(layer) + 2 * h * h / tp + 3 * m.norm_params());
+    g.experts += (m.mtp_moe() ? m.mtp_layers : 0) * (expert_layer / expert_shards);
+    if (p.pp > 1 && !first && (!m.tied_embeddings || !last)) g.dense += (V + m.max_seq) * h / tp;
   }
   return g;
+}
+
+GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) {
+  return chunk_params(m, p, chunk_range(m, p, stage, chunk), stage == 0 && chunk == 0,
+                      stage == p.pp - 1 && chunk == p.virtual_stages - 1, holds_mtp(m, p, stage, chunk));
 }
 
 GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage) {
   GpuParams g;
   for (int c = 0; c < p.virtual_stages; ++c) {
-    const GpuParams chunk = chunk_params(m, p, chunk_range(m, p, stage, c), stage == 0 && c == 0,
-                                         stage == p.pp - 1 && c == p.virtual_stages - 1);
+    const GpuParams chunk = chunk_params(m, p, stage, c);
     g.dense += chunk.dense;
     g.experts += chunk.experts;
   }

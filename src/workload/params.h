@@ -34,8 +34,11 @@ struct GpuParams {
 };
 
 // The layers of one pipeline chunk (chunk_range); `first`: the chunk has
-// the input embedding, `last`: the output layer and the final norm.
-GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, bool first, bool last);
+// the input embedding, `last`: the output layer and the final norm, `mtp`:
+// the multi-token-prediction modules (holds_mtp).
+GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, bool first, bool last, bool mtp);
+// Chunk `chunk` of pipeline stage `stage`, all of that worked out.
+GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk);
 // Every chunk of pipeline stage `stage` (0 .. pp - 1).
 GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage);
 

@@ -305,6 +305,8 @@ StageCost StepCostModel::stage(int s) const {
     b.compute += b.recompute;
     const bool first = s == 0 && c == 0;
     const bool last = s == p_.pp - 1 && c == v - 1;
+    const bool mtp = holds_mtp(m_, p_, s, c);
+    const int64_t n_mtp = m_.mtp_layers;
     // Vocabulary-parallel embedding lookup, then a TP reduction of its output.
     const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
     if (first) {
@@ -314,33 +316,34 @@ StageCost StepCostModel::stage(int s) const {
       b.tp_comm += embedding_comm;
     }
     if (last) {
-      // Output layer (V / tp logits per token) and the cross-entropy loss in fp32.
+      // Output layer (V / tp logits per token) and the cross-entropy loss in
+      // fp32, once for the model and once for each MTP module (here even
+      // when the modules run on another stage, as Megatron-LM computes
+      // their loss in the output layer's stage).
       const int64_t V = m_.vocab;
       const SimTime loss = cm_.memory_bound(Bytes(T * (V / tp) * 4 * 3));
       const SimTime head_f = cm_.gemm(T, V / tp, h, prec) + loss;
       const SimTime head_b = cm_.gemm(T, h, V / tp, prec) + cm_.gemm(h, V / tp, T, prec) + loss;
-      f.compute += head_f;
-      b.compute += head_b;
-      f.tp_comm += output_comm;
-      b.tp_comm += output_comm;
-      // Each multi-token-prediction module: the next tokens' embedding
-      // lookup, a 2h -> h projection (split over TP), one layer of the
-      // model's last kind, and the output layer and loss once more.
-      // Not recomputed.
-      if (m_.mtp_layers > 0) {
-        const LayerCost& layer = m_.mtp_moe() ? moe_layer_ : dense_layer_;
-        const SimTime proj_f = cm_.gemm(T, h / tp, 2 * h, prec);
-        const SimTime proj_b = cm_.gemm(T, 2 * h, h / tp, prec) + cm_.gemm(2 * h, h / tp, T, prec);
-        const int64_t n_mtp = m_.mtp_layers;
-        f.compute += (lookup + proj_f + layer.fwd_compute + head_f) * n_mtp;
-        b.compute += (lookup * 2 + proj_b + layer.bwd_compute + head_b) * n_mtp;
-        f.tp_comm += (embedding_comm + layer.fwd_comm + output_comm) * n_mtp;
-        b.tp_comm += (embedding_comm + layer.bwd_comm + output_comm) * n_mtp;
-        f.ep_all_to_alls += layer.fwd_all_to_alls * n_mtp;
-        b.ep_all_to_alls += layer.bwd_all_to_alls * n_mtp;
-      }
+      f.compute += head_f * (1 + n_mtp);
+      b.compute += head_b * (1 + n_mtp);
+      f.tp_comm += output_comm * (1 + n_mtp);
+      b.tp_comm += output_comm * (1 + n_mtp);
     }
-    const GpuParams held = chunk_params(m_, p_, range, first, last);
+    if (mtp) {
+      // Each multi-token-prediction module: the next tokens' embedding
+      // lookup, a 2h -> h projection (split over TP) and one layer of the
+      // model's last kind. Not recomputed.
+      const LayerCost& layer = m_.mtp_moe() ? moe_layer_ : dense_layer_;
+      const SimTime proj_f = cm_.gemm(T, h / tp, 2 * h, prec);
+      const SimTime proj_b = cm_.gemm(T, 2 * h, h / tp, prec) + cm_.gemm(2 * h, h / tp, T, prec);
+      f.compute += (lookup + proj_f + layer.fwd_compute) * n_mtp;
+      b.compute += (lookup * 2 + proj_b + layer.bwd_compute) * n_mtp;
+      f.tp_comm += (embedding_comm + layer.fwd_comm) * n_mtp;
+      b.tp_comm += (embedding_comm + layer.bwd_comm) * n_mtp;
+      f.ep_all_to_alls += layer.fwd_all_to_alls * n_mtp;
+      b.ep_all_to_alls += layer.bwd_all_to_alls * n_mtp;
+    }
+    const GpuParams held = chunk_params(m_, p_, range, first, last, mtp);
     b.compute += grad_accumulation(held.total());
     out.forward.push_back(f);
     out.backward.push_back(b);

@@ -22,6 +22,13 @@ int64_t chunk_layers(int64_t stage_layers, int v, int chunk) {
 }
 
 LayerRange chunk_range(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) {
+  if (!p.layout.empty()) {
+    const size_t at = static_cast<size_t>(chunk) * static_cast<size_t>(p.pp) + static_cast<size_t>(stage);
+    LayerRange r;
+    for (size_t i = 0; i < at; ++i) r.first += p.layout.stages[i].decoders;
+    r.count = p.layout.stages[at].decoders;
+    return r;
+  }
   const std::vector<int64_t> per_stage = layers_per_stage(m, p);
   const int v = p.virtual_stages;
   LayerRange r;
@@ -44,7 +51,18 @@ std::string recompute_text(const TrainingSpec& t) {
   return fmt::format("full (first {} layer{} of each chunk)", t.recompute_layers, t.recompute_layers == 1 ? "" : "s");
 }
 
+bool holds_mtp(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) {
+  if (m.mtp_layers == 0) return false;
+  if (p.layout.empty()) return stage == p.pp - 1 && chunk == p.virtual_stages - 1;
+  return p.layout.stages[static_cast<size_t>(chunk) * static_cast<size_t>(p.pp) + static_cast<size_t>(stage)].mtp > 0;
+}
+
 std::vector<int64_t> layers_per_stage(const ModelSpec& m, const ParallelPlan& p) {
+  if (!p.layout.empty()) {
+    std::vector<int64_t> out(static_cast<size_t>(p.pp), 0);
+    for (size_t i = 0; i < p.layout.stages.size(); ++i) out[i % out.size()] += p.layout.stages[i].decoders;
+    return out;
+  }
   ANATOMY_CHECK(p.pp >= 1 && m.layers >= p.pp, "every pipeline rank needs a layer (validate_plan first)");
   const int64_t pp = p.pp;
   const int64_t each = (m.layers + pp - 1) / pp;
@@ -131,6 +149,33 @@ void validate_model(const ModelSpec& m) {
   validate_mla(m);
 }
 
+// A layout (Megatron-LM's validate_layer_layout, and its PP x VPP stage
+// count) against the model and the plan.
+void validate_layout(const ModelSpec& m, const ParallelPlan& p) {
+  constexpr const char* kField = "parallelism.pipeline_layout";
+  const std::vector<LayoutStage>& stages = p.layout.stages;
+  const size_t pp = static_cast<size_t>(p.pp), want = pp * static_cast<size_t>(p.virtual_stages);
+  if (stages.size() != want)
+    fail(kField, fmt::format("lists {} stages, but pp {} x virtual_stages {} = {}{}", stages.size(), p.pp,
+                             p.virtual_stages, want,
+                             stages.size() % pp == 0
+                                 ? fmt::format(" (set virtual_stages: {})", stages.size() / pp)
+                                 : fmt::format(" ({} is not a multiple of pp)", stages.size())));
+  int64_t decoders = 0, mtp = 0;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    decoders += stages[i].decoders;
+    mtp += stages[i].mtp;
+    if (stages[i].mtp > 0 && i / pp != want / pp - 1)
+      fail(kField, fmt::format("puts MTP modules in model chunk {} of pipeline rank {}; they must be in the rank's "
+                               "last chunk ({}), as Megatron-LM requires",
+                               i / pp, i % pp, p.virtual_stages - 1));
+  }
+  if (decoders != m.layers)
+    fail(kField, fmt::format("holds {} transformer layers (t), but {} has {}", decoders, m.name, m.layers));
+  if (mtp != m.mtp_layers)
+    fail(kField, fmt::format("holds {} MTP modules (m), but model.mtp_layers is {}", mtp, m.mtp_layers));
+}
+
 }  // namespace
 
 void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int gpus) {
@@ -173,11 +218,14 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
 
   // Pipeline: without interleaving, layers may split unevenly (see
   // layers_per_stage) but every rank needs one; interleaved 1F1B needs
-  // equal model chunks, as Megatron-LM requires.
-  if (m.layers < p.pp)
+  // equal model chunks, as Megatron-LM requires. A layout says it all.
+  if (p.virtual_stages > 1 && p.pp == 1)
+    fail("parallelism.virtual_stages", "interleaving needs pipeline parallelism (pp > 1)");
+  if (!p.layout.empty()) {
+    validate_layout(m, p);
+  } else if (m.layers < p.pp) {
     fail("parallelism.pp", fmt::format("{} stages for {} layers leaves a stage without a layer", p.pp, m.layers));
-  if (p.virtual_stages > 1) {
-    if (p.pp == 1) fail("parallelism.virtual_stages", "interleaving needs pipeline parallelism (pp > 1)");
+  } else if (p.virtual_stages > 1) {
     // Chunks may differ by a layer (a stage's layers split as evenly as they
     // go), but every chunk needs at least one.
     const std::vector<int64_t> per_stage = layers_per_stage(m, p);

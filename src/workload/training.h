@@ -13,6 +13,7 @@
 
 #include "hw/precision.h"
 #include "workload/model.h"
+#include "workload/pipeline_layout.h"
 
 namespace anatomy::workload {
 
@@ -50,6 +51,10 @@ struct ParallelPlan {
   int expert_tp = 0;
   bool sequence_parallel = true;  // with TP: norms/dropout sharded, all-gather + reduce-scatter instead of all-reduce
   int virtual_stages = 1;       // interleaved 1F1B: model chunks per pipeline rank
+  // The layers of every chunk by hand (Megatron-LM's
+  // --pipeline-model-parallel-layout); empty: split evenly
+  // (layers_per_stage, chunk_layers).
+  PipelineLayout layout;
   int zero_stage = 1;           // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
   bool overlap_grad_reduce = true;   // DP reduce-scatter/all-reduce per bucket during backward (false: every chunk's after the flush)
   // Gradients reduced over DP in fp32 (4 bytes a parameter) rather than in
@@ -142,7 +147,8 @@ struct TrainingSpec {
 };
 
 // Transformer layers held by each pipeline rank (all its virtual stages
-// together). Layers that do not divide evenly: every rank gets
+// together): what the layout gives it, if there is one. Otherwise, layers
+// that do not divide evenly: every rank gets
 // ceil(layers / PP), and the PP x ceil(layers / PP) - layers missing ones are
 // taken one each from the ranks at the ends of the pipeline, first then
 // last, then second then second-to-last, ... — the ranks that also hold the
@@ -156,12 +162,20 @@ int64_t chunk_layers(int64_t stage_layers, int v, int chunk);
 
 // The model's layers a chunk holds, first .. first + count - 1. Model chunk
 // c of stage s is the (c x PP + s)-th slice of the layers in order, as
-// Megatron-LM's interleaved schedule assigns them; without interleaving,
-// stage s holds the slice after the stages before it.
+// Megatron-LM's interleaved schedule assigns them and its layouts list
+// them; without interleaving, stage s holds the slice after the stages
+// before it.
 struct LayerRange {
   int64_t first = 0, count = 0;
 };
 LayerRange chunk_range(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk);
+
+// Whether chunk `chunk` of `stage` holds the multi-token-prediction
+// modules (the model has some): where the layout puts them, else the last
+// chunk of the last stage, beside the output layer. Elsewhere ("standalone"
+// in Megatron-LM) the chunk runs their lookups, projections and layers,
+// and the output layer's stage their output layer and loss.
+bool holds_mtp(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk);
 
 // Layers of a chunk of n whose forward is recomputed in the backward
 // (TrainingSpec::recompute_layers): n under full recomputation of every
@@ -176,9 +190,11 @@ std::string recompute_text(const TrainingSpec& t);
 // Checks the plan against the model and GPU count; throws InputError naming
 // the field ("parallelism.tp", "training.global_batch", ...) with the reason
 // (e.g. "parallelism.tp: 3 does not divide 64 attention heads"). Layers may
-// split unevenly over PP (layers_per_stage) except with interleaving
-// (virtual_stages > 1), which needs PP x virtual_stages equal model chunks
-// and micro-batches a multiple of PP, as Megatron-LM does. TP must divide the
+// split unevenly over PP (layers_per_stage); interleaving (virtual_stages >
+// 1) needs a layer in every chunk and micro-batches a multiple of PP, as
+// Megatron-LM does. A layout must list PP x virtual_stages stages holding
+// the model's layers and MTP modules, the MTP modules in their rank's last
+// chunk (Megatron-LM's checks); its chunks may hold no layer. TP must divide the
 // attention heads and the MLP's inner size, and divide the KV heads or be a
 // multiple of them (GQA replicates a KV head on TP / kv_heads ranks).
 void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int gpus);

@@ -411,6 +411,18 @@ TEST(ScenarioErrors, LatentAttentionFromTheScenario) {
   EXPECT_EQ(e, "s.yaml:3: model.v_head_dim: 128 is a multi-head latent attention width; set model.kv_lora_rank too");
 }
 
+TEST(ScenarioErrors, PipelineLayoutFromTheScenario) {
+  // Llama 3 8B's 32 layers on PP 2 as 14 + 18, Megatron's syntax; a typo
+  // is a parse error at its line, a layout for other stages validate_plan's.
+  const std::string head = "model: llama3-8b\ncluster: {system: dgx-h100, gpus: 16}\nparallelism:\n  pp: 2\n";
+  EXPECT_EQ(error_of(head + "  pipeline_layout: \"Et*14|t*18L\"\n"), "no error");
+  EXPECT_EQ(error_of(head + "  pipeline_layout: \"Et*14|T*18L\"\n"),
+            "s.yaml:5: parallelism.pipeline_layout: unknown symbol 'T' at 7 (known: E embedding, t layer, m MTP "
+            "module, L output and loss, | next stage, (...)*N repeat)");
+  EXPECT_EQ(error_of(head + "  pipeline_layout: \"Et*14|t*17L\"\n"),
+            "s.yaml:5: parallelism.pipeline_layout: holds 31 transformer layers (t), but llama3-8b has 32");
+}
+
 TEST(ScenarioErrors, ASectionThatIsNotAMapping) {
   const std::string e = error_of(std::string(kMinimal) + "training: 4096\n");
   EXPECT_TRUE(starts_with(e, "s.yaml:3: training: expects a mapping with keys seq_len,")) << e;

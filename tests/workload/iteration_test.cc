@@ -172,6 +172,24 @@ TEST(Iteration, InterleavingShrinksTheBubble) {
   EXPECT_NEAR(interleaved.seconds() / plain.seconds(), 0.5, 0.1);
 }
 
+TEST(Iteration, ALayoutOfTheEvenSplitChangesNothingAndAnUnevenOneWidensTheBubble) {
+  // 16 layers on PP 4 x 2 chunks split evenly are 2 a chunk; the layout
+  // saying so gives the same iteration to the picosecond. Moving a layer
+  // from the last chunk to the first leaves one chunk of 3 (and one of 1):
+  // the pipeline runs at its slowest chunk's pace, so it is slower.
+  Harness h;
+  h.plan.pp = 4;
+  h.plan.virtual_stages = 2;
+  h.plan.overlap_p2p_comm = true;
+  const IterationResult even = h.run();
+  ASSERT_EQ(parse_pipeline_layout("Et*2|(tt|)*6,ttL", h.plan.layout), "");
+  const IterationResult same = h.run();
+  EXPECT_EQ(same.iteration, even.iteration);
+  EXPECT_EQ(same.mean.bubble, even.mean.bubble);
+  ASSERT_EQ(parse_pipeline_layout("Et*3|(tt|)*6,tL", h.plan.layout), "");
+  EXPECT_GT(h.run().iteration, even.iteration);
+}
+
 TEST(Iteration, BlockingPipelineSendsCostMoreThanOverlappedOnes) {
   Harness h;
   h.plan.pp = 2;

@@ -275,5 +275,25 @@ TEST(Memory, LastRankHoldsTheLogits) {
   EXPECT_EQ(fit(m, p, t, Bytes(180'000'000'000)), "fits");
 }
 
+TEST(Memory, AStandaloneMtpModuleKeepsItsActivationsOnItsOwnRank) {
+  // DeepSeek-V3 on PP 16 x VPP 2: with the MTP module beside the loss
+  // ("...,|mL") rank 15 keeps its layer's activations and its projection's
+  // input; standalone ("...,m|L") rank 14 does, and rank 15 keeps only the
+  // module's output-layer inputs and logits. Both ranks hold two layers
+  // either way, so the difference is the module's, the same on both.
+  const ModelSpec& m = find_model("deepseek-v3");
+  ParallelPlan p = plan(1, 16, 16, 1);
+  p.ep = 16;
+  p.virtual_stages = 2;
+  const TrainingSpec t = training(4096, 1024, 1);
+  ASSERT_EQ(parse_pipeline_layout("Et*3|(tt|)*29,|mL", p.layout), "");
+  const std::vector<MemoryBreakdown> beside = estimate_memory_per_stage(m, p, t);
+  ASSERT_EQ(parse_pipeline_layout("Et*3|(tt|)*29,m|L", p.layout), "");
+  const std::vector<MemoryBreakdown> alone = estimate_memory_per_stage(m, p, t);
+  const double moved = alone[14].activations.as_double() - beside[14].activations.as_double();
+  EXPECT_GT(moved, 0);
+  EXPECT_NEAR(beside[15].activations.as_double() - alone[15].activations.as_double(), moved, 1);
+}
+
 }  // namespace
 }  // namespace anatomy::workload

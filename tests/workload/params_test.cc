@@ -41,10 +41,10 @@ TEST(Params, ExpertTensorParallelismSplitsTheExpertsOverItsOwnRanks) {
   ParallelPlan p;
   p.tp = 2;
   p.ep = 4;
-  const GpuParams split = chunk_params(m, p, {0, 1}, false, false);
+  const GpuParams split = chunk_params(m, p, {0, 1}, false, false, false);
   EXPECT_EQ(split.experts, 176'160'768);
   p.expert_tp = 1;
-  const GpuParams whole = chunk_params(m, p, {0, 1}, false, false);
+  const GpuParams whole = chunk_params(m, p, {0, 1}, false, false, false);
   EXPECT_EQ(whole.experts, 352'321'536);
   EXPECT_EQ(whole.dense, split.dense);
 }
@@ -62,7 +62,40 @@ TEST(Params, DeepSeekV3StagesHoldTheirOwnKindsOfLayer) {
   EXPECT_EQ(stage_params(m, p, 0).experts, 0);
   EXPECT_EQ(stage_params(m, p, 1).experts, 3 * m.expert_params_per_layer() / 64);
   p.tp = 2;
-  EXPECT_EQ(chunk_params(m, p, {0, 1}, false, false).dense, 299'312'128);
+  EXPECT_EQ(chunk_params(m, p, {0, 1}, false, false, false).dense, 299'312'128);
+}
+
+TEST(Params, AStandaloneMtpModuleTakesItsLayerAndAnEmbeddingCopyToItsStage) {
+  // DeepSeek-V3 on PP 16 x VPP 2 with Megatron's "Et*3|(tt|)*29,m|L": rank
+  // 14's second chunk holds the MTP module alone: its MoE layer, its 2h x h
+  // projection and three norms, and a copy of the embedding (V x h,
+  // untied) for its lookups; rank 15's second chunk the output layer
+  // (V x h) and the final norm, and no MTP module. Over the whole model the
+  // ranks hold what the evenly split plan holds: there, too, the MTP module
+  // needs its own embedding copy, the untied output layer being no copy.
+  const ModelSpec& m = find_model("deepseek-v3");
+  ParallelPlan p;
+  p.pp = 16;
+  p.dp = 16;
+  p.ep = 16;
+  p.virtual_stages = 2;
+  ASSERT_EQ(parse_pipeline_layout("Et*3|(tt|)*29,m|L", p.layout), "");
+  const int64_t h = m.hidden, V = m.vocab, experts = m.expert_params_per_layer();
+  const GpuParams mtp = chunk_params(m, p, 14, 1);
+  EXPECT_EQ(mtp.dense, m.moe_layer_params() - experts + 2 * h * h + 3 * m.norm_params() + V * h);
+  EXPECT_EQ(mtp.experts, experts / 16);
+  const GpuParams loss = chunk_params(m, p, 15, 1);
+  EXPECT_EQ(loss.dense, V * h + m.norm_params());
+  EXPECT_EQ(loss.experts, 0);
+  ParallelPlan even = p;
+  even.layout = {};
+  even.virtual_stages = 1;
+  int64_t laid_out = 0, split = 0;
+  for (int s = 0; s < 16; ++s) {
+    laid_out += stage_params(m, p, s).total();
+    split += stage_params(m, even, s).total();
+  }
+  EXPECT_EQ(laid_out, split);
 }
 
 TEST(Params, ExpertsSplitOverTensorAndExpertParallel) {
@@ -73,7 +106,7 @@ TEST(Params, ExpertsSplitOverTensorAndExpertParallel) {
   ParallelPlan p;
   p.tp = 2;
   p.ep = 4;
-  const GpuParams g = chunk_params(m, p, {0, 1}, false, false);
+  const GpuParams g = chunk_params(m, p, {0, 1}, false, false, false);
   EXPECT_EQ(g.experts, m.expert_params_per_layer() / 8);
   EXPECT_EQ(g.dense, (m.moe_layer_params() - m.expert_params_per_layer()) / 2);
 }
@@ -95,6 +128,44 @@ TEST(Params, StepCostsCountWhatTheStagesHold) {
     return core::SimTime::zero();
   });
   for (int s = 0; s < p.pp; ++s) EXPECT_EQ(cost.stage(s).params(), stage_params(m, p, s).total()) << "stage " << s;
+}
+
+TEST(Params, AStandaloneMtpModuleMovesItsWorkNotItsLoss) {
+  // The same DeepSeek-V3 plan with the MTP module beside the loss
+  // ("...,|mL": rank 14's second chunk empty) and on its own ("...,m|L").
+  // Standalone, rank 14's chunk runs the module (a lookup, a projection, a
+  // MoE layer, its all-to-alls) and rank 15's chunk only the output layer
+  // and loss, twice (the model's and the module's, which Megatron-LM
+  // computes in the output layer's stage); the two chunks together cost
+  // the same either way.
+  const ModelSpec& m = find_model("deepseek-v3");
+  ParallelPlan p;
+  p.pp = 16;
+  p.dp = 16;
+  p.ep = 16;
+  p.virtual_stages = 2;
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = 1024;
+  t.precision = hw::Precision::kFp8;
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H200"), nullptr);
+  const auto costs = [&](const char* layout) {
+    ParallelPlan q = p;
+    EXPECT_EQ(parse_pipeline_layout(layout, q.layout), "");
+    const StepCostModel cost(m, q, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+      return core::SimTime::zero();
+    });
+    return std::pair{cost.stage(14), cost.stage(15)};
+  };
+  const auto [beside14, beside15] = costs("Et*3|(tt|)*29,|mL");
+  const auto [alone14, alone15] = costs("Et*3|(tt|)*29,m|L");
+  EXPECT_EQ(beside14.forward[1].compute, core::SimTime::zero());
+  EXPECT_EQ(beside14.forward[1].ep_all_to_alls, 0);
+  EXPECT_GT(alone14.forward[1].compute, core::SimTime::zero());
+  EXPECT_EQ(alone14.forward[1].ep_all_to_alls, beside15.forward[1].ep_all_to_alls);
+  EXPECT_EQ(alone14.forward[1].compute + alone15.forward[1].compute, beside15.forward[1].compute);
+  EXPECT_EQ(alone14.backward[1].compute + alone15.backward[1].compute, beside15.backward[1].compute);
+  EXPECT_EQ(alone14.chunk_params[1] + alone15.chunk_params[1], beside15.chunk_params[1]);
 }
 
 TrainingSpec trained(hw::Precision p, bool master_weights = true) {

@@ -197,6 +197,80 @@ TEST(ChunkRange, InterleavedChunksTakeTheModelsLayersInRoundRobinOrder) {
   EXPECT_EQ(chunk_range(m, flat, 15, 0).first, 58);
 }
 
+// A plan with Megatron-LM's pipeline layout `text` (it must parse).
+ParallelPlan with_layout(ParallelPlan p, const char* text) {
+  EXPECT_EQ(parse_pipeline_layout(text, p.layout), "");
+  return p;
+}
+
+TEST(ChunkRange, ALayoutGivesEachChunkItsLayersInMegatronsOrder) {
+  // DeepSeek-V3 on PP 16 x VPP 2, "Et*3|(tt|)*29,m|L": virtual stage i is
+  // chunk i / 16 of rank i % 16. Rank 0 chunk 0 holds layers 0-2; rank 1
+  // chunk 0 is stage 1, layers 3-4; rank 0 chunk 1 is stage 16, after 3 +
+  // 15 x 2 = 33 layers; rank 14 chunk 1 (stage 30) holds only the MTP
+  // module, at layer 61; rank 15 chunk 1 (stage 31) only the loss.
+  const ModelSpec& m = find_model("deepseek-v3");
+  ParallelPlan p = plan_of(1, 16, 16);
+  p.virtual_stages = 2;
+  p = with_layout(p, "Et*3|(tt|)*29,m|L");
+  EXPECT_EQ(chunk_range(m, p, 0, 0).first, 0);
+  EXPECT_EQ(chunk_range(m, p, 0, 0).count, 3);
+  EXPECT_EQ(chunk_range(m, p, 1, 0).first, 3);
+  EXPECT_EQ(chunk_range(m, p, 1, 0).count, 2);
+  EXPECT_EQ(chunk_range(m, p, 0, 1).first, 33);
+  EXPECT_EQ(chunk_range(m, p, 14, 1).count, 0);
+  EXPECT_EQ(chunk_range(m, p, 15, 1).first, 61);
+  EXPECT_EQ(chunk_range(m, p, 15, 1).count, 0);
+  // Ranks 0 and 15: 3 + 2 and 2 + 0 layers; the others 4, but rank 14: 2.
+  std::vector<int64_t> expect(16, 4);
+  expect[0] = 5;
+  expect[14] = 2;
+  expect[15] = 2;
+  EXPECT_EQ(layers_per_stage(m, p), expect);
+  // The MTP module runs where the layout puts it, not beside the loss.
+  EXPECT_TRUE(holds_mtp(m, p, 14, 1));
+  EXPECT_FALSE(holds_mtp(m, p, 15, 1));
+  // Without a layout, on the last chunk of the last rank.
+  EXPECT_TRUE(holds_mtp(m, plan_of(1, 16, 16), 15, 0));
+  EXPECT_FALSE(holds_mtp(find_model("llama3-8b"), plan_of(1, 2, 1), 1, 0));
+}
+
+TEST(ValidatePlan, PipelineLayoutMustMatchThePlanAndTheModel) {
+  const ModelSpec& m = find_model("deepseek-v3");
+  const TrainingSpec t = training_of(4096, 1024, 1);
+  ParallelPlan p = with_layout(plan_of(1, 16, 16), "Et*3|(tt|)*29,m|L");
+  EXPECT_EQ(check(m, p, t, 256),
+            "parallelism.pipeline_layout: lists 32 stages, but pp 16 x virtual_stages 1 = 16 (set virtual_stages: 2)");
+  p.virtual_stages = 2;
+  EXPECT_EQ(check(m, p, t, 256), "ok");
+  p.pp = 8;
+  p.dp = 32;
+  p.virtual_stages = 5;
+  EXPECT_EQ(check(m, p, t, 256),
+            "parallelism.pipeline_layout: lists 32 stages, but pp 8 x virtual_stages 5 = 40 (set virtual_stages: 4)");
+  // 60 layers listed for a 61-layer model; no MTP module for one.
+  EXPECT_EQ(check(m, with_layout(plan_of(1, 16, 16), "Et*3|(t*4|)*14,tmL"), t, 256),
+            "parallelism.pipeline_layout: holds 60 transformer layers (t), but deepseek-v3 has 61");
+  EXPECT_EQ(check(m, with_layout(plan_of(1, 16, 16), "Et*3|(t*4|)*14,t*2L"), t, 256),
+            "parallelism.pipeline_layout: holds 0 MTP modules (m), but model.mtp_layers is 1");
+  // Megatron-LM keeps MTP modules in the last chunk of their rank: stage 15
+  // of PP 16 x VPP 2 is rank 15's first chunk.
+  ParallelPlan early = with_layout(plan_of(1, 16, 16), "Et*3|(t*4|)*14,t*2m|(|)*15L");
+  early.virtual_stages = 2;
+  EXPECT_EQ(check(m, early, t, 256),
+            "parallelism.pipeline_layout: puts MTP modules in model chunk 0 of pipeline rank 15; they must be in the "
+            "rank's last chunk (1), as Megatron-LM requires");
+  // A layout may leave a chunk empty: the evenly split plan could not
+  // (16 x 4 chunks for 61 layers).
+  // 1 + 14 + 1 + 47 + 1 = 64 stages, the last 48 but one empty.
+  ParallelPlan sparse = with_layout(plan_of(1, 16, 16), "Et*3|(t*4|)*14,t*2(|)*48mL");
+  sparse.virtual_stages = 4;
+  EXPECT_EQ(check(m, sparse, t, 256), "ok");
+  sparse.layout = {};
+  EXPECT_EQ(check(m, sparse, t, 256),
+            "parallelism.virtual_stages: a pipeline stage with 3 layers cannot hold 4 model chunks");
+}
+
 TEST(ValidatePlan, MixtureOfExpertsLayout) {
   ModelSpec m = find_model("llama3-8b");
   const ParallelPlan p = plan_of(1, 1, 8);
