@@ -177,6 +177,9 @@ class TrainingIterations {
     one.parallelism.virtual_stages = 1;
     one.parallelism.expert_tp = 0;  // classes name TP, PP and EP only
     one.parallelism.ep_comm_overlap = false;
+    one.parallelism.layout = {};  // and split the layers evenly
+    one.parallelism.first_stage_layers = one.parallelism.last_stage_layers = 0;
+    one.parallelism.embedding_in_split = one.parallelism.loss_in_split = false;
     const int64_t per_step = one.training.micro_batch * one.parallelism.dp;
     one.training.global_batch = std::max(per_step, (one.training.global_batch + per_step - 1) / per_step * per_step);
     try {

@@ -27,6 +27,12 @@ std::string plan_text(const workload::ParallelPlan& p) {
   if (p.ep_comm_overlap) out += " (EP all-to-alls overlapped, combined 1F1B)";
   if (p.virtual_stages > 1) out += fmt::format(" (interleaved x{})", p.virtual_stages);
   if (!p.layout.empty()) out += fmt::format(" (layers laid out \"{}\")", p.layout.text);
+  if (p.first_stage_layers > 0) out += fmt::format(" (first stage {} layers)", p.first_stage_layers);
+  if (p.last_stage_layers > 0) out += fmt::format(" (last stage {} layers)", p.last_stage_layers);
+  if (p.embedding_in_split || p.loss_in_split)
+    out += fmt::format(" ({} counted as a layer)", p.embedding_in_split && p.loss_in_split ? "embedding and loss each"
+                                                   : p.embedding_in_split                ? "embedding"
+                                                                                         : "loss");
   if (p.sequence_parallel && p.tp > 1) out += " +SP";
   out += fmt::format(", ZeRO-{}", p.zero_stage);
   if (p.zero_shards() < p.dp * p.cp) out += fmt::format(" (shard group {})", p.zero_shards());

@@ -257,6 +257,22 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        "pp 16, virtual_stages 2 (\"\": the layers split evenly)",
        [](P& p, const Value& v) { workload::parse_pipeline_layout(v.text, p.layout); },
        [](const P& p) { return p.layout.text; }},
+      {"first_stage_layers", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "layers of the first pipeline rank, the other ranks sharing the rest equally (Megatron-LM "
+       "--decoder-first-pipeline-num-layers; 0: not set)",
+       [](P& p, const Value& v) { p.first_stage_layers = v.integer; }, shows(&P::first_stage_layers)},
+      {"last_stage_layers", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "layers of the last pipeline rank, the other ranks sharing the rest equally (Megatron-LM "
+       "--decoder-last-pipeline-num-layers; 0: not set)",
+       [](P& p, const Value& v) { p.last_stage_layers = v.integer; }, shows(&P::last_stage_layers)},
+      {"embedding_in_split", Kind::kBool, by_default("false"), {},
+       "count the embedding as a layer when splitting the layers over pipeline ranks and chunks: the first chunk "
+       "holds one layer fewer (Megatron-LM --account-for-embedding-in-pipeline-split)",
+       [](P& p, const Value& v) { p.embedding_in_split = v.flag; }, shows(&P::embedding_in_split)},
+      {"loss_in_split", Kind::kBool, by_default("false"), {},
+       "count the output layer and loss as a layer when splitting: the last chunk holds one layer fewer "
+       "(Megatron-LM --account-for-loss-in-pipeline-split)",
+       [](P& p, const Value& v) { p.loss_in_split = v.flag; }, shows(&P::loss_in_split)},
       {"zero_stage", Kind::kInt, by_default("1"), int_range(0, 3),
        "0 none, 1 optimizer state, 2 + gradients, 3 + parameters (FSDP) sharded over DP",
        [](P& p, const Value& v) { p.zero_stage = v.as_int(); }, shows(&P::zero_stage)},

@@ -21,12 +21,74 @@ int64_t chunk_layers(int64_t stage_layers, int v, int chunk) {
   return stage_layers / v + (chunk < stage_layers % v ? 1 : 0);
 }
 
-LayerRange chunk_range(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) {
+namespace {
+
+// Megatron's split with the first/last stage fixed or the embedding/loss
+// counted, as per-rank layer counts (transformer_block.py,
+// get_num_layers_to_build); "" or why the plan cannot be split so.
+std::string megatron_split(const ModelSpec& m, const ParallelPlan& p, std::vector<int64_t>& per_rank) {
+  const int64_t pp = p.pp;
+  per_rank.assign(static_cast<size_t>(pp), 0);
+  if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+    int64_t rest = m.layers, ranks = pp;
+    if (p.first_stage_layers > 0) rest -= p.first_stage_layers, --ranks;
+    if (p.last_stage_layers > 0) rest -= p.last_stage_layers, --ranks;
+    if (rest < 0 || (ranks == 0 && rest != 0))
+      return fmt::format("{} layers on the first and {} on the last pipeline rank leave {} of {}'s {} for the "
+                         "other {}",
+                         p.first_stage_layers, p.last_stage_layers, rest, m.name, m.layers, ranks);
+    if (ranks > 0 && rest % ranks != 0)
+      return fmt::format("the other {} pipeline ranks cannot share the {} layers left equally", ranks, rest);
+    for (int64_t& n : per_rank) n = ranks > 0 ? rest / ranks : 0;
+    if (p.first_stage_layers > 0) per_rank.front() = p.first_stage_layers;
+    if (p.last_stage_layers > 0) per_rank.back() = p.last_stage_layers;
+  } else {
+    const int64_t counted = m.layers + (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
+    if (counted % pp != 0)
+      return fmt::format("{} layers, the {} counted, do not divide over {} pipeline ranks", counted,
+                         p.embedding_in_split && p.loss_in_split ? "embedding and loss"
+                         : p.embedding_in_split                  ? "embedding"
+                                                                 : "loss",
+                         pp);
+    for (int64_t& n : per_rank) n = counted / pp;
+  }
+  for (int64_t n : per_rank)
+    if (n % p.virtual_stages != 0)
+      return fmt::format("a pipeline rank's {} layers do not divide into {} equal model chunks", n, p.virtual_stages);
+  if ((p.embedding_in_split && per_rank.front() / p.virtual_stages < 1) ||
+      (p.loss_in_split && per_rank.back() / p.virtual_stages < 1))
+    return "the first or last model chunk has no layer to give up for the embedding or loss";
+  return {};
+}
+
+bool megatron_uneven(const ParallelPlan& p) {
+  return p.first_stage_layers > 0 || p.last_stage_layers > 0 || p.embedding_in_split || p.loss_in_split;
+}
+
+}  // namespace
+
+std::vector<int64_t> given_chunk_layers(const ModelSpec& m, const ParallelPlan& p) {
+  std::vector<int64_t> out;
   if (!p.layout.empty()) {
+    for (const LayoutStage& st : p.layout.stages) out.push_back(st.decoders);
+  } else if (megatron_uneven(p)) {
+    std::vector<int64_t> per_rank;
+    ANATOMY_CHECK(megatron_split(m, p, per_rank).empty(), "validate_plan first");
+    const int v = p.virtual_stages;
+    for (int c = 0; c < v; ++c)
+      for (int64_t n : per_rank) out.push_back(n / v);
+    if (p.embedding_in_split) --out.front();
+    if (p.loss_in_split) --out.back();
+  }
+  return out;
+}
+
+LayerRange chunk_range(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) {
+  if (const std::vector<int64_t> given = given_chunk_layers(m, p); !given.empty()) {
     const size_t at = static_cast<size_t>(chunk) * static_cast<size_t>(p.pp) + static_cast<size_t>(stage);
     LayerRange r;
-    for (size_t i = 0; i < at; ++i) r.first += p.layout.stages[i].decoders;
-    r.count = p.layout.stages[at].decoders;
+    for (size_t i = 0; i < at; ++i) r.first += given[i];
+    r.count = given[at];
     return r;
   }
   const std::vector<int64_t> per_stage = layers_per_stage(m, p);
@@ -58,9 +120,9 @@ bool holds_mtp(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) 
 }
 
 std::vector<int64_t> layers_per_stage(const ModelSpec& m, const ParallelPlan& p) {
-  if (!p.layout.empty()) {
+  if (const std::vector<int64_t> given = given_chunk_layers(m, p); !given.empty()) {
     std::vector<int64_t> out(static_cast<size_t>(p.pp), 0);
-    for (size_t i = 0; i < p.layout.stages.size(); ++i) out[i % out.size()] += p.layout.stages[i].decoders;
+    for (size_t i = 0; i < given.size(); ++i) out[i % out.size()] += given[i];
     return out;
   }
   ANATOMY_CHECK(p.pp >= 1 && m.layers >= p.pp, "every pipeline rank needs a layer (validate_plan first)");
@@ -176,6 +238,23 @@ void validate_layout(const ModelSpec& m, const ParallelPlan& p) {
     fail(kField, fmt::format("holds {} MTP modules (m), but model.mtp_layers is {}", mtp, m.mtp_layers));
 }
 
+// Megatron-LM's uneven splits (get_num_layers_to_build's assertions).
+void validate_megatron_split(const ModelSpec& m, const ParallelPlan& p) {
+  if (p.first_stage_layers < 0) fail("parallelism.first_stage_layers", fmt::format("{} is negative", p.first_stage_layers));
+  if (p.last_stage_layers < 0) fail("parallelism.last_stage_layers", fmt::format("{} is negative", p.last_stage_layers));
+  const bool fixed = p.first_stage_layers > 0 || p.last_stage_layers > 0;
+  const char* field = p.first_stage_layers > 0 ? "parallelism.first_stage_layers"
+                      : p.last_stage_layers > 0 ? "parallelism.last_stage_layers"
+                      : p.embedding_in_split   ? "parallelism.embedding_in_split"
+                                               : "parallelism.loss_in_split";
+  if (fixed && (p.embedding_in_split || p.loss_in_split))
+    fail(field, "cannot be combined with embedding_in_split or loss_in_split (Megatron-LM: \"Does not support "
+                "standalone embedding stage and standalone loss stage with uneven pp\")");
+  if (fixed && p.pp == 1) fail(field, "needs pipeline parallelism (pp > 1)");
+  std::vector<int64_t> per_rank;
+  if (std::string why = megatron_split(m, p, per_rank); !why.empty()) fail(field, why);
+}
+
 }  // namespace
 
 void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int gpus) {
@@ -222,7 +301,12 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (p.virtual_stages > 1 && p.pp == 1)
     fail("parallelism.virtual_stages", "interleaving needs pipeline parallelism (pp > 1)");
   if (!p.layout.empty()) {
+    if (megatron_uneven(p))
+      fail("parallelism.pipeline_layout", "gives every chunk's layers; leave first_stage_layers, last_stage_layers, "
+                                          "embedding_in_split and loss_in_split unset");
     validate_layout(m, p);
+  } else if (megatron_uneven(p)) {
+    validate_megatron_split(m, p);
   } else if (m.layers < p.pp) {
     fail("parallelism.pp", fmt::format("{} stages for {} layers leaves a stage without a layer", p.pp, m.layers));
   } else if (p.virtual_stages > 1) {

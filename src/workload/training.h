@@ -55,6 +55,18 @@ struct ParallelPlan {
   // --pipeline-model-parallel-layout); empty: split evenly
   // (layers_per_stage, chunk_layers).
   PipelineLayout layout;
+  // Megatron-LM's other ways to split unevenly, each as Megatron's
+  // get_num_layers_to_build does it. The first (last) pipeline rank holds
+  // this many layers and the others share the rest equally
+  // (--decoder-first/last-pipeline-num-layers; 0: not set); or the
+  // embedding (the output layer and loss) counts as a layer, so that the
+  // layers plus those divide equally over the ranks and chunks and the first
+  // chunk of the first rank (the last of the last) holds one layer fewer
+  // (--account-for-embedding/loss-in-pipeline-split).
+  int64_t first_stage_layers = 0;
+  int64_t last_stage_layers = 0;
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
   int zero_stage = 1;           // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
   bool overlap_grad_reduce = true;   // DP reduce-scatter/all-reduce per bucket during backward (false: every chunk's after the flush)
   // Gradients reduced over DP in fp32 (4 bytes a parameter) rather than in
@@ -159,6 +171,12 @@ std::vector<int64_t> layers_per_stage(const ModelSpec& m, const ParallelPlan& p)
 // Layers in chunk `chunk` of a stage holding `stage_layers` over v model
 // chunks: as evenly as they go, the first chunks taking any extra layer.
 int64_t chunk_layers(int64_t stage_layers, int v, int chunk);
+
+// The layers of every virtual stage (chunk c of rank s at c x PP + s) when
+// the plan says them: its layout, or Megatron-LM's uneven first and last
+// stages, or the embedding and loss counted as layers. Empty: the even
+// split (layers_per_stage, chunk_layers). The plan must be valid.
+std::vector<int64_t> given_chunk_layers(const ModelSpec& m, const ParallelPlan& p);
 
 // The model's layers a chunk holds, first .. first + count - 1. Model chunk
 // c of stage s is the (c x PP + s)-th slice of the layers in order, as

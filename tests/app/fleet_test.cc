@@ -51,6 +51,18 @@ TEST(FleetRun, TheTraceReplayReportsItsRejectedRowsAndRunsTheRest) {
   EXPECT_NE(r.result.profiles[0].find("llama3-8b TP8 PP1 DP8"), std::string::npos);
 }
 
+TEST(FleetRun, AClassSplitsItsLayersEvenlyWhateverTheBaseScenarioSplits) {
+  // A class names its own TP, PP and EP (here PP 1); the base scenario's
+  // uneven split (8 layers on the first of several stages) would leave
+  // that plan invalid, so a class leaves it out, as it does expert_tp.
+  const scenario::Scenario s = scenario::load_scenario(
+      shipped("trace-replay.yaml"), {scenario::parse_override("parallelism.first_stage_layers=8")});
+  EXPECT_EQ(s.parallelism.first_stage_layers, 8);
+  const FleetRun r = run_fleet(s);
+  ASSERT_EQ(r.result.profiles.size(), 1u);
+  EXPECT_NE(r.result.profiles[0].find("llama3-8b TP8 PP1 DP8"), std::string::npos);
+}
+
 TEST(FleetRun, TwoTrainingJobsOnASharedSpineSlowByTheirIterationRunAgainWithWhatTheSpineLeaves) {
   // training-shared-spine.yaml: x on hosts 0 and 2, y on 1 and 3 (spread),
   // Llama 3 8B at TP 8, DP 2, 8 sequences per micro-batch.

@@ -271,6 +271,81 @@ TEST(ValidatePlan, PipelineLayoutMustMatchThePlanAndTheModel) {
             "parallelism.virtual_stages: a pipeline stage with 3 layers cannot hold 4 model chunks");
 }
 
+TEST(ChunkRange, MegatronsUnevenFirstAndLastStages) {
+  // --decoder-first/last-pipeline-num-layers 6 on Llama 3 8B's 32 layers
+  // over PP 4: the two middle ranks share 32 - 12 = 20, 10 each.
+  const ModelSpec& m = find_model("llama3-8b");
+  ParallelPlan p = plan_of(1, 4, 1);
+  p.first_stage_layers = 6;
+  p.last_stage_layers = 6;
+  EXPECT_EQ(layers_per_stage(m, p), (std::vector<int64_t>{6, 10, 10, 6}));
+  EXPECT_EQ(chunk_range(m, p, 3, 0).first, 26);
+  // The first rank alone at 8 with 2 chunks: 24 left for 3 ranks, 8 each,
+  // 4 a chunk; rank 1's second chunk (virtual stage 5) starts at 5 x 4.
+  p.first_stage_layers = 8;
+  p.last_stage_layers = 0;
+  p.virtual_stages = 2;
+  EXPECT_EQ(layers_per_stage(m, p), (std::vector<int64_t>(4, 8)));
+  EXPECT_EQ(chunk_range(m, p, 1, 1).first, 20);
+}
+
+TEST(ChunkRange, MegatronCountsTheEmbeddingAndLossAsLayers) {
+  // --account-for-embedding/loss-in-pipeline-split on Llama 3 405B over PP 8
+  // x VPP 8 (Megatron-Bridge's recipes): 126 + 2 = 128 layers, 16 a rank,
+  // 2 a chunk, but rank 0's first chunk holds 1 (beside the embedding) and
+  // rank 7's last chunk 1 (beside the loss). Rank 0's second chunk is
+  // virtual stage 8, after 1 + 7 x 2 = 15 layers.
+  const ModelSpec& m = find_model("llama3-405b");
+  ParallelPlan p = plan_of(8, 8, 4);
+  p.virtual_stages = 8;
+  p.embedding_in_split = true;
+  p.loss_in_split = true;
+  EXPECT_EQ(chunk_range(m, p, 0, 0).count, 1);
+  EXPECT_EQ(chunk_range(m, p, 0, 1).first, 15);
+  EXPECT_EQ(chunk_range(m, p, 0, 1).count, 2);
+  EXPECT_EQ(chunk_range(m, p, 7, 7).first, 125);
+  EXPECT_EQ(chunk_range(m, p, 7, 7).count, 1);
+  std::vector<int64_t> expect(8, 16);
+  expect.front() = expect.back() = 15;
+  EXPECT_EQ(layers_per_stage(m, p), expect);
+}
+
+TEST(ValidatePlan, MegatronsUnevenSplitsSayWhyTheyDoNotFit) {
+  const ModelSpec& m = find_model("llama3-8b");  // 32 layers
+  const TrainingSpec t = training_of(4096, 32, 1);
+  ParallelPlan p = plan_of(1, 4, 4);
+  p.first_stage_layers = 10;
+  EXPECT_EQ(check(m, p, t, 16),
+            "parallelism.first_stage_layers: the other 3 pipeline ranks cannot share the 22 layers left equally");
+  p.first_stage_layers = 20;
+  p.last_stage_layers = 20;
+  EXPECT_EQ(check(m, p, t, 16),
+            "parallelism.first_stage_layers: 20 layers on the first and 20 on the last pipeline rank leave -8 of "
+            "llama3-8b's 32 for the other 2");
+  p.first_stage_layers = 0;
+  p.last_stage_layers = 8;
+  p.loss_in_split = true;
+  EXPECT_EQ(check(m, p, t, 16),
+            "parallelism.last_stage_layers: cannot be combined with embedding_in_split or loss_in_split (Megatron-LM: "
+            "\"Does not support standalone embedding stage and standalone loss stage with uneven pp\")");
+  p.last_stage_layers = 0;
+  EXPECT_EQ(check(m, p, t, 16),
+            "parallelism.loss_in_split: 33 layers, the loss counted, do not divide over 4 pipeline ranks");
+  p.embedding_in_split = true;
+  p.virtual_stages = 4;  // 34 does not divide by 4 either
+  p.pp = 2;
+  p.dp = 8;
+  EXPECT_EQ(check(m, p, t, 16),
+            "parallelism.embedding_in_split: a pipeline rank's 17 layers do not divide into 4 equal model chunks");
+  p.virtual_stages = 1;
+  EXPECT_EQ(check(m, p, t, 16), "ok");
+  EXPECT_EQ(layers_per_stage(m, p), (std::vector<int64_t>{16, 16}));
+  ASSERT_EQ(parse_pipeline_layout("Et*16|t*16L", p.layout), "");
+  EXPECT_EQ(check(m, p, t, 16),
+            "parallelism.pipeline_layout: gives every chunk's layers; leave first_stage_layers, last_stage_layers, "
+            "embedding_in_split and loss_in_split unset");
+}
+
 TEST(ValidatePlan, MixtureOfExpertsLayout) {
   ModelSpec m = find_model("llama3-8b");
   const ParallelPlan p = plan_of(1, 1, 8);
