@@ -350,6 +350,16 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        },
        [](const T& t) { return std::string(workload::to_string(t.recompute)); },
        {"none", "selective", "full"}},
+      {"recompute_modules", Kind::kString, by_default(""),
+       [](const Value& v) {
+         uint32_t bits = 0;
+         return workload::parse_recompute_modules(v.text, bits);
+       },
+       "with recompute: selective, the parts of each layer replayed, as Megatron-LM's --recompute-modules: "
+       "core_attn, layernorm, moe_act, mla_up_proj, mlp, moe, shared_experts, e.g. \"mla_up_proj,moe_act,"
+       "layernorm\" (\"\": core_attn)",
+       [](T& t, const Value& v) { workload::parse_recompute_modules(v.text, t.recompute_modules); },
+       [](const T& t) { return workload::recompute_modules_text(t.recompute_modules); }},
       {"recompute_layers", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
        "with recompute: full, the layers of each model chunk recomputed, the first ones (Megatron-LM "
        "--recompute-method block --recompute-num-layers); the others keep their activations. 0: every layer",

@@ -69,7 +69,25 @@ double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingS
   double extra = 0;  // per token
   switch (t.recompute) {
     case Recompute::kNone: break;
-    case Recompute::kSelective: extra += f.attention_core; break;
+    case Recompute::kSelective: {
+      // The replayed modules' GEMMs (selective_modules; norms and
+      // activation functions have none).
+      const uint32_t mods = selective_modules(t);
+      const double h = static_cast<double>(m.hidden), mlp = (m.gated_mlp ? 3 : 2) * h;
+      const double moe_layers = static_cast<double>(m.moe_layers()), layers = static_cast<double>(m.layers);
+      if (mods & kRecomputeCoreAttn) extra += f.attention_core;
+      if ((mods & kRecomputeMlaUpProj) && m.mla()) {
+        const double q_in = static_cast<double>(m.q_lora_rank > 0 ? m.q_lora_rank : m.hidden);
+        const double kv_up = static_cast<double>(m.heads * (m.qk_nope_head_dim + m.v_head_dim));
+        extra += layers * 2 * (q_in * static_cast<double>(m.q_width()) + static_cast<double>(m.kv_lora_rank) * kv_up);
+      }
+      if (mods & kRecomputeMlp) extra += (layers - moe_layers) * 2 * mlp * static_cast<double>(m.dense_ffn());
+      if (mods & kRecomputeMoe)
+        extra += moe_layers * (f.moe_layer - 2 * static_cast<double>(m.attention_weights()));
+      else if (mods & kRecomputeSharedExperts)
+        extra += moe_layers * 2 * mlp * static_cast<double>(m.ffn_hidden * m.shared_experts);
+      break;
+    }
     case Recompute::kFull: {
       // The first recomputed_layers of every chunk, each of its own kind.
       for (int s = 0; s < p.pp; ++s)

@@ -51,36 +51,52 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   const double h = static_cast<double>(m.hidden);
   const double k_w = static_cast<double>(m.k_width()), v_w = static_cast<double>(m.v_width());
   const double ffn = static_cast<double>(moe ? m.ffn_hidden : m.dense_ffn());
-  // The MLP's inner activations are ffn wide for each of k copies of a token.
-  const double k = moe ? static_cast<double>(m.top_k + m.shared_experts) : 1;
   const double a = static_cast<double>(m.heads);
   const double tp = p.tp;
   const bool sp = p.sequence_parallel && p.tp > 1;
   const double s_local = static_cast<double>(t.seq_len) / p.cp;  // tokens of a sequence on this CP rank
   const double tokens = static_cast<double>(t.micro_batch) * s_local;
 
-  // Per token: inputs of the two norms, of the QKV and first MLP GEMMs, and
-  // the two dropout masks — whole on every TP rank unless sequence-parallel.
-  // MLA adds its latents (input of the up projections), whole on every TP rank.
-  const double replicated = 2 * e * h + e * h + e * h + (m.dropout ? 2 * h : 0) +
+  // What selective recomputation replays keeps only its input
+  // (RecomputeModule): its outputs below are not kept.
+  const uint32_t mods = selective_modules(t);
+  const auto kept = [&](uint32_t module) { return (mods & module) ? 0.0 : 1.0; };
+  // Per token: inputs of the two norms, of the QKV and first MLP GEMMs (the
+  // norms' outputs), and the two dropout masks — whole on every TP rank
+  // unless sequence-parallel. MLA adds its latents (input of the up
+  // projections), whole on every TP rank.
+  const double replicated = 2 * e * h + kept(kRecomputeLayernorm) * (e * h + e * h) + (m.dropout ? 2 * h : 0) +
                             e * static_cast<double>(m.latent_width());
   // Per token, split over TP: Q, K, V, the attention output (input of the
   // output projection), the MLP's up (and gate) output and its activation
   // output (input of the down projection), and for MoE the tokens'
   // dispatched copies (input of the experts' first GEMM).
   const double q_w = static_cast<double>(m.q_width()), o_w = static_cast<double>(m.out_width());
-  double sharded = e * q_w + e * (k_w + v_w) + e * o_w + e * (m.gated_mlp ? 2 : 1) * ffn * k + e * ffn * k;
-  // The dispatched copies: T x top_k tokens per GPU, or its own T / tp x
-  // top_k when the experts are folded below TP (x etp / tp either way).
-  if (moe) sharded += e * h * static_cast<double>(m.top_k) * p.etp();
+  const double qkv = e * q_w + e * (k_w + v_w);
+  // An MLP's inner activations for `copies` of each token: up (and gate),
+  // then the activation's output.
+  const double up = e * (m.gated_mlp ? 2 : 1) * ffn, act_out = e * ffn;
+  double mlp;
+  if (!moe) {
+    mlp = kept(kRecomputeMlp) * (up + act_out);
+  } else {
+    const double routed = static_cast<double>(m.top_k), shared = static_cast<double>(m.shared_experts);
+    // The dispatched copies: T x top_k tokens per GPU, or its own T / tp x
+    // top_k when the experts are folded below TP (x etp / tp either way).
+    mlp = routed * (up + kept(kRecomputeMoeAct) * act_out) + kept(kRecomputeSharedExperts) * shared * (up + act_out) +
+          e * h * routed * p.etp();
+    if (mods & kRecomputeMoe) mlp = 0;
+  }
+  const double sharded = (m.mla() ? kept(kRecomputeMlaUpProj) : 1.0) * qkv + e * o_w + mlp;
   // The s x s scores: softmax output (and, with dropout, its mask and
   // output), per head, per sequence. CP ranks run FlashAttention in
   // practice; without it we count each rank's own s/cp x s/cp block.
-  const bool scores_recomputed = t.flash_attention || t.recompute == Recompute::kSelective;
+  const bool attention_replayed = (mods & kRecomputeCoreAttn) != 0;
+  const bool scores_recomputed = t.flash_attention || attention_replayed;
   const double score_bytes = e + (m.dropout ? 1 + e : 0);
   const double b = static_cast<double>(t.micro_batch);
   const double scores = scores_recomputed ? 0 : b * a * s_local * s_local * score_bytes;
-  const double lse = t.flash_attention && t.recompute != Recompute::kSelective ? 4 * a : 0;  // fp32, per head per token
+  const double lse = t.flash_attention && !attention_replayed ? 4 * a : 0;  // fp32, per head per token
 
   LayerActivations out;
   out.whole = tokens * ((sp ? replicated / tp : replicated) + (sharded + lse) / tp) + scores / tp;

@@ -83,6 +83,7 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   LayerCost c;
   SimTime fwd, bwd;
   SimTime g_qkv;
+  SimTime mla_up;  // forward of MLA's up projections (and their casts)
   if (!m_.mla()) {
     g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
     quantize(T, (heads_local + 2 * kv_local) * hd, h, true, &fwd, &bwd);  // after the norm
@@ -94,11 +95,13 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
     gemm_fb(T_sp, latent, h, &fwd, &bwd);  // on the sequence-parallel tokens, before any gather
     quantize(T_sp, latent, h, true, &fwd, &bwd);  // after the norm
     const bool q_latent = m_.q_lora_rank > 0;  // else Q comes from h directly
+    const SimTime up_start = fwd;
     g_qkv = gemm_fb(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, &fwd, &bwd);
     quantize(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, !q_latent, &fwd, &bwd);
     const int64_t kv_up = heads_local * (m_.qk_nope_head_dim + v_hd);
     g_qkv += gemm_fb(T, kv_up, m_.kv_lora_rank, &fwd, &bwd);
     quantize(T, kv_up, m_.kv_lora_rank, false, &fwd, &bwd);
+    mla_up = fwd - up_start;
     const SimTime norms = cm_.elementwise(hw::ComputeModel::Kernel::kNorm,
                                           Bytes(2 * T * (m_.q_lora_rank + m_.kv_lora_rank) * kActivationBytes));
     fwd += norms;
@@ -140,8 +143,13 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
     quantize(T, (m_.gated_mlp ? 2 : 1) * width / tp, h, true, &fwd, &bwd);  // after the norm
     quantize(T, h, width / tp, true, &fwd, &bwd);                            // after the activation
   };
+  // The forward of the MLP's GEMMs (and casts): a dense layer's, or the
+  // router and routed experts', and the shared experts'.
+  SimTime mlp_gemms, shared_gemms;
+  const SimTime mlp_start = fwd;
   if (!moe) {
     tp_mlp(f);
+    mlp_gemms = fwd - mlp_start;
   } else {
     // Balanced routing: each GPU's E/ep experts, split over expert TP, see
     // the T_ep top_k tokens it dispatches in all.
@@ -156,8 +164,11 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
       quantize(per_expert, h, f / etp, true, &fwd, &bwd);
     }
     act_elems = T * m_.top_k * f;
+    mlp_gemms = fwd - mlp_start;
     if (m_.shared_experts > 0) {  // every token, one MLP of shared x ffn
+      const SimTime shared_start = fwd;
       tp_mlp(m_.shared_experts * f);
+      shared_gemms = fwd - shared_start;
       act_elems += T * m_.shared_experts * f;
     }
   }
@@ -170,8 +181,9 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   const int64_t add_bytes = 3 * T_sp * h * kActivationBytes;
   const int64_t drop_bytes = T_sp * h * (2 * kActivationBytes + 1);
   const int64_t act_bytes = act_elems / tp * kActivationBytes * (m_.gated_mlp ? 3 : 2);
-  SimTime ew = (cm_.elementwise(K::kNorm, Bytes(norm_bytes)) + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * 2 +
-               cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes));
+  const SimTime norm = cm_.elementwise(K::kNorm, Bytes(norm_bytes));
+  const SimTime act = cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes));
+  SimTime ew = (norm + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * 2 + act;
   if (m_.dropout) ew += cm_.elementwise(K::kDropout, Bytes(drop_bytes)) * 2;
   fwd += ew;
   bwd += ew * 2;
@@ -179,6 +191,7 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   // Model-parallel communication, timed alone on the network.
   const RankCoord rep{};
   SimTime fwd_comm, bwd_comm;
+  SimTime mlp_comm;  // the MLP's share of the forward's
   if (tp > 1) {
     const Bytes S(T * h * kActivationBytes);
     const auto group = layout_.tp_group(rep);
@@ -200,6 +213,7 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
       // experts (split over TP) need the whole sequence.
       const bool mlp_gathers = !(moe && p_.etp() < tp && m_.shared_experts == 0);
       const SimTime ag_mlp = mlp_gathers ? ag : SimTime::zero(), rs_mlp = mlp_gathers ? rs : SimTime::zero();
+      mlp_comm = p_.tp_comm_overlap ? zero_floor(ag_mlp - g_up) + zero_floor(rs_mlp - g_down) : ag_mlp + rs_mlp;
       if (p_.tp_comm_overlap) {
         fwd_comm = zero_floor(ag_in - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag_mlp - g_up) +
                    zero_floor(rs_mlp - g_down);
@@ -212,6 +226,7 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
     } else {
       const SimTime ar = timer_(coll::Op::kAllReduce, S, group);
       fwd_comm = bwd_comm = p_.tp_comm_overlap ? zero_floor(ar - g_proj) + zero_floor(ar - g_down) : ar * 2;
+      mlp_comm = p_.tp_comm_overlap ? zero_floor(ar - g_down) : ar;
     }
   }
   if (cp > 1) {
@@ -235,9 +250,30 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   }
   c.fwd_compute = fwd;
   c.bwd_compute = bwd;
-  c.attn_fwd = attn_f;
   c.fwd_comm = fwd_comm;
   c.bwd_comm = bwd_comm;
+
+  // Selective recomputation's modules. The activation kernel runs once
+  // over every MLP's inner activations; each module replays its share.
+  const uint32_t mods = selective_modules(t_);
+  const auto act_share = [&](int64_t elems) {
+    return SimTime::from_seconds(act.seconds() * static_cast<double>(elems) / static_cast<double>(act_elems));
+  };
+  if (mods & kRecomputeCoreAttn) c.selective_fwd += attn_f;
+  if (mods & kRecomputeLayernorm) c.selective_fwd += norm * 2;
+  if (mods & kRecomputeMlaUpProj) c.selective_fwd += mla_up;
+  if (!moe && (mods & kRecomputeMlp)) {
+    c.selective_fwd += mlp_gemms + act;
+    c.selective_comm += mlp_comm;
+  }
+  if (moe && (mods & kRecomputeMoe)) {
+    c.selective_fwd += mlp_gemms + shared_gemms + act;
+    c.selective_comm += mlp_comm;
+    c.selective_all_to_alls = c.fwd_all_to_alls;
+  } else if (moe) {
+    if (mods & kRecomputeMoeAct) c.selective_fwd += act_share(T * m_.top_k * f);
+    if (mods & kRecomputeSharedExperts) c.selective_fwd += shared_gemms + act_share(T * m_.shared_experts * f);
+  }
   return c;
 }
 
@@ -300,7 +336,9 @@ StageCost StepCostModel::stage(int s) const {
       b.tp_comm += sum(&LayerCost::fwd_comm, r, k_r);
       b.ep_all_to_alls += sum(&LayerCost::fwd_all_to_alls, r, k_r);
     } else if (t_.recompute == Recompute::kSelective) {
-      b.recompute = sum(&LayerCost::attn_fwd, n, k);
+      b.recompute = sum(&LayerCost::selective_fwd, n, k);
+      b.tp_comm += sum(&LayerCost::selective_comm, n, k);
+      b.ep_all_to_alls += sum(&LayerCost::selective_all_to_alls, n, k);
     }
     b.compute += b.recompute;
     const bool first = s == 0 && c == 0;

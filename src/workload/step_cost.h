@@ -13,8 +13,8 @@
 // gathered. The last stage adds the multi-token-prediction modules: a
 // lookup, a 2h -> h projection, a layer and the output layer each. Backward is the data-
 // and weight-gradient GEMMs (twice the forward's) plus attention's backward;
-// full recomputation replays the forward first, selective replays the
-// attention core.
+// full recomputation replays the forward first, selective replays its
+// modules (the attention core unless told others, training.h).
 //
 // Model-parallel communication inside a step runs on the GPU's critical
 // path unless overlapped: per layer, forward, two all-gathers and two
@@ -90,9 +90,14 @@ class StepCostModel {
 
  private:
   struct LayerCost {
-    SimTime fwd_compute, bwd_compute, attn_fwd;
+    SimTime fwd_compute, bwd_compute;
     SimTime fwd_comm, bwd_comm;  // exposed
     int64_t fwd_all_to_alls = 0, bwd_all_to_alls = 0;  // EP
+    // What selective recomputation replays before the backward: the
+    // forward of its modules (selective_modules), their TP collectives
+    // (a whole MLP's) and EP all-to-alls (a whole MoE layer's).
+    SimTime selective_fwd, selective_comm;
+    int64_t selective_all_to_alls = 0;
   };
   LayerCost layer(bool moe) const;  // a layer with a dense MLP, or with experts
   hw::Precision gemm_precision() const;

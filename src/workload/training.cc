@@ -17,6 +17,49 @@ const char* to_string(Recompute r) {
   return "?";
 }
 
+const std::vector<std::pair<RecomputeModule, const char*>>& recompute_module_names() {
+  static const std::vector<std::pair<RecomputeModule, const char*>> names = {
+      {kRecomputeCoreAttn, "core_attn"},           {kRecomputeLayernorm, "layernorm"},
+      {kRecomputeMoeAct, "moe_act"},               {kRecomputeMlaUpProj, "mla_up_proj"},
+      {kRecomputeMlp, "mlp"},                      {kRecomputeMoe, "moe"},
+      {kRecomputeSharedExperts, "shared_experts"},
+  };
+  return names;
+}
+
+std::string parse_recompute_modules(std::string_view text, uint32_t& out) {
+  out = 0;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = text.find_first_of(", \t", at);
+    const std::string_view word = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    at = end == std::string_view::npos ? text.size() : end + 1;
+    if (word.empty()) continue;
+    uint32_t bit = 0;
+    for (const auto& [b, name] : recompute_module_names())
+      if (word == name) bit = b;
+    if (bit == 0) {
+      std::string known;
+      for (const auto& [b, name] : recompute_module_names()) known += (known.empty() ? "" : ", ") + std::string(name);
+      return fmt::format("unknown module '{}' (known: {})", word, known);
+    }
+    out |= bit;
+  }
+  return {};
+}
+
+std::string recompute_modules_text(uint32_t modules) {
+  std::string out;
+  for (const auto& [bit, name] : recompute_module_names())
+    if (modules & bit) out += (out.empty() ? "" : ",") + std::string(name);
+  return out;
+}
+
+uint32_t selective_modules(const TrainingSpec& t) {
+  if (t.recompute != Recompute::kSelective) return 0;
+  return t.recompute_modules != 0 ? t.recompute_modules : uint32_t{kRecomputeCoreAttn};
+}
+
 int64_t chunk_layers(int64_t stage_layers, int v, int chunk) {
   return stage_layers / v + (chunk < stage_layers % v ? 1 : 0);
 }
@@ -109,6 +152,12 @@ int64_t recomputed_layers(const TrainingSpec& t, int64_t n) {
 }
 
 std::string recompute_text(const TrainingSpec& t) {
+  if (t.recompute == Recompute::kSelective && t.recompute_modules != 0 && t.recompute_modules != kRecomputeCoreAttn) {
+    std::string names = recompute_modules_text(t.recompute_modules);
+    for (char& c : names)
+      if (c == ',') c = ' ';
+    return fmt::format("selective ({})", names);
+  }
   if (t.recompute != Recompute::kFull || t.recompute_layers <= 0) return to_string(t.recompute);
   return fmt::format("full (first {} layer{} of each chunk)", t.recompute_layers, t.recompute_layers == 1 ? "" : "s");
 }
@@ -238,6 +287,27 @@ void validate_layout(const ModelSpec& m, const ParallelPlan& p) {
     fail(kField, fmt::format("holds {} MTP modules (m), but model.mtp_layers is {}", mtp, m.mtp_layers));
 }
 
+// Each module must be selective recomputation's and have something to
+// act on in this model (Megatron-LM refuses mla_up_proj without MLA; the
+// others would silently do nothing).
+void validate_recompute_modules(const ModelSpec& m, const TrainingSpec& t) {
+  constexpr const char* kField = "training.recompute_modules";
+  const uint32_t mods = t.recompute_modules;
+  if (mods == 0) return;
+  if (t.recompute != Recompute::kSelective)
+    fail(kField, fmt::format("{} needs recompute: selective; recompute is {}", recompute_modules_text(mods),
+                             to_string(t.recompute)));
+  const auto needs = [&](uint32_t bit, bool present, const char* what) {
+    if ((mods & bit) && !present)
+      fail(kField, fmt::format("{} needs {}; {} has none", recompute_modules_text(bit), what, m.name));
+  };
+  needs(kRecomputeMlaUpProj, m.mla(), "multi-head latent attention (model.kv_lora_rank)");
+  needs(kRecomputeMoeAct, m.moe(), "experts");
+  needs(kRecomputeMoe, m.moe(), "experts");
+  needs(kRecomputeSharedExperts, m.moe() && m.shared_experts > 0, "shared experts");
+  needs(kRecomputeMlp, m.moe_layers() < m.layers || !m.moe(), "a layer with a dense MLP");
+}
+
 // Megatron-LM's uneven splits (get_num_layers_to_build's assertions).
 void validate_megatron_split(const ModelSpec& m, const ParallelPlan& p) {
   if (p.first_stage_layers < 0) fail("parallelism.first_stage_layers", fmt::format("{} is negative", p.first_stage_layers));
@@ -273,6 +343,7 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (t.recompute_layers > 0 && t.recompute != Recompute::kFull)
     fail("training.recompute_layers", fmt::format("{} needs recompute: full (whole layers recomputed); recompute is {}",
                                                   t.recompute_layers, to_string(t.recompute)));
+  validate_recompute_modules(m, t);
   if (p.bucket_bytes < 1) fail("parallelism.bucket_bytes", fmt::format("must be > 0 (got {})", p.bucket_bytes));
   if (!t.master_weights && t.precision == hw::Precision::kFp32)
     fail("training.master_weights", "false needs 16-bit parameters: fp32 training has no master copy to leave out");

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "hw/precision.h"
@@ -19,6 +21,38 @@ namespace anatomy::workload {
 
 enum class Recompute { kNone, kSelective, kFull };
 const char* to_string(Recompute r);
+
+// The parts of a layer selective recomputation replays in the backward
+// instead of keeping their outputs (Megatron-LM's --recompute-modules),
+// as bits. Each keeps its input and drops what it makes:
+//   core_attn       the attention kernel (its softmax statistics; without
+//                   FlashAttention the s x s scores)
+//   layernorm       the two norms before attention and the MLP (their
+//                   outputs, the QKV and first MLP GEMMs' inputs)
+//   moe_act         the routed experts' activation function (its output,
+//                   the second GEMM's input)
+//   mla_up_proj     MLA's up projections and RoPE (Q, K and V)
+//   mlp             a dense layer's whole MLP (its inner activations, and
+//                   its TP collectives run again)
+//   moe             a MoE layer's whole MLP: router, dispatch, experts and
+//                   shared experts, combine (their all-to-alls run again)
+//   shared_experts  the shared experts' MLP
+enum RecomputeModule : uint32_t {
+  kRecomputeCoreAttn = 1,
+  kRecomputeLayernorm = 2,
+  kRecomputeMoeAct = 4,
+  kRecomputeMlaUpProj = 8,
+  kRecomputeMlp = 16,
+  kRecomputeMoe = 32,
+  kRecomputeSharedExperts = 64,
+};
+// Megatron's names, in the order above.
+const std::vector<std::pair<RecomputeModule, const char*>>& recompute_module_names();
+// Parses "mla_up_proj, moe_act layernorm" (commas or spaces) into bits;
+// "" or the reason ("unknown module 'moe_ac' (known: ...)").
+std::string parse_recompute_modules(std::string_view text, uint32_t& out);
+// "core_attn,moe_act": the bits as the field writes them.
+std::string recompute_modules_text(uint32_t modules);
 
 // Which implementation shards the model state under ZeRO, where that changes
 // what a GPU holds at once.
@@ -132,6 +166,9 @@ struct TrainingSpec {
   // (a fraction of the blocks, here as a count). More than a chunk holds
   // recomputes them all. 0: every layer.
   int64_t recompute_layers = 0;
+  // Under selective recomputation, the modules replayed (RecomputeModule
+  // bits); 0: core_attn alone, Megatron-LM's default.
+  uint32_t recompute_modules = 0;
   // FlashAttention (Dao et al.): the s x s attention scores are never stored
   // (activations drop Korthikanti et al.'s 5 a s^2 b term) and backward
   // recomputes Q K^T (hardware FLOPs add 2 s h per token per layer). Megatron-LM
@@ -201,8 +238,12 @@ bool holds_mtp(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk);
 // recomputation re-runs attention, not whole layers).
 int64_t recomputed_layers(const TrainingSpec& t, int64_t n);
 
-// "full", or "full (first 4 layers of each chunk)": the recomputation as
-// reports print it.
+// The modules selective recomputation replays: none without it, the
+// given ones, or core_attn when none are given.
+uint32_t selective_modules(const TrainingSpec& t);
+
+// "full", "full (first 4 layers of each chunk)" or "selective (moe_act,
+// layernorm)": the recomputation as reports print it.
 std::string recompute_text(const TrainingSpec& t);
 
 // Checks the plan against the model and GPU count; throws InputError naming

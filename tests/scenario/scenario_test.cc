@@ -423,6 +423,16 @@ TEST(ScenarioErrors, PipelineLayoutFromTheScenario) {
             "s.yaml:5: parallelism.pipeline_layout: holds 31 transformer layers (t), but llama3-8b has 32");
 }
 
+TEST(ScenarioErrors, RecomputeModulesFromTheScenario) {
+  const std::string head = "model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\ntraining:\n  recompute: selective\n";
+  EXPECT_EQ(error_of(head + "  recompute_modules: \"core_attn, layernorm\"\n"), "no error");
+  EXPECT_EQ(error_of(head + "  recompute_modules: \"layernorms\"\n"),
+            "s.yaml:5: training.recompute_modules: unknown module 'layernorms' (known: core_attn, layernorm, moe_act, "
+            "mla_up_proj, mlp, moe, shared_experts)");
+  EXPECT_EQ(error_of(head + "  recompute_modules: moe_act\n"),
+            "s.yaml:5: training.recompute_modules: moe_act needs experts; llama3-8b has none");
+}
+
 TEST(ScenarioErrors, ASectionThatIsNotAMapping) {
   const std::string e = error_of(std::string(kMinimal) + "training: 4096\n");
   EXPECT_TRUE(starts_with(e, "s.yaml:3: training: expects a mapping with keys seq_len,")) << e;

@@ -148,6 +148,28 @@ TEST(Flops, RecomputingSomeLayersAddsTheirShareOfTheRecomputedForward) {
   EXPECT_GT(full, 0);
 }
 
+TEST(Flops, SelectiveRecomputationCountsTheReplayedModulesGemms) {
+  // Llama 3 8B at 4,096 tokens, 8 sequences, no FlashAttention (no extra
+  // Q K^T): replaying "mlp" adds each of the 32 dense MLPs' forward, 2 x
+  // 3 x 4096 x 14336 FLOPs a token; "layernorm" adds nothing (no GEMM);
+  // "core_attn" alone is the attention core, 32 x 2 x 4096 x (4096 + 4096)
+  // a token.
+  const ModelSpec& m = find_model("llama3-8b");
+  const ParallelPlan p;
+  TrainingSpec t = training(4096, 8, Recompute::kSelective, false);
+  const double tokens = 8.0 * 4096;
+  EXPECT_DOUBLE_EQ(hardware_flops(m, p, t) - model_flops(m, t), 32.0 * 2 * 4096 * 8192 * tokens);
+  t.recompute_modules = kRecomputeMlp | kRecomputeLayernorm;
+  EXPECT_DOUBLE_EQ(hardware_flops(m, p, t) - model_flops(m, t), 32.0 * 2 * 3 * 4096 * 14336 * tokens);
+  // DeepSeek-V3's MLA up projections in all 61 layers: Q from its 1,536
+  // latent to 128 heads x 192, K and V from the 512 latent to 128 x (128 +
+  // 128).
+  const ModelSpec& d = find_model("deepseek-v3");
+  t.recompute_modules = kRecomputeMlaUpProj;
+  EXPECT_DOUBLE_EQ(hardware_flops(d, p, t) - model_flops(d, t),
+                   61.0 * 2 * (1536.0 * 128 * 192 + 512.0 * 128 * 256) * tokens);
+}
+
 TEST(Flops, WiderHeadsWidenQTheOutputAndTheAttentionCore) {
   // h 4096, 32 heads (and 32 KV heads) of 256 instead of 128: Q, K, V and
   // the attention output are 8,192 wide, 4,096 more. A token's forward

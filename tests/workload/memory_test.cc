@@ -275,6 +275,32 @@ TEST(Memory, LastRankHoldsTheLogits) {
   EXPECT_EQ(fit(m, p, t, Bytes(180'000'000'000)), "fits");
 }
 
+TEST(Memory, SelectiveModulesDropWhatTheyReplay) {
+  // Llama 3 8B on one GPU (PP 1: one micro-batch of every layer in flight),
+  // 4,096 tokens, bf16. Replaying "layernorm" drops each layer's two norm
+  // outputs, 2 x 2 x 4096 bytes a token: 32 x 4096 x 16384 = 2,147,483,648
+  // bytes. "mlp" drops each MLP's gate and up outputs and the activation's
+  // output, 2 x (2 + 1) x 14336 bytes a token: 32 x 4096 x 86016.
+  const ModelSpec& m = find_model("llama3-8b");
+  const ParallelPlan p = plan(1, 1, 1, 1);
+  TrainingSpec t = training(4096, 1, 1);
+  t.recompute = Recompute::kSelective;
+  const auto activations = [&](uint32_t modules) {
+    t.recompute_modules = modules;
+    return estimate_memory_per_stage(m, p, t)[0].activations.count();
+  };
+  const int64_t attention_only = activations(kRecomputeCoreAttn);
+  EXPECT_EQ(attention_only - activations(kRecomputeCoreAttn | kRecomputeLayernorm), 2'147'483'648LL);
+  EXPECT_EQ(attention_only - activations(kRecomputeCoreAttn | kRecomputeMlp), 32LL * 4096 * 86016);
+  // Mixtral 8x7B's 32 MoE layers, top 2 of 8 experts: "moe_act" drops the
+  // two routed copies' activation output, 2 x 2 x 14336 bytes a token.
+  const ModelSpec& x = find_model("mixtral-8x7b");
+  t.recompute_modules = kRecomputeCoreAttn;
+  const int64_t x_attention = estimate_memory_per_stage(x, p, t)[0].activations.count();
+  t.recompute_modules = kRecomputeCoreAttn | kRecomputeMoeAct;
+  EXPECT_EQ(x_attention - estimate_memory_per_stage(x, p, t)[0].activations.count(), 32LL * 4096 * 57344);
+}
+
 TEST(Memory, AStandaloneMtpModuleKeepsItsActivationsOnItsOwnRank) {
   // DeepSeek-V3 on PP 16 x VPP 2: with the MTP module beside the loss
   // ("...,|mL") rank 15 keeps its layer's activations and its projection's

@@ -346,6 +346,51 @@ TEST(ValidatePlan, MegatronsUnevenSplitsSayWhyTheyDoNotFit) {
             "embedding_in_split and loss_in_split unset");
 }
 
+TEST(RecomputeModules, MegatronsNamesParseAndPrintBack) {
+  uint32_t bits = 0;
+  EXPECT_EQ(parse_recompute_modules("mla_up_proj, moe_act layernorm", bits), "");
+  EXPECT_EQ(bits, uint32_t{kRecomputeMlaUpProj | kRecomputeMoeAct | kRecomputeLayernorm});
+  EXPECT_EQ(recompute_modules_text(bits), "layernorm,moe_act,mla_up_proj");
+  EXPECT_EQ(parse_recompute_modules("", bits), "");
+  EXPECT_EQ(bits, 0u);
+  EXPECT_EQ(parse_recompute_modules("core_attn,moe_ac", bits),
+            "unknown module 'moe_ac' (known: core_attn, layernorm, moe_act, mla_up_proj, mlp, moe, shared_experts)");
+  // Selective without modules is Megatron's default, the attention core;
+  // other recomputation replays no module.
+  TrainingSpec t;
+  t.recompute = Recompute::kSelective;
+  EXPECT_EQ(selective_modules(t), uint32_t{kRecomputeCoreAttn});
+  EXPECT_EQ(recompute_text(t), "selective");
+  t.recompute_modules = kRecomputeMoeAct | kRecomputeLayernorm;
+  EXPECT_EQ(selective_modules(t), uint32_t{kRecomputeMoeAct | kRecomputeLayernorm});
+  EXPECT_EQ(recompute_text(t), "selective (layernorm moe_act)");
+  t.recompute = Recompute::kFull;
+  EXPECT_EQ(selective_modules(t), 0u);
+}
+
+TEST(ValidatePlan, RecomputeModulesNeedSelectiveAndSomethingToReplay) {
+  const TrainingSpec base = training_of(4096, 8, 1);
+  TrainingSpec t = base;
+  t.recompute_modules = kRecomputeMoeAct;
+  const ModelSpec& mixtral = find_model("mixtral-8x7b");  // every layer MoE, no MLA, no shared experts
+  const ParallelPlan p = plan_of(1, 1, 8);
+  EXPECT_EQ(check(mixtral, p, t, 8), "training.recompute_modules: moe_act needs recompute: selective; recompute is none");
+  t.recompute = Recompute::kSelective;
+  EXPECT_EQ(check(mixtral, p, t, 8), "ok");
+  t.recompute_modules = kRecomputeMlaUpProj;
+  EXPECT_EQ(check(mixtral, p, t, 8), "training.recompute_modules: mla_up_proj needs multi-head latent attention "
+                                     "(model.kv_lora_rank); mixtral-8x7b has none");
+  t.recompute_modules = kRecomputeMlp;
+  EXPECT_EQ(check(mixtral, p, t, 8),
+            "training.recompute_modules: mlp needs a layer with a dense MLP; mixtral-8x7b has none");
+  t.recompute_modules = kRecomputeSharedExperts;
+  EXPECT_EQ(check(mixtral, p, t, 8), "training.recompute_modules: shared_experts needs shared experts; mixtral-8x7b "
+                                     "has none");
+  t.recompute_modules = kRecomputeMoe;
+  EXPECT_EQ(check(find_model("llama3-8b"), p, t, 8),
+            "training.recompute_modules: moe needs experts; llama3-8b has none");
+}
+
 TEST(ValidatePlan, MixtureOfExpertsLayout) {
   ModelSpec m = find_model("llama3-8b");
   const ParallelPlan p = plan_of(1, 1, 8);

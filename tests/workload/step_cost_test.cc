@@ -1,0 +1,78 @@
+// Selective recomputation's modules in the step cost: what each replays.
+#include "workload/step_cost.h"
+
+#include <gtest/gtest.h>
+
+#include "hw/catalog.h"
+#include "hw/compute_model.h"
+
+namespace anatomy::workload {
+namespace {
+
+using core::SimTime;
+
+struct Step {
+  SimTime recompute, tp_comm;
+  int64_t all_to_alls = 0;
+};
+
+// Stage 0's one chunk, backward, of `m` on TP `tp` (sequence-parallel) and
+// EP `ep`, 4,096 tokens, selective with `modules`; every collective takes
+// 1 us.
+Step backward(const ModelSpec& m, int tp, int ep, uint32_t modules) {
+  ParallelPlan p;
+  p.tp = tp;
+  p.dp = ep;
+  p.ep = ep;
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = ep;
+  t.recompute = Recompute::kSelective;
+  t.recompute_modules = modules;
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const StepCostModel cost(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+    return SimTime::from_seconds(1e-6);
+  });
+  const StepCost b = cost.stage(0).backward[0];
+  return {b.recompute, b.tp_comm, b.ep_all_to_alls};
+}
+
+TEST(SelectiveRecompute, LayernormReplaysTheTwoNormsOfEveryLayer) {
+  // Llama 3 8B on one GPU: each of 32 layers runs two norms, each reading
+  // and writing 4,096 x 4,096 bf16 values, 2 x 4096 x 4096 x 2 bytes.
+  const ModelSpec& m = find_model("llama3-8b");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const SimTime norm = cm.elementwise(hw::ComputeModel::Kernel::kNorm, core::Bytes(2 * 4096 * 4096 * 2));
+  const Step attention = backward(m, 1, 1, kRecomputeCoreAttn);
+  const Step both = backward(m, 1, 1, kRecomputeCoreAttn | kRecomputeLayernorm);
+  EXPECT_EQ(both.recompute - attention.recompute, norm * 2 * 32);
+  EXPECT_EQ(backward(m, 1, 1, kRecomputeLayernorm).recompute, norm * 2 * 32);
+}
+
+TEST(SelectiveRecompute, AWholeMlpReplaysItsTensorParallelCollectives) {
+  // On TP 2 with sequence parallelism a dense MLP gathers its input and
+  // reduce-scatters its output: replaying it runs both again, 2 us a layer
+  // for 32 layers; the attention core runs none.
+  const ModelSpec& m = find_model("llama3-8b");
+  const Step attention = backward(m, 2, 1, kRecomputeCoreAttn);
+  const Step mlp = backward(m, 2, 1, kRecomputeMlp);
+  EXPECT_EQ(mlp.tp_comm - attention.tp_comm, SimTime::from_seconds(64e-6));
+  EXPECT_GT(mlp.recompute, SimTime::zero());
+}
+
+TEST(SelectiveRecompute, AWholeMoeLayerReplaysItsAllToAlls) {
+  // Mixtral 8x7B on EP 8: each of 32 MoE layers' backward runs its 2
+  // gradient all-to-alls; replaying the MoE layer adds its forward's 2.
+  // Replaying only the activation function costs less than the layer and
+  // sends nothing.
+  const ModelSpec& m = find_model("mixtral-8x7b");
+  const Step act = backward(m, 1, 8, kRecomputeMoeAct);
+  const Step layer = backward(m, 1, 8, kRecomputeMoe);
+  EXPECT_EQ(act.all_to_alls, 2 * 32);
+  EXPECT_EQ(layer.all_to_alls, 4 * 32);
+  EXPECT_GT(act.recompute, SimTime::zero());
+  EXPECT_LT(act.recompute, layer.recompute);
+}
+
+}  // namespace
+}  // namespace anatomy::workload
