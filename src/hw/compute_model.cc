@@ -503,23 +503,36 @@ SimTime ComputeModel::table_gemm(int64_t m, int64_t n, int64_t k, Precision p) c
   return SimTime::from_seconds(std::max(measured, ideal));
 }
 
-SimTime ComputeModel::attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal) const {
-  return attention(batch, seq, heads, head_dim, causal, false);
+double sliding_window_tiles(int64_t seq, int64_t window) {
+  if (window <= 0 || window >= seq) return 1.0;
+  const int64_t blocks = ceil_div(seq, kAttentionBlock);
+  int64_t tiles = 0;
+  for (int64_t j = 0; j < blocks; ++j) {
+    const int64_t earliest = std::max<int64_t>(0, j * kAttentionBlock - (window - 1));
+    tiles += j - earliest / kAttentionBlock + 1;
+  }
+  return static_cast<double>(tiles) / static_cast<double>(blocks * (blocks + 1) / 2);
 }
 
-SimTime ComputeModel::attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal) const {
-  return attention(batch, seq, heads, head_dim, causal, true);
+SimTime ComputeModel::attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
+                                    int64_t window) const {
+  return attention(batch, seq, heads, head_dim, causal, window, false);
+}
+
+SimTime ComputeModel::attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
+                                    int64_t window) const {
+  return attention(batch, seq, heads, head_dim, causal, window, true);
 }
 
 SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                                bool backward) const {
+                                int64_t window, bool backward) const {
   ANATOMY_CHECK(batch >= 0 && seq >= 0 && heads >= 0 && head_dim >= 0, "attention dimensions must be non-negative");
   ANATOMY_CHECK(shape_ != nullptr, "a ComputeModel comes from make_compute_model()");
   if (batch == 0 || seq == 0 || heads == 0 || head_dim == 0) return SimTime::zero();
   const double b = static_cast<double>(batch), s = static_cast<double>(seq), h = static_cast<double>(heads),
                d = static_cast<double>(head_dim);
   // Forward: QK^T and PV, 2 x 2 s^2 d FLOPs per head; causal skips half.
-  const double fwd_flops = 4.0 * b * s * s * h * d * (causal ? 0.5 : 1.0);
+  const double fwd_flops = 4.0 * b * s * s * h * d * (causal ? 0.5 * sliding_window_tiles(seq, window) : 1.0);
   const double flops = backward ? kBackwardFlopRatio * fwd_flops : fwd_flops;
   // bf16 Q, K, V, O once (forward); Q, K, V, O, dO in and dQ, dK, dV out (backward).
   const double bytes = (backward ? 8.0 : 4.0) * b * s * h * d * 2;

@@ -113,14 +113,27 @@ CalibrationTable peaks_of(const CalibrationTable& t);
 // The same from text (the fuzz target); `path` names it in errors.
 CalibrationTable parse_calibration(const std::string& text, const std::string& path);
 
+// Of the 128 x 128 tiles of scores a causal FlashAttention kernel computes
+// over `seq` tokens, the fraction a sliding window of `window` tokens
+// needs: each block of 128 queries takes the key blocks from the one
+// holding its first query's earliest key to its own. 1 when the window
+// covers the sequence (or is 0, none).
+double sliding_window_tiles(int64_t seq, int64_t window);
+
 class ComputeModel {
  public:
   // C[m,n] = A[m,k] B[k,n]: 2mnk FLOPs. A precision the part has no tensor
   // units for (peak_tflops() == 0, e.g. FP8 on A100) runs at the BF16 rate.
   SimTime gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
   // Flash attention for `batch` sequences: forward, and backward alone.
-  SimTime attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal) const;
-  SimTime attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal) const;
+  // `window` > 0: causal sliding-window attention, each query seeing
+  // itself and the window - 1 keys before it; the kernel computes whole
+  // 128 x 128 tiles of scores, those the window overlaps, at the rate the
+  // full causal kernel runs at on that sequence (sliding_window_tiles).
+  SimTime attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
+                        int64_t window = 0) const;
+  SimTime attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
+                        int64_t window = 0) const;
   // A memory-bound kernel that reads plus writes this many bytes.
   SimTime memory_bound(Bytes bytes_read_plus_written) const;
   // One of a training step's memory-bound kernels, at the rate measured for
@@ -159,7 +172,8 @@ class ComputeModel {
   friend ComputeModel make_compute_model(const Accelerator&, const CalibrationTable*);
   SimTime roofline_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
   SimTime table_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
-  SimTime attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, bool backward) const;
+  SimTime attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, int64_t window,
+                    bool backward) const;
 
   Accelerator gpu_;
   std::shared_ptr<const CalibrationTable> table_;  // null: roofline only

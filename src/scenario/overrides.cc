@@ -35,7 +35,9 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root, const std::
     } catch (const YAML::Exception& e) {
       throw core::InputError({o.text(), 0, o.path}, "YAML syntax error in the value: " + e.msg);
     }
-    // Walk the path, making each missing (or scalar) section a mapping.
+    // Walk the path, making each missing section a mapping, and a scalar
+    // one the preset it names (`model: llama3-8b` and model.layers=2 are
+    // `model: {preset: llama3-8b, layers: 2}`).
     YAML::Node node = root;
     size_t pos = 0;
     for (;;) {
@@ -45,7 +47,11 @@ std::map<std::string, std::string> apply_overrides(YAML::Node& root, const std::
         node[key] = value;
         break;
       }
-      if (!node[key].IsMap()) node[key] = YAML::Node(YAML::NodeType::Map);
+      if (!node[key].IsMap()) {
+        YAML::Node section(YAML::NodeType::Map);
+        if (node[key].IsScalar() && !node[key].Scalar().empty()) section["preset"] = node[key].Scalar();
+        node[key] = section;
+      }
       node.reset(node[key]);
       pos = dot + 1;
     }

@@ -146,6 +146,14 @@ const std::vector<Field<ModelSpec>>& model_fields() {
        "multi-token-prediction modules after the last layer, each one more layer, projection and output "
        "layer on the last pipeline stage (DeepSeek-V3: 1; config.json num_nextn_predict_layers)",
        [](M& m, const Value& v) { m.mtp_layers = v.integer; }, shows(&M::mtp_layers)},
+      {"sliding_window", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "sliding-window attention: tokens a query sees, itself included (config.json sliding_window; GPT-OSS 128); "
+       "0: every layer attends to the whole sequence",
+       [](M& m, const Value& v) { m.sliding_window = v.integer; }, shows(&M::sliding_window)},
+      {"full_attention_step", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "with sliding_window, every this-many-th layer attends to the whole sequence (GPT-OSS 2: layers 1, 3, ...; "
+       "Gemma 3 6); 0: every layer slides",
+       [](M& m, const Value& v) { m.full_attention_step = v.integer; }, shows(&M::full_attention_step)},
   };
   return f;
 }

@@ -31,8 +31,14 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   // Per sequence Q K^T is 2 s^2 q and A V 2 s^2 o (heads of s x hd by
   // hd x s, and s x s by s x v_hd; q = o = h unless the model sets
   // head_dim or uses MLA): 2 s (q + o) per token.
-  f.attention_core = static_cast<double>(m.layers) * 2 * static_cast<double>(seq_len) * (q + o);
-  f.qk_core = static_cast<double>(m.layers) * 2 * static_cast<double>(seq_len) * q;
+  // A sliding-window layer counts, in the same sense, twice the keys a
+  // query sees on average, (w (w + 1) / 2 + (s - w) w) / s, instead of s.
+  const double s = static_cast<double>(seq_len), w = static_cast<double>(m.sliding_window);
+  const double sliding = static_cast<double>(m.sliding_layers_in(0, m.layers));
+  const double window_keys = m.sliding_window > 0 && m.sliding_window < seq_len ? (2 * s * w - w * w + w) / s : s;
+  const double keys = (static_cast<double>(m.layers) - sliding) * s + sliding * window_keys;  // over the layers
+  f.attention_core = 2 * keys * (q + o);
+  f.qk_core = 2 * keys * q;
   f.logits = 2 * h * static_cast<double>(m.vocab);
   // Each MTP module: its 2h -> h projection, its layer and attention core,
   // and the output layer again.

@@ -19,6 +19,14 @@ int64_t ModelSpec::moe_layers_in(int64_t first, int64_t count) const {
   return upto(first + count) - upto(first);
 }
 
+int64_t ModelSpec::sliding_layers_in(int64_t first, int64_t count) const {
+  if (sliding_window == 0) return 0;
+  if (full_attention_step == 0) return count;
+  // Full when (i + 1) % step == 0: floor(end / step) of layers 0 .. end - 1.
+  const auto full_upto = [&](int64_t end) { return end / full_attention_step; };
+  return count - (full_upto(first + count) - full_upto(first));
+}
+
 int64_t ModelSpec::attention_weights() const {
   const int64_t h = hidden, q = q_width(), o = out_width();
   if (mla()) {  // Q down and up (or Q from h), KV down and up, output
@@ -276,6 +284,28 @@ std::vector<ModelSpec> make_presets() {
     l4.moe_layer_step = r.step;
     l4.dense_ffn_hidden = 16384;
     v.push_back(l4);
+  }
+
+  // GPT-OSS (config.json): h 2880, 64 heads of 64 with 8 KV heads, experts
+  // of 2880 top-4, vocabulary 201,088, untied; even layers attend through a
+  // 128-token sliding window, odd layers to everything. Left out: the
+  // biases on its linear layers and router and its per-head attention
+  // sinks, 1,114,112 parameters a layer (116.83B and 20.91B published).
+  struct GptOss {
+    const char* name;
+    int64_t layers, experts;
+  };
+  for (const GptOss& r : {GptOss{"gpt-oss-120b", 36, 128}, GptOss{"gpt-oss-20b", 24, 32}}) {
+    ModelSpec g = llama_style(r.name, fmt::format("GPT-OSS, released config ({} layers, {} experts of 2880 top-4, "
+                                                  "128-token sliding window on even layers; biases and sinks left out)",
+                                                  r.layers, r.experts),
+                              r.layers, 2880, 64, 8, 2880, 201088);
+    g.head_dim_override = 64;
+    g.experts = r.experts;
+    g.top_k = 4;
+    g.sliding_window = 128;
+    g.full_attention_step = 2;
+    v.push_back(g);
   }
   return v;
 }

@@ -2,8 +2,8 @@
 // ModelSpec: a decoder-only transformer's dimensions, and the presets
 // anatomy ships (GPT-3 175B, the Megatron-LM paper and README table models,
 // Llama 3 8B/70B/405B with grouped-query attention, MPT models, and the
-// mixtures of experts Mixtral 8x7B / 8x22B, DeepSeek-V3, Qwen3 MoE and
-// Llama 4).
+// mixtures of experts Mixtral 8x7B / 8x22B, DeepSeek-V3, Qwen3 MoE,
+// Llama 4 and GPT-OSS, whose even layers attend through a sliding window).
 //
 // Layers need not all be alike. In a mixture of experts, layer i (from 0)
 // has experts when i >= dense_layers and (i - dense_layers) is one less
@@ -88,8 +88,20 @@ struct ModelSpec {
   // the model's last kind and a final norm — sharing the input embedding
   // and the output layer with the model, after its last layer.
   int64_t mtp_layers = 0;
+  // Sliding-window attention (Mistral, Gemma, GPT-OSS): a layer's queries
+  // see themselves and the sliding_window - 1 tokens before them, not the
+  // whole sequence; every full_attention_step-th layer (i + 1 a multiple of
+  // it: GPT-OSS 2, the odd layers; Gemma 3 6) attends to all of it, and 0
+  // makes every layer slide. sliding_window 0: no window anywhere.
+  int64_t sliding_window = 0;
+  int64_t full_attention_step = 0;
 
   bool mla() const { return kv_lora_rank > 0; }
+  bool sliding_layer(int64_t i) const {
+    return sliding_window > 0 && (full_attention_step == 0 || (i + 1) % full_attention_step != 0);
+  }
+  // Sliding-window layers among layers first .. first + count - 1.
+  int64_t sliding_layers_in(int64_t first, int64_t count) const;
   // Width of one Q (and K) head.
   int64_t head_dim() const {
     if (mla()) return qk_nope_head_dim + qk_rope_head_dim;

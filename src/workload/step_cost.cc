@@ -114,6 +114,11 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
     const int64_t width = (hd + v_hd) / 2;
     attn_f = cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, width, true) / cp;
     attn_b = cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, width, true) / cp;
+    if (m_.sliding_window > 0) {
+      const int64_t w = m_.sliding_window;
+      c.window_saving_fwd = attn_f - cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, width, true, w) / cp;
+      c.window_saving_bwd = attn_b - cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, width, true, w) / cp;
+    }
   } else {
     // Unfused attention: per head, scores = Q K^T and context = P V as
     // GEMMs, with the s x s scores written, scaled-masked-softmaxed (and
@@ -329,14 +334,20 @@ StageCost StepCostModel::stage(int s) const {
                sum(&LayerCost::fwd_all_to_alls, n, k)};
     StepCost b{sum(&LayerCost::bwd_compute, n, k), SimTime::zero(), sum(&LayerCost::bwd_comm, n, k),
                sum(&LayerCost::bwd_all_to_alls, n, k)};
+    // Sliding-window layers' attention, the same in either kind of layer.
+    const SimTime window_f = dense_layer_.window_saving_fwd, window_b = dense_layer_.window_saving_bwd;
+    const auto sliding = [&](int64_t count) { return m_.sliding_layers_in(range.first, count); };
+    f.compute -= window_f * sliding(n);
+    b.compute -= window_b * sliding(n);
     if (t_.recompute == Recompute::kFull) {
       // The first r layers of the chunk (training.recompute_layers).
       const int64_t r = recomputed_layers(t_, n), k_r = m_.moe_layers_in(range.first, r);
-      b.recompute = sum(&LayerCost::fwd_compute, r, k_r);
+      b.recompute = sum(&LayerCost::fwd_compute, r, k_r) - window_f * sliding(r);
       b.tp_comm += sum(&LayerCost::fwd_comm, r, k_r);
       b.ep_all_to_alls += sum(&LayerCost::fwd_all_to_alls, r, k_r);
     } else if (t_.recompute == Recompute::kSelective) {
-      b.recompute = sum(&LayerCost::selective_fwd, n, k);
+      b.recompute = sum(&LayerCost::selective_fwd, n, k) -
+                    (selective_modules(t_) & kRecomputeCoreAttn ? window_f * sliding(n) : SimTime::zero());
       b.tp_comm += sum(&LayerCost::selective_comm, n, k);
       b.ep_all_to_alls += sum(&LayerCost::selective_all_to_alls, n, k);
     }

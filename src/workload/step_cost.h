@@ -98,6 +98,9 @@ class StepCostModel {
     // (a whole MLP's) and EP all-to-alls (a whole MoE layer's).
     SimTime selective_fwd, selective_comm;
     int64_t selective_all_to_alls = 0;
+    // What a sliding-window layer's attention kernels take less than the
+    // full causal ones above (ModelSpec::sliding_window, FlashAttention).
+    SimTime window_saving_fwd, window_saving_bwd;
   };
   LayerCost layer(bool moe) const;  // a layer with a dense MLP, or with experts
   hw::Precision gemm_precision() const;

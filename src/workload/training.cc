@@ -257,6 +257,13 @@ void validate_model(const ModelSpec& m) {
   if (m.top_k > m.experts) fail("model.top_k", fmt::format("{} is more than the {} experts", m.top_k, m.experts));
   if (m.mtp_layers < 0) fail("model.mtp_layers", fmt::format("{} is negative", m.mtp_layers));
   validate_moe_layout(m);
+  if (m.sliding_window < 0) fail("model.sliding_window", fmt::format("{} is negative", m.sliding_window));
+  if (m.full_attention_step < 0)
+    fail("model.full_attention_step", fmt::format("{} is negative", m.full_attention_step));
+  if (m.full_attention_step > 0 && m.sliding_window == 0)
+    fail("model.full_attention_step",
+         fmt::format("{} says which layers attend to the whole sequence; set model.sliding_window for the others",
+                     m.full_attention_step));
   validate_mla(m);
 }
 

@@ -56,6 +56,24 @@ std::string edited_table(const std::string& name, Edit edit) {
 
 // --- the interpolator (a pure solver) -------------------------------------
 
+TEST(SlidingWindow, TheKernelComputesTheTilesTheWindowOverlaps) {
+  // 4,096 tokens are 32 blocks of 128; causal attention computes 32 x 33 /
+  // 2 = 528 tiles. A window of 128 (or 129) needs a block's own tile and
+  // the one before: 1 + 2 x 31 = 63. A window of 256: 1 + 2 + 3 x 30 = 93.
+  EXPECT_DOUBLE_EQ(sliding_window_tiles(4096, 128), 63.0 / 528);
+  EXPECT_DOUBLE_EQ(sliding_window_tiles(4096, 129), 63.0 / 528);
+  EXPECT_DOUBLE_EQ(sliding_window_tiles(4096, 256), 93.0 / 528);
+  EXPECT_DOUBLE_EQ(sliding_window_tiles(4096, 4096), 1.0);
+  EXPECT_DOUBLE_EQ(sliding_window_tiles(4096, 0), 1.0);
+  // The kernel takes less time, but not less than reading Q, K, V and O.
+  const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
+  const SimTime full = cm.attention_fwd(1, 4096, 64, 64, true);
+  const SimTime window = cm.attention_fwd(1, 4096, 64, 64, true, 128);
+  EXPECT_LT(window, full);
+  EXPECT_GT(window, SimTime::zero());
+  EXPECT_EQ(cm.attention_fwd(1, 4096, 64, 64, true, 8192), full);
+}
+
 TEST(LogInterpolator, TrilinearOnTheLatticeReproducesALinearFunction) {
   // Values v = 2a + b - c on the 2x2x2 lattice {8, 9}^3 (log2 coordinates):
   // trilinear interpolation is exact for any function linear in each axis.

@@ -41,6 +41,16 @@ TEST(Overrides, AValueIsYamlSoASectionCanBeSetWhole) {
   EXPECT_EQ(s.model.hidden, 4096);
 }
 
+TEST(Overrides, AKeyUnderAPresetNameChangesThatPreset) {
+  // `model: gpt-oss-120b` with model.sliding_window=0 is the preset with
+  // that one key changed, not a model of that key alone.
+  const Scenario s = parse_scenario("model: gpt-oss-120b\ncluster: {system: dgx-h100, gpus: 8}\n", "s.yaml",
+                                    {parse_override("model.sliding_window=0"),
+                                     parse_override("model.full_attention_step=0")});
+  EXPECT_EQ(s.model.layers, 36);
+  EXPECT_EQ(s.model.sliding_window, 0);
+}
+
 TEST(Overrides, TheSeedIsAnOverrideToo) {
   EXPECT_EQ(parse_scenario(kOverridesBase, "s.yaml", {{"seed", "7"}}).seed, 7u);
 }

@@ -170,6 +170,19 @@ TEST(Flops, SelectiveRecomputationCountsTheReplayedModulesGemms) {
                    61.0 * 2 * (1536.0 * 128 * 192 + 512.0 * 128 * 256) * tokens);
 }
 
+TEST(Flops, SlidingLayersCountTheKeysTheirQueriesSee) {
+  // GPT-OSS 120B at 4,096 tokens: its 18 sliding layers count twice the
+  // keys a query sees on average, (128 x 129 / 2 + 3968 x 128) x 2 / 4096
+  // = 252.03125, instead of 4,096. Model FLOPs drop by 3 x 2 x 18 x
+  // (4096 - 252.03125) x (4096 + 4096) per token.
+  const ModelSpec& m = find_model("gpt-oss-120b");
+  ModelSpec full = m;
+  full.sliding_window = 0;
+  full.full_attention_step = 0;
+  const TrainingSpec t = training(4096, 8, Recompute::kNone, true);
+  EXPECT_DOUBLE_EQ(model_flops(full, t) - model_flops(m, t), 3.0 * 2 * 18 * (4096 - 252.03125) * 8192 * 8 * 4096);
+}
+
 TEST(Flops, WiderHeadsWidenQTheOutputAndTheAttentionCore) {
   // h 4096, 32 heads (and 32 KV heads) of 256 instead of 128: Q, K, V and
   // the attention output are 8,192 wide, 4,096 more. A token's forward

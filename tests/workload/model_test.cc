@@ -217,7 +217,7 @@ TEST(ModelSpec, PresetsAreUniqueAndNameTheirSource) {
     EXPECT_EQ(m.hidden % m.heads, 0) << m.name;
     EXPECT_EQ(m.heads % m.kv_heads, 0) << m.name;
   }
-  EXPECT_EQ(model_presets().size(), 34u);
+  EXPECT_EQ(model_presets().size(), 36u);
 }
 
 TEST(ModelSpec, UnknownModelListsTheKnownOnes) {
@@ -230,6 +230,33 @@ TEST(ModelSpec, UnknownModelListsTheKnownOnes) {
     EXPECT_NE(e.message().find("llama3-405b"), std::string::npos);
     EXPECT_NE(e.message().find("mixtral-8x7b"), std::string::npos);
   }
+}
+
+TEST(Model, GptOssSlidesItsEvenLayersAndCountsItsExperts) {
+  // GPT-OSS 120B: per layer Q 2880 x 4096, K and V 2880 x 512 each, out
+  // 4096 x 2880 = 26,542,080; router 2880 x 128 = 368,640; 128 experts of 3
+  // x 2880 x 2880 = 3,185,049,600; two norms 5,760: 3,211,966,080. 36 of
+  // them + two 201,088 x 2880 tables + the final norm = 116,789,048,640
+  // (published 116.83B with 40,108,032 biases and sinks, left out). Active:
+  // 4 experts a layer, 126,449,280, x 36 + the tables = 5,710,443,840 (the
+  // published 5.13B leaves out the input embedding, 579,133,440).
+  const ModelSpec& m = find_model("gpt-oss-120b");
+  EXPECT_EQ(m.moe_layer_params(), 3'211'966'080);
+  EXPECT_EQ(m.params(), 116'789'048'640);
+  EXPECT_EQ(m.active_params(), 5'710'443'840);
+  // 20B: 24 layers of 32 experts, 822,902,400 each: 20,907,927,360 (20.91B).
+  EXPECT_EQ(find_model("gpt-oss-20b").params(), 20'907'927'360);
+  // Even layers slide, odd ones attend to everything: 18 of 36; of layers
+  // 1-3, layer 2.
+  EXPECT_TRUE(m.sliding_layer(0));
+  EXPECT_FALSE(m.sliding_layer(1));
+  EXPECT_EQ(m.sliding_layers_in(0, 36), 18);
+  EXPECT_EQ(m.sliding_layers_in(1, 3), 1);
+  // Every layer slides with no full_attention_step (Mistral); none without a window.
+  ModelSpec all = m;
+  all.full_attention_step = 0;
+  EXPECT_EQ(all.sliding_layers_in(3, 5), 5);
+  EXPECT_EQ(find_model("llama3-8b").sliding_layers_in(0, 32), 0);
 }
 
 }  // namespace
