@@ -177,9 +177,13 @@ class TrainingIterations {
     one.parallelism.virtual_stages = 1;
     one.parallelism.expert_tp = 0;  // classes name TP, PP and EP only
     one.parallelism.ep_comm_overlap = false;
-    one.parallelism.layout = {};  // and split the layers evenly
+    // A split of the base scenario's layers by hand was made for its PP and
+    // model, not the class's; the recomputed modules the class's model lacks
+    // would make its plan invalid.
+    one.parallelism.layout = {};
     one.parallelism.first_stage_layers = one.parallelism.last_stage_layers = 0;
     one.parallelism.embedding_in_split = one.parallelism.loss_in_split = false;
+    one.training.recompute_modules = workload::applicable_modules(one.model, one.training.recompute_modules);
     const int64_t per_step = one.training.micro_batch * one.parallelism.dp;
     one.training.global_batch = std::max(per_step, (one.training.global_batch + per_step - 1) / per_step * per_step);
     try {

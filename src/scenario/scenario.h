@@ -27,11 +27,14 @@
 //     #   packet model's switch_buffer)
 //     storage: {servers, nics_per_server, nic_speed, shared_with_compute}
 //   parallelism: {tp, pp, dp, cp, ep, sequence_parallel, virtual_stages,
+//                 pipeline_layout, first_stage_layers, last_stage_layers,
+//                 embedding_in_split, loss_in_split,
 //                 zero_stage, overlap_grad_reduce, overlap_param_gather,
 //                 tp_comm_overlap, bucket_size, param_gather_size,
-//                 framework: megatron|deepspeed, cp_all_gather, shard_group}
+//                 framework: megatron|deepspeed, cp_all_gather, shard_group, ...}
 //   training: {seq_len, global_batch, micro_batch, precision: bf16|fp8,
-//              recompute: none|selective|full, recompute_layers}
+//              recompute: none|selective|full, recompute_layers,
+//              recompute_modules, ...}
 //   network: {model: flow|packet, transport, fabric, load_balancing, ...}
 //   #   packet options (net/packet/packet_options.h), with model: packet only
 //   compute: {calibration: path/to/table.json,   # default: the system's own, if shipped

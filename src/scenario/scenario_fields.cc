@@ -144,11 +144,13 @@ const std::vector<Field<ModelSpec>>& model_fields() {
        [](M& m, const Value& v) { m.v_head_dim = v.integer; }, shows(&M::v_head_dim)},
       {"mtp_layers", Kind::kInt, by_default("0"), int_range(0, 64),
        "multi-token-prediction modules after the last layer, each one more layer, projection and output "
-       "layer on the last pipeline stage (DeepSeek-V3: 1; config.json num_nextn_predict_layers)",
+       "layer on the last pipeline stage unless pipeline_layout puts them elsewhere (DeepSeek-V3: 1; config.json "
+       "num_nextn_predict_layers)",
        [](M& m, const Value& v) { m.mtp_layers = v.integer; }, shows(&M::mtp_layers)},
       {"sliding_window", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
        "sliding-window attention: tokens a query sees, itself included (config.json sliding_window; GPT-OSS 128); "
-       "0: every layer attends to the whole sequence",
+       "its kernels run the window with flash_attention only (unfused attention masks the whole score matrix); 0: "
+       "every layer attends to the whole sequence",
        [](M& m, const Value& v) { m.sliding_window = v.integer; }, shows(&M::sliding_window)},
       {"full_attention_step", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
        "with sliding_window, every this-many-th layer attends to the whole sequence (GPT-OSS 2: layers 1, 3, ...; "
@@ -350,7 +352,8 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        [](const T& t) { return std::string(hw::to_string(t.precision)); },
        {"bf16", "fp8", "fp4", "fp16", "fp32"}},
       {"recompute", Kind::kEnum, by_default("none"), {},
-       "activation recomputation: none, selective (attention) or full (whole layers)",
+       "activation recomputation: none, selective (recompute_modules; the attention core by default) or full (whole "
+       "layers)",
        [](T& t, const Value& v) {
          t.recompute = v.text == "full"        ? workload::Recompute::kFull
                        : v.text == "selective" ? workload::Recompute::kSelective

@@ -10,6 +10,7 @@ struct ForwardPerToken {
   double attention_core;          // all layers' Q K^T and A V
   double logits;                  // the output layer
   double qk_core;                 // all layers' Q K^T
+  double full_core, sliding_core;  // one full or sliding-window layer's attention core
   // The multi-token-prediction modules: projections and layers' GEMMs,
   // attention cores, output layers.
   double mtp_layers, mtp_core, mtp_logits;
@@ -39,6 +40,8 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   const double keys = (static_cast<double>(m.layers) - sliding) * s + sliding * window_keys;  // over the layers
   f.attention_core = 2 * keys * (q + o);
   f.qk_core = 2 * keys * q;
+  f.full_core = 2 * s * (q + o);
+  f.sliding_core = 2 * window_keys * (q + o);
   f.logits = 2 * h * static_cast<double>(m.vocab);
   // Each MTP module: its 2h -> h projection, its layer and attention core,
   // and the output layer again.
@@ -61,7 +64,12 @@ double model_flops_counting(const ModelSpec& m, const TrainingSpec& t, double at
 }  // namespace
 
 double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len) {
-  const ForwardPerToken f = forward_per_token(m, seq_len);
+  // Megatron-LM's count (training.py, num_floating_point_operations) has no
+  // term for a sliding window: every layer's attention at full width.
+  ModelSpec unwindowed = m;
+  unwindowed.sliding_window = 0;
+  unwindowed.full_attention_step = 0;
+  const ForwardPerToken f = forward_per_token(unwindowed, seq_len);
   const double tokens = static_cast<double>(global_batch) * static_cast<double>(seq_len);
   return (4 * (f.layer_gemms + f.mtp_layers + f.attention_core + f.mtp_core) + 3 * (f.logits + f.mtp_logits)) * tokens;
 }
@@ -100,8 +108,9 @@ double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingS
         for (int c = 0; c < p.virtual_stages; ++c) {
           const LayerRange range = chunk_range(m, p, s, c);
           const int64_t r = recomputed_layers(t, range.count), k = m.moe_layers_in(range.first, r);
+          const int64_t sliding = m.sliding_layers_in(range.first, r);
           extra += static_cast<double>(r - k) * f.dense_layer + static_cast<double>(k) * f.moe_layer +
-                   static_cast<double>(r) / static_cast<double>(m.layers) * f.attention_core;
+                   static_cast<double>(r - sliding) * f.full_core + static_cast<double>(sliding) * f.sliding_core;
         }
       break;
     }

@@ -22,7 +22,10 @@
 //              (gated ? 3 : 2) h ffn (top_k + shared experts) + h E router
 //              (MLA: the Q/KV down and up projections in place of Q, K, V)
 //              + 2 s (q + o)  attention scores Q K^T and A V, causal masking
-//                       not discounted, as the papers count it
+//                       not discounted, as the papers count it; a sliding-
+//                       window layer twice the keys a query sees on average
+//                       instead of s (Megatron's count, megatron_flops, has
+//                       no window)
 //              (q = heads x Q head width, o = heads x V head width: both h
 //              unless the model sets head_dim or uses MLA)
 //   once       2 h V    the output layer (logits)
@@ -40,7 +43,8 @@
 //   attention's share of the FLOPs: 4% for Llama 3 405B at 8K tokens, 11%
 //   for Llama 3 8B at 8K, 29% for 405B at 128K.
 // hardware_flops(): model_flops plus what the GPU re-runs (HFU's numerator):
-//   selective recompute  + the attention core's forward, 2 s (q + o) per token per layer
+//   selective recompute  + the replayed modules' GEMMs (training.h): the
+//                        attention core's forward by default
 //   full recompute       + every transformer layer's forward once more (the
 //                        output layer is not checkpointed, so it is not re-run:
 //                        eq. 3's logits term is 6 B s h V, three passes); with

@@ -242,7 +242,9 @@ class IterationSim {
 
 SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   const int64_t chunk_param_bytes = param_bytes(s, step.chunk);
-  const int64_t layers = std::max<int64_t>(1, cost_[s].chunk_layers[step.chunk]);
+  if (chunk_param_bytes == 0) return SimTime::zero();  // a chunk a pipeline layout left empty
+  const int64_t chunk_layers = cost_[s].chunk_layers[step.chunk];
+  const int64_t layers = std::max<int64_t>(1, chunk_layers);
   const int64_t gather_unit =
       p_.param_gather_bytes > 0 ? p_.param_gather_bytes : (chunk_param_bytes + layers - 1) / layers;
   const int64_t gathers = (chunk_param_bytes + gather_unit - 1) / gather_unit;
@@ -270,7 +272,7 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   // Only the recomputed layers' units gather again (recompute_layers).
   const bool regather = !step.forward && p_.framework == ShardingFramework::kDeepSpeed;
   SimTime t = gather.time * gathers;
-  if (regather) t += gather.time * (gathers * recomputed_layers(t_, layers)) / layers;
+  if (regather) t += gather.time * (gathers * recomputed_layers(t_, chunk_layers)) / layers;
   if (!step.forward) {
     const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
     const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, chunk_grad_bytes));
@@ -765,6 +767,7 @@ void IterationSim::gather_after_step(int s, int chunk, int bucket) {
   const int64_t per_param = gathered_param_bytes(t_);
   const Bytes dense(dense_dp_bytes(s, chunk, per_param) / n), experts(expert_dp_bytes(s, chunk, per_param) / n);
   auto next = [this, s, chunk, bucket] { gather_after_step(s, chunk, bucket + 1); };
+  if (dense.count() == 0 && experts.count() == 0) return next();  // an empty chunk
   launch_shared(s, coll::Op::kAllGather, dense, [this, s, experts, next] {
     if (experts.count() > 0)
       launch_shared(s, coll::Op::kAllGather, experts, next, true);
@@ -819,10 +822,11 @@ IterationResult IterationSim::run() {
       for (int c = 0; c < v; ++c) {
         // The dense part over DP x CP, then the routed experts' over their
         // own groups; the chunk waits for the last.
-        st_[s].param_ready[c] = kNever;
         const int64_t per_param = gathered_param_bytes(t_);
-        const int64_t experts = expert_dp_bytes(s, c, per_param);
-        enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(dense_dp_bytes(s, c, per_param)), experts > 0 ? -1 : c});
+        const int64_t dense = dense_dp_bytes(s, c, per_param), experts = expert_dp_bytes(s, c, per_param);
+        if (dense == 0 && experts == 0) continue;  // an empty chunk: nothing to wait for
+        st_[s].param_ready[c] = kNever;
+        enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(dense), experts > 0 ? -1 : c});
         if (experts > 0) enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(experts), c, true});
       }
     }

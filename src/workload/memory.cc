@@ -65,7 +65,10 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // norms' outputs), and the two dropout masks — whole on every TP rank
   // unless sequence-parallel. MLA adds its latents (input of the up
   // projections), whole on every TP rank.
-  const double replicated = 2 * e * h + kept(kRecomputeLayernorm) * (e * h + e * h) + (m.dropout ? 2 * h : 0) +
+  // Under recompute_modules layernorm, the norms that are modules of their
+  // own (MLA's input norm, a MoE layer's pre-MLP norm) keep no output.
+  const double replayed_norms = (mods & kRecomputeLayernorm) ? (m.mla() ? 1 : 0) + (moe ? 1 : 0) : 0;
+  const double replicated = 2 * e * h + (2 - replayed_norms) * e * h + (m.dropout ? 2 * h : 0) +
                             e * static_cast<double>(m.latent_width());
   // Per token, split over TP: Q, K, V, the attention output (input of the
   // output projection), the MLP's up (and gate) output and its activation
@@ -115,21 +118,25 @@ int64_t chunks_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r) {
   return std::min<int64_t>(warmup_steps(r, p.pp, M, v, extra) + 1, v * M);
 }
 
-// Activations in flight on rank r, in layers' worth: its chunks in flight
-// of layers / v layers each (non-interleaved, min(PP - r, M) micro-batches
-// of all its layers).
-double layer_microbatches_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r, int64_t layers) {
-  return static_cast<double>(chunks_in_flight(p, t, r)) * static_cast<double>(layers) /
-         static_cast<double>(p.virtual_stages);
+// Micro-batches of each of rank r's chunks in flight at that peak: the
+// first chunks_in_flight forwards of its schedule, which interleaving
+// takes PP micro-batches at a time from chunk after chunk (pipeline_order).
+std::vector<int64_t> chunk_micro_batches_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r) {
+  const int64_t M = std::max<int64_t>(1, t.micro_batches(p));
+  const int v = p.virtual_stages;
+  const int extra = p.ep_comm_overlap && v > 1 ? 1 : 0;
+  std::vector<int64_t> out(static_cast<size_t>(v), 0);
+  int64_t left = chunks_in_flight(p, t, r);
+  for (const PipelineStep& step : pipeline_order(r, p.pp, M, v, extra)) {
+    if (left == 0) break;
+    if (!step.forward) continue;
+    ++out[static_cast<size_t>(step.chunk)];
+    --left;
+  }
+  return out;
 }
 
-// Micro-batches through rank 0's first chunk, which has the embedding.
-double micro_batches_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r) {
-  return std::ceil(static_cast<double>(chunks_in_flight(p, t, r)) / static_cast<double>(p.virtual_stages));
-}
-
-MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int r,
-                             int64_t layers) {
+MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int r) {
   const bool first = r == 0, last = r == p.pp - 1;
   const double h = static_cast<double>(m.hidden), V = static_cast<double>(m.vocab);
   const double tp = p.tp;
@@ -184,34 +191,37 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   // `whole`.
   const LayerActivations dense_act = layer_activations(m, p, t, false);
   const LayerActivations moe_act = m.moe() ? layer_activations(m, p, t, true) : dense_act;
-  double kept = 0, recomputing = 0;  // all the stage's layers, one micro-batch; the largest layer recomputed
+  // Each chunk's kept activations, times its micro-batches in flight.
+  const std::vector<int64_t> in_flight = chunk_micro_batches_in_flight(p, t, r);
+  double act = 0, recomputing = 0;  // the largest layer being recomputed
   for (int c = 0; c < p.virtual_stages; ++c) {
     const LayerRange range = chunk_range(m, p, r, c);
     const int64_t k = m.moe_layers_in(range.first, range.count);
     const int64_t rc = recomputed_layers(t, range.count), k_rc = m.moe_layers_in(range.first, rc);
-    kept += static_cast<double>(rc - k_rc) * dense_act.stored + static_cast<double>(k_rc) * moe_act.stored +
-            static_cast<double>(range.count - rc - (k - k_rc)) * dense_act.whole +
-            static_cast<double>(k - k_rc) * moe_act.whole;
+    const double kept = static_cast<double>(rc - k_rc) * dense_act.stored + static_cast<double>(k_rc) * moe_act.stored +
+                        static_cast<double>(range.count - rc - (k - k_rc)) * dense_act.whole +
+                        static_cast<double>(k - k_rc) * moe_act.whole;
+    act += kept * static_cast<double>(in_flight[static_cast<size_t>(c)]);
     if (rc > k_rc) recomputing = std::max(recomputing, dense_act.whole);
     if (k_rc > 0) recomputing = std::max(recomputing, moe_act.whole);
   }
-  const double per_layer = layers > 0 ? kept / static_cast<double>(layers) : 0;
-  double act = per_layer * layer_microbatches_in_flight(p, t, r, layers);
-  act += recomputing;  // the layer being recomputed
+  act += recomputing;
   const bool sp = p.sequence_parallel && p.tp > 1;
   const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
   const double tokens = static_cast<double>(t.micro_batch * t.seq_len) / p.cp;
-  // Rank 0: the embedding's dropout mask. Last rank, one micro-batch: the
-  // inputs of the final norm and the output layer, and fp32 logits.
-  if (first && m.dropout) act += micro_batches_in_flight(p, t, r) * tokens * h / (sp ? tp : 1);
-  // Each MTP module, for that micro-batch too: the same output-layer inputs
-  // and logits there, and its layer and its projection's 2h input where the
-  // modules run (the last rank too, unless the layout puts them elsewhere).
+  // Rank 0: the embedding's dropout mask, per micro-batch of its first
+  // chunk. Last rank, one micro-batch (its backward follows its forward):
+  // the inputs of the final norm and the output layer, and fp32 logits,
+  // once for the model and once for each MTP module.
+  if (first && m.dropout) act += static_cast<double>(in_flight[0]) * tokens * h / (sp ? tp : 1);
   const double n_mtp = static_cast<double>(m.mtp_layers);
   if (last) act += (1 + n_mtp) * tokens * (2 * e * h / (sp ? tp : 1) + 4 * V / tp);
-  bool mtp = false;
-  for (int c = 0; c < p.virtual_stages; ++c) mtp = mtp || holds_mtp(m, p, r, c);
-  if (mtp) act += n_mtp * ((m.mtp_moe() ? moe_act : dense_act).whole + tokens * 2 * e * h / (sp ? tp : 1));
+  // Each MTP module's layer and its projection's 2h input, per micro-batch
+  // of the chunk that runs them.
+  for (int c = 0; c < p.virtual_stages; ++c)
+    if (holds_mtp(m, p, r, c))
+      act += static_cast<double>(in_flight[static_cast<size_t>(c)]) * n_mtp *
+             ((m.mtp_moe() ? moe_act : dense_act).whole + tokens * 2 * e * h / (sp ? tp : 1));
   b.activations = to_bytes(act);
   b.workspace = kWorkspace;
   return b;
@@ -280,6 +290,7 @@ std::vector<Change> changes() {
          if (x.t.recompute == Recompute::kFull && x.t.recompute_layers == 0) return false;
          x.t.recompute = Recompute::kFull;
          x.t.recompute_layers = 0;
+         x.t.recompute_modules = 0;  // selective's; full replays whole layers
          return true;
        }},
       {[](Plan& x) {
@@ -351,10 +362,9 @@ std::pair<std::string, Bytes> find_fit(const ModelSpec& m, const Plan& given, By
 
 std::vector<MemoryBreakdown> estimate_memory_per_stage(const ModelSpec& m, const ParallelPlan& p,
                                                         const TrainingSpec& t) {
-  const std::vector<int64_t> layers = layers_per_stage(m, p);
   std::vector<MemoryBreakdown> out;
-  out.reserve(layers.size());
-  for (int r = 0; r < p.pp; ++r) out.push_back(stage_memory(m, p, t, r, layers[static_cast<size_t>(r)]));
+  out.reserve(static_cast<size_t>(p.pp));
+  for (int r = 0; r < p.pp; ++r) out.push_back(stage_memory(m, p, t, r));
   return out;
 }
 

@@ -45,7 +45,9 @@
 //       T x etp / tp tokens' top_k copies)     — / TP
 //   attention scores a s^2 per sequence: softmax output e, dropout mask 1 and
 //       output e (GPT) — / TP; not stored with FlashAttention (which keeps a
-//       4-byte log-sum-exp per head per token) or selective recompute.
+//       4-byte log-sum-exp per head per token) or when selective recompute
+//       replays the attention core. The other recompute_modules drop their
+//       own outputs (training.h).
 // For Megatron's GPT this is the paper's s b h (34 + 5 a s / h) / t with
 // sequence parallelism, and 34 s b h / t with selective recompute. Full
 // recompute keeps only each layer's input, e s b h (/ t with sequence
@@ -53,13 +55,15 @@
 // while that layer is recomputed. Everything is divided by CP.
 // Micro-batches in flight on rank r: 1F1B holds min(PP - r, micro-batches);
 // interleaved 1F1B with v chunks holds min(2 (PP - r - 1) + (v - 1) PP + 1,
-// v x micro-batches) chunks of layers / v layers (Megatron-LM's warm-up
-// count; on rank 0 the paper's factor 1 + (PP - 1) / (PP v)). Rank 0 adds the
-// embedding's dropout mask per micro-batch; the last rank, for one
-// micro-batch, the inputs of the final norm and the output layer and the
-// fp32 logits for the cross-entropy, 4 s b V / t, and per multi-token-
-// prediction module one more layer, its projection's 2h input and the same
-// output-layer tensors.
+// v x micro-batches) chunk-micro-batches (Megatron-LM's warm-up count; on
+// rank 0 the paper's factor 1 + (PP - 1) / (PP v)), each chunk as many as
+// the schedule has run of it by then, PP at a time, and each with its own
+// layers. Rank 0 adds the embedding's dropout mask per micro-batch of its
+// first chunk; the last rank, for one micro-batch, the inputs of the final
+// norm and the output layer and the fp32 logits for the cross-entropy,
+// 4 s b V / t, and the same output-layer tensors per multi-token-prediction
+// module; the chunk holding the modules, per micro-batch in flight, each
+// one's layer and its projection's 2h input.
 //
 // Workspace: a fixed 3 GB that the above does not see: the CUDA context and
 // kernel images (~0.5-1 GB), cuBLAS / cuDNN / Transformer Engine workspaces

@@ -97,9 +97,6 @@ struct ModelSpec {
   int64_t full_attention_step = 0;
 
   bool mla() const { return kv_lora_rank > 0; }
-  bool sliding_layer(int64_t i) const {
-    return sliding_window > 0 && (full_attention_step == 0 || (i + 1) % full_attention_step != 0);
-  }
   // Sliding-window layers among layers first .. first + count - 1.
   int64_t sliding_layers_in(int64_t first, int64_t count) const;
   // Width of one Q (and K) head.

@@ -9,7 +9,8 @@
 // — on the stage that has them — the input embedding and learned
 // positions (first chunk), the output layer and final norm (last chunk)
 // and the multi-token-prediction modules with a copy of the input
-// embedding when it is on another stage (last chunk). The output layer is
+// embedding when it is on another stage (the last chunk, or where the
+// pipeline layout puts them: holds_mtp). The output layer is
 // a second copy of a tied embedding when the two ends are on different
 // stages, as Megatron-LM keeps it; the final norm is whole on every TP
 // rank. Counts are whole parameters before any ZeRO sharding over

@@ -11,6 +11,9 @@ namespace {
 // Past this many symbols unrolled the text is no pipeline (a chunk per
 // layer of a million-layer model) and would only exhaust memory.
 constexpr size_t kMaxSymbols = size_t{1} << 20;
+// Each level of nesting holds its own unrolled text while it repeats, so
+// the depth bounds memory at kMaxDepth x kMaxSymbols bytes.
+constexpr int kMaxDepth = 16;
 
 // Recursive descent over `seq := (atom ('*' digits)?)*`, `atom := symbol |
 // '(' seq ')'`, appending the unrolled symbols. Megatron unrolls with two
@@ -21,7 +24,7 @@ class Unroller {
   explicit Unroller(std::string_view text) : s_(text) {}
 
   std::string run(std::string& out) {
-    std::string err = seq(out);
+    std::string err = seq(out, 0);
     if (err.empty() && at_ < s_.size()) err = fmt::format("')' at {} closes no '('", at_ + 1);
     return err;
   }
@@ -31,13 +34,14 @@ class Unroller {
     while (at_ < s_.size() && (s_[at_] == ',' || std::isspace(static_cast<unsigned char>(s_[at_])))) ++at_;
   }
 
-  std::string seq(std::string& out) {
+  std::string seq(std::string& out, int depth) {
     for (skip(); at_ < s_.size() && s_[at_] != ')'; skip()) {
       std::string atom;
       const char c = s_[at_];
       if (c == '(') {
         const size_t open = at_++;
-        if (std::string err = seq(atom); !err.empty()) return err;
+        if (depth + 1 > kMaxDepth) return fmt::format("'(' at {} nests groups deeper than {}", open + 1, kMaxDepth);
+        if (std::string err = seq(atom, depth + 1); !err.empty()) return err;
         if (at_ >= s_.size()) return fmt::format("'(' at {} is never closed", open + 1);
         ++at_;  // ')'
       } else if (c == 'E' || c == 't' || c == 'm' || c == 'L' || c == '|') {

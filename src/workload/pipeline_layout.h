@@ -38,7 +38,7 @@ struct PipelineLayout {
 };
 
 // Parses `text` into `out`. Returns "" when it parses, else the reason
-// ("unknown symbol 'x' at 5 (known: E, t, m, L, |)"). Checks what needs no
+// ("'(' at 2 is never closed"). Checks what needs no
 // model: E first, L last, each once; MTP modules after every decoder layer
 // and all in one stage. An empty text gives an empty layout.
 std::string parse_pipeline_layout(std::string_view text, PipelineLayout& out);

@@ -265,7 +265,9 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
     return SimTime::from_seconds(act.seconds() * static_cast<double>(elems) / static_cast<double>(act_elems));
   };
   if (mods & kRecomputeCoreAttn) c.selective_fwd += attn_f;
-  if (mods & kRecomputeLayernorm) c.selective_fwd += norm * 2;
+  // Transformer Engine fuses a norm into the GEMM after it (and keeps its
+  // output) but for MLA's input norm and a MoE layer's pre-MLP norm.
+  if (mods & kRecomputeLayernorm) c.selective_fwd += norm * ((m_.mla() ? 1 : 0) + (moe ? 1 : 0));
   if (mods & kRecomputeMlaUpProj) c.selective_fwd += mla_up;
   if (!moe && (mods & kRecomputeMlp)) {
     c.selective_fwd += mlp_gemms + act;

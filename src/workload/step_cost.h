@@ -10,8 +10,9 @@
 // norms, residuals and dropout run on T / t tokens. Layers are costed by
 // kind (a dense MLP, or routed and shared experts); MLA's down projections
 // run whole on the T / t sequence-parallel tokens before the latents are
-// gathered. The last stage adds the multi-token-prediction modules: a
-// lookup, a 2h -> h projection, a layer and the output layer each. Backward is the data-
+// gathered. The multi-token-prediction modules run a lookup, a 2h -> h
+// projection and a layer each where they are held (holds_mtp), their
+// output layer and loss with the model's on the last stage. Backward is the data-
 // and weight-gradient GEMMs (twice the forward's) plus attention's backward;
 // full recomputation replays the forward first, selective replays its
 // modules (the attention core unless told others, training.h).
@@ -71,7 +72,10 @@ struct StageCost {
   std::vector<int64_t> chunk_params;  // parameters of each chunk held by one GPU (before ZeRO sharding)
   std::vector<int64_t> chunk_expert_params;  // of which routed experts (sharded over expert-DP ranks)
   std::vector<int64_t> chunk_layers;         // transformer layers in each chunk
-  Bytes activation_bytes;  // sent to the next stage per micro-batch, per GPU
+  // Sent to the next stage per micro-batch, per GPU: one T x h of hidden
+  // states (a standalone MTP chunk's extra ones on its way to the loss are
+  // left out).
+  Bytes activation_bytes;
   int64_t params() const;
   int64_t expert_params() const;
 };

@@ -55,6 +55,33 @@ std::string recompute_modules_text(uint32_t modules) {
   return out;
 }
 
+namespace {
+
+// What each module needs of the model to have something to replay.
+struct ModuleNeed {
+  RecomputeModule module;
+  bool (*present)(const ModelSpec&);
+  const char* what;
+};
+const ModuleNeed kModuleNeeds[] = {
+    {kRecomputeMlaUpProj, [](const ModelSpec& m) { return m.mla(); }, "multi-head latent attention (model.kv_lora_rank)"},
+    {kRecomputeLayernorm, [](const ModelSpec& m) { return m.mla() || m.moe(); },
+     "a norm of its own: MLA's input norm or a MoE layer's pre-MLP norm (Megatron-LM's Transformer Engine layers "
+     "fuse the others into the GEMM after them)"},
+    {kRecomputeMoeAct, [](const ModelSpec& m) { return m.moe(); }, "experts"},
+    {kRecomputeMoe, [](const ModelSpec& m) { return m.moe(); }, "experts"},
+    {kRecomputeSharedExperts, [](const ModelSpec& m) { return m.moe() && m.shared_experts > 0; }, "shared experts"},
+    {kRecomputeMlp, [](const ModelSpec& m) { return m.moe_layers() < m.layers; }, "a layer with a dense MLP"},
+};
+
+}  // namespace
+
+uint32_t applicable_modules(const ModelSpec& m, uint32_t modules) {
+  for (const ModuleNeed& n : kModuleNeeds)
+    if (!n.present(m)) modules &= ~uint32_t{n.module};
+  return modules;
+}
+
 uint32_t selective_modules(const TrainingSpec& t) {
   if (t.recompute != Recompute::kSelective) return 0;
   return t.recompute_modules != 0 ? t.recompute_modules : uint32_t{kRecomputeCoreAttn};
@@ -76,7 +103,9 @@ std::string megatron_split(const ModelSpec& m, const ParallelPlan& p, std::vecto
     int64_t rest = m.layers, ranks = pp;
     if (p.first_stage_layers > 0) rest -= p.first_stage_layers, --ranks;
     if (p.last_stage_layers > 0) rest -= p.last_stage_layers, --ranks;
-    if (rest < 0 || (ranks == 0 && rest != 0))
+    // Megatron refuses layers left with no rank to take them, and ranks
+    // left with no layers ("Mismatch: ... middle layers remaining").
+    if (rest < 0 || (ranks == 0) != (rest == 0))
       return fmt::format("{} layers on the first and {} on the last pipeline rank leave {} of {}'s {} for the "
                          "other {}",
                          p.first_stage_layers, p.last_stage_layers, rest, m.name, m.layers, ranks);
@@ -304,15 +333,9 @@ void validate_recompute_modules(const ModelSpec& m, const TrainingSpec& t) {
   if (t.recompute != Recompute::kSelective)
     fail(kField, fmt::format("{} needs recompute: selective; recompute is {}", recompute_modules_text(mods),
                              to_string(t.recompute)));
-  const auto needs = [&](uint32_t bit, bool present, const char* what) {
-    if ((mods & bit) && !present)
-      fail(kField, fmt::format("{} needs {}; {} has none", recompute_modules_text(bit), what, m.name));
-  };
-  needs(kRecomputeMlaUpProj, m.mla(), "multi-head latent attention (model.kv_lora_rank)");
-  needs(kRecomputeMoeAct, m.moe(), "experts");
-  needs(kRecomputeMoe, m.moe(), "experts");
-  needs(kRecomputeSharedExperts, m.moe() && m.shared_experts > 0, "shared experts");
-  needs(kRecomputeMlp, m.moe_layers() < m.layers || !m.moe(), "a layer with a dense MLP");
+  for (const ModuleNeed& n : kModuleNeeds)
+    if ((mods & n.module) && !n.present(m))
+      fail(kField, fmt::format("{} needs {}; {} has none", recompute_modules_text(n.module), n.what, m.name));
 }
 
 // Megatron-LM's uneven splits (get_num_layers_to_build's assertions).
@@ -374,8 +397,9 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("parallelism.tp", fmt::format("{} does not divide the dense layers' MLP inner size {}", p.tp, m.dense_ffn()));
 
   // Pipeline: without interleaving, layers may split unevenly (see
-  // layers_per_stage) but every rank needs one; interleaved 1F1B needs
-  // equal model chunks, as Megatron-LM requires. A layout says it all.
+  // layers_per_stage) but every rank needs one, and with interleaving
+  // every chunk one. Megatron-LM's own splits (a layout, fixed first and
+  // last stages, the embedding and loss counted) may leave chunks empty.
   if (p.virtual_stages > 1 && p.pp == 1)
     fail("parallelism.virtual_stages", "interleaving needs pipeline parallelism (pp > 1)");
   if (!p.layout.empty()) {
@@ -426,6 +450,15 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (p.ep_comm_overlap && p.zero_stage >= 3)
     fail("parallelism.ep_comm_overlap", "with zero_stage 3 is not modelled; set zero_stage below 3 or "
                                         "ep_comm_overlap: false");
+  // Megatron-LM's combined 1F1B replays no whole layer (transformer_config.py:
+  // "disable full recomputation", "disable moe in recompute_modules").
+  if (p.ep_comm_overlap && t.recompute == Recompute::kFull)
+    fail("parallelism.ep_comm_overlap", "with recompute: full is refused by Megatron-LM (\"disable full "
+                                        "recomputation when enabling overlap_moe_expert_parallel_comm\"); use "
+                                        "selective recomputation");
+  if (p.ep_comm_overlap && (selective_modules(t) & kRecomputeMoe))
+    fail("parallelism.ep_comm_overlap", "with the moe recompute module is refused by Megatron-LM (\"disable moe in "
+                                        "recompute_modules when enabling overlap_moe_expert_parallel_comm\")");
   if (p.ep_comm_overlap && p.pp > 1 && p.virtual_stages == 1)
     fail("parallelism.ep_comm_overlap",
          fmt::format("with pp {} Megatron-LM's combined 1F1B needs interleaving (virtual_stages > 1)", p.pp));

@@ -27,8 +27,10 @@ const char* to_string(Recompute r);
 // as bits. Each keeps its input and drops what it makes:
 //   core_attn       the attention kernel (its softmax statistics; without
 //                   FlashAttention the s x s scores)
-//   layernorm       the two norms before attention and the MLP (their
-//                   outputs, the QKV and first MLP GEMMs' inputs)
+//   layernorm       the norms that are modules of their own in Megatron-
+//                   LM's Transformer Engine layers: MLA's input norm and a
+//                   MoE layer's pre-MLP norm (the others are fused into the
+//                   GEMM after them and keep their output); their outputs
 //   moe_act         the routed experts' activation function (its output,
 //                   the second GEMM's input)
 //   mla_up_proj     MLA's up projections and RoPE (Q, K and V)
@@ -237,6 +239,9 @@ bool holds_mtp(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk);
 // layer, min(n, recompute_layers) when limited, 0 otherwise (selective
 // recomputation re-runs attention, not whole layers).
 int64_t recomputed_layers(const TrainingSpec& t, int64_t n);
+
+// Of `modules`, those `m` has something for (what validate_plan accepts).
+uint32_t applicable_modules(const ModelSpec& m, uint32_t modules);
 
 // The modules selective recomputation replays: none without it, the
 // given ones, or core_attn when none are given.

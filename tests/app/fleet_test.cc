@@ -54,10 +54,14 @@ TEST(FleetRun, TheTraceReplayReportsItsRejectedRowsAndRunsTheRest) {
 TEST(FleetRun, AClassSplitsItsLayersEvenlyWhateverTheBaseScenarioSplits) {
   // A class names its own TP, PP and EP (here PP 1); the base scenario's
   // uneven split (8 layers on the first of several stages) would leave
-  // that plan invalid, so a class leaves it out, as it does expert_tp.
+  // that plan invalid, so a class leaves it out, as it does expert_tp; and
+  // of the recomputed modules it keeps those its model has (Llama 3 8B has
+  // no experts for moe_act).
   const scenario::Scenario s = scenario::load_scenario(
-      shipped("trace-replay.yaml"), {scenario::parse_override("parallelism.first_stage_layers=8")});
+      shipped("trace-replay.yaml"), {scenario::parse_override("parallelism.first_stage_layers=8"),
+                                     scenario::parse_override("training.recompute_modules=moe_act")});
   EXPECT_EQ(s.parallelism.first_stage_layers, 8);
+  EXPECT_EQ(s.training.recompute_modules, uint32_t{workload::kRecomputeMoeAct});
   const FleetRun r = run_fleet(s);
   ASSERT_EQ(r.result.profiles.size(), 1u);
   EXPECT_NE(r.result.profiles[0].find("llama3-8b TP8 PP1 DP8"), std::string::npos);

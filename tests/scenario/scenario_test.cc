@@ -425,7 +425,7 @@ TEST(ScenarioErrors, PipelineLayoutFromTheScenario) {
 
 TEST(ScenarioErrors, RecomputeModulesFromTheScenario) {
   const std::string head = "model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\ntraining:\n  recompute: selective\n";
-  EXPECT_EQ(error_of(head + "  recompute_modules: \"core_attn, layernorm\"\n"), "no error");
+  EXPECT_EQ(error_of(head + "  recompute_modules: \"core_attn, mlp\"\n"), "no error");
   EXPECT_EQ(error_of(head + "  recompute_modules: \"layernorms\"\n"),
             "s.yaml:5: training.recompute_modules: unknown module 'layernorms' (known: core_attn, layernorm, moe_act, "
             "mla_up_proj, mlp, moe, shared_experts)");

@@ -190,6 +190,26 @@ TEST(Iteration, ALayoutOfTheEvenSplitChangesNothingAndAnUnevenOneWidensTheBubble
   EXPECT_GT(h.run().iteration, even.iteration);
 }
 
+TEST(Iteration, AnEmptyChunkHoldsNothingToGatherOrReduce) {
+  // "Et*8||t*8|L" on PP 2 x 2 chunks leaves rank 1's first chunk without a
+  // layer or a parameter: under every ZeRO stage it gathers and reduces
+  // nothing (no division by its zero bytes), and the iteration still runs
+  // both ranks' work.
+  for (int zero : {1, 2, 3}) {
+    Harness h;
+    h.plan.pp = 2;
+    h.plan.dp = 2;
+    h.plan.virtual_stages = 2;
+    h.plan.zero_stage = zero;
+    h.training.global_batch = 8;
+    ASSERT_EQ(parse_pipeline_layout("Et*8||t*8|L", h.plan.layout), "");
+    EXPECT_EQ(h.stage_cost(1).chunk_params[0], 0);
+    const IterationResult r = h.run();
+    EXPECT_GT(r.iteration, SimTime::zero()) << "zero_stage " << zero;
+    EXPECT_GT(r.stages[1].forward_compute, SimTime::zero()) << "zero_stage " << zero;
+  }
+}
+
 TEST(Iteration, BlockingPipelineSendsCostMoreThanOverlappedOnes) {
   Harness h;
   h.plan.pp = 2;

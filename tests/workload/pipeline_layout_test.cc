@@ -72,6 +72,8 @@ TEST(PipelineLayout, MalformedTextSaysWhereAndWhy) {
   EXPECT_EQ(stages_of("*3Et|L"), "error: '*' at 1 repeats nothing");
   EXPECT_EQ(stages_of("Et*99999999999|L"), "error: the count after '*' at 3 is too large");
   EXPECT_EQ(stages_of("E(t*1000)*2000|L"), "error: unrolls to more than 1048576 symbols");
+  EXPECT_EQ(stages_of("E" + std::string(17, '(') + "t" + std::string(17, ')') + "|L"),
+            "error: '(' at 18 nests groups deeper than 16");
 }
 
 TEST(PipelineLayout, EmbeddingFirstLossLastAndMtpAfterTheLayersInOneStage) {

@@ -317,6 +317,11 @@ TEST(ValidatePlan, MegatronsUnevenSplitsSayWhyTheyDoNotFit) {
   p.first_stage_layers = 10;
   EXPECT_EQ(check(m, p, t, 16),
             "parallelism.first_stage_layers: the other 3 pipeline ranks cannot share the 22 layers left equally");
+  p.first_stage_layers = 16;
+  p.last_stage_layers = 16;
+  EXPECT_EQ(check(m, p, t, 16),
+            "parallelism.first_stage_layers: 16 layers on the first and 16 on the last pipeline rank leave 0 of "
+            "llama3-8b's 32 for the other 2");
   p.first_stage_layers = 20;
   p.last_stage_layers = 20;
   EXPECT_EQ(check(m, p, t, 16),
@@ -389,6 +394,16 @@ TEST(ValidatePlan, RecomputeModulesNeedSelectiveAndSomethingToReplay) {
   t.recompute_modules = kRecomputeMoe;
   EXPECT_EQ(check(find_model("llama3-8b"), p, t, 8),
             "training.recompute_modules: moe needs experts; llama3-8b has none");
+  t.recompute_modules = kRecomputeLayernorm;
+  EXPECT_EQ(check(find_model("llama3-8b"), p, t, 8),
+            "training.recompute_modules: layernorm needs a norm of its own: MLA's input norm or a MoE layer's "
+            "pre-MLP norm (Megatron-LM's Transformer Engine layers fuse the others into the GEMM after them); "
+            "llama3-8b has none");
+  EXPECT_EQ(check(mixtral, p, t, 8), "ok");
+  // A class's model keeps only the modules it has something for.
+  EXPECT_EQ(applicable_modules(find_model("llama3-8b"), kRecomputeLayernorm | kRecomputeMoeAct | kRecomputeMlp),
+            uint32_t{kRecomputeMlp});
+  EXPECT_EQ(applicable_modules(find_model("deepseek-v3"), 127u), 127u);
 }
 
 TEST(ValidatePlan, MixtureOfExpertsLayout) {
@@ -418,6 +433,17 @@ TEST(ValidatePlan, ExpertCommOverlapNeedsExpertsAndInterleavingUnderPipelining) 
             "parallelism.ep_comm_overlap: with pp 2 Megatron-LM's combined 1F1B needs interleaving (virtual_stages > 1)");
   p.virtual_stages = 2;
   EXPECT_EQ(check(m, p, t, 16), "ok");
+  // Megatron-LM refuses full recomputation, and replaying whole MoE layers, beside it.
+  TrainingSpec full = t;
+  full.recompute = Recompute::kFull;
+  EXPECT_EQ(check(m, p, full, 16),
+            "parallelism.ep_comm_overlap: with recompute: full is refused by Megatron-LM (\"disable full "
+            "recomputation when enabling overlap_moe_expert_parallel_comm\"); use selective recomputation");
+  full.recompute = Recompute::kSelective;
+  full.recompute_modules = kRecomputeMoe;
+  EXPECT_EQ(check(m, p, full, 16),
+            "parallelism.ep_comm_overlap: with the moe recompute module is refused by Megatron-LM (\"disable moe "
+            "in recompute_modules when enabling overlap_moe_expert_parallel_comm\")");
   p.ep = 1;
   EXPECT_EQ(check(m, p, t, 16),
             "parallelism.ep_comm_overlap: needs expert parallelism (ep > 1): there are no all-to-alls to overlap");
