@@ -88,6 +88,8 @@ EdgeModel vit_b16() {
   return m;
 }
 
+}  // namespace
+
 // A decoder-only transformer (model.h) on sequences of `seq` tokens: the
 // shapes workload/flops.h counts, LoRA on the attention projections.
 EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
@@ -119,7 +121,18 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
   // One head width (hd + v_hd) / 2 counts Q K^T and P V's FLOPs exactly (hd without MLA).
   attn.m = seq, attn.heads = t.heads, attn.head_dim = (t.head_dim() + t.value_head_dim()) / 2, attn.causal = true;
   attn.repeat = l;
-  m.ops.push_back(attn);
+  // Sliding-window layers (GPT-OSS's even ones) run their own, windowed kernel.
+  const int64_t sliding = t.sliding_layers_in(0, l);
+  if (sliding < l) {
+    attn.repeat = l - sliding;
+    m.ops.push_back(attn);
+  }
+  if (sliding > 0) {
+    attn.name = "attention core (sliding window)";
+    attn.window = t.sliding_window;
+    attn.repeat = sliding;
+    m.ops.push_back(attn);
+  }
   ModelOp out = gemm("attention out", seq, h, o, l, o * h);
   out.adaptable = true;
   out.passes = {{K::kResidualAdd, 3}, {K::kNorm, 2}};  // residual add, and the norm before the MLP
@@ -146,6 +159,8 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
   return m;
 }
 
+namespace {
+
 // Llama 2 70B (Touvron et al. 2023; the released config: 80 layers, hidden
 // 8192, 64 heads, 8 KV heads, SwiGLU 28672, vocabulary 32000, untied), the
 // model MLPerf Training's LoRA benchmark fine-tunes; the transformer presets
@@ -160,7 +175,13 @@ ModelSpec llama2_70b() {
 }
 
 double op_flops(const ModelOp& op) {
-  if (op.kind == ModelOp::kAttention) return 4.0 * op.m * op.m * op.heads * op.head_dim * op.repeat;
+  if (op.kind == ModelOp::kAttention) {
+    // Every key for each query, or under a window twice the keys a query
+    // sees on average (workload/flops.h counts them the same way).
+    const double s = static_cast<double>(op.m), w = static_cast<double>(op.window);
+    const double keys = op.window > 0 && op.window < op.m ? (2 * s * w - w * w + w) / s : s;
+    return 4.0 * s * keys * op.heads * op.head_dim * op.repeat;
+  }
   return 2.0 * op.m * op.n * op.k * op.repeat;
 }
 
@@ -184,7 +205,8 @@ SimTime cast_time(const ModelOp& op, int64_t width, int64_t batch, const hw::Com
 }
 
 SimTime op_forward(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
-  if (op.kind == ModelOp::kAttention) return c.attention_fwd(batch, op.m, op.heads, op.head_dim, op.causal) * op.repeat;
+  if (op.kind == ModelOp::kAttention)
+    return c.attention_fwd(batch, op.m, op.heads, op.head_dim, op.causal, op.window) * op.repeat;
   return c.gemm(op.m * batch, op.n, op.k, p) * op.repeat + passes_time(op, batch, c) + cast_time(op, op.k, batch, c, p);
 }
 
@@ -269,7 +291,7 @@ SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_
     const bool weights = mode == FineTune::kFull || (mode == FineTune::kFrozenBackbone && op.head);
     const bool inputs = mode == FineTune::kFull || mode == FineTune::kLora;
     if (op.kind == ModelOp::kAttention) {
-      if (inputs) t += c.attention_bwd(batch, op.m, op.heads, op.head_dim, op.causal) * op.repeat;
+      if (inputs) t += c.attention_bwd(batch, op.m, op.heads, op.head_dim, op.causal, op.window) * op.repeat;
       continue;
     }
     if (inputs || weights) t += cast_time(op, op.n, batch, c, p);  // dY, once for both products

@@ -47,6 +47,7 @@
 #include "core/time.h"
 #include "hw/compute_model.h"
 #include "hw/precision.h"
+#include "workload/model.h"
 
 namespace anatomy::workload {
 
@@ -61,6 +62,7 @@ struct ModelOp {
   int64_t m = 0, n = 0, k = 0;
   int64_t heads = 0, head_dim = 0;
   bool causal = false;
+  int64_t window = 0;       // kAttention, causal: a sliding window of this many tokens (0: none)
   int64_t repeat = 1;       // identical layers
   int64_t params = 0;       // weights of one repeat (and biases / norms)
   bool head = false;        // the task head (trained with a frozen backbone)
@@ -93,6 +95,8 @@ const std::vector<EdgeModel>& edge_model_presets();
 // A preset above, or a transformer preset (model.h) at `seq_len` tokens per
 // sample. Throws InputError (field "model") listing the names.
 EdgeModel find_edge_model(std::string_view name, int64_t seq_len);
+// A transformer (model.h) at `seq` tokens per sample, layer by layer.
+EdgeModel from_transformer(const ModelSpec& t, int64_t seq);
 
 // One forward pass of `batch` samples on one accelerator.
 core::SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p);

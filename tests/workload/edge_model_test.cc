@@ -51,6 +51,25 @@ TEST(EdgeModel, LoraTrainsRankTimesInPlusOutPerAdaptedProduct) {
   EXPECT_LT(m.train_flops(FineTune::kLora, 8), 3 * m.forward_flops());
 }
 
+TEST(EdgeModel, SlidingLayersRunAWindowedAttentionOfTheirOwn) {
+  // GPT-OSS 20B at 4,096 tokens: 12 of its 24 layers slide. Their attention
+  // core is an op of its own with the 128-token window, counted at twice
+  // the keys a query sees on average, 252.03125 instead of 4,096, so the
+  // forward is 12 x 4 x 4096 x (4096 - 252.03125) x 64 heads x 64 smaller
+  // than with every layer attending to the whole sequence.
+  const EdgeModel m = find_edge_model("gpt-oss-20b", 4096);
+  ModelSpec full = find_model("gpt-oss-20b");
+  full.sliding_window = 0;
+  full.full_attention_step = 0;
+  const EdgeModel whole = from_transformer(full, 4096);
+  int windowed = 0;
+  for (const ModelOp& op : m.ops)
+    if (op.window == 128) windowed += static_cast<int>(op.repeat);
+  EXPECT_EQ(windowed, 12);
+  EXPECT_NEAR(whole.forward_flops() - m.forward_flops(), 12 * 4.0 * 4096 * (4096 - 252.03125) * 64 * 64, 1e3);
+  EXPECT_EQ(m.params(), whole.params());
+}
+
 TEST(EdgeModel, TransformerPresetsKeepTheirParameterCount) {
   const EdgeModel m = find_edge_model("llama3-8b", 4096);
   EXPECT_EQ(m.params(), find_model("llama3-8b").params());
