@@ -65,6 +65,16 @@ TEST(Params, DeepSeekV3StagesHoldTheirOwnKindsOfLayer) {
   EXPECT_EQ(chunk_params(m, p, {0, 1}, false, false, false).dense, 299'312'128);
 }
 
+// DeepSeek-V3's plan for the layouts below: PP 16 x VPP 2, DP 16 = EP 16.
+ParallelPlan deepseek_v3_pp16_vpp2() {
+  ParallelPlan p;
+  p.pp = 16;
+  p.dp = 16;
+  p.ep = 16;
+  p.virtual_stages = 2;
+  return p;
+}
+
 TEST(Params, AStandaloneMtpModuleTakesItsLayerAndAnEmbeddingCopyToItsStage) {
   // DeepSeek-V3 on PP 16 x VPP 2 with Megatron's "Et*3|(tt|)*29,m|L": rank
   // 14's second chunk holds the MTP module alone: its MoE layer, its 2h x h
@@ -74,11 +84,7 @@ TEST(Params, AStandaloneMtpModuleTakesItsLayerAndAnEmbeddingCopyToItsStage) {
   // ranks hold what the evenly split plan holds: there, too, the MTP module
   // needs its own embedding copy, the untied output layer being no copy.
   const ModelSpec& m = find_model("deepseek-v3");
-  ParallelPlan p;
-  p.pp = 16;
-  p.dp = 16;
-  p.ep = 16;
-  p.virtual_stages = 2;
+  ParallelPlan p = deepseek_v3_pp16_vpp2();
   ASSERT_EQ(parse_pipeline_layout("Et*3|(tt|)*29,m|L", p.layout), "");
   const int64_t h = m.hidden, V = m.vocab, experts = m.expert_params_per_layer();
   const GpuParams mtp = chunk_params(m, p, 14, 1);
@@ -139,11 +145,7 @@ TEST(Params, AStandaloneMtpModuleMovesItsWorkNotItsLoss) {
   // computes in the output layer's stage); the two chunks together cost
   // the same either way.
   const ModelSpec& m = find_model("deepseek-v3");
-  ParallelPlan p;
-  p.pp = 16;
-  p.dp = 16;
-  p.ep = 16;
-  p.virtual_stages = 2;
+  ParallelPlan p = deepseek_v3_pp16_vpp2();
   TrainingSpec t;
   t.seq_len = 4096;
   t.global_batch = 1024;

@@ -291,7 +291,7 @@ TEST(ChunkRange, MegatronsUnevenFirstAndLastStages) {
 
 TEST(ChunkRange, MegatronCountsTheEmbeddingAndLossAsLayers) {
   // --account-for-embedding/loss-in-pipeline-split on Llama 3 405B over PP 8
-  // x VPP 8 (Megatron-Bridge's recipes): 126 + 2 = 128 layers, 16 a rank,
+  // x VPP 8 (Megatron-LM's get_num_layers_to_build): 126 + 2 = 128 layers, 16 a rank,
   // 2 a chunk, but rank 0's first chunk holds 1 (beside the embedding) and
   // rank 7's last chunk 1 (beside the loss). Rank 0's second chunk is
   // virtual stage 8, after 1 + 7 x 2 = 15 layers.
