@@ -25,6 +25,7 @@ std::string plan_text(const workload::ParallelPlan& p) {
   if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
   if (p.etp() != p.tp) out += fmt::format(" ETP{}", p.etp());
   if (p.ep_comm_overlap) out += " (EP all-to-alls overlapped, combined 1F1B)";
+  if (p.moe_dispatcher == workload::MoeDispatcher::kFlex) out += " (flex dispatcher)";
   if (p.virtual_stages > 1) out += fmt::format(" (interleaved x{})", p.virtual_stages);
   if (!p.layout.empty()) out += fmt::format(" (layers laid out \"{}\")", p.layout.text);
   if (p.first_stage_layers > 0) out += fmt::format(" (first stage {} layers)", p.first_stage_layers);

@@ -128,6 +128,14 @@ const std::vector<Field<ModelSpec>>& model_fields() {
        "MoE models: experts of ffn_hidden in every MoE layer that every token visits, split over TP, not EP "
        "(DeepSeek-V3, Llama 4: 1)",
        [](M& m, const Value& v) { m.shared_experts = v.integer; }, shows(&M::shared_experts)},
+      {"expert_groups", Kind::kInt, by_default("0"), int_range(0, 1 << 20),
+       "MoE models: group-limited routing, the experts in this many equal groups (DeepSeek-V3: 8; config.json "
+       "n_group, Megatron-LM --moe-router-num-groups); 0: none. Only the flex dispatcher's traffic depends on it",
+       [](M& m, const Value& v) { m.expert_groups = v.integer; }, shows(&M::expert_groups)},
+      {"group_top_k", Kind::kInt, by_default("0"), int_range(0, 1 << 20),
+       "with expert_groups, the groups a token's experts come from (DeepSeek-V3: 4; config.json topk_group, "
+       "Megatron-LM --moe-router-group-topk)",
+       [](M& m, const Value& v) { m.group_top_k = v.integer; }, shows(&M::group_top_k)},
       {"kv_lora_rank", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
        "multi-head latent attention (DeepSeek-V2/V3) when set: the K/V latent's width (0: ordinary attention)",
        [](M& m, const Value& v) { m.kv_lora_rank = v.integer; }, shows(&M::kv_lora_rank)},
@@ -308,6 +316,16 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        "the other's compute (Megatron-LM --overlap-moe-expert-parallel-comm, combined 1F1B; with pp > 1 it needs "
        "virtual_stages > 1)",
        [](P& p, const Value& v) { p.ep_comm_overlap = v.flag; }, shows(&P::ep_comm_overlap)},
+      {"moe_dispatcher", Kind::kEnum, by_default("alltoall"), {},
+       "MoE: how tokens reach their experts (Megatron-LM --moe-token-dispatcher-type): alltoall, one copy per "
+       "expert straight to its rank; flex (DeepEP, HybridEP), one copy per rank holding any of the token's "
+       "experts and, across scale-up domains, one per domain, forwarded inside it (the SMs it takes are not "
+       "modelled)",
+       [](P& p, const Value& v) {
+         p.moe_dispatcher = v.text == "flex" ? workload::MoeDispatcher::kFlex : workload::MoeDispatcher::kAllToAll;
+       },
+       [](const P& p) { return std::string(p.moe_dispatcher == workload::MoeDispatcher::kFlex ? "flex" : "alltoall"); },
+       {"alltoall", "flex"}},
       {"bucket_size", Kind::kBytes, by_default("80MB"), detail::bytes_at_least(core::Bytes(kMinBucketBytes), false),
        "gradients reduced together, e.g. 40MB (Megatron: 40M bf16 elements = 80MB, and buckets only pipeline stage 0's first chunk: every other chunk in one collective; DeepSpeed: every chunk)",
        [](P& p, const Value& v) { p.bucket_bytes = v.bytes.count(); },

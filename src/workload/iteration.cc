@@ -1,6 +1,7 @@
 #include "workload/iteration.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <map>
@@ -10,10 +11,12 @@
 #include <fmt/format.h>
 
 #include "coll/executor.h"
+#include "coll/forwarded_all_to_all.h"
 #include "core/error.h"
 #include "net/link_recorder.h"
 #include "workload/flops.h"
 #include "workload/layout.h"
+#include "workload/moe_routing.h"
 #include "workload/params.h"
 #include "workload/pipeline_schedule.h"
 #include "workload/step_cost.h"
@@ -210,8 +213,13 @@ class IterationSim {
                                                      std::vector<uint32_t> (Layout::*group_of)(RankCoord) const) const;
   void launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done, bool experts = false);
   // One merged schedule of `a` run by every group in `groups` at once.
-  std::unique_ptr<coll::Schedule> merged_schedule(const coll::Algorithm& a, const coll::Request& r,
+  using GroupSchedule = std::function<coll::Schedule(const coll::Group&)>;
+  std::unique_ptr<coll::Schedule> merged_schedule(const GroupSchedule& build,
                                                   const std::vector<std::vector<uint32_t>>& groups) const;
+  std::unique_ptr<coll::Schedule> merged_schedule(const coll::Algorithm& a, const coll::Request& r,
+                                                  const std::vector<std::vector<uint32_t>>& groups) const {
+    return merged_schedule([&](const coll::Group& g) { return a.build(g, r, in_.library); }, groups);
+  }
   const coll::Schedule& ep_schedule(int s, int64_t all_to_alls);
   void launch_ep(int s, int64_t all_to_alls, engine::Callback done);
   coll::Executor& new_executor(const std::string& communicator,
@@ -385,12 +393,12 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes, b
   return schedules_.back().get();
 }
 
-std::unique_ptr<coll::Schedule> IterationSim::merged_schedule(const coll::Algorithm& a, const coll::Request& r,
+std::unique_ptr<coll::Schedule> IterationSim::merged_schedule(const GroupSchedule& build,
                                                               const std::vector<std::vector<uint32_t>>& groups) const {
   auto merged = std::make_unique<coll::Schedule>();
   for (size_t k = 0; k < groups.size(); ++k) {
     const coll::Group g = coll::make_group(*in_.topology, gpus_of(in_, groups[k]));
-    coll::Schedule one = a.build(g, r, in_.library);
+    coll::Schedule one = build(g);
     if (k == 0) {
       *merged = std::move(one);
       continue;
@@ -413,20 +421,38 @@ const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
   if (slot) return *slot;
   // Every EP group of the stage exchanges its tokens at the same time.
   const std::vector<std::vector<uint32_t>> groups = distinct_groups(s, &Layout::ep_group);
-  const coll::CollectiveResult& choice = isolated_.run(coll::Op::kAllToAll, ep_bytes_, groups.front());
-  coll::Request r;
-  r.op = coll::Op::kAllToAll;
-  // Bulk: every rank sends to all its peers at once, as NCCL's grouped
-  // send/recv does (coll/direct.cc), not the pairwise exchange of step
-  // fidelity that the isolated timing would pick.
-  // The step's all-to-alls back to back, as one exchange of all their bytes:
-  // the links carry the same bytes; each all-to-all still pays its own
-  // launch and latency (scaled below). Separate repetitions would cost a
-  // barrier per layer in the flow model for no difference in the load.
-  r.bytes = ep_bytes_ * all_to_alls;
-  r.protocol = coll::parse_protocol(choice.protocol, "protocol");
-  r.fidelity = coll::Fidelity::kBulk;
-  slot = merged_schedule(in_.algorithms->find(choice.algorithm), r, groups);
+  if (p_.moe_dispatcher == MoeDispatcher::kFlex) {
+    // A token's hidden state goes once to each rank and each other domain
+    // holding some of its experts (moe_routing.h), all the step's
+    // dispatches and combines as one exchange, as below.
+    const double tokens = ep_bytes_.as_double() / static_cast<double>(m_.top_k) * static_cast<double>(all_to_alls);
+    slot = merged_schedule(
+        [&](const coll::Group& g) {
+          std::vector<int64_t> ranks;
+          for (const auto& d : g.domains) ranks.push_back(static_cast<int64_t>(d.size()));
+          const TokenSpread spread = token_spread(m_, ranks);
+          std::vector<Bytes> to_domain;
+          for (const double hit : spread.domain_hit) to_domain.emplace_back(std::llround(tokens * hit));
+          return coll::build_forwarded_all_to_all(g, to_domain, Bytes(std::llround(tokens * spread.rank_hit)),
+                                                  coll::Protocol::kSimple, in_.library);
+        },
+        groups);
+  } else {
+    const coll::CollectiveResult& choice = isolated_.run(coll::Op::kAllToAll, ep_bytes_, groups.front());
+    coll::Request r;
+    r.op = coll::Op::kAllToAll;
+    // Bulk: every rank sends to all its peers at once, as NCCL's grouped
+    // send/recv does (coll/direct.cc), not the pairwise exchange of step
+    // fidelity that the isolated timing would pick.
+    // The step's all-to-alls back to back, as one exchange of all their bytes:
+    // the links carry the same bytes; each all-to-all still pays its own
+    // launch and latency (scaled below). Separate repetitions would cost a
+    // barrier per layer in the flow model for no difference in the load.
+    r.bytes = ep_bytes_ * all_to_alls;
+    r.protocol = coll::parse_protocol(choice.protocol, "protocol");
+    r.fidelity = coll::Fidelity::kBulk;
+    slot = merged_schedule(in_.algorithms->find(choice.algorithm), r, groups);
+  }
   slot->base_latency = slot->base_latency * all_to_alls;
   for (auto& ph : slot->phases) ph.latency_after = ph.latency_after * all_to_alls;
   return *slot;

@@ -235,6 +235,10 @@ std::vector<ModelSpec> make_presets() {
   dsv3.experts = 256;
   dsv3.top_k = 8;
   dsv3.shared_experts = 1;
+  // Node-limited routing: a token reaches at most 4 of 8 groups (arXiv
+  // 2412.19437 Sections 2.1.2 and 3.2.2; config.json n_group, topk_group).
+  dsv3.expert_groups = 8;
+  dsv3.group_top_k = 4;
   dsv3.dense_layers = 3;
   dsv3.dense_ffn_hidden = 18432;
   dsv3.q_lora_rank = 1536;

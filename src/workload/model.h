@@ -72,6 +72,14 @@ struct ModelSpec {
   int64_t moe_layer_step = 1;    // then every step-th layer has experts (interleave_moe_layer_step)
   int64_t dense_ffn_hidden = 0;  // the dense layers' MLP inner size; 0: ffn_hidden
   int64_t shared_experts = 0;    // per MoE layer, ffn_hidden wide, visited by every token
+  // Group-limited routing (DeepSeek-V3: config.json n_group 8, topk_group
+  // 4; Megatron-LM --moe-router-num-groups, --moe-router-group-topk): the
+  // experts in expert_groups equal groups, consecutive, and a token's
+  // top_k experts chosen from the group_top_k groups it scores highest.
+  // 0: no groups. Only where a token's experts live depends on it (the
+  // flex dispatcher's traffic, workload/moe_routing.h).
+  int64_t expert_groups = 0;
+  int64_t group_top_k = 0;
   // Multi-head latent attention (DeepSeek-V2/V3) when kv_lora_rank > 0: K
   // and V are projected up from a kv_lora_rank latent (plus a shared
   // rotary key of qk_rope_head_dim), Q from a q_lora_rank one (0: from h

@@ -241,6 +241,23 @@ void validate_moe_layout(const ModelSpec& m) {
   needs_experts("model.moe_layer_step", m.moe_layer_step, 1);
   needs_experts("model.dense_ffn_hidden", m.dense_ffn_hidden, 0);
   needs_experts("model.shared_experts", m.shared_experts, 0);
+  needs_experts("model.expert_groups", m.expert_groups, 0);
+  if (m.expert_groups < 0) fail("model.expert_groups", fmt::format("{} is negative", m.expert_groups));
+  if (m.group_top_k < 0) fail("model.group_top_k", fmt::format("{} is negative", m.group_top_k));
+  if ((m.expert_groups > 0) != (m.group_top_k > 0))
+    fail(m.expert_groups > 0 ? "model.group_top_k" : "model.expert_groups",
+         "group-limited routing needs both expert_groups and group_top_k (Megatron-LM --moe-router-num-groups and "
+         "--moe-router-group-topk)");
+  if (m.expert_groups > 0) {
+    if (m.experts % m.expert_groups != 0)
+      fail("model.expert_groups", fmt::format("{} does not divide {} experts", m.expert_groups, m.experts));
+    if (m.group_top_k > m.expert_groups)
+      fail("model.group_top_k", fmt::format("{} is more than the {} groups", m.group_top_k, m.expert_groups));
+    if (m.top_k < m.group_top_k || m.top_k > m.group_top_k * (m.experts / m.expert_groups))
+      fail("model.group_top_k",
+           fmt::format("{} groups of {} experts cannot hold a token's {} experts, one at least in each", m.group_top_k,
+                       m.experts / m.expert_groups, m.top_k));
+  }
   if (m.moe() && m.moe_layers() == 0)
     fail("model.dense_layers", fmt::format("{} dense layers and moe_layer_step {} leave none of {} layers with experts",
                                            m.dense_layers, m.moe_layer_step, m.layers));
@@ -445,6 +462,9 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (m.ffn_hidden % p.etp() != 0)
     fail("parallelism.expert_tp", fmt::format("{} does not divide the experts' inner size {}", p.etp(), m.ffn_hidden));
   if (m.experts % p.ep != 0) fail("parallelism.ep", fmt::format("{} does not divide {} experts", p.ep, m.experts));
+  if (p.moe_dispatcher == MoeDispatcher::kFlex && (!m.moe() || p.ep == 1))
+    fail("parallelism.moe_dispatcher", "flex dispatches a mixture of experts' tokens over its EP group: it needs "
+                                       "experts > 1 and ep > 1");
   if (p.ep_comm_overlap && p.ep == 1)
     fail("parallelism.ep_comm_overlap", "needs expert parallelism (ep > 1): there are no all-to-alls to overlap");
   if (p.ep_comm_overlap && p.zero_stage >= 3)

@@ -74,6 +74,18 @@ std::string recompute_modules_text(uint32_t modules);
 //     inside step(), after the activations are freed.
 enum class ShardingFramework { kMegatron, kDeepSpeed };
 
+// How a MoE layer moves tokens to their experts and back over its EP group
+// (Megatron-LM --moe-token-dispatcher-type).
+//   kAllToAll  one copy of a token per expert it visits, sent straight to
+//              the expert's rank (NCCL all-to-all over the permuted tokens)
+//   kFlex      DeepEP / HybridEP (--moe-token-dispatcher-type flex): one
+//              copy per rank that holds any of its experts, and across
+//              scale-up domains one copy per domain, sent over the network
+//              to the rank in the same place of that domain, which
+//              forwards it over the domain's links to its experts' ranks
+//              (combine: the way back, summed where it was forwarded)
+enum class MoeDispatcher { kAllToAll, kFlex };
+
 struct ParallelPlan {
   int tp = 1;
   int pp = 1;
@@ -122,6 +134,7 @@ struct ParallelPlan {
   // drained backwards stay exposed. With PP > 1 it needs interleaving
   // (virtual_stages > 1), as Megatron-LM does.
   bool ep_comm_overlap = false;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
   // Pipeline sends and receives run asynchronously to compute (Megatron's
   // --overlap-p2p-communication); otherwise a stage waits for its send to
   // complete before its next step, as Megatron-LM's blocking p2p does.

@@ -551,6 +551,32 @@ TEST(Iteration, ExpertAllToAllBytesAreOnTheLinksBesideTheGradients) {
   EXPECT_GT(busiest(a, "pcie"), payload);
 }
 
+TEST(Iteration, FlexDispatchSendsATokenOnceToTheOtherHostAndForwardsItThere) {
+  // 16 experts, top-2, one per rank of two hosts of 8. The all-to-all sends
+  // a token's two copies straight to their ranks: per all-to-all a GPU's
+  // NIC link carries T top_k h x 2 x 8/16 = 2048 x 2 x 2304 x 2 / 2 =
+  // 9,437,184 payload bytes. The flex dispatcher sends it to the other
+  // host once, when either expert is there, 1 - (8/16)(7/15) = 0.7667 of
+  // tokens: 2048 x 2304 x 2 x 0.7667 = 7,235,174.4 bytes, and forwards it
+  // over NVLink. Over the 64 all-to-alls (16 layers x 2, forward and
+  // backward) the busiest NIC link carries 64 x 2,202,009.6 payload bytes
+  // fewer (the gradients on it are the same), and less EP time is exposed.
+  Harness plain, flex;
+  moe_over_two_hosts(plain, 2);
+  moe_over_two_hosts(flex, 2);
+  flex.plan.moe_dispatcher = MoeDispatcher::kFlex;
+  const IterationResult a = plain.run(), b = flex.run();
+  auto busiest = [](const IterationResult& r, const char* kind) {
+    for (const auto& l : r.busiest_links)
+      if (l.kind == kind) return l.bytes.as_double();
+    return 0.0;
+  };
+  const coll::LibraryModel lib = coll::nccl_library(hw::find_system("dgx-h100"));
+  const double saved = busiest(a, "pcie") - busiest(b, "pcie");
+  EXPECT_NEAR(saved * lib.efficiency(coll::Protocol::kSimple) / (64 * (9'437'184 - 7'235'174.4)), 1.0, 1e-6);
+  EXPECT_LT(b.mean.ep_comm, a.mean.ep_comm);
+}
+
 TEST(StepCost, OnlyTheMoeLayersRunExpertsAndAllToAlls) {
   // 4 layers with experts in every second one (1 and 3): the chunk's forward
   // is two dense layers and two MoE layers, the mean of the all-dense and

@@ -449,6 +449,34 @@ TEST(ValidatePlan, ExpertCommOverlapNeedsExpertsAndInterleavingUnderPipelining) 
             "parallelism.ep_comm_overlap: needs expert parallelism (ep > 1): there are no all-to-alls to overlap");
 }
 
+TEST(ValidatePlan, GroupLimitedRoutingAndTheFlexDispatcher) {
+  // Megatron-LM's checks on --moe-router-num-groups / --moe-router-group-topk,
+  // and a group must be able to hold its share of a token's experts.
+  ModelSpec m = find_model("mixtral-8x7b");
+  ParallelPlan p = plan_of(1, 1, 8);
+  p.ep = 8;
+  const TrainingSpec t = training_of(4096, 8, 1);
+  m.expert_groups = 4;
+  EXPECT_EQ(check(m, p, t, 8),
+            "model.group_top_k: group-limited routing needs both expert_groups and group_top_k (Megatron-LM "
+            "--moe-router-num-groups and --moe-router-group-topk)");
+  m.group_top_k = 2;
+  EXPECT_EQ(check(m, p, t, 8), "ok");
+  m.expert_groups = 3;
+  EXPECT_EQ(check(m, p, t, 8), "model.expert_groups: 3 does not divide 8 experts");
+  m.expert_groups = 8;
+  m.group_top_k = 1;  // one group of one expert cannot hold top-2
+  EXPECT_EQ(check(m, p, t, 8),
+            "model.group_top_k: 1 groups of 1 experts cannot hold a token's 2 experts, one at least in each");
+  m.expert_groups = m.group_top_k = 0;
+  p.moe_dispatcher = MoeDispatcher::kFlex;
+  EXPECT_EQ(check(m, p, t, 8), "ok");
+  p.ep = 1;
+  EXPECT_EQ(check(m, p, t, 8),
+            "parallelism.moe_dispatcher: flex dispatches a mixture of experts' tokens over its EP group: it needs "
+            "experts > 1 and ep > 1");
+}
+
 TEST(Layout, FoldedExpertGroupsRunOverTensorParallelRanksFirst) {
   // TP 2 x DP 4 with EP 4 and expert TP 1: a stage's 8 ranks i = tp + 2 dp
   // are expert-TP rank 0, EP rank i % 4, expert-DP rank i / 4, so rank 0's

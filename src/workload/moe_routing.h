@@ -1,0 +1,48 @@
+#pragma once
+// TokenSpread: where one token's experts live across an EP group, which is
+// what decides how many copies of it a deduplicating dispatcher (Megatron-
+// LM's flex: DeepEP, HybridEP) sends, and over which links.
+//
+// The EP group's ranks lie in scale-up domains, domain_ranks[d] of them in
+// domain d; rank r holds experts r * E/ep .. (r + 1) * E/ep - 1 (Megatron's
+// contiguous placement), so a domain's ranks hold consecutive experts.
+// Routing is taken as uniform (a balanced router):
+//   - without groups, the token's top_k experts are any top_k of the E,
+//     every choice alike;
+//   - with group-limited routing (ModelSpec::expert_groups), the token's
+//     group_top_k groups are any of the expert_groups, every choice alike;
+//     each selected group holds one of its experts at least (a group is
+//     selected for the sum of its best top_k / group_top_k scores, so its
+//     best expert is among the token's), and the rest are any of the other
+//     experts of the selected groups. Groups count where they align with
+//     ranks (ep a multiple of expert_groups) and, for domains, where every
+//     domain holds as many ranks and their count is a multiple or a divisor
+//     of expert_groups, as Megatron-LM's device- and node-limited routing
+//     set them (transformer_config.py: "Set 'moe_router_num_groups' equal to
+//     number of nodes in EP group"); otherwise routing is taken as
+//     ungrouped there (e.g. EP groups that straddle NVL72 racks unevenly).
+//
+// DeepSeek-V3 (256 experts, top-8, 4 of 8 groups) with EP 64 over 8 nodes:
+// a given node holds some of a token's experts with probability 1/2 (4 of
+// its 8 nodes), a given rank with 0.117 (7.5 of the 64 ranks: fewer than 8,
+// as two experts can share a rank).
+//
+//   TokenSpread s = token_spread(find_model("deepseek-v3"), {8, 8, 8, 8, 8, 8, 8, 8});
+//   s.domain_hit[0];  // 0.5
+
+#include <cstdint>
+#include <vector>
+
+#include "workload/model.h"
+
+namespace anatomy::workload {
+
+struct TokenSpread {
+  double rank_hit = 0;             // probability that a given EP rank holds one of the token's experts at least
+  std::vector<double> domain_hit;  // the same for each domain of the group
+};
+
+// Requires a MoE model whose experts the group's ranks split evenly.
+TokenSpread token_spread(const ModelSpec& m, const std::vector<int64_t>& domain_ranks);
+
+}  // namespace anatomy::workload
