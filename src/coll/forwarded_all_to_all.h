@@ -6,7 +6,10 @@
 // which forwards it over the domain's links to the ranks that want it;
 // inside the sender's domain it goes straight to them. Both legs run at
 // once (the forwarding is pipelined in chunks behind the network leg), so
-// the slower of the two sets the time.
+// the slower of the two sets the time. (Megatron-LM's MoE README on its
+// flex dispatcher's DeepEP backend: it "removes redundant tokens during
+// cross-node communication, fuses intra/inter-node communication into
+// single kernel".)
 //
 // Every rank sends to_domain[e] payload bytes to its counterpart in each
 // other domain e (the group's domains, in order), and `to_peer` to every
