@@ -2,7 +2,8 @@
 // A deduplicating, forwarding all-to-all, the traffic of DeepEP's and
 // HybridEP's normal (training) kernels: an item bound for ranks of another
 // scale-up domain crosses the network once, to the rank in the sender's
-// own place of that domain (place modulo its size where domains differ),
+// own place of that domain (place modulo its size where domains differ:
+// an extrapolation, as DeepEP itself needs 8 GPUs in every node),
 // which forwards it over the domain's links to the ranks that want it;
 // inside the sender's domain it goes straight to them. Both legs run at
 // once (the forwarding is pipelined in chunks behind the network leg), so

@@ -318,9 +318,9 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.ep_comm_overlap = v.flag; }, shows(&P::ep_comm_overlap)},
       {"moe_dispatcher", Kind::kEnum, by_default("alltoall"), {},
        "MoE: how tokens reach their experts (Megatron-LM --moe-token-dispatcher-type): alltoall, one copy per "
-       "expert straight to its rank; flex (DeepEP, HybridEP), one copy per rank holding any of the token's "
-       "experts and, across scale-up domains, one per domain, forwarded inside it (the SMs it takes are not "
-       "modelled)",
+       "expert straight to its rank; flex (DeepEP on 8-GPU nodes, HybridEP on NVL72 racks), one copy per rank "
+       "holding any of the token's experts and, across scale-up domains, one per domain, forwarded inside it (the "
+       "SMs it takes are not modelled; expert_tp 1 only)",
        [](P& p, const Value& v) {
          p.moe_dispatcher = v.text == "flex" ? workload::MoeDispatcher::kFlex : workload::MoeDispatcher::kAllToAll;
        },

@@ -24,30 +24,31 @@ TokenSpread token_spread(const ModelSpec& m, const std::vector<int64_t>& domain_
   for (const int64_t n : domain_ranks) ep += n;
   ANATOMY_CHECK(m.moe() && ep >= 1 && m.experts % ep == 0, "token_spread needs the experts split evenly over ranks");
   const int64_t E = m.experts, k = m.top_k, per_rank = E / ep;
-  const auto domains = static_cast<int64_t>(domain_ranks.size());
-  bool uniform = true;
-  for (const int64_t n : domain_ranks) uniform = uniform && n == domain_ranks.front();
   const int64_t G = m.expert_groups, Gk = m.group_top_k;
-  const bool rank_groups = G > 1 && Gk < G && ep % G == 0;  // a rank's experts in one group
-  const bool domain_groups = rank_groups && uniform && (domains % G == 0 || G % domains == 0);
-  const int64_t per_group = rank_groups ? E / G : 0;
-  const double selected = rank_groups ? static_cast<double>(Gk) / static_cast<double>(G) : 0;
-  // Inside a selected group of per_group experts, a part of `held` of them
-  // misses the token when the group's own expert is elsewhere and so are
-  // the k - Gk others, drawn from the selected groups' remaining experts.
-  const auto miss_in_group = [&](int64_t held) {
-    return (1 - static_cast<double>(held) / static_cast<double>(per_group)) * all_miss(Gk * per_group - Gk, held, k - Gk);
+  const bool grouped = G > 1 && Gk < G;
+  const int64_t per_group = grouped ? E / G : E;
+  const double selected = grouped ? static_cast<double>(Gk) / static_cast<double>(G) : 1;
+  // The chance that a token has one of experts first .. first + count - 1.
+  const auto hit = [&](int64_t first, int64_t count) {
+    if (grouped && first / per_group == (first + count - 1) / per_group) {
+      // Inside one selected group: missed when the group's own expert is
+      // elsewhere and so are the k - Gk others, drawn from the selected
+      // groups' remaining experts.
+      const double miss = (1 - static_cast<double>(count) / static_cast<double>(per_group)) *
+                          all_miss(Gk * per_group - Gk, count, k - Gk);
+      return selected * (1 - miss);
+    }
+    if (grouped && first % per_group == 0 && count % per_group == 0)
+      return 1 - all_miss(G, count / per_group, Gk);  // whole groups: hit when one of them is selected
+    return 1 - all_miss(E, count, k);
   };
   TokenSpread s;
-  s.rank_hit = rank_groups ? selected * (1 - miss_in_group(per_rank)) : 1 - all_miss(E, per_rank, k);
+  for (int64_t r = 0; r < ep; ++r) s.rank_hit += hit(r * per_rank, per_rank);
+  s.rank_hit /= static_cast<double>(ep);
+  int64_t first = 0;
   for (const int64_t n : domain_ranks) {
-    const int64_t held = per_rank * n;
-    if (!domain_groups)
-      s.domain_hit.push_back(1 - all_miss(E, held, k));
-    else if (domains % G == 0)
-      s.domain_hit.push_back(selected * (1 - miss_in_group(held)));  // a domain is part of one group
-    else
-      s.domain_hit.push_back(1 - all_miss(G, G / domains, Gk));  // whole groups: hit when one of them is selected
+    s.domain_hit.push_back(hit(first, n * per_rank));
+    first += n * per_rank;
   }
   return s;
 }

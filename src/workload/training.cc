@@ -242,6 +242,7 @@ void validate_moe_layout(const ModelSpec& m) {
   needs_experts("model.dense_ffn_hidden", m.dense_ffn_hidden, 0);
   needs_experts("model.shared_experts", m.shared_experts, 0);
   needs_experts("model.expert_groups", m.expert_groups, 0);
+  needs_experts("model.group_top_k", m.group_top_k, 0);
   if (m.expert_groups < 0) fail("model.expert_groups", fmt::format("{} is negative", m.expert_groups));
   if (m.group_top_k < 0) fail("model.group_top_k", fmt::format("{} is negative", m.group_top_k));
   if ((m.expert_groups > 0) != (m.group_top_k > 0))
@@ -253,10 +254,13 @@ void validate_moe_layout(const ModelSpec& m) {
       fail("model.expert_groups", fmt::format("{} does not divide {} experts", m.expert_groups, m.experts));
     if (m.group_top_k > m.expert_groups)
       fail("model.group_top_k", fmt::format("{} is more than the {} groups", m.group_top_k, m.expert_groups));
-    if (m.top_k < m.group_top_k || m.top_k > m.group_top_k * (m.experts / m.expert_groups))
-      fail("model.group_top_k",
-           fmt::format("{} groups of {} experts cannot hold a token's {} experts, one at least in each", m.group_top_k,
-                       m.experts / m.expert_groups, m.top_k));
+    if (m.top_k < m.group_top_k)
+      fail("model.group_top_k", fmt::format("{} groups need a token's top_k of {} experts to be {} at least, one in "
+                                            "each (Megatron-LM scores a group by its best top_k / group_top_k)",
+                                            m.group_top_k, m.top_k, m.group_top_k));
+    if (m.top_k > m.group_top_k * (m.experts / m.expert_groups))
+      fail("model.group_top_k", fmt::format("{} groups of {} experts hold fewer than a token's {} experts",
+                                            m.group_top_k, m.experts / m.expert_groups, m.top_k));
   }
   if (m.moe() && m.moe_layers() == 0)
     fail("model.dense_layers", fmt::format("{} dense layers and moe_layer_step {} leave none of {} layers with experts",
@@ -465,6 +469,12 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (p.moe_dispatcher == MoeDispatcher::kFlex && (!m.moe() || p.ep == 1))
     fail("parallelism.moe_dispatcher", "flex dispatches a mixture of experts' tokens over its EP group: it needs "
                                        "experts > 1 and ep > 1");
+  // Megatron's flex dispatcher runs over the TP x EP group, sending a token
+  // to every expert-TP rank of its experts; that is not modelled.
+  if (p.moe_dispatcher == MoeDispatcher::kFlex && p.etp() > 1)
+    fail("parallelism.moe_dispatcher", fmt::format("flex with expert_tp {} is not modelled (Megatron-LM dispatches "
+                                                   "over the TP x EP group then); set expert_tp: 1",
+                                                   p.etp()));
   if (p.ep_comm_overlap && p.ep == 1)
     fail("parallelism.ep_comm_overlap", "needs expert parallelism (ep > 1): there are no all-to-alls to overlap");
   if (p.ep_comm_overlap && p.zero_stage >= 3)

@@ -83,7 +83,10 @@ enum class ShardingFramework { kMegatron, kDeepSpeed };
 //              scale-up domains one copy per domain, sent over the network
 //              to the rank in the same place of that domain, which
 //              forwards it over the domain's links to its experts' ranks
-//              (combine: the way back, summed where it was forwarded)
+//              (combine: the way back, summed where it was forwarded).
+//              DeepEP's NVLink domain is at most 8 GPUs; on NVL72 racks
+//              this is HybridEP, the backend Megatron-LM says supports
+//              multi-node NVLink.
 enum class MoeDispatcher { kAllToAll, kFlex };
 
 struct ParallelPlan {

@@ -45,8 +45,14 @@ TEST(ForwardedAllToAll, EachRankSendsOnceToItsPlaceInTheOtherDomainWhichForwards
   EXPECT_EQ(inside, 7);
   // Every rank alike: 16 x (1 + 7) sends once merged.
   EXPECT_EQ(s.phases[0].sends.size(), 16u * 8u);
-  // One network hop and one forwarding hop.
-  EXPECT_GT(s.phases[0].latency_after, SimTime::zero());
+  // One network hop and one forwarding hop: more than inside one host,
+  // where every send is one NVLink hop.
+  std::vector<uint32_t> host;
+  for (uint32_t i = 0; i < 8; ++i) host.push_back(i);
+  const Schedule one_host =
+      build_forwarded_all_to_all(make_group(t, host), {Bytes(0)}, Bytes(1'000'000), Protocol::kSimple, lib);
+  EXPECT_GT(s.phases[0].latency_after, one_host.phases[0].latency_after);
+  EXPECT_GT(one_host.phases[0].latency_after, SimTime::zero());
 }
 
 TEST(ForwardedAllToAll, UnequalDomainsForwardThroughThePlaceModuloTheirSize) {

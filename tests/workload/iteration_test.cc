@@ -558,8 +558,8 @@ TEST(Iteration, FlexDispatchSendsATokenOnceToTheOtherHostAndForwardsItThere) {
   // 9,437,184 payload bytes. The flex dispatcher sends it to the other
   // host once, when either expert is there, 1 - (8/16)(7/15) = 0.7667 of
   // tokens: 2048 x 2304 x 2 x 0.7667 = 7,235,174.4 bytes, and forwards it
-  // over NVLink. Over the 64 all-to-alls (16 layers x 2, forward and
-  // backward) the busiest NIC link carries 64 x 2,202,009.6 payload bytes
+  // over NVLink. Over the 64 all-to-alls (16 layers x dispatch and
+  // combine x forward and backward) the busiest NIC link carries 64 x 2,202,009.6 payload bytes
   // fewer (the gradients on it are the same), and less EP time is exposed.
   Harness plain, flex;
   moe_over_two_hosts(plain, 2);

@@ -61,18 +61,32 @@ TEST(TokenSpread, GroupsThatStraddleDomainsCountAsNoneForThem) {
   EXPECT_NE(grouped.rank_hit, plain.rank_hit);
 }
 
-TEST(TokenSpread, UnevenDomainsAreHitByTheirShareOfTheExperts) {
+TEST(TokenSpread, UnevenDomainsAreHitAsTheirExpertsLie) {
   // DeepSeek-V3's EP 128 over NVL72 racks from rank 64: 8 ranks in one rack
-  // and 120 in the next. Ranks still align with groups (2 experts each, 16
-  // ranks a group), domains do not: a rack's chance is that of its experts
-  // among any top-8 of 256, 1 - C(240, 8) / C(256, 8) for the 16 experts of
-  // the small one. A rank's is the grouped one, whatever the domains.
+  // and 120 in the next, 2 experts a rank. The small rack's 16 experts are
+  // half of group 0: hit when the group is selected (1/2) and not missed by
+  // its own expert (16 of 32 elsewhere) and the 4 others (from 124):
+  //   1/2 x (1 - 1/2 x C(108, 4) / C(124, 4)) = 0.357186, as in the test above.
+  // The big rack's 240 take part of group 0 and more: taken as ungrouped,
+  // 1 - C(16, 8) / C(256, 8). A rank's 2 experts are inside a group:
+  //   1/2 x (1 - 15/16 x C(122, 4) / C(124, 4)) = 1/2 x (1 - 15/16 x 0.93627)
   const ModelSpec& m = find_model("deepseek-v3");
   const TokenSpread s = token_spread(m, {8, 120});
+  EXPECT_NEAR(s.domain_hit[0], 0.5 * (1 - 0.5 * 128'618'280.0 / 225'150'024.0), 1e-12);
   double miss = 1;
-  for (int i = 0; i < 8; ++i) miss *= (240.0 - i) / (256.0 - i);
-  EXPECT_NEAR(s.domain_hit[0], 1 - miss, 1e-12);
-  EXPECT_DOUBLE_EQ(s.rank_hit, token_spread(m, {64, 64}).rank_hit);
+  for (int i = 0; i < 8; ++i) miss *= (16.0 - i) / (256.0 - i);
+  EXPECT_NEAR(s.domain_hit[1], 1 - miss, 1e-12);
+  const double rank_miss = (122.0 * 121 * 120 * 119) / (124.0 * 123 * 122 * 121);
+  EXPECT_NEAR(s.rank_hit, 0.5 * (1 - 15.0 / 16.0 * rank_miss), 1e-12);
+}
+
+TEST(TokenSpread, ARankOfWholeGroupsIsHitWhenOneOfThemIsSelected) {
+  // DeepSeek-V3 at EP 4: a rank holds 64 experts, 2 whole groups, and is
+  // hit unless the 4 selected groups are among the other 6:
+  //   1 - C(6, 4) / C(8, 4) = 1 - 15/70.
+  const TokenSpread s = token_spread(find_model("deepseek-v3"), {4});
+  EXPECT_NEAR(s.rank_hit, 1 - 15.0 / 70.0, 1e-12);
+  EXPECT_DOUBLE_EQ(s.domain_hit[0], 1.0);  // every group is in the one domain
 }
 
 }  // namespace

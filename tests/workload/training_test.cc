@@ -466,10 +466,26 @@ TEST(ValidatePlan, GroupLimitedRoutingAndTheFlexDispatcher) {
   EXPECT_EQ(check(m, p, t, 8), "model.expert_groups: 3 does not divide 8 experts");
   m.expert_groups = 8;
   m.group_top_k = 1;  // one group of one expert cannot hold top-2
+  EXPECT_EQ(check(m, p, t, 8), "model.group_top_k: 1 groups of 1 experts hold fewer than a token's 2 experts");
+  m.expert_groups = 4;
+  m.group_top_k = 3;  // top-2 cannot reach 3 groups
   EXPECT_EQ(check(m, p, t, 8),
-            "model.group_top_k: 1 groups of 1 experts cannot hold a token's 2 experts, one at least in each");
+            "model.group_top_k: 3 groups need a token's top_k of 2 experts to be 3 at least, one in each (Megatron-LM "
+            "scores a group by its best top_k / group_top_k)");
+  ModelSpec dense = find_model("llama3-8b");
+  dense.group_top_k = 2;
+  EXPECT_EQ(check(dense, plan_of(1, 1, 8), t, 8),
+            "model.group_top_k: 2 describes a mixture of experts; this model is dense (experts: 1)");
   m.expert_groups = m.group_top_k = 0;
   p.moe_dispatcher = MoeDispatcher::kFlex;
+  EXPECT_EQ(check(m, p, t, 8), "ok");
+  p.tp = 2;
+  p.dp = 4;
+  p.ep = 4;  // experts split over TP (expert_tp = tp by default)
+  EXPECT_EQ(check(m, p, t, 8),
+            "parallelism.moe_dispatcher: flex with expert_tp 2 is not modelled (Megatron-LM dispatches over the TP x "
+            "EP group then); set expert_tp: 1");
+  p.expert_tp = 1;
   EXPECT_EQ(check(m, p, t, 8), "ok");
   p.ep = 1;
   EXPECT_EQ(check(m, p, t, 8),
