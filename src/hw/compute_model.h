@@ -146,9 +146,10 @@ class ComputeModel {
   enum class Kernel { kNorm, kResidualAdd, kDropout, kGelu, kSiluMul, kSoftmax, kStream };
   SimTime elementwise(Kernel k, Bytes bytes_read_plus_written) const;
   // What fused AdamW updates: fp32 master weights with fp32 moments (mixed
-  // precision), or 16-bit parameters with moments in the same dtype
-  // (torch.optim.AdamW keeps its state in the parameter's dtype).
-  enum class OptimizerState { kFp32, kBf16 };
+  // precision), fp32 master weights with bf16 moments (Megatron-LM's
+  // precision-aware optimizer), or 16-bit parameters with moments in the
+  // same dtype (torch.optim.AdamW keeps its state in the parameter's dtype).
+  enum class OptimizerState { kFp32, kBf16Moments, kBf16 };
   // Fused AdamW over this many parameters.
   SimTime optimizer_step(int64_t params, OptimizerState state = OptimizerState::kFp32) const;
   // A pinned device-to-host copy (a checkpoint's snapshot) over a GPU-host

@@ -400,6 +400,12 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "fp32 master weights and Adam moments beside the 16-bit weights (mixed precision); false: 16-bit "
        "parameters, gradients and AdamW moments only (a model cast to bf16): 8 B a parameter, 6 B checkpointed",
        [](T& t, const Value& v) { t.master_weights = v.flag; }, shows(&T::master_weights)},
+      {"optimizer_moments", Kind::kEnum, by_default("fp32"), {},
+       "Adam's moments beside fp32 master weights: fp32, or bf16 (Megatron-LM --use-precision-aware-optimizer "
+       "--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16): 6 B of optimizer state a parameter in bf16 training (the "
+       "master kept as a 16-bit remainder beside the weight), 8 B with FP8 or FP4 recipes, instead of 12",
+       [](T& t, const Value& v) { t.bf16_moments = v.text == "bf16"; },
+       [](const T& t) { return std::string(t.bf16_moments ? "bf16" : "fp32"); }, {"fp32", "bf16"}},
       {"fused_grad_accumulation", Kind::kBool, by_default("true"), {},
        "micro-batches' weight gradients accumulated by the weight-gradient GEMM itself (Megatron-Core, "
        "Transformer Engine); false: by a separate add kernel over every parameter after each micro-batch's "

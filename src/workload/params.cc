@@ -66,9 +66,9 @@ StateBytes state_bytes_per_param(const TrainingSpec& t, ShardingFramework f) {
     case hw::Precision::kFp32: return {4, 4, 8};
     // DeepSpeed keeps no fp32 gradient copy between steps (ShardingFramework).
     case hw::Precision::kFp16: return {2, 2, f == ShardingFramework::kDeepSpeed ? 12.0 : 16.0};
-    case hw::Precision::kBf16:
+    case hw::Precision::kBf16: return {2, 4, t.bf16_moments ? 6.0 : 12.0};
     case hw::Precision::kFp8:
-    case hw::Precision::kFp4: return {2, 4, 12};
+    case hw::Precision::kFp4: return {2, 4, t.bf16_moments ? 8.0 : 12.0};
   }
   return {};
 }
@@ -81,11 +81,13 @@ int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p) {
 
 double checkpoint_bytes_per_param(const TrainingSpec& t) {
   if (sixteen_bit_state(t)) return 2 + 4;
+  if (t.bf16_moments) return 2 + 4 + 4;  // the master weight saved whole, the moments as kept
   return t.precision == hw::Precision::kFp32 ? 4 + 8 : 2 + 12;
 }
 
 hw::ComputeModel::OptimizerState optimizer_state(const TrainingSpec& t) {
-  return sixteen_bit_state(t) ? hw::ComputeModel::OptimizerState::kBf16 : hw::ComputeModel::OptimizerState::kFp32;
+  if (sixteen_bit_state(t)) return hw::ComputeModel::OptimizerState::kBf16;
+  return t.bf16_moments ? hw::ComputeModel::OptimizerState::kBf16Moments : hw::ComputeModel::OptimizerState::kFp32;
 }
 
 }  // namespace anatomy::workload

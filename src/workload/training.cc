@@ -396,6 +396,16 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
                                                   t.recompute_layers, to_string(t.recompute)));
   validate_recompute_modules(m, t);
   if (p.bucket_bytes < 1) fail("parallelism.bucket_bytes", fmt::format("must be > 0 (got {})", p.bucket_bytes));
+  if (t.bf16_moments && !t.master_weights)
+    fail("training.optimizer_moments", "bf16 with master_weights: false: without master weights the moments are "
+                                       "16-bit already");
+  if (t.bf16_moments && p.framework == ShardingFramework::kDeepSpeed)
+    fail("training.optimizer_moments", "bf16 is Megatron-LM's precision-aware optimizer; framework: deepspeed keeps "
+                                       "its own optimizer state");
+  if (t.bf16_moments && (t.precision == hw::Precision::kFp32 || t.precision == hw::Precision::kFp16))
+    fail("training.optimizer_moments", fmt::format("bf16 beside {} training is not modelled (Megatron-LM's "
+                                                   "precision-aware optimizer with bf16, FP8 or FP4 weights)",
+                                                   hw::to_string(t.precision)));
   if (!t.master_weights && t.precision == hw::Precision::kFp32)
     fail("training.master_weights", "false needs 16-bit parameters: fp32 training has no master copy to leave out");
 

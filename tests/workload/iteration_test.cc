@@ -476,6 +476,13 @@ TEST(Iteration, APlanThatDoesNotFitIsAnErrorUnlessAskedToWarn) {
   EXPECT_THROW(h.run(), core::InputError);
 }
 
+// Bytes on the run's busiest link of a kind ("pcie": a GPU's link to its NIC).
+double busiest(const IterationResult& r, const char* kind) {
+  for (const auto& l : r.busiest_links)
+    if (l.kind == kind) return l.bytes.as_double();
+  return 0.0;
+}
+
 // A mixture of experts over the two hosts of 16 H100s: data parallelism 16
 // with every rank in one expert-parallel group, so half of each GPU's
 // all-to-all peers are on the other host.
@@ -537,11 +544,6 @@ TEST(Iteration, ExpertAllToAllBytesAreOnTheLinksBesideTheGradients) {
   moe_over_two_hosts(one, 1);
   moe_over_two_hosts(two, 2);
   const IterationResult a = one.run(), b = two.run();
-  auto busiest = [](const IterationResult& r, const char* kind) {
-    for (const auto& l : r.busiest_links)
-      if (l.kind == kind) return l.bytes.as_double();
-    return 0.0;
-  };
   const coll::LibraryModel lib = coll::nccl_library(hw::find_system("dgx-h100"));
   const double payload = 64.0 * 4'718'592;
   const double gained = busiest(b, "pcie") - busiest(a, "pcie");
@@ -559,18 +561,14 @@ TEST(Iteration, FlexDispatchSendsATokenOnceToTheOtherHostAndForwardsItThere) {
   // host once, when either expert is there, 1 - (8/16)(7/15) = 0.7667 of
   // tokens: 2048 x 2304 x 2 x 0.7667 = 7,235,174.4 bytes, and forwards it
   // over NVLink. Over the 64 all-to-alls (16 layers x dispatch and
-  // combine x forward and backward) the busiest NIC link carries 64 x 2,202,009.6 payload bytes
-  // fewer (the gradients on it are the same), and less EP time is exposed.
+  // combine x forward and backward) the busiest NIC link carries
+  // 64 x 2,202,009.6 payload bytes fewer (the gradients on it are the
+  // same), and less EP time is exposed.
   Harness plain, flex;
   moe_over_two_hosts(plain, 2);
   moe_over_two_hosts(flex, 2);
   flex.plan.moe_dispatcher = MoeDispatcher::kFlex;
   const IterationResult a = plain.run(), b = flex.run();
-  auto busiest = [](const IterationResult& r, const char* kind) {
-    for (const auto& l : r.busiest_links)
-      if (l.kind == kind) return l.bytes.as_double();
-    return 0.0;
-  };
   const coll::LibraryModel lib = coll::nccl_library(hw::find_system("dgx-h100"));
   const double saved = busiest(a, "pcie") - busiest(b, "pcie");
   EXPECT_NEAR(saved * lib.efficiency(coll::Protocol::kSimple) / (64 * (9'437'184 - 7'235'174.4)), 1.0, 1e-6);

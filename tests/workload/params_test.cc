@@ -200,6 +200,22 @@ TEST(Params, WithoutMasterWeightsEverythingStoredIsSixteenBit) {
   EXPECT_EQ(optimizer_state(trained(hw::Precision::kBf16)), hw::ComputeModel::OptimizerState::kFp32);
 }
 
+TEST(Params, Bf16MomentsHalveAdamsStateAndTheMasterWeightShrinksInBf16Training) {
+  // Megatron-LM's precision-aware optimizer with bf16 moments: in bf16
+  // training Transformer Engine keeps the master weight as the bf16 weight
+  // plus a 16-bit remainder, so 2 + 2 + 2 = 6 B of optimizer state; FP8
+  // recipes keep Megatron's fp32 master copy: 4 + 2 + 2 = 8 B. A checkpoint
+  // saves the master whole and the moments as kept: 2 + 4 + 4 = 10 B.
+  TrainingSpec t = trained(hw::Precision::kBf16);
+  t.bf16_moments = true;
+  EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).optimizer, 6);
+  EXPECT_EQ(checkpoint_bytes_per_param(t), 10);
+  EXPECT_EQ(optimizer_state(t), hw::ComputeModel::OptimizerState::kBf16Moments);
+  t.precision = hw::Precision::kFp8;
+  EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).optimizer, 8);
+  EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).gradients, 4);  // fp32 main grads
+}
+
 TEST(Params, DataParallelCollectivesMoveTheDtypeTheyHold) {
   // Gathered weights are in the training dtype: 4 B in fp32, 2 B in bf16 and
   // in FP8 recipes (their master-weight copy is bf16). Reduced gradients are

@@ -613,5 +613,26 @@ TEST(ValidatePlan, LeavingOutMasterWeightsNeedsSixteenBitParameters) {
   EXPECT_EQ(check(find_model("gpt-1.7b"), plan_of(1, 1, 8), t, 8), "ok");
 }
 
+TEST(ValidatePlan, Bf16MomentsNeedMasterWeightsAndMegatronsOptimizer) {
+  TrainingSpec t = training_of(2048, 64, 1);
+  t.bf16_moments = true;
+  ParallelPlan p = plan_of(1, 1, 8);
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8), "ok");
+  t.master_weights = false;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
+            "training.optimizer_moments: bf16 with master_weights: false: without master weights the moments are "
+            "16-bit already");
+  t.master_weights = true;
+  t.precision = hw::Precision::kFp16;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
+            "training.optimizer_moments: bf16 beside fp16 training is not modelled (Megatron-LM's precision-aware "
+            "optimizer with bf16, FP8 or FP4 weights)");
+  t.precision = hw::Precision::kBf16;
+  p.framework = ShardingFramework::kDeepSpeed;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
+            "training.optimizer_moments: bf16 is Megatron-LM's precision-aware optimizer; framework: deepspeed keeps "
+            "its own optimizer state");
+}
+
 }  // namespace
 }  // namespace anatomy::workload
