@@ -85,7 +85,10 @@ constexpr double kBackwardFlopRatio = 2.5;
 constexpr double kAdamBytesPerParam = 28;
 constexpr double kAdamBf16BytesPerParam = 14;
 // fp32 master weights and gradients, bf16 moments: 3 x 4 + 4 x 2 (a master
-// weight kept as a bf16 weight and its 16-bit remainder moves 4 bytes too).
+// weight kept as a bf16 weight and its 16-bit remainder moves 4 bytes too),
+// as Transformer Engine's FusedAdam reads and writes them since 2.14; older
+// versions copy each bf16 moment to an fp32 temporary and back.
+
 constexpr double kAdamBf16MomentsBytesPerParam = 20;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -402,8 +402,9 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        [](T& t, const Value& v) { t.master_weights = v.flag; }, shows(&T::master_weights)},
       {"optimizer_moments", Kind::kEnum, by_default("fp32"), {},
        "Adam's moments beside fp32 master weights: fp32, or bf16 (Megatron-LM --use-precision-aware-optimizer "
-       "--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16): 6 B of optimizer state a parameter in bf16 training (the "
-       "master kept as a 16-bit remainder beside the weight), 8 B with FP8 or FP4 recipes, instead of 12",
+       "--exp-avg-dtype bf16 --exp-avg-sq-dtype bf16, zero_stage 1): 6 B of optimizer state a parameter in bf16 and "
+       "FP4 training (the master kept as a 16-bit remainder beside the weight), 8 B with FP8 recipes (current "
+       "scaling, MXFP8, blockwise: an fp32 master), instead of 12",
        [](T& t, const Value& v) { t.bf16_moments = v.text == "bf16"; },
        [](const T& t) { return std::string(t.bf16_moments ? "bf16" : "fp32"); }, {"fp32", "bf16"}},
       {"fused_grad_accumulation", Kind::kBool, by_default("true"), {},

@@ -66,9 +66,9 @@ StateBytes state_bytes_per_param(const TrainingSpec& t, ShardingFramework f) {
     case hw::Precision::kFp32: return {4, 4, 8};
     // DeepSpeed keeps no fp32 gradient copy between steps (ShardingFramework).
     case hw::Precision::kFp16: return {2, 2, f == ShardingFramework::kDeepSpeed ? 12.0 : 16.0};
-    case hw::Precision::kBf16: return {2, 4, t.bf16_moments ? 6.0 : 12.0};
-    case hw::Precision::kFp8:
-    case hw::Precision::kFp4: return {2, 4, t.bf16_moments ? 8.0 : 12.0};
+    case hw::Precision::kBf16:
+    case hw::Precision::kFp4: return {2, 4, t.bf16_moments ? 6.0 : 12.0};  // bf16 moments: TE's remainder master
+    case hw::Precision::kFp8: return {2, 4, t.bf16_moments ? 8.0 : 12.0};  // bf16 moments: Megatron's fp32 master
   }
   return {};
 }
@@ -81,7 +81,10 @@ int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p) {
 
 double checkpoint_bytes_per_param(const TrainingSpec& t) {
   if (sixteen_bit_state(t)) return 2 + 4;
-  if (t.bf16_moments) return 2 + 4 + 4;  // the master weight saved whole, the moments as kept
+  // bf16 moments, Megatron's default dp_reshardable checkpoint
+  // (distrib_optimizer.py get_unscaled_state): TE's state as the int16
+  // remainder and moments cast to fp32; Megatron's own state (FP8) raw.
+  if (t.bf16_moments) return t.precision == hw::Precision::kFp8 ? 2 + 4 + 2 + 2 : 2 + 2 + 4 + 4;
   return t.precision == hw::Precision::kFp32 ? 4 + 8 : 2 + 12;
 }
 

@@ -403,9 +403,16 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("training.optimizer_moments", "bf16 is Megatron-LM's precision-aware optimizer; framework: deepspeed keeps "
                                        "its own optimizer state");
   if (t.bf16_moments && (t.precision == hw::Precision::kFp32 || t.precision == hw::Precision::kFp16))
-    fail("training.optimizer_moments", fmt::format("bf16 beside {} training is not modelled (Megatron-LM's "
-                                                   "precision-aware optimizer with bf16, FP8 or FP4 weights)",
+    fail("training.optimizer_moments", fmt::format("bf16 beside {} training is not modelled (bf16, FP8 and FP4 "
+                                                   "training only)",
                                                    hw::to_string(t.precision)));
+  // Megatron-LM builds the precision-aware optimizer over its distributed
+  // optimizer only (optimizer/__init__.py); Megatron-FSDP keeps an fp32
+  // master of its own.
+  if (t.bf16_moments && p.zero_stage != 1)
+    fail("training.optimizer_moments", fmt::format("bf16 needs Megatron-LM's distributed optimizer (zero_stage: 1), "
+                                                   "not zero_stage {}",
+                                                   p.zero_stage));
   if (!t.master_weights && t.precision == hw::Precision::kFp32)
     fail("training.master_weights", "false needs 16-bit parameters: fp32 training has no master copy to leave out");
 

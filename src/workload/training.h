@@ -201,13 +201,16 @@ struct TrainingSpec {
   bool master_weights = true;
   // Adam's two moments in bf16 beside fp32 master weights (Megatron-LM's
   // --use-precision-aware-optimizer --exp-avg-dtype bf16 --exp-avg-sq-dtype
-  // bf16): 2 + 2 bytes a parameter instead of 4 + 4. In bf16 training
-  // Transformer Engine's FusedAdam then keeps the master weight as the bf16
-  // weight plus a 16-bit remainder (store_param_remainders, on by default
-  // since TE 2.1): 2 bytes more, not 4. FP8 and FP4 recipes keep Megatron's
-  // own fp32 master copy (optimizer/__init__.py: "Master weight is managed
-  // by MCore when main_params_dtype is fp32 ... to use fp8 primary weight";
-  // delayed scaling, the exception there, is not told apart here).
+  // bf16, with its distributed optimizer): 2 + 2 bytes a parameter instead
+  // of 4 + 4. In bf16 and FP4 training (FP4 keeps --fp8-recipe at its
+  // default, delayed) Transformer Engine's FusedAdam keeps the master
+  // weight as the bf16 weight plus a 16-bit remainder (Megatron sets
+  // store_param_remainders for TE >= 2.1): 2 bytes more, not 4. The FP8
+  // recipes this models (current scaling, MXFP8, blockwise) keep
+  // Megatron's own fp32 master copy (optimizer/__init__.py: "Master weight
+  // is managed by MCore when main_params_dtype is fp32 ... to use fp8
+  // primary weight"); FP8 delayed scaling, which takes TE's path, is not
+  // told apart.
   bool bf16_moments = false;
   // How each micro-batch's weight gradients join those of the micro-batches
   // before it. true: the weight-gradient GEMM accumulates into the gradient

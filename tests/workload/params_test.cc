@@ -201,19 +201,24 @@ TEST(Params, WithoutMasterWeightsEverythingStoredIsSixteenBit) {
 }
 
 TEST(Params, Bf16MomentsHalveAdamsStateAndTheMasterWeightShrinksInBf16Training) {
-  // Megatron-LM's precision-aware optimizer with bf16 moments: in bf16
-  // training Transformer Engine keeps the master weight as the bf16 weight
-  // plus a 16-bit remainder, so 2 + 2 + 2 = 6 B of optimizer state; FP8
-  // recipes keep Megatron's fp32 master copy: 4 + 2 + 2 = 8 B. A checkpoint
-  // saves the master whole and the moments as kept: 2 + 4 + 4 = 10 B.
+  // Megatron-LM's precision-aware optimizer with bf16 moments: in bf16 (and
+  // FP4) training Transformer Engine keeps the master weight as the bf16
+  // weight plus a 16-bit remainder, so 2 + 2 + 2 = 6 B of optimizer state;
+  // FP8 recipes keep Megatron's fp32 master copy: 4 + 2 + 2 = 8 B.
+  // Megatron's default checkpoint casts TE's moments to fp32 beside the
+  // remainder, 2 + 2 + 4 + 4 = 12 B, and saves its own state raw,
+  // 2 + 4 + 2 + 2 = 10 B.
   TrainingSpec t = trained(hw::Precision::kBf16);
   t.bf16_moments = true;
   EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).optimizer, 6);
-  EXPECT_EQ(checkpoint_bytes_per_param(t), 10);
+  EXPECT_EQ(checkpoint_bytes_per_param(t), 12);
   EXPECT_EQ(optimizer_state(t), hw::ComputeModel::OptimizerState::kBf16Moments);
+  t.precision = hw::Precision::kFp4;
+  EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).optimizer, 6);
   t.precision = hw::Precision::kFp8;
   EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).optimizer, 8);
   EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).gradients, 4);  // fp32 main grads
+  EXPECT_EQ(checkpoint_bytes_per_param(t), 10);
 }
 
 TEST(Params, DataParallelCollectivesMoveTheDtypeTheyHold) {

@@ -625,9 +625,14 @@ TEST(ValidatePlan, Bf16MomentsNeedMasterWeightsAndMegatronsOptimizer) {
   t.master_weights = true;
   t.precision = hw::Precision::kFp16;
   EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
-            "training.optimizer_moments: bf16 beside fp16 training is not modelled (Megatron-LM's precision-aware "
-            "optimizer with bf16, FP8 or FP4 weights)");
+            "training.optimizer_moments: bf16 beside fp16 training is not modelled (bf16, FP8 and FP4 training "
+            "only)");
   t.precision = hw::Precision::kBf16;
+  p.zero_stage = 0;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
+            "training.optimizer_moments: bf16 needs Megatron-LM's distributed optimizer (zero_stage: 1), not "
+            "zero_stage 0");
+  p.zero_stage = 1;
   p.framework = ShardingFramework::kDeepSpeed;
   EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
             "training.optimizer_moments: bf16 is Megatron-LM's precision-aware optimizer; framework: deepspeed keeps "
