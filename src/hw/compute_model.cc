@@ -88,7 +88,6 @@ constexpr double kAdamBf16BytesPerParam = 14;
 // weight kept as a bf16 weight and its 16-bit remainder moves 4 bytes too),
 // as Transformer Engine's FusedAdam reads and writes them since 2.14; older
 // versions copy each bf16 moment to an fp32 temporary and back.
-
 constexpr double kAdamBf16MomentsBytesPerParam = 20;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -66,7 +66,9 @@ int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p);
 // Bytes per parameter a checkpoint stores: the weights as trained and the
 // optimizer state (no gradients): 2 + 12 under mixed precision (the bf16
 // weights, the fp32 master copy and moments, as Megatron's dist-ckpt and
-// torch DCP write them), 4 + 8 in fp32, 2 + 4 without master weights.
+// torch DCP write them), 4 + 8 in fp32, 2 + 4 without master weights; with
+// bf16 moments (TrainingSpec::bf16_moments) 12 in bf16 and FP4 training and
+// 10 in FP8, as Megatron's default dp_reshardable format writes them.
 double checkpoint_bytes_per_param(const TrainingSpec& t);
 
 // What the optimizer step updates: fp32 master state, or the 16-bit
