@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "workload/flops.h"
 #include "workload/model.h"
 
 namespace anatomy::workload {
@@ -176,11 +177,8 @@ ModelSpec llama2_70b() {
 
 double op_flops(const ModelOp& op) {
   if (op.kind == ModelOp::kAttention) {
-    // Every key for each query, or under a window twice the keys a query
-    // sees on average (workload/flops.h counts them the same way).
-    const double s = static_cast<double>(op.m), w = static_cast<double>(op.window);
-    const double keys = op.window > 0 && op.window < op.m ? (2 * s * w - w * w + w) / s : s;
-    return 4.0 * s * keys * op.heads * op.head_dim * op.repeat;
+    // Counted as workload/flops.h counts a layer's attention core.
+    return 4.0 * static_cast<double>(op.m) * attended_keys(op.m, op.window) * op.heads * op.head_dim * op.repeat;
   }
   return 2.0 * op.m * op.n * op.k * op.repeat;
 }

@@ -34,9 +34,9 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   // head_dim or uses MLA): 2 s (q + o) per token.
   // A sliding-window layer counts, in the same sense, twice the keys a
   // query sees on average, (w (w + 1) / 2 + (s - w) w) / s, instead of s.
-  const double s = static_cast<double>(seq_len), w = static_cast<double>(m.sliding_window);
+  const double s = static_cast<double>(seq_len);
   const double sliding = static_cast<double>(m.sliding_layers_in(0, m.layers));
-  const double window_keys = m.sliding_window > 0 && m.sliding_window < seq_len ? (2 * s * w - w * w + w) / s : s;
+  const double window_keys = attended_keys(seq_len, m.sliding_window);
   const double keys = (static_cast<double>(m.layers) - sliding) * s + sliding * window_keys;  // over the layers
   f.attention_core = 2 * keys * (q + o);
   f.qk_core = 2 * keys * q;
@@ -62,6 +62,11 @@ double model_flops_counting(const ModelSpec& m, const TrainingSpec& t, double at
 }
 
 }  // namespace
+
+double attended_keys(int64_t seq, int64_t window) {
+  const double s = static_cast<double>(seq), w = static_cast<double>(window);
+  return window > 0 && window < seq ? (2 * s * w - w * w + w) / s : s;
+}
 
 double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len) {
   // Megatron-LM's count (training.py, num_floating_point_operations) has no

@@ -64,6 +64,11 @@
 namespace anatomy::workload {
 
 double megatron_flops(const ModelSpec& m, int64_t global_batch, int64_t seq_len);
+// Keys a query counts in the attention core's FLOPs, on average over a
+// sequence of `seq` tokens: seq (the full square, as the papers count it),
+// or with a sliding window of `window` < seq tokens twice the keys a query
+// sees, (w (w + 1) / 2 + (s - w) w) / s x 2.
+double attended_keys(int64_t seq, int64_t window);
 double model_flops(const ModelSpec& m, const TrainingSpec& t);
 double model_flops_causal(const ModelSpec& m, const TrainingSpec& t);
 double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t);

@@ -67,7 +67,7 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // projections), whole on every TP rank.
   // Under recompute_modules layernorm, the norms that are modules of their
   // own (MLA's input norm, a MoE layer's pre-MLP norm) keep no output.
-  const double replayed_norms = (mods & kRecomputeLayernorm) ? (m.mla() ? 1 : 0) + (moe ? 1 : 0) : 0;
+  const double replayed_norms = (mods & kRecomputeLayernorm) ? standalone_norms(m, moe) : 0;
   const double replicated = 2 * e * h + (2 - replayed_norms) * e * h + (m.dropout ? 2 * h : 0) +
                             e * static_cast<double>(m.latent_width());
   // Per token, split over TP: Q, K, V, the attention output (input of the

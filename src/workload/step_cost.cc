@@ -267,7 +267,7 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   if (mods & kRecomputeCoreAttn) c.selective_fwd += attn_f;
   // Transformer Engine fuses a norm into the GEMM after it (and keeps its
   // output) but for MLA's input norm and a MoE layer's pre-MLP norm.
-  if (mods & kRecomputeLayernorm) c.selective_fwd += norm * ((m_.mla() ? 1 : 0) + (moe ? 1 : 0));
+  if (mods & kRecomputeLayernorm) c.selective_fwd += norm * standalone_norms(m_, moe);
   if (mods & kRecomputeMlaUpProj) c.selective_fwd += mla_up;
   if (!moe && (mods & kRecomputeMlp)) {
     c.selective_fwd += mlp_gemms + act;

@@ -55,6 +55,8 @@ std::string recompute_modules_text(uint32_t modules) {
   return out;
 }
 
+int standalone_norms(const ModelSpec& m, bool moe_layer) { return (m.mla() ? 1 : 0) + (moe_layer ? 1 : 0); }
+
 namespace {
 
 // What each module needs of the model to have something to replay.
@@ -65,7 +67,7 @@ struct ModuleNeed {
 };
 const ModuleNeed kModuleNeeds[] = {
     {kRecomputeMlaUpProj, [](const ModelSpec& m) { return m.mla(); }, "multi-head latent attention (model.kv_lora_rank)"},
-    {kRecomputeLayernorm, [](const ModelSpec& m) { return m.mla() || m.moe(); },
+    {kRecomputeLayernorm, [](const ModelSpec& m) { return standalone_norms(m, m.moe()) > 0; },
      "a norm of its own: MLA's input norm or a MoE layer's pre-MLP norm (Megatron-LM's Transformer Engine layers "
      "fuse the others into the GEMM after them)"},
     {kRecomputeMoeAct, [](const ModelSpec& m) { return m.moe(); }, "experts"},

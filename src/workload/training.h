@@ -55,6 +55,9 @@ const std::vector<std::pair<RecomputeModule, const char*>>& recompute_module_nam
 std::string parse_recompute_modules(std::string_view text, uint32_t& out);
 // "core_attn,moe_act": the bits as the field writes them.
 std::string recompute_modules_text(uint32_t modules);
+// How many of a layer's norms are modules of their own, which the
+// layernorm module replays: MLA's input norm and a MoE layer's pre-MLP norm.
+int standalone_norms(const ModelSpec& m, bool moe_layer);
 
 // Which implementation shards the model state under ZeRO, where that changes
 // what a GPU holds at once.
