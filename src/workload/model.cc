@@ -290,6 +290,39 @@ std::vector<ModelSpec> make_presets() {
     v.push_back(l4);
   }
 
+  // NVIDIA Nemotron-4 (arXiv 2402.16819, 2406.11704; NeMo's
+  // Nemotron4Config15B / Nemotron4Config340B): squared-ReLU MLP of 4h (two
+  // matrices, not gated), 8 KV heads, rotary positions, untied output
+  // layer, vocabulary 256,000, no dropout. Its norms are LayerNorm with a
+  // bias and its linear layers have none; anatomy's `layernorm` also
+  // counts linear biases, 0.004% of the parameters (15.6B and 341.0B here,
+  // "15B" and "340B" published).
+  struct Nemotron4 {
+    const char* name;
+    int64_t layers, hidden, heads;
+  };
+  for (const Nemotron4& r : {Nemotron4{"nemotron4-15b", 32, 6144, 48}, Nemotron4{"nemotron4-340b", 96, 18432, 96}}) {
+    ModelSpec n = megatron_gpt(r.name, fmt::format("Nemotron-4, NeMo config ({} layers, h {}, {} heads, 8 KV heads, "
+                                                   "squared-ReLU MLP of 4h, V 256000)",
+                                                   r.layers, r.hidden, r.heads),
+                               r.layers, r.hidden, r.heads, 256000, 0, false);
+    n.kv_heads = 8;
+    n.dropout = false;
+    v.push_back(n);
+  }
+
+  // xAI Grok-1 (the released run.py's TransformerConfig): 64 layers, h
+  // 6144, 48 heads of 128 with 8 KV heads, 8 experts top-2 of
+  // ffn_size(6144, widening 8) = 32768 with a gated GELU (three matrices),
+  // RMSNorm, vocabulary 131,072, input and output sharing one embedding
+  // (InOutEmbed). 314B published.
+  ModelSpec grok = llama_style("grok-1", "Grok-1, released config (64 layers, h 6144, 8 experts of 32768 top-2, tied)",
+                               64, 6144, 48, 8, 32768, 131072);
+  grok.experts = 8;
+  grok.top_k = 2;
+  grok.tied_embeddings = true;
+  v.push_back(grok);
+
   // GPT-OSS (config.json): h 2880, 64 heads of 64 with 8 KV heads, experts
   // of 2880 top-4, vocabulary 201,088, untied; even layers attend through a
   // 128-token sliding window, odd layers to everything. Left out: the

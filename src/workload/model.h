@@ -1,9 +1,10 @@
 #pragma once
 // ModelSpec: a decoder-only transformer's dimensions, and the presets
 // anatomy ships (GPT-3 175B, the Megatron-LM paper and README table models,
-// Llama 3 8B/70B/405B with grouped-query attention, MPT models, and the
-// mixtures of experts Mixtral 8x7B / 8x22B, DeepSeek-V3, Qwen3 MoE,
-// Llama 4 and GPT-OSS, whose even layers attend through a sliding window).
+// Llama 3 8B/70B/405B with grouped-query attention, MPT models, Nemotron-4
+// 15B/340B, and the mixtures of experts Mixtral 8x7B / 8x22B, Grok-1,
+// DeepSeek-V3, Qwen3 MoE, Llama 4 and GPT-OSS, whose even layers attend
+// through a sliding window).
 //
 // Layers need not all be alike. In a mixture of experts, layer i (from 0)
 // has experts when i >= dense_layers and (i - dense_layers) is one less

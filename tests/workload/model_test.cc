@@ -209,6 +209,38 @@ TEST(ModelSpec, MegatronCoreReadmeModels) {
   }
 }
 
+TEST(ModelSpec, Nemotron4HasAnUngatedMlpOf4hAndUntiedTables) {
+  // 15B per layer (h 6144, 48 heads of 128, 8 KV heads): attention
+  // 6144 * (6144 + 2048) + 6144^2 = 88,080,384, its biases 8192 + 6144 = 14,336;
+  // MLP 2 * 6144 * 24576 = 301,989,888, biases 24576 + 6144 = 30,720; two
+  // LayerNorms 4 * 6144 = 24,576: 390,139,904. x 32 = 12,484,476,928, + untied
+  // tables 2 * 256000 * 6144 = 3,145,728,000, + final norm 12,288:
+  // 15,630,217,216 ("15B").
+  EXPECT_EQ(find_model("nemotron4-15b").params(), 15'630'217'216);
+  // 340B (h 18432, heads of 192): attention 18432 * (18432 + 3072) + 18432^2 =
+  // 736,100,352, biases 21504 + 18432 = 39,936; MLP 2 * 18432 * 73728 =
+  // 2,717,908,992, biases 92,160; norms 73,728: 3,454,215,168 a layer; x 96 =
+  // 331,604,656,128 + 2 * 256000 * 18432 = 9,437,184,000 + 36,864 =
+  // 341,041,876,992 ("340B").
+  const ModelSpec& m = find_model("nemotron4-340b");
+  EXPECT_EQ(m.params(), 341'041'876'992);
+  EXPECT_EQ(m.head_dim(), 192);
+  EXPECT_FALSE(m.gated_mlp);
+  EXPECT_EQ(m.max_seq, 0);  // rotary: no position table
+}
+
+TEST(ModelSpec, Grok1HasEightGatedExpertsTopTwoAndOneTable) {
+  // Per layer: attention 6144 * (6144 + 2048) + 6144^2 = 88,080,384; experts
+  // 8 * 3 * 6144 * 32768 = 4,831,838,208; router 6144 * 8 = 49,152; norms
+  // 12,288: 4,919,980,032. x 64 = 314,878,722,048, + one 131072 x 6144 table
+  // 805,306,368 + final norm 6144 = 315,684,034,560 ("314B").
+  const ModelSpec& m = find_model("grok-1");
+  EXPECT_EQ(m.params(), 315'684'034'560);
+  // Active: 2 of 8 experts, 6 * 603,979,776 = 3,623,878,656 a layer fewer:
+  // 315,684,034,560 - 64 * 3,623,878,656 = 83,755,800,576.
+  EXPECT_EQ(m.active_params(), 83'755'800'576);
+}
+
 TEST(ModelSpec, PresetsAreUniqueAndNameTheirSource) {
   std::set<std::string> names;
   for (const ModelSpec& m : model_presets()) {
@@ -217,7 +249,7 @@ TEST(ModelSpec, PresetsAreUniqueAndNameTheirSource) {
     EXPECT_EQ(m.hidden % m.heads, 0) << m.name;
     EXPECT_EQ(m.heads % m.kv_heads, 0) << m.name;
   }
-  EXPECT_EQ(model_presets().size(), 36u);
+  EXPECT_EQ(model_presets().size(), 39u);
 }
 
 TEST(ModelSpec, UnknownModelListsTheKnownOnes) {
