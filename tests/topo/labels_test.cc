@@ -40,8 +40,12 @@ TEST(Labels, NameHostsGpusNicsSwitchesAndPorts) {
   for (NodeId n = 0; n < t.num_nodes(); ++n) {
     if (t.kind(n) != NodeKind::kSwitch) continue;
     const std::string name = t.node_label(n);
-    if (name.rfind("leaf ", 0) == 0) EXPECT_EQ(name, "leaf " + std::to_string(leaves++));
-    if (name.rfind("spine ", 0) == 0) EXPECT_EQ(name, "spine " + std::to_string(spines++));
+    if (name.rfind("leaf ", 0) == 0) {
+      EXPECT_EQ(name, "leaf " + std::to_string(leaves++));
+    }
+    if (name.rfind("spine ", 0) == 0) {
+      EXPECT_EQ(name, "spine " + std::to_string(spines++));
+    }
   }
   EXPECT_GT(leaves, 0);
   EXPECT_GT(spines, 0);

@@ -458,7 +458,9 @@ TEST(Iteration, BusiestLinksAreRankedByUtilizationAndNamedForPeople) {
   std::map<std::string, int> per_kind;
   for (size_t i = 0; i < r.busiest_links.size(); ++i) {
     const LinkLoad& l = r.busiest_links[i];
-    if (i > 0) EXPECT_GE(r.busiest_links[i - 1].utilization, l.utilization) << i;
+    if (i > 0) {
+      EXPECT_GE(r.busiest_links[i - 1].utilization, l.utilization) << i;
+    }
     EXPECT_LE(++per_kind[l.kind], 8) << l.kind;
     EXPECT_NE(l.name.find(" -> "), std::string::npos) << l.name;
     EXPECT_EQ(l.name.find("node"), std::string::npos) << l.name;
