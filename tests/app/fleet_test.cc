@@ -67,6 +67,24 @@ TEST(FleetRun, AClassSplitsItsLayersEvenlyWhateverTheBaseScenarioSplits) {
   EXPECT_NE(r.result.profiles[0].find("llama3-8b TP8 PP1 DP8"), std::string::npos);
 }
 
+TEST(FleetRun, AClassWhoseExpertsInheritItsTpFallsBackFromFlexToAllToAll) {
+  // Megatron's flex dispatcher is modelled with expert TP 1 only. A class
+  // names TP, PP and EP and its experts inherit its TP (expert_tp is left
+  // out, as above), so a base scenario's flex cannot carry over to a class
+  // with TP 8 and EP 4: it runs NCCL all-to-all, as a class without EP does,
+  // instead of refusing the class.
+  scenario::Scenario s = scenario::load_scenario(shipped("trace-replay.yaml"));
+  ASSERT_TRUE(s.fleet.has_value());
+  fleet::JobClass& c = s.fleet->classes.at(2);
+  ASSERT_EQ(c.name, "llama3-8b");
+  c.model = "mixtral-8x7b";
+  c.ep = 4;  // EP 4 x expert TP 8 = 32 ranks, which divide TP x DP = 64
+  s.parallelism.moe_dispatcher = workload::MoeDispatcher::kFlex;
+  const FleetRun r = run_fleet(s);
+  ASSERT_EQ(r.result.profiles.size(), 1u);
+  EXPECT_NE(r.result.profiles[0].find("mixtral-8x7b TP8 PP1 EP4 DP8"), std::string::npos) << r.result.profiles[0];
+}
+
 TEST(FleetRun, TwoTrainingJobsOnASharedSpineSlowByTheirIterationRunAgainWithWhatTheSpineLeaves) {
   // training-shared-spine.yaml: x on hosts 0 and 2, y on 1 and 3 (spread),
   // Llama 3 8B at TP 8, DP 2, 8 sequences per micro-batch.
