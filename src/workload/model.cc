@@ -295,8 +295,8 @@ std::vector<ModelSpec> make_presets() {
   // matrices, not gated), 8 KV heads, rotary positions, untied output
   // layer, vocabulary 256,000, no dropout. Its norms are LayerNorm with a
   // bias and its linear layers have none; anatomy's `layernorm` also
-  // counts linear biases, 0.004% of the parameters (15.6B and 341.0B here,
-  // "15B" and "340B" published).
+  // counts linear biases, under 0.01% of the parameters (15.6B and 341.0B
+  // here, "15B" and "340B" published).
   struct Nemotron4 {
     const char* name;
     int64_t layers, hidden, heads;
