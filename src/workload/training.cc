@@ -51,7 +51,10 @@ std::string parse_recompute_modules(std::string_view text, uint32_t& out) {
 std::string recompute_modules_text(uint32_t modules) {
   std::string out;
   for (const auto& [bit, name] : recompute_module_names())
-    if (modules & bit) out += (out.empty() ? "" : ",") + std::string(name);
+    if (modules & bit) {
+      if (!out.empty()) out += ',';
+      out += name;
+    }
   return out;
 }
 
