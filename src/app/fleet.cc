@@ -177,10 +177,9 @@ class TrainingIterations {
     one.parallelism.virtual_stages = 1;
     one.parallelism.expert_tp = 0;  // classes name TP, PP and EP only
     one.parallelism.ep_comm_overlap = false;
-    // The base scenario's dispatcher where the class can use it: flex needs
-    // EP all-to-alls and experts without TP (the class's experts inherit its
-    // TP); otherwise NCCL all-to-all.
-    if (one.parallelism.ep == 1 || !one.model.moe() || one.parallelism.etp() != 1)
+    // The base scenario's dispatcher where the class can use it (its
+    // experts inherit its TP); otherwise NCCL all-to-all.
+    if (!workload::flex_refusal(one.model, one.parallelism).empty())
       one.parallelism.moe_dispatcher = workload::MoeDispatcher::kAllToAll;
     // A split of the base scenario's layers by hand was made for its PP and
     // model, not the class's; the recomputed modules the class's model lacks

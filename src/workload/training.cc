@@ -60,6 +60,18 @@ std::string recompute_modules_text(uint32_t modules) {
 
 int standalone_norms(const ModelSpec& m, bool moe_layer) { return (m.mla() ? 1 : 0) + (moe_layer ? 1 : 0); }
 
+std::string flex_refusal(const ModelSpec& m, const ParallelPlan& p) {
+  if (!m.moe() || p.ep == 1)
+    return "flex dispatches a mixture of experts' tokens over its EP group: it needs experts > 1 and ep > 1";
+  // Megatron's flex dispatcher runs over the TP x EP group, sending a token
+  // to every expert-TP rank of its experts; that is not modelled.
+  if (p.etp() > 1)
+    return fmt::format("flex with expert_tp {} is not modelled (Megatron-LM dispatches over the TP x EP group then); "
+                       "set expert_tp: 1",
+                       p.etp());
+  return {};
+}
+
 namespace {
 
 // What each module needs of the model to have something to replay.
@@ -488,15 +500,8 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (m.ffn_hidden % p.etp() != 0)
     fail("parallelism.expert_tp", fmt::format("{} does not divide the experts' inner size {}", p.etp(), m.ffn_hidden));
   if (m.experts % p.ep != 0) fail("parallelism.ep", fmt::format("{} does not divide {} experts", p.ep, m.experts));
-  if (p.moe_dispatcher == MoeDispatcher::kFlex && (!m.moe() || p.ep == 1))
-    fail("parallelism.moe_dispatcher", "flex dispatches a mixture of experts' tokens over its EP group: it needs "
-                                       "experts > 1 and ep > 1");
-  // Megatron's flex dispatcher runs over the TP x EP group, sending a token
-  // to every expert-TP rank of its experts; that is not modelled.
-  if (p.moe_dispatcher == MoeDispatcher::kFlex && p.etp() > 1)
-    fail("parallelism.moe_dispatcher", fmt::format("flex with expert_tp {} is not modelled (Megatron-LM dispatches "
-                                                   "over the TP x EP group then); set expert_tp: 1",
-                                                   p.etp()));
+  if (p.moe_dispatcher == MoeDispatcher::kFlex)
+    if (const std::string why = flex_refusal(m, p); !why.empty()) fail("parallelism.moe_dispatcher", why);
   if (p.ep_comm_overlap && p.ep == 1)
     fail("parallelism.ep_comm_overlap", "needs expert parallelism (ep > 1): there are no all-to-alls to overlap");
   if (p.ep_comm_overlap && p.zero_stage >= 3)

@@ -294,5 +294,8 @@ std::string recompute_text(const TrainingSpec& t);
 // attention heads and the MLP's inner size, and divide the KV heads or be a
 // multiple of them (GQA replicates a KV head on TP / kv_heads ranks).
 void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int gpus);
+// Why the flex dispatcher cannot serve this model and plan ("" when it
+// can): it needs experts over EP ranks, and is modelled with expert TP 1.
+std::string flex_refusal(const ModelSpec& m, const ParallelPlan& p);
 
 }  // namespace anatomy::workload

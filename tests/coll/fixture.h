@@ -6,10 +6,20 @@
 #include <string>
 
 #include "coll/collective.h"
+#include "hw/catalog.h"
 #include "net/flow/flow_network.h"
+#include "topo/builders.h"
 #include "topo/topology.h"
 
 namespace anatomy::coll::testing {
+
+// `gpus` GPUs of a catalogued system on its default fabric.
+inline topo::ClusterSpec cluster_spec(const char* system, int gpus) {
+  topo::ClusterSpec s;
+  s.system = hw::find_system(system);
+  s.gpus = gpus;
+  return s;
+}
 
 inline std::unique_ptr<net::Network> flow(engine::Simulator& sim, const topo::Topology& t) {
   return std::make_unique<net::FlowNetwork>(sim, t);

@@ -2,18 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "hw/catalog.h"
-#include "topo/builders.h"
+#include "fixture.h"
 
 namespace anatomy::coll {
 namespace {
 
-topo::Topology dgx_h100(int gpus) {
-  topo::ClusterSpec s;
-  s.system = hw::find_system("dgx-h100");
-  s.gpus = gpus;
-  return topo::build_cluster(s);
-}
+topo::Topology dgx_h100(int gpus) { return topo::build_cluster(testing::cluster_spec("dgx-h100", gpus)); }
 
 TEST(ForwardedAllToAll, EachRankSendsOnceToItsPlaceInTheOtherDomainWhichForwards) {
   // 16 GPUs in two hosts of 8: rank 0 sends to_domain[1] to rank 8 (the

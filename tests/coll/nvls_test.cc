@@ -16,12 +16,7 @@ struct Cluster : testing::Fixture {
   CollectiveResult run(Bytes b, const std::string& algo) { return Fixture::run(Op::kAllReduce, b, algo, Fidelity::kBulk); }
 };
 
-topo::ClusterSpec spec(const char* system, int gpus) {
-  topo::ClusterSpec s;
-  s.system = hw::find_system(system);
-  s.gpus = gpus;
-  return s;
-}
+using testing::cluster_spec;
 
 TEST(NvlsPlan, AnNvl72RackHas32HeadsAnd24ChannelsAndHalvesItsChunk) {
   // 72 GPUs, but NCCL_MAX_NVLS_ARITY caps the NVLS graph at 32 heads; SM100
@@ -75,7 +70,7 @@ TEST(Nvls, AnNvl72RacksBusBandwidthGrowsWithSizeFromPipelineFill) {
   // us. 4 GiB: 8.292 + 0.194 + 0.025 ms = 8.511 ms, busbw = 4 GiB / 8.511
   // ms x 142/72 = 995 GB/s. 512 MiB (still 64 KiB chunks): 1.036 + 0.219
   // ms, busbw 844 GB/s.
-  Cluster c(spec("gb200-nvl72", 72));
+  Cluster c(cluster_spec("gb200-nvl72", 72));
   const auto big = c.run(Bytes::GiB(4), "nvls");
   const auto mid = c.run(Bytes::MiB(512), "nvls");
   EXPECT_EQ(big.algorithm, "nvls");
@@ -86,10 +81,10 @@ TEST(Nvls, AnNvl72RacksBusBandwidthGrowsWithSizeFromPipelineFill) {
 TEST(Nvls, UnequalDomainsKeepNvlsWithTheSmallestDomainsHeads) {
   // 1,024 GPUs leave a rack of 16: NVLS across domains stays (NCCL takes
   // the fewest heads, 16), where it used to fall back to a ring or tree.
-  Cluster c(spec("gb200-nvl72", 1024));
+  Cluster c(cluster_spec("gb200-nvl72", 1024));
   const auto r = c.run(Bytes::GiB(1), "nvls");
   EXPECT_EQ(r.algorithm, "nvls-tree");
-  Cluster full(spec("gb200-nvl72", 1008));
+  Cluster full(cluster_spec("gb200-nvl72", 1008));
   const auto f = full.run(Bytes::GiB(1), "nvls");
   // 16 heads per rack instead of 32: each head's NIC carries S/16 instead of
   // S/32, but the NVLink side still sets the pace for 1 GiB: within 25%.
@@ -101,7 +96,7 @@ TEST(Nvls, AcrossRacksOnlyTheHeadsNicsCarryTheTreeSoTheirSpeedShows) {
   // slices of S/16 per all-reduce, S/8 over ~49 GB/s (S/392), slower than
   // the NVLink side's S(1 + 1/16) / 534 GB/s (S/503). An 800G NIC behind
   // PCIe Gen5 gets 64 GB/s: S/512, the NVLink side sets the pace, ~1.28x.
-  auto s400 = spec("gb200-nvl72", 1024);
+  auto s400 = cluster_spec("gb200-nvl72", 1024);
   auto s800 = s400;
   s800.fabric.nic_speed = Bandwidth::gbps(800);
   Cluster a(s400), b(s800);
@@ -113,7 +108,7 @@ TEST(Nvls, AcrossRacksOnlyTheHeadsNicsCarryTheTreeSoTheirSpeedShows) {
 TEST(Nvls, InNetworkReductionReplacesTheTreeAcrossRacks) {
   // With SHARP on the fabric each head sends its slice up once and takes
   // the sum back: half the tree's NIC bytes, and no tree levels to fill.
-  Cluster tree(spec("gb200-nvl72", 1440)), sharp(spec("gb200-nvl72", 1440));
+  Cluster tree(cluster_spec("gb200-nvl72", 1440)), sharp(cluster_spec("gb200-nvl72", 1440));
   sharp.lib.fabric_reduction = true;  // cluster.fabric.in_network_reduction
   const auto t = tree.run(Bytes::GiB(1), "nvls");
   const auto s = sharp.run(Bytes::GiB(1), "nvls");
@@ -124,7 +119,7 @@ TEST(Nvls, InNetworkReductionReplacesTheTreeAcrossRacks) {
 
 TEST(Nvls, BusBandwidthFallsAsRacksAreAdded) {
   // More racks, a deeper tree: 2 ceil(log2 m) more pipeline stages per loop.
-  Cluster one(spec("gb200-nvl72", 72)), two(spec("gb200-nvl72", 144)), twenty(spec("gb200-nvl72", 1440));
+  Cluster one(cluster_spec("gb200-nvl72", 72)), two(cluster_spec("gb200-nvl72", 144)), twenty(cluster_spec("gb200-nvl72", 1440));
   const double b1 = one.run(Bytes::GiB(1), "auto").busbw_GBps;
   const double b2 = two.run(Bytes::GiB(1), "auto").busbw_GBps;
   const double b20 = twenty.run(Bytes::GiB(1), "auto").busbw_GBps;

@@ -17,9 +17,7 @@ Fixture ring_of(int n, double GBps, SimTime hop) {
 }
 
 Fixture cluster(const char* system, int gpus) {
-  topo::ClusterSpec s;
-  s.system = hw::find_system(system);
-  s.gpus = gpus;
+  const topo::ClusterSpec s = testing::cluster_spec(system, gpus);
   return Fixture(topo::build_cluster(s), nccl_library(s.system));
 }
 
