@@ -164,6 +164,29 @@ const std::vector<Field<ModelSpec>>& model_fields() {
        "with sliding_window, every this-many-th layer attends to the whole sequence (GPT-OSS 2: layers 1, 3, ...; "
        "Gemma 3 6); 0: every layer slides",
        [](M& m, const Value& v) { m.full_attention_step = v.integer; }, shows(&M::full_attention_step)},
+      {"hybrid_pattern", Kind::kString, by_default(""), {},
+       "a hybrid model (Nemotron-H; Megatron-LM's hybrid_override_pattern): one character per layer, each layer one "
+       "block with its own norm: M a Mamba-2 mixer, * attention, - a dense MLP; \"\": every layer is attention "
+       "and an MLP",
+       [](M& m, const Value& v) { m.hybrid_pattern = v.text; }, shows(&M::hybrid_pattern)},
+      {"mamba_heads", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "hybrid models: Mamba-2 heads per mixer (mamba_num_heads; Nemotron-H 56B: 256)",
+       [](M& m, const Value& v) { m.mamba_heads = v.integer; }, shows(&M::mamba_heads)},
+      {"mamba_head_dim", Kind::kInt, by_default("64"), int_range(1, kMaxDim),
+       "hybrid models: channels per Mamba-2 head (mamba_head_dim)",
+       [](M& m, const Value& v) { m.mamba_head_dim = v.integer; }, shows(&M::mamba_head_dim)},
+      {"mamba_state", Kind::kInt, by_default("128"), int_range(1, kMaxDim),
+       "hybrid models: the Mamba-2 state size N (ssm_state_size; Nemotron-H 56B: 256)",
+       [](M& m, const Value& v) { m.mamba_state = v.integer; }, shows(&M::mamba_state)},
+      {"mamba_groups", Kind::kInt, by_default("8"), int_range(1, kMaxDim),
+       "hybrid models: Mamba-2 groups, each sharing one B and C among its heads (n_groups)",
+       [](M& m, const Value& v) { m.mamba_groups = v.integer; }, shows(&M::mamba_groups)},
+      {"mamba_conv", Kind::kInt, by_default("4"), int_range(1, 64),
+       "hybrid models: taps of the Mamba-2 depthwise convolution (conv_kernel)",
+       [](M& m, const Value& v) { m.mamba_conv = v.integer; }, shows(&M::mamba_conv)},
+      {"mamba_chunk", Kind::kInt, by_default("128"), int_range(1, kMaxDim),
+       "hybrid models: tokens per chunk of the SSD kernels (chunk_size)",
+       [](M& m, const Value& v) { m.mamba_chunk = v.integer; }, shows(&M::mamba_chunk)},
   };
   return f;
 }

@@ -265,8 +265,16 @@ EdgeModel find_edge_model(std::string_view name, int64_t seq_len) {
   for (const EdgeModel& m : edge_model_presets())
     if (m.name == name) return m;
   if (name == "llama2-70b") return from_transformer(llama2_70b(), seq_len);
-  for (const ModelSpec& t : model_presets())
-    if (t.name == name) return from_transformer(t, seq_len);
+  for (const ModelSpec& t : model_presets()) {
+    if (t.name != name) continue;
+    // Its layers are not all attention and an MLP (model.h).
+    if (t.hybrid())
+      throw core::InputError({"", 0, "model"},
+                             fmt::format("{} is a hybrid Mamba-2/attention model; an edge site runs transformers "
+                                         "and the vision presets only",
+                                         name));
+    return from_transformer(t, seq_len);
+  }
   std::string names;
   for (const EdgeModel& m : edge_model_presets()) names += (names.empty() ? "" : ", ") + m.name;
   names += ", llama2-70b";

@@ -1,11 +1,14 @@
 #include "workload/flops.h"
 
+#include <array>
+
 namespace anatomy::workload {
 namespace {
 
 // Forward FLOPs of one token, split the way recomputation re-runs them.
 struct ForwardPerToken {
-  double dense_layer, moe_layer;  // one layer's weight GEMMs, by kind
+  std::array<double, kLayerKinds> layer{};  // one layer's weight GEMMs (Mamba-2: and its SSD), by kind
+  double dense_layer, moe_layer;  // of which a transformer layer's
   double layer_gemms;             // all layers' weight GEMMs
   double attention_core;          // all layers' Q K^T and A V
   double logits;                  // the output layer
@@ -15,6 +18,30 @@ struct ForwardPerToken {
   // attention cores, output layers.
   double mtp_layers, mtp_core, mtp_logits;
 };
+
+// Layers of each kind in `c`, times one layer's forward of that kind.
+double layer_sum(const LayerCounts& c, const ForwardPerToken& f) {
+  double total = 0;
+  for (size_t k = 0; k < kLayerKinds; ++k) total += static_cast<double>(c.n[k]) * f.layer[k];
+  return total;
+}
+
+// A Mamba-2 block's forward per token: in_proj and out_proj, and the SSD's
+// chunked matrix products (Dao & Gu 2024, Section 6) over chunks of Q
+// tokens, per token: C B^T within the chunk, 2 Q N per group; those scores
+// times x, 2 Q P per head; each chunk's state B^T x, 2 N P per head; and
+// the state read out through C, 2 N P per head. Left out as elsewhere: the
+// depthwise conv, the gated norm and the scan between chunks' states
+// (2 H P N / Q per token), elementwise work under 1% of the block.
+double mamba_forward_per_token(const ModelSpec& m) {
+  if (!m.hybrid()) return 0;
+  const double h = static_cast<double>(m.hidden), d = static_cast<double>(m.mamba_inner());
+  const double Q = static_cast<double>(m.mamba_chunk), N = static_cast<double>(m.mamba_state);
+  const double P = static_cast<double>(m.mamba_head_dim), H = static_cast<double>(m.mamba_heads);
+  const double G = static_cast<double>(m.mamba_groups);
+  const double projections = 2 * h * static_cast<double>(m.mamba_in_proj_width()) + 2 * d * h;
+  return projections + 2 * Q * N * G + 2 * Q * P * H + 4 * N * P * H;
+}
 
 ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   const double h = static_cast<double>(m.hidden);
@@ -27,8 +54,13 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   if (m.moe())
     f.moe_layer = 2 * (attention_macs + mlp * static_cast<double>(m.ffn_hidden * (m.top_k + m.shared_experts)) +
                        h * static_cast<double>(m.experts));  // and the router
-  const double moe_layers = static_cast<double>(m.moe_layers());
-  f.layer_gemms = (static_cast<double>(m.layers) - moe_layers) * f.dense_layer + moe_layers * f.moe_layer;
+  const auto at = [&](LayerKind k) -> double& { return f.layer[static_cast<size_t>(k)]; };
+  at(LayerKind::kDense) = f.dense_layer;
+  at(LayerKind::kMoe) = f.moe_layer;
+  at(LayerKind::kAttention) = 2 * attention_macs;
+  at(LayerKind::kMlp) = 2 * mlp * static_cast<double>(m.dense_ffn());
+  at(LayerKind::kMamba) = mamba_forward_per_token(m);
+  f.layer_gemms = layer_sum(m.layer_counts(0, m.layers), f);
   // Per sequence Q K^T is 2 s^2 q and A V 2 s^2 o (heads of s x hd by
   // hd x s, and s x s by s x v_hd; q = o = h unless the model sets
   // head_dim or uses MLA): 2 s (q + o) per token.
@@ -37,7 +69,8 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   const double s = static_cast<double>(seq_len);
   const double sliding = static_cast<double>(m.sliding_layers_in(0, m.layers));
   const double window_keys = attended_keys(seq_len, m.sliding_window);
-  const double keys = (static_cast<double>(m.layers) - sliding) * s + sliding * window_keys;  // over the layers
+  const double attending = static_cast<double>(m.layer_counts(0, m.layers).attention());
+  const double keys = (attending - sliding) * s + sliding * window_keys;  // over the layers
   f.attention_core = 2 * keys * (q + o);
   f.qk_core = 2 * keys * q;
   f.full_core = 2 * s * (q + o);
@@ -100,7 +133,8 @@ double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingS
         const double kv_up = static_cast<double>(m.heads * (m.qk_nope_head_dim + m.v_head_dim));
         extra += layers * 2 * (q_in * static_cast<double>(m.q_width()) + static_cast<double>(m.kv_lora_rank) * kv_up);
       }
-      if (mods & kRecomputeMlp) extra += (layers - moe_layers) * 2 * mlp * static_cast<double>(m.dense_ffn());
+      const double dense_mlps = static_cast<double>(m.layer_counts(0, m.layers).dense_mlp());
+      if (mods & kRecomputeMlp) extra += dense_mlps * 2 * mlp * static_cast<double>(m.dense_ffn());
       if (mods & kRecomputeMoe)
         extra += moe_layers * (f.moe_layer - 2 * static_cast<double>(m.attention_weights()));
       else if (mods & kRecomputeSharedExperts)
@@ -112,10 +146,11 @@ double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingS
       for (int s = 0; s < p.pp; ++s)
         for (int c = 0; c < p.virtual_stages; ++c) {
           const LayerRange range = chunk_range(m, p, s, c);
-          const int64_t r = recomputed_layers(t, range.count), k = m.moe_layers_in(range.first, r);
+          const int64_t r = recomputed_layers(t, range.count);
+          const LayerCounts kinds = m.layer_counts(range.first, r);
           const int64_t sliding = m.sliding_layers_in(range.first, r);
-          extra += static_cast<double>(r - k) * f.dense_layer + static_cast<double>(k) * f.moe_layer +
-                   static_cast<double>(r - sliding) * f.full_core + static_cast<double>(sliding) * f.sliding_core;
+          extra += layer_sum(kinds, f) + static_cast<double>(kinds.attention() - sliding) * f.full_core +
+                   static_cast<double>(sliding) * f.sliding_core;
         }
       break;
     }

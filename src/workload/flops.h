@@ -28,6 +28,10 @@
 //                       no window)
 //              (q = heads x Q head width, o = heads x V head width: both h
 //              unless the model sets head_dim or uses MLA)
+//   per hybrid block (model.h) its one part of the above: attention and
+//              its core, or an MLP; a Mamba-2 mixer 2 h (2d + 2GN + heads)
+//              + 2 d h for in_proj and out_proj, and its SSD's chunked
+//              products over chunks of Q tokens, 2 Q N G + 2 Q P H + 4 N P H
 //   once       2 h V    the output layer (logits)
 //   per MTP module  its 2h -> h projection, one layer and its attention
 //                   core, and the output layer again

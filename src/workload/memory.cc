@@ -1,6 +1,7 @@
 #include "workload/memory.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -35,7 +36,8 @@ double largest_matrix(const ModelSpec& m) {
                                          static_cast<double>(m.out_width()) * h})
                              : h * static_cast<double>(m.q_width() + m.k_width() + m.v_width());
   const double up = (m.gated_mlp ? 2 : 1) * h * f;
-  return std::max({qkv, up, h * f});
+  const double in_proj = h * static_cast<double>(m.hybrid() ? m.mamba_in_proj_width() : 0);
+  return std::max({qkv, up, h * f, in_proj});
 }
 
 // Activation bytes of one transformer layer for one micro-batch on one GPU.
@@ -44,9 +46,14 @@ struct LayerActivations {
   double stored;  // what is kept between its forward and backward under t.recompute
 };
 
-// `moe`: the layer has experts (its MLP's tokens are top_k copies, plus
-// the shared experts'), else one dense MLP.
-LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, bool moe) {
+// A transformer layer has attention and an MLP: one with experts (its
+// MLP's tokens are top_k copies, plus the shared experts') or a dense one.
+// A hybrid block has one of them, or a Mamba-2 mixer, behind its norm.
+LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, LayerKind kind) {
+  const bool moe = kind == LayerKind::kMoe;
+  const bool attention = moe || kind == LayerKind::kDense || kind == LayerKind::kAttention;
+  const bool has_mlp = moe || kind == LayerKind::kDense || kind == LayerKind::kMlp;
+  const double blocks = (attention ? 1 : 0) + (has_mlp ? 1 : 0) + (kind == LayerKind::kMamba ? 1 : 0);
   const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
   const double h = static_cast<double>(m.hidden);
   const double k_w = static_cast<double>(m.k_width()), v_w = static_cast<double>(m.v_width());
@@ -63,12 +70,13 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   const auto kept = [&](uint32_t module) { return (mods & module) ? 0.0 : 1.0; };
   // Per token: inputs of the two norms, of the QKV and first MLP GEMMs (the
   // norms' outputs), and the two dropout masks — whole on every TP rank
-  // unless sequence-parallel. MLA adds its latents (input of the up
+  // unless sequence-parallel; one of each in a hybrid block (its first
+  // GEMM: QKV, the MLP's or in_proj). MLA adds its latents (input of the up
   // projections), whole on every TP rank.
   // Under recompute_modules layernorm, the norms that are modules of their
   // own (MLA's input norm, a MoE layer's pre-MLP norm) keep no output.
   const double replayed_norms = (mods & kRecomputeLayernorm) ? standalone_norms(m, moe) : 0;
-  const double replicated = 2 * e * h + (2 - replayed_norms) * e * h + (m.dropout ? 2 * h : 0) +
+  const double replicated = blocks * e * h + (blocks - replayed_norms) * e * h + (m.dropout ? blocks * h : 0) +
                             e * static_cast<double>(m.latent_width());
   // Per token, split over TP: Q, K, V, the attention output (input of the
   // output projection), the MLP's up (and gate) output and its activation
@@ -79,8 +87,9 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // An MLP's inner activations for `copies` of each token: up (and gate),
   // then the activation's output.
   const double up = e * (m.gated_mlp ? 2 : 1) * ffn, act_out = e * ffn;
-  double mlp;
-  if (!moe) {
+  double mlp = 0;
+  if (!has_mlp) {
+  } else if (!moe) {
     mlp = kept(kRecomputeMlp) * (up + act_out);
   } else {
     const double routed = static_cast<double>(m.top_k), shared = static_cast<double>(m.shared_experts);
@@ -90,7 +99,15 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
           e * h * routed * p.etp();
     if (mods & kRecomputeMoe) mlp = 0;
   }
-  const double sharded = (m.mla() ? kept(kRecomputeMlaUpProj) : 1.0) * qkv + e * o_w + mlp;
+  const double attention_out = attention ? (m.mla() ? kept(kRecomputeMlaUpProj) : 1.0) * qkv + e * o_w : 0;
+  // A Mamba-2 mixer on Megatron-LM's default path (use_mamba_mem_eff_path:
+  // mamba_ssm's fused conv + SSD, which recomputes the conv's output in
+  // backward) keeps in_proj's output (z, x, B, C, dt), the SSD's output
+  // and the gated norm's (out_proj's input).
+  const double mamba = kind == LayerKind::kMamba
+                           ? e * static_cast<double>(m.mamba_in_proj_width() + 2 * m.mamba_inner())
+                           : 0;
+  const double sharded = attention_out + mlp + mamba;
   // The s x s scores: softmax output (and, with dropout, its mask and
   // output), per head, per sequence. CP ranks run FlashAttention in
   // practice; without it we count each rank's own s/cp x s/cp block.
@@ -98,8 +115,8 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   const bool scores_recomputed = t.flash_attention || attention_replayed;
   const double score_bytes = e + (m.dropout ? 1 + e : 0);
   const double b = static_cast<double>(t.micro_batch);
-  const double scores = scores_recomputed ? 0 : b * a * s_local * s_local * score_bytes;
-  const double lse = t.flash_attention && !attention_replayed ? 4 * a : 0;  // fp32, per head per token
+  const double scores = scores_recomputed || !attention ? 0 : b * a * s_local * s_local * score_bytes;
+  const double lse = t.flash_attention && !attention_replayed && attention ? 4 * a : 0;  // fp32, per head per token
 
   LayerActivations out;
   out.whole = tokens * ((sp ? replicated / tp : replicated) + (sharded + lse) / tp) + scores / tp;
@@ -149,10 +166,14 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double expert_layer = static_cast<double>(m.expert_params_per_layer());
   const double folding = static_cast<double>(p.tp) / p.etp();
   double layer_unit = 0;
-  if (m.moe_layers() < m.layers) layer_unit = static_cast<double>(m.dense_layer_params());
-  if (m.moe_layers() > 0)
-    layer_unit = std::max(layer_unit, static_cast<double>(m.moe_layer_params()) - expert_layer +
-                                          expert_layer / p.ep * folding);
+  const LayerCounts all = m.layer_counts(0, m.layers);
+  for (size_t k = 0; k < kLayerKinds; ++k) {
+    if (all.n[k] == 0) continue;
+    const auto kind = static_cast<LayerKind>(k);
+    const double params = static_cast<double>(m.layer_params(kind));
+    layer_unit = std::max(layer_unit, kind == LayerKind::kMoe ? params - expert_layer + expert_layer / p.ep * folding
+                                                              : params);
+  }
   // The embedding, position table, final norm and output layer, as the
   // largest unit gathered at once.
   double ends = 0;
@@ -189,21 +210,25 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   // their activations (training.recompute_layers), each of its kind.
   // Without full recomputation no layer is recomputed and `stored` is
   // `whole`.
-  const LayerActivations dense_act = layer_activations(m, p, t, false);
-  const LayerActivations moe_act = m.moe() ? layer_activations(m, p, t, true) : dense_act;
+  std::array<LayerActivations, kLayerKinds> acts{};
+  for (size_t k = 0; k < kLayerKinds; ++k)
+    if (all.n[k] > 0 || static_cast<LayerKind>(k) == LayerKind::kDense)
+      acts[k] = layer_activations(m, p, t, static_cast<LayerKind>(k));
+  if (!m.moe()) acts[static_cast<size_t>(LayerKind::kMoe)] = acts[static_cast<size_t>(LayerKind::kDense)];
   // Each chunk's kept activations, times its micro-batches in flight.
   const std::vector<int64_t> in_flight = chunk_micro_batches_in_flight(p, t, r);
   double act = 0, recomputing = 0;  // the largest layer being recomputed
   for (int c = 0; c < p.virtual_stages; ++c) {
     const LayerRange range = chunk_range(m, p, r, c);
-    const int64_t k = m.moe_layers_in(range.first, range.count);
-    const int64_t rc = recomputed_layers(t, range.count), k_rc = m.moe_layers_in(range.first, rc);
-    const double kept = static_cast<double>(rc - k_rc) * dense_act.stored + static_cast<double>(k_rc) * moe_act.stored +
-                        static_cast<double>(range.count - rc - (k - k_rc)) * dense_act.whole +
-                        static_cast<double>(k - k_rc) * moe_act.whole;
+    const LayerCounts kinds = m.layer_counts(range.first, range.count);
+    const LayerCounts replayed = m.layer_counts(range.first, recomputed_layers(t, range.count));
+    double kept = 0;
+    for (size_t k = 0; k < kLayerKinds; ++k) kept += static_cast<double>(replayed.n[k]) * acts[k].stored;
+    for (size_t k = 0; k < kLayerKinds; ++k)
+      kept += static_cast<double>(kinds.n[k] - replayed.n[k]) * acts[k].whole;
     act += kept * static_cast<double>(in_flight[static_cast<size_t>(c)]);
-    if (rc > k_rc) recomputing = std::max(recomputing, dense_act.whole);
-    if (k_rc > 0) recomputing = std::max(recomputing, moe_act.whole);
+    for (size_t k = 0; k < kLayerKinds; ++k)
+      if (replayed.n[k] > 0) recomputing = std::max(recomputing, acts[k].whole);
   }
   act += recomputing;
   const bool sp = p.sequence_parallel && p.tp > 1;
@@ -221,7 +246,8 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   for (int c = 0; c < p.virtual_stages; ++c)
     if (holds_mtp(m, p, r, c))
       act += static_cast<double>(in_flight[static_cast<size_t>(c)]) * n_mtp *
-             ((m.mtp_moe() ? moe_act : dense_act).whole + tokens * 2 * e * h / (sp ? tp : 1));
+             (acts[static_cast<size_t>(m.mtp_moe() ? LayerKind::kMoe : LayerKind::kDense)].whole +
+              tokens * 2 * e * h / (sp ? tp : 1));
   b.activations = to_bytes(act);
   b.workspace = kWorkspace;
   return b;

@@ -48,6 +48,10 @@
 //       4-byte log-sum-exp per head per token) or when selective recompute
 //       replays the attention core. The other recompute_modules drop their
 //       own outputs (training.h).
+// A hybrid block (model.h) keeps one norm's input and output and one mask,
+// and its part of the above; a Mamba-2 mixer, on Megatron-LM's default
+// fused path, in_proj's output e (2d + 2GN + heads), the SSD's output and
+// the gated norm's, e d each — / TP.
 // For Megatron's GPT this is the paper's s b h (34 + 5 a s / h) / t with
 // sequence parallelism, and 34 s b h / t with selective recompute. Full
 // recompute keeps only each layer's input, e s b h (/ t with sequence

@@ -1,5 +1,7 @@
 #include "workload/model.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -9,7 +11,7 @@ namespace anatomy::workload {
 int64_t ModelSpec::norm_params() const { return layernorm ? 2 * hidden : hidden; }
 
 int64_t ModelSpec::moe_layers_in(int64_t first, int64_t count) const {
-  if (!moe()) return 0;
+  if (!moe() || hybrid()) return 0;
   // Layers from dense_layers on, numbered j = i - dense_layers: MoE when
   // j % step == step - 1, i.e. floor((j + 1) / step) of them in 0 .. j.
   auto upto = [&](int64_t end) {  // MoE layers among 0 .. end - 1
@@ -17,6 +19,28 @@ int64_t ModelSpec::moe_layers_in(int64_t first, int64_t count) const {
     return j <= 0 ? 0 : j / moe_layer_step;
   };
   return upto(first + count) - upto(first);
+}
+
+LayerKind ModelSpec::layer_kind(int64_t i) const {
+  if (!hybrid()) return moe_layer(i) ? LayerKind::kMoe : LayerKind::kDense;
+  ANATOMY_CHECK(i >= 0 && i < static_cast<int64_t>(hybrid_pattern.size()),
+                "a layer beyond model.hybrid_pattern (validate_model first)");
+  switch (hybrid_pattern[static_cast<size_t>(i)]) {
+    case 'M': return LayerKind::kMamba;
+    case '*': return LayerKind::kAttention;
+    default: return LayerKind::kMlp;  // '-' (validate_model refuses others)
+  }
+}
+
+LayerCounts ModelSpec::layer_counts(int64_t first, int64_t count) const {
+  LayerCounts c;
+  if (!hybrid()) {
+    c[LayerKind::kMoe] = moe_layers_in(first, count);
+    c[LayerKind::kDense] = count - c[LayerKind::kMoe];
+    return c;
+  }
+  for (int64_t i = first; i < first + count; ++i) ++c[layer_kind(i)];
+  return c;
 }
 
 int64_t ModelSpec::sliding_layers_in(int64_t first, int64_t count) const {
@@ -67,6 +91,22 @@ int64_t ModelSpec::moe_layer_params() const {
          2 * norm_params();
 }
 
+int64_t ModelSpec::mamba_layer_params() const {
+  const int64_t d = mamba_inner(), conv = mamba_conv_channels();
+  return hidden * mamba_in_proj_width() + conv * (mamba_conv + 1) + 3 * mamba_heads + d + d * hidden;
+}
+
+int64_t ModelSpec::layer_params(LayerKind k) const {
+  switch (k) {
+    case LayerKind::kDense: return dense_layer_params();
+    case LayerKind::kMoe: return moe_layer_params();
+    case LayerKind::kMamba: return mamba_layer_params() + norm_params();
+    case LayerKind::kAttention: return attention_params() + norm_params();
+    case LayerKind::kMlp: return mlp_params(*this, dense_ffn()) + norm_params();
+  }
+  return 0;
+}
+
 int64_t ModelSpec::tp_replicated_params_per_layer() const {
   if (!mla()) return 0;
   const int64_t q_down = q_lora_rank > 0 ? hidden * q_lora_rank + q_lora_rank : 0;
@@ -85,9 +125,10 @@ int64_t ModelSpec::mtp_params() const {
 }
 
 int64_t ModelSpec::params() const {
-  const int64_t moe_count = moe_layers();
-  return (layers - moe_count) * dense_layer_params() + moe_count * moe_layer_params() + embedding_params() +
-         norm_params() + mtp_params();
+  const LayerCounts c = layer_counts(0, layers);
+  int64_t total = 0;
+  for (size_t k = 0; k < kLayerKinds; ++k) total += c.n[k] * layer_params(static_cast<LayerKind>(k));
+  return total + embedding_params() + norm_params() + mtp_params();
 }
 
 int64_t ModelSpec::active_params() const {
@@ -322,6 +363,44 @@ std::vector<ModelSpec> make_presets() {
   grok.top_k = 2;
   grok.tied_embeddings = true;
   v.push_back(grok);
+
+  // NVIDIA Nemotron-H (arXiv 2504.03624; Megatron-Bridge's
+  // NemotronHModelProvider8B/47B/56B and the released config.json): hybrid
+  // layers of Mamba-2 ('M'), attention ('*', heads of 128 with 8 KV heads)
+  // and squared-ReLU MLPs ('-'), RMSNorm, no biases, no position
+  // embedding, untied output layer, vocabulary 131,072, no dropout; Mamba-2
+  // heads of 64, 8 groups, conv of 4 taps, chunks of 128.
+  struct NemotronH {
+    const char* name;
+    const char* pattern;
+    int64_t hidden, heads, ffn, mamba_heads, state;
+  };
+  for (const NemotronH& r :
+       {NemotronH{"nemotronh-8b", "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-", 4096, 32, 21504, 128, 128},
+        NemotronH{"nemotronh-47b",
+                  "M-M-M-M-M-M-M-M-M*-M-M-M-M-M-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-M-M---MM---M-M*-M-M-M-M-M-",
+                  8192, 64, 30720, 256, 256},
+        NemotronH{"nemotronh-56b",
+                  "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-"
+                  "M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-",
+                  8192, 64, 32768, 256, 256}}) {
+    const std::string pattern = r.pattern;
+    const auto count = [&](char c) { return std::count(pattern.begin(), pattern.end(), c); };
+    ModelSpec n = llama_style(r.name,
+                              fmt::format("Nemotron-H, released config ({} layers: {} Mamba-2, {} attention, {} MLP; "
+                                          "h {}, squared-ReLU MLP of {}, V 131072)",
+                                          pattern.size(), count('M'), count('*'), count('-'), r.hidden, r.ffn),
+                              static_cast<int64_t>(pattern.size()), r.hidden, r.heads, 8, r.ffn, 131072);
+    n.gated_mlp = false;
+    n.hybrid_pattern = pattern;
+    n.mamba_heads = r.mamba_heads;
+    n.mamba_head_dim = 64;
+    n.mamba_state = r.state;
+    n.mamba_groups = 8;
+    n.mamba_conv = 4;
+    n.mamba_chunk = 128;
+    v.push_back(n);
+  }
 
   // GPT-OSS (config.json): h 2880, 64 heads of 64 with 8 KV heads, experts
   // of 2880 top-4, vocabulary 201,088, untied; even layers attend through a

@@ -4,7 +4,24 @@
 // Llama 3 8B/70B/405B with grouped-query attention, MPT models, Nemotron-4
 // 15B/340B, and the mixtures of experts Mixtral 8x7B / 8x22B, Grok-1,
 // DeepSeek-V3, Qwen3 MoE, Llama 4 and GPT-OSS, whose even layers attend
-// through a sliding window).
+// through a sliding window; and the hybrid Mamba-2/attention Nemotron-H).
+//
+// Hybrid models (hybrid_pattern, Megatron-LM's hybrid_override_pattern):
+// each layer is one block with its own pre-norm and residual, of the kind
+// its character names: 'M' a Mamba-2 mixer, '*' attention, '-' a dense MLP
+// (dense_ffn wide). Without a pattern every layer is a transformer layer:
+// attention, then a dense MLP or experts. A Mamba-2 mixer (Dao & Gu 2024,
+// arXiv 2405.21060; Megatron-LM's MambaMixer) of d = mamba_heads x
+// mamba_head_dim inner channels, N = mamba_state, G = mamba_groups:
+//   in_proj   h -> 2d + 2GN + heads  (z, x, B, C, dt), no bias
+//   conv1d    depthwise over x, B, C (d + 2GN channels), mamba_conv taps
+//             and a bias each
+//   A, D, dt bias  one per head
+//   norm      gated RMSNorm over d (its weight)
+//   out_proj  d -> h, no bias
+// TP splits it by heads and groups as it splits attention: in_proj by
+// columns, out_proj by rows, one all-reduce (or all-gather before and
+// reduce-scatter after) per block.
 //
 // Layers need not all be alike. In a mixture of experts, layer i (from 0)
 // has experts when i >= dense_layers and (i - dense_layers) is one less
@@ -25,6 +42,9 @@
 //                         + h*experts router (MoE layers); dense layers
 //                         (gated ? 3 : 2) * h * dense_ffn
 //              norms      2 x (h weight, + h bias for LayerNorm)
+//   per hybrid block  its mixer's or MLP's parameters above, + one norm
+//              Mamba-2    h (2d + 2GN + heads) + (d + 2GN) (taps + 1)
+//                         + 3 heads + d + d h
 //              biases     GPT-style models (`layernorm`) also have a bias on
 //                         every linear layer: (h + 2*kv*hd) + h in attention,
 //                         ((gated ? 2 : 1) * ffn + h) per expert in the MLP
@@ -38,12 +58,29 @@
 //   const ModelSpec& m = find_model("llama3-70b");
 //   m.params();  // 70.55e9
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace anatomy::workload {
+
+// What one layer is: a transformer layer with a dense MLP or with experts,
+// or one block of a hybrid model.
+enum class LayerKind { kDense, kMoe, kMamba, kAttention, kMlp };
+inline constexpr size_t kLayerKinds = 5;
+
+// Layers of each kind in a run of layers.
+struct LayerCounts {
+  std::array<int64_t, kLayerKinds> n{};
+  int64_t operator[](LayerKind k) const { return n[static_cast<size_t>(k)]; }
+  int64_t& operator[](LayerKind k) { return n[static_cast<size_t>(k)]; }
+  // Layers with attention: transformer layers and attention blocks.
+  int64_t attention() const { return n[0] + n[1] + n[3]; }
+  // Layers with a dense MLP: dense transformer layers and MLP blocks.
+  int64_t dense_mlp() const { return n[0] + n[4]; }
+};
 
 struct ModelSpec {
   std::string name;
@@ -104,6 +141,25 @@ struct ModelSpec {
   // makes every layer slide. sliding_window 0: no window anywhere.
   int64_t sliding_window = 0;
   int64_t full_attention_step = 0;
+  // Hybrid models (see the top of this file); empty: a transformer.
+  std::string hybrid_pattern;
+  int64_t mamba_heads = 0;      // mamba_num_heads
+  int64_t mamba_head_dim = 64;  // P
+  int64_t mamba_state = 128;    // N, ssm_state_size
+  int64_t mamba_groups = 8;     // G, n_groups (B and C shared by heads / G heads)
+  int64_t mamba_conv = 4;       // conv1d taps
+  int64_t mamba_chunk = 128;    // the SSD kernels' chunk of tokens
+
+  bool hybrid() const { return !hybrid_pattern.empty(); }
+  LayerKind layer_kind(int64_t i) const;
+  // Kinds of layers first .. first + count - 1.
+  LayerCounts layer_counts(int64_t first, int64_t count) const;
+  // One layer of a kind: its parameters (a MoE layer's routed experts included).
+  int64_t layer_params(LayerKind k) const;
+  int64_t mamba_inner() const { return mamba_heads * mamba_head_dim; }  // d
+  int64_t mamba_conv_channels() const { return mamba_inner() + 2 * mamba_groups * mamba_state; }
+  int64_t mamba_in_proj_width() const { return mamba_inner() + mamba_conv_channels() + mamba_heads; }
+  int64_t mamba_layer_params() const;
 
   bool mla() const { return kv_lora_rank > 0; }
   // Sliding-window layers among layers first .. first + count - 1.

@@ -8,15 +8,18 @@ namespace anatomy::workload {
 
 GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, bool first, bool last, bool mtp) {
   const int64_t tp = p.tp;
-  const int64_t moe = m.moe_layers_in(layers.first, layers.count);
+  const LayerCounts kinds = m.layer_counts(layers.first, layers.count);
+  const int64_t moe = kinds[LayerKind::kMoe];
   const int64_t expert_layer = m.expert_params_per_layer();
   const int64_t whole = m.tp_replicated_params_per_layer();
   // A layer's parameters outside its routed experts, split over TP but for
   // the ones every rank holds whole.
   auto on_one_rank = [&](int64_t layer_params) { return (layer_params - whole) / tp + whole; };
   GpuParams g;
-  g.dense = (layers.count - moe) * on_one_rank(m.dense_layer_params()) +
-            moe * on_one_rank(m.moe_layer_params() - expert_layer);
+  for (size_t k = 0; k < kLayerKinds; ++k) {
+    const auto kind = static_cast<LayerKind>(k);
+    g.dense += kinds.n[k] * on_one_rank(m.layer_params(kind) - (kind == LayerKind::kMoe ? expert_layer : 0));
+  }
   const int64_t expert_shards = int64_t{p.etp()} * std::max(1, p.ep);  // expert TP x EP
   g.experts = moe * (expert_layer / expert_shards);
   const int64_t h = m.hidden, V = m.vocab;

@@ -28,8 +28,12 @@ int64_t StageCost::expert_params() const {
 StepCostModel::StepCostModel(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
                              const hw::ComputeModel& cm, CommTimer timer)
     : m_(m), p_(p), t_(t), cm_(cm), timer_(std::move(timer)), layout_(p) {
-  dense_layer_ = layer(false);
-  moe_layer_ = m.moe() ? layer(true) : dense_layer_;
+  // The kinds the model has, and the two an MTP module's layer can be.
+  const LayerCounts all = m.layer_counts(0, m.layers);
+  for (size_t k = 0; k < kLayerKinds; ++k) {
+    const auto kind = static_cast<LayerKind>(k);
+    if (all.n[k] > 0 || kind == LayerKind::kDense || (kind == LayerKind::kMoe && m.moe())) kinds_[k] = layer(kind);
+  }
 }
 
 hw::Precision StepCostModel::gemm_precision() const {
@@ -44,7 +48,11 @@ Bytes StepCostModel::ep_all_to_all_bytes() const {
   return Bytes(expert_tokens() * m_.top_k * m_.hidden * kActivationBytes);
 }
 
-StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
+StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
+  const bool moe = kind == LayerKind::kMoe;
+  const bool attention = moe || kind == LayerKind::kDense || kind == LayerKind::kAttention;
+  const bool has_mlp = moe || kind == LayerKind::kDense || kind == LayerKind::kMlp;
+  const bool mamba = kind == LayerKind::kMamba;
   const hw::Precision prec = gemm_precision();
   const int64_t tp = p_.tp, cp = p_.cp;
   const int64_t T = t_.micro_batch * t_.seq_len / cp;  // tokens a GPU's GEMMs see
@@ -82,9 +90,49 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
 
   LayerCost c;
   SimTime fwd, bwd;
-  SimTime g_qkv;
+  // The mixer's first and last GEMMs, which its TP collectives overlap
+  // with: QKV and the attention output projection, or in_proj and out_proj.
+  SimTime g_qkv, g_proj;
   SimTime mla_up;  // forward of MLA's up projections (and their casts)
-  if (!m_.mla()) {
+  SimTime attn_f, attn_b;
+  SimTime mixer_ew;  // a Mamba-2 mixer's memory-bound kernels, forward
+  if (mamba) {
+    // A Mamba-2 mixer over all T tokens, its heads and groups split over
+    // TP: in_proj (after the norm, fused), the depthwise conv over x, B
+    // and C with its SiLU (one read and one write), the SSD's chunked
+    // matrix products, the gated RMSNorm (reads y and z, writes one) and
+    // out_proj. The SSD (mamba_ssm's Triton kernels, bf16 whatever the
+    // GEMMs' precision) is timed as the batched GEMMs it is made of, per
+    // chunk of Q tokens (Dao & Gu 2024, Section 6): C B^T per group (Q x Q
+    // over N), the chunk states B^T x per head (N x P over Q), and the
+    // output, the masked scores times x and C times the incoming state, per
+    // head (Q x P over Q, and over N); between them the scan passes every
+    // chunk's fp32 state (H P N) once in and out. Backward: each product's
+    // two gradients.
+    const int64_t in_w = m_.mamba_in_proj_width() / tp, d = m_.mamba_inner() / tp;
+    const int64_t heads_l = m_.mamba_heads / tp, groups_l = m_.mamba_groups / tp;
+    const int64_t Q = m_.mamba_chunk, N = m_.mamba_state, P = m_.mamba_head_dim;
+    const int64_t chunks = (T + Q - 1) / Q;
+    g_qkv = gemm_fb(T, in_w, h, &fwd, &bwd);
+    quantize(T, in_w, h, true, &fwd, &bwd);
+    auto ssd = [&](int64_t mm, int64_t n, int64_t k) {
+      constexpr hw::Precision kSsd = hw::Precision::kBf16;
+      fwd += cm_.gemm(mm, n, k, kSsd);
+      bwd += cm_.gemm(mm, k, n, kSsd) + cm_.gemm(k, n, mm, kSsd);
+    };
+    ssd(T * groups_l, Q, N);        // C B^T
+    ssd(chunks * heads_l * N, P, Q);  // chunk states
+    ssd(T * heads_l, P, Q);         // scores times x
+    ssd(T * heads_l, P, N);         // C times the state
+    const SimTime scan = cm_.memory_bound(Bytes(2 * chunks * heads_l * P * N * 4));
+    const int64_t conv_ch = m_.mamba_conv_channels() / tp;
+    mixer_ew = scan + cm_.memory_bound(Bytes(2 * T * conv_ch * kActivationBytes)) +
+               cm_.elementwise(hw::ComputeModel::Kernel::kNorm, Bytes(3 * T * d * kActivationBytes));
+    g_proj = gemm_fb(T, h, d, &fwd, &bwd);
+    quantize(T, h, d, false, &fwd, &bwd);  // the gated norm's output: its own cast
+  }
+  if (!attention) {
+  } else if (!m_.mla()) {
     g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
     quantize(T, (heads_local + 2 * kv_local) * hd, h, true, &fwd, &bwd);  // after the norm
   } else {
@@ -107,8 +155,8 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
     fwd += norms;
     bwd += norms * 2;
   }
-  SimTime attn_f, attn_b;
-  if (t_.flash_attention) {
+  if (!attention) {
+  } else if (t_.flash_attention) {
     // One kernel of head width (hd + v_hd) / 2: Q K^T is 2 s^2 hd and P V
     // 2 s^2 v_hd FLOPs per head, 4 s^2 x that width in all (hd without MLA).
     const int64_t width = (hd + v_hd) / 2;
@@ -136,10 +184,12 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   }
   fwd += attn_f;
   bwd += attn_b;
-  const SimTime g_proj = gemm_fb(T, h, heads_local * v_hd, &fwd, &bwd);
-  quantize(T, h, heads_local * v_hd, false, &fwd, &bwd);  // attention output: its own cast
+  if (attention) {
+    g_proj = gemm_fb(T, h, heads_local * v_hd, &fwd, &bwd);
+    quantize(T, h, heads_local * v_hd, false, &fwd, &bwd);  // attention output: its own cast
+  }
   SimTime g_up, g_down;
-  int64_t act_elems = T * f;  // the MLP activation's output, before TP
+  int64_t act_elems = has_mlp ? T * f : 0;  // the MLP activation's output, before TP
   // An MLP of inner size `width` over all T tokens, split over TP: a dense
   // layer's, or the shared experts'.
   auto tp_mlp = [&](int64_t width) {
@@ -152,7 +202,8 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   // router and routed experts', and the shared experts'.
   SimTime mlp_gemms, shared_gemms;
   const SimTime mlp_start = fwd;
-  if (!moe) {
+  if (!has_mlp) {
+  } else if (!moe) {
     tp_mlp(f);
     mlp_gemms = fwd - mlp_start;
   } else {
@@ -179,17 +230,20 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   }
   // Memory-bound kernels, each at its own measured rate: two norms (read +
   // write), two residual adds (two reads, one write), two dropouts (read,
-  // write, a 1-byte mask) when the model has dropout, the MLP activation
-  // (SwiGLU reads gate and up, writes one; GeLU reads one, writes one).
+  // write, a 1-byte mask) when the model has dropout (one of each in a
+  // hybrid block), the MLP activation (SwiGLU reads gate and up, writes
+  // one; GeLU reads one, writes one).
   using K = hw::ComputeModel::Kernel;
   const int64_t norm_bytes = 2 * T_sp * h * kActivationBytes;
   const int64_t add_bytes = 3 * T_sp * h * kActivationBytes;
   const int64_t drop_bytes = T_sp * h * (2 * kActivationBytes + 1);
   const int64_t act_bytes = act_elems / tp * kActivationBytes * (m_.gated_mlp ? 3 : 2);
   const SimTime norm = cm_.elementwise(K::kNorm, Bytes(norm_bytes));
-  const SimTime act = cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes));
-  SimTime ew = (norm + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * 2 + act;
-  if (m_.dropout) ew += cm_.elementwise(K::kDropout, Bytes(drop_bytes)) * 2;
+  const SimTime act = has_mlp ? cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes))
+                              : SimTime::zero();
+  const int blocks = (attention ? 1 : 0) + (has_mlp ? 1 : 0) + (mamba ? 1 : 0);
+  SimTime ew = (norm + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * blocks + act + mixer_ew;
+  if (m_.dropout) ew += cm_.elementwise(K::kDropout, Bytes(drop_bytes)) * blocks;
   fwd += ew;
   bwd += ew * 2;
 
@@ -197,12 +251,17 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   const RankCoord rep{};
   SimTime fwd_comm, bwd_comm;
   SimTime mlp_comm;  // the MLP's share of the forward's
+  const bool mixer = attention || mamba;
+  const SimTime none = SimTime::zero();
   if (tp > 1) {
     const Bytes S(T * h * kActivationBytes);
     const auto group = layout_.tp_group(rep);
     if (p_.sequence_parallel) {
-      const SimTime ag = timer_(coll::Op::kAllGather, S, group);
-      const SimTime rs = timer_(coll::Op::kReduceScatter, S, group);
+      const SimTime ag_all = timer_(coll::Op::kAllGather, S, group);
+      const SimTime rs_all = timer_(coll::Op::kReduceScatter, S, group);
+      // The mixer's collectives (attention's or a Mamba-2 mixer's), if the
+      // layer has one; the MLP's below.
+      const SimTime ag = mixer ? ag_all : none, rs = mixer ? rs_all : none;
       // MLA projects the sequence-parallel tokens down first and gathers
       // the narrower latents (Megatron-LM's multi_latent_attention.py),
       // and the hidden states too when Q has no latent.
@@ -216,8 +275,8 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
       // A MoE layer whose experts are folded below TP takes each rank's own
       // tokens to the dispatch: its MLP gathers nothing, unless shared
       // experts (split over TP) need the whole sequence.
-      const bool mlp_gathers = !(moe && p_.etp() < tp && m_.shared_experts == 0);
-      const SimTime ag_mlp = mlp_gathers ? ag : SimTime::zero(), rs_mlp = mlp_gathers ? rs : SimTime::zero();
+      const bool mlp_gathers = has_mlp && !(moe && p_.etp() < tp && m_.shared_experts == 0);
+      const SimTime ag_mlp = mlp_gathers ? ag_all : none, rs_mlp = mlp_gathers ? rs_all : none;
       mlp_comm = p_.tp_comm_overlap ? zero_floor(ag_mlp - g_up) + zero_floor(rs_mlp - g_down) : ag_mlp + rs_mlp;
       if (p_.tp_comm_overlap) {
         fwd_comm = zero_floor(ag_in - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag_mlp - g_up) +
@@ -230,11 +289,13 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
       }
     } else {
       const SimTime ar = timer_(coll::Op::kAllReduce, S, group);
-      fwd_comm = bwd_comm = p_.tp_comm_overlap ? zero_floor(ar - g_proj) + zero_floor(ar - g_down) : ar * 2;
-      mlp_comm = p_.tp_comm_overlap ? zero_floor(ar - g_down) : ar;
+      const SimTime ar_mixer = mixer ? ar : none, ar_mlp = has_mlp ? ar : none;
+      fwd_comm = bwd_comm = p_.tp_comm_overlap ? zero_floor(ar_mixer - g_proj) + zero_floor(ar_mlp - g_down)
+                                               : ar_mixer + ar_mlp;
+      mlp_comm = p_.tp_comm_overlap ? zero_floor(ar_mlp - g_down) : ar_mlp;
     }
   }
-  if (cp > 1) {
+  if (cp > 1 && attention) {
     // Ring attention: K and V of every CP rank pass around the ring behind
     // the attention kernels; backward also returns their gradients.
     const Bytes kv(t_.micro_batch * t_.seq_len * kv_local * (hd + v_hd) * kActivationBytes);
@@ -269,7 +330,7 @@ StepCostModel::LayerCost StepCostModel::layer(bool moe) const {
   // output) but for MLA's input norm and a MoE layer's pre-MLP norm.
   if (mods & kRecomputeLayernorm) c.selective_fwd += norm * standalone_norms(m_, moe);
   if (mods & kRecomputeMlaUpProj) c.selective_fwd += mla_up;
-  if (!moe && (mods & kRecomputeMlp)) {
+  if (has_mlp && !moe && (mods & kRecomputeMlp)) {
     c.selective_fwd += mlp_gemms + act;
     c.selective_comm += mlp_comm;
   }
@@ -327,31 +388,36 @@ StageCost StepCostModel::stage(int s) const {
   }
   for (int c = 0; c < v; ++c) {
     const LayerRange range = chunk_range(m_, p_, s, c);
-    const int64_t n = range.count, k = m_.moe_layers_in(range.first, n);  // k of the n layers are MoE
-    // A field of the chunk's first `count` layers, k_first of them MoE.
-    auto sum = [&](auto LayerCost::*field, int64_t count, int64_t k_first) {
-      return dense_layer_.*field * (count - k_first) + moe_layer_.*field * k_first;
+    const int64_t n = range.count;
+    const LayerCounts kinds = m_.layer_counts(range.first, n);
+    // A field summed over the chunk's first layers, `c` of each kind.
+    auto sum = [&](auto LayerCost::*field, const LayerCounts& c) {
+      auto total = kinds_[0].*field * c.n[0];
+      for (size_t k = 1; k < kLayerKinds; ++k) total += kinds_[k].*field * c.n[k];
+      return total;
     };
-    StepCost f{sum(&LayerCost::fwd_compute, n, k), SimTime::zero(), sum(&LayerCost::fwd_comm, n, k),
-               sum(&LayerCost::fwd_all_to_alls, n, k)};
-    StepCost b{sum(&LayerCost::bwd_compute, n, k), SimTime::zero(), sum(&LayerCost::bwd_comm, n, k),
-               sum(&LayerCost::bwd_all_to_alls, n, k)};
+    StepCost f{sum(&LayerCost::fwd_compute, kinds), SimTime::zero(), sum(&LayerCost::fwd_comm, kinds),
+               sum(&LayerCost::fwd_all_to_alls, kinds)};
+    StepCost b{sum(&LayerCost::bwd_compute, kinds), SimTime::zero(), sum(&LayerCost::bwd_comm, kinds),
+               sum(&LayerCost::bwd_all_to_alls, kinds)};
     // Sliding-window layers' attention, the same in either kind of layer.
-    const SimTime window_f = dense_layer_.window_saving_fwd, window_b = dense_layer_.window_saving_bwd;
+    const LayerCost& dense = kinds_[static_cast<size_t>(LayerKind::kDense)];
+    const SimTime window_f = dense.window_saving_fwd, window_b = dense.window_saving_bwd;
     const auto sliding = [&](int64_t count) { return m_.sliding_layers_in(range.first, count); };
     f.compute -= window_f * sliding(n);
     b.compute -= window_b * sliding(n);
     if (t_.recompute == Recompute::kFull) {
       // The first r layers of the chunk (training.recompute_layers).
-      const int64_t r = recomputed_layers(t_, n), k_r = m_.moe_layers_in(range.first, r);
-      b.recompute = sum(&LayerCost::fwd_compute, r, k_r) - window_f * sliding(r);
-      b.tp_comm += sum(&LayerCost::fwd_comm, r, k_r);
-      b.ep_all_to_alls += sum(&LayerCost::fwd_all_to_alls, r, k_r);
+      const int64_t r = recomputed_layers(t_, n);
+      const LayerCounts replayed = m_.layer_counts(range.first, r);
+      b.recompute = sum(&LayerCost::fwd_compute, replayed) - window_f * sliding(r);
+      b.tp_comm += sum(&LayerCost::fwd_comm, replayed);
+      b.ep_all_to_alls += sum(&LayerCost::fwd_all_to_alls, replayed);
     } else if (t_.recompute == Recompute::kSelective) {
-      b.recompute = sum(&LayerCost::selective_fwd, n, k) -
+      b.recompute = sum(&LayerCost::selective_fwd, kinds) -
                     (selective_modules(t_) & kRecomputeCoreAttn ? window_f * sliding(n) : SimTime::zero());
-      b.tp_comm += sum(&LayerCost::selective_comm, n, k);
-      b.ep_all_to_alls += sum(&LayerCost::selective_all_to_alls, n, k);
+      b.tp_comm += sum(&LayerCost::selective_comm, kinds);
+      b.ep_all_to_alls += sum(&LayerCost::selective_all_to_alls, kinds);
     }
     b.compute += b.recompute;
     const bool first = s == 0 && c == 0;
@@ -384,7 +450,7 @@ StageCost StepCostModel::stage(int s) const {
       // Each multi-token-prediction module: the next tokens' embedding
       // lookup, a 2h -> h projection (split over TP) and one layer of the
       // model's last kind. Not recomputed.
-      const LayerCost& layer = m_.mtp_moe() ? moe_layer_ : dense_layer_;
+      const LayerCost& layer = kinds_[static_cast<size_t>(m_.mtp_moe() ? LayerKind::kMoe : LayerKind::kDense)];
       const SimTime proj_f = cm_.gemm(T, h / tp, 2 * h, prec);
       const SimTime proj_b = cm_.gemm(T, 2 * h, h / tp, prec) + cm_.gemm(2 * h, h / tp, T, prec);
       f.compute += (lookup + proj_f + layer.fwd_compute) * n_mtp;

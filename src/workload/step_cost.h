@@ -15,13 +15,15 @@
 // output layer and loss with the model's on the last stage. Backward is the data-
 // and weight-gradient GEMMs (twice the forward's) plus attention's backward;
 // full recomputation replays the forward first, selective replays its
-// modules (the attention core unless told others, training.h).
+// modules (the attention core unless told others, training.h). A hybrid
+// model's blocks (model.h) cost their one mixer or MLP, norm and residual;
+// a Mamba-2 mixer's kernels are listed in step_cost.cc.
 //
 // Model-parallel communication inside a step runs on the GPU's critical
 // path unless overlapped: per layer, forward, two all-gathers and two
 // reduce-scatters of T h elements across the TP group (two all-reduces
 // without sequence parallelism; MLA gathers its latents, not T h, before
-// attention), mirrored in backward; K/V all-gathers
+// attention; a hybrid block one of the two pairs), mirrored in backward; K/V all-gathers
 // across the CP ring, hidden behind attention when they fit. Each is timed
 // on the network by the caller's CommTimer; with tp_comm_overlap a TP
 // collective is exposed only beyond the GEMM it is pipelined with.
@@ -42,6 +44,7 @@
 // routing 1/ep of it stays on the GPU and (ep - 1)/ep goes to the other
 // EP ranks, which is what the all-to-all schedule sends (coll/direct.cc).
 
+#include <array>
 #include <functional>
 #include <vector>
 
@@ -106,7 +109,7 @@ class StepCostModel {
     // full causal ones above (ModelSpec::sliding_window, FlashAttention).
     SimTime window_saving_fwd, window_saving_bwd;
   };
-  LayerCost layer(bool moe) const;  // a layer with a dense MLP, or with experts
+  LayerCost layer(LayerKind kind) const;
   hw::Precision gemm_precision() const;
   SimTime grad_accumulation(int64_t params) const;
   // Tokens a GPU sends to its experts per micro-batch: all T of its TP
@@ -120,7 +123,7 @@ class StepCostModel {
   const hw::ComputeModel& cm_;
   CommTimer timer_;
   Layout layout_;
-  LayerCost dense_layer_, moe_layer_;
+  std::array<LayerCost, kLayerKinds> kinds_{};  // one layer of each kind the model has
 };
 
 }  // namespace anatomy::workload

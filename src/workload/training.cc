@@ -88,7 +88,8 @@ const ModuleNeed kModuleNeeds[] = {
     {kRecomputeMoeAct, [](const ModelSpec& m) { return m.moe(); }, "experts"},
     {kRecomputeMoe, [](const ModelSpec& m) { return m.moe(); }, "experts"},
     {kRecomputeSharedExperts, [](const ModelSpec& m) { return m.moe() && m.shared_experts > 0; }, "shared experts"},
-    {kRecomputeMlp, [](const ModelSpec& m) { return m.moe_layers() < m.layers; }, "a layer with a dense MLP"},
+    {kRecomputeMlp, [](const ModelSpec& m) { return m.layer_counts(0, m.layers).dense_mlp() > 0; },
+     "a layer with a dense MLP"},
 };
 
 }  // namespace
@@ -304,6 +305,40 @@ void validate_mla(const ModelSpec& m) {
                            "and v_head_dim; leave head_dim out");
 }
 
+// A hybrid model's pattern and Mamba-2 mixer, and what is not modelled
+// with one.
+void validate_hybrid(const ModelSpec& m) {
+  constexpr const char* kField = "model.hybrid_pattern";
+  if (!m.hybrid()) return;
+  const std::string& pat = m.hybrid_pattern;
+  const size_t bad = pat.find_first_not_of("M*-");
+  if (bad != std::string::npos)
+    fail(kField, fmt::format("'{}' at position {} is not a layer kind anatomy models (M: Mamba-2, *: attention, -: "
+                             "MLP){}",
+                             pat[bad], bad + 1, pat[bad] == 'E' ? "; MoE blocks (E) are not modelled" : ""));
+  if (static_cast<int64_t>(pat.size()) != m.layers)
+    fail(kField, fmt::format("has {} characters, one per layer, but model.layers is {}", pat.size(), m.layers));
+  const bool mixers = pat.find('M') != std::string::npos;
+  if (mixers) {
+    check_positive("model.mamba_heads", m.mamba_heads);
+    check_positive("model.mamba_head_dim", m.mamba_head_dim);
+    check_positive("model.mamba_state", m.mamba_state);
+    check_positive("model.mamba_groups", m.mamba_groups);
+    check_positive("model.mamba_conv", m.mamba_conv);
+    check_positive("model.mamba_chunk", m.mamba_chunk);
+    if (m.mamba_heads % m.mamba_groups != 0)
+      fail("model.mamba_groups",
+           fmt::format("{} groups do not divide {} Mamba-2 heads", m.mamba_groups, m.mamba_heads));
+  }
+  const auto refuse = [&](const char* field, const char* what) {
+    fail(field, fmt::format("{} with a hybrid model (model.hybrid_pattern) is not modelled", what));
+  };
+  if (m.experts > 1) refuse("model.experts", "a mixture of experts");
+  if (m.mla()) refuse("model.kv_lora_rank", "multi-head latent attention");
+  if (m.sliding_window > 0) refuse("model.sliding_window", "sliding-window attention");
+  if (m.mtp_layers > 0) refuse("model.mtp_layers", "multi-token prediction");
+}
+
 // The model's own shape, for models not taken from a preset.
 void validate_model(const ModelSpec& m) {
   check_positive("model.layers", m.layers);
@@ -332,6 +367,7 @@ void validate_model(const ModelSpec& m) {
          fmt::format("{} says which layers attend to the whole sequence; set model.sliding_window for the others",
                      m.full_attention_step));
   validate_mla(m);
+  validate_hybrid(m);
 }
 
 // A layout (Megatron-LM's validate_layer_layout, and its PP x VPP stage
@@ -448,6 +484,15 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
                                        p.tp, m.kv_heads));
   if (m.ffn_hidden % p.tp != 0)
     fail("parallelism.tp", fmt::format("{} does not divide the MLP's inner size {}", p.tp, m.ffn_hidden));
+  // A Mamba-2 mixer splits by heads and by groups (Megatron-LM's MambaMixer).
+  if (m.layer_counts(0, m.layers)[LayerKind::kMamba] > 0) {
+    if (m.mamba_heads % p.tp != 0)
+      fail("parallelism.tp", fmt::format("{} does not divide {} Mamba-2 heads", p.tp, m.mamba_heads));
+    if (m.mamba_groups % p.tp != 0)
+      fail("parallelism.tp", fmt::format("{} does not divide {} Mamba-2 groups", p.tp, m.mamba_groups));
+  }
+  if (m.hybrid() && p.cp > 1)
+    fail("parallelism.cp", fmt::format("context parallelism ({}) with a hybrid model is not modelled", p.cp));
   if (m.dense_ffn() % p.tp != 0)
     fail("parallelism.tp", fmt::format("{} does not divide the dense layers' MLP inner size {}", p.tp, m.dense_ffn()));
 

@@ -143,5 +143,17 @@ TEST(EdgeModel, EachMemoryBoundPassRunsAtItsKernelsRate) {
   EXPECT_GT(c.elementwise(K::kNorm, pass * 3), c.elementwise(K::kResidualAdd, pass * 3));
 }
 
+TEST(EdgeModel, AHybridModelIsNotTakenForATransformer) {
+  // Nemotron-H's Mamba-2 blocks are not attention and an MLP: an edge
+  // site refuses it rather than costing it as a transformer.
+  try {
+    find_edge_model("nemotronh-8b", 1024);
+    FAIL() << "expected InputError";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "model");
+    EXPECT_NE(e.message().find("hybrid Mamba-2/attention model"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace anatomy::workload

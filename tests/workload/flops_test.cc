@@ -269,5 +269,43 @@ TEST(Flops, MixtureOfExpertsMegatronCountIsAboveModelFlops) {
   expect_megatron_is_full_recompute(m);
 }
 
+// Llama 3 8B's layers spelled as hybrid blocks: one attention block and
+// one MLP block for each of its 32 transformer layers.
+ModelSpec spelled_as_blocks(const ModelSpec& transformer) {
+  ModelSpec m = transformer;
+  m.layers = 2 * transformer.layers;
+  m.hybrid_pattern.clear();
+  for (int64_t i = 0; i < transformer.layers; ++i) m.hybrid_pattern += "*-";
+  return m;
+}
+
+TEST(Flops, HybridBlocksOfAttentionAndMlpCountAsTheTransformerTheySpell) {
+  // A transformer layer is an attention block and an MLP block: the same
+  // GEMMs and attention core, whether counted by layer or by block.
+  const ModelSpec& llama = find_model("llama3-8b");
+  const ModelSpec blocks = spelled_as_blocks(llama);
+  const TrainingSpec t = training(8192, 4, Recompute::kNone, true);
+  EXPECT_DOUBLE_EQ(model_flops(blocks, t), model_flops(llama, t));
+  EXPECT_DOUBLE_EQ(megatron_flops(blocks, 4, 8192), megatron_flops(llama, 4, 8192));
+  ParallelPlan p;
+  const TrainingSpec full = training(8192, 4, Recompute::kFull, true);
+  EXPECT_DOUBLE_EQ(hardware_flops(blocks, p, full), hardware_flops(llama, p, full));
+}
+
+TEST(Flops, NemotronH56bCountsItsMambaMixersSsdAndAttentionBlocks) {
+  // Forward per token, sequence 8,192 (d 16,384, N 256, P 64, H 256, G 8,
+  // chunks of Q = 128):
+  //   Mamba-2  in_proj 2 x 8192 x 37120 + out_proj 2 x 16384 x 8192
+  //            + SSD 2QNG 524,288 + 2QPH 4,194,304 + 4NPH 16,777,216
+  //            = 898,105,344
+  //   attention 2 x 150,994,944 + core 2 x 8192 x (8192 + 8192) = 570,425,344
+  //   MLP      2 x 2 x 8192 x 32768 = 1,073,741,824
+  //   logits   2 x 8192 x 131072 = 2,147,483,648
+  // 54 x 898,105,344 + 10 x 570,425,344 + 54 x 1,073,741,824 + 2,147,483,648
+  // = 114,331,484,160; x 3 passes x 8,192 tokens = 2.8098e15.
+  const TrainingSpec t = training(8192, 1, Recompute::kNone, true);
+  EXPECT_DOUBLE_EQ(model_flops(find_model("nemotronh-56b"), t), 3.0 * 114'331'484'160.0 * 8192);
+}
+
 }  // namespace
 }  // namespace anatomy::workload

@@ -324,5 +324,48 @@ TEST(Memory, AStandaloneMtpModuleKeepsItsActivationsOnItsOwnRank) {
   EXPECT_NEAR(alone[14].activations.as_double() - beside[14].activations.as_double(), 3 * module, 4);
 }
 
+TEST(Memory, AMambaMixerKeepsItsProjectionsAndItsScanOutput) {
+  // Two Mamba-2 blocks, h 1,024, d 32 x 64 = 2,048, G 8, N 128, on one GPU,
+  // one sequence of 1,024 tokens in bf16. Per token and block: the norm's
+  // input and in_proj's, 2 x 2 x 1024 = 4,096 B; in_proj's output z, x, B,
+  // C, dt, 2 x (2 x 2048 + 2 x 8 x 128 + 32) = 12,352 B; the SSD's output
+  // and the gated norm's, 2 x 2 x 2048 = 8,192 B: 24,640 B, x 1,024 tokens
+  // x 2 blocks = 50,462,720. The last rank adds the final norm's and the
+  // output layer's inputs and fp32 logits, 1024 x (2 x 2 x 1024 + 4 x
+  // 32000) = 135,266,304: 185,729,024 B.
+  ModelSpec m;
+  m.name = "two-mixers";
+  m.layers = 2;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.ffn_hidden = 4096;
+  m.vocab = 32000;
+  m.layernorm = false;
+  m.dropout = false;
+  m.hybrid_pattern = "MM";
+  m.mamba_heads = 32;
+  m.mamba_head_dim = 64;
+  m.mamba_state = 128;
+  m.mamba_groups = 8;
+  EXPECT_EQ(estimate_memory(m, plan(1, 1, 1, 1), training(1024, 1, 1)).activations, Bytes(185'729'024));
+}
+
+TEST(Memory, HybridBlocksOfAttentionAndMlpNeedWhatTheTransformerNeeds) {
+  // Llama 3 8B as 64 blocks "*-": the same tensors kept, split between
+  // the blocks, on TP 2 with sequence parallelism and on PP 2.
+  const ModelSpec& llama = find_model("llama3-8b");
+  ModelSpec blocks = llama;
+  blocks.layers = 64;
+  for (int i = 0; i < 32; ++i) blocks.hybrid_pattern += "*-";
+  ParallelPlan p = plan(2, 2, 2, 1);
+  p.sequence_parallel = true;
+  const MemoryBreakdown a = estimate_memory(llama, p, training(8192, 16, 1));
+  const MemoryBreakdown b = estimate_memory(blocks, p, training(8192, 16, 1));
+  EXPECT_EQ(b.weights, a.weights);
+  EXPECT_EQ(b.optimizer, a.optimizer);
+  EXPECT_NEAR(b.activations.as_double(), a.activations.as_double(), 8);  // rounding of sums in another order
+}
+
 }  // namespace
 }  // namespace anatomy::workload

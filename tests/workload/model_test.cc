@@ -241,6 +241,45 @@ TEST(ModelSpec, Grok1HasEightGatedExpertsTopTwoAndOneTable) {
   EXPECT_EQ(m.active_params(), 83'755'800'576);
 }
 
+TEST(ModelSpec, NemotronH56bCountsEachBlockOfItsPattern) {
+  // 118 blocks: 54 Mamba-2, 10 attention, 54 MLP, each with one RMSNorm of
+  // 8,192. A Mamba-2 mixer of d = 256 x 64 = 16,384, G = 8, N = 256:
+  //   in_proj  8192 x (2 x 16384 + 2 x 8 x 256 + 256) = 8192 x 37120 = 304,087,040
+  //   conv1d   (16384 + 4096) x (4 taps + 1 bias) = 102,400
+  //   A, D, dt bias 3 x 256 = 768; gated norm 16,384; out_proj 16384 x 8192 = 134,217,728
+  //   block 438,424,320 + 8,192 = 438,432,512
+  // Attention: Q and O 2 x 8192^2, K and V 2 x 8192 x 1024: 150,994,944
+  // + 8,192 = 151,003,136. MLP: 2 x 8192 x 32768 + 8,192 = 536,879,104.
+  // 54 x 438,432,512 + 10 x 151,003,136 + 54 x 536,879,104 + untied tables
+  // 2 x 131072 x 8192 + final norm 8,192 = 56,324,350,464 ("56B").
+  const ModelSpec& m = find_model("nemotronh-56b");
+  const LayerCounts c = m.layer_counts(0, m.layers);
+  EXPECT_EQ(c[LayerKind::kMamba], 54);
+  EXPECT_EQ(c[LayerKind::kAttention], 10);
+  EXPECT_EQ(c[LayerKind::kMlp], 54);
+  EXPECT_EQ(c.attention(), 10);
+  EXPECT_EQ(m.layer_kind(0), LayerKind::kMamba);
+  EXPECT_EQ(m.layer_kind(1), LayerKind::kMlp);
+  EXPECT_EQ(m.layer_kind(7), LayerKind::kAttention);  // "M-M-M-M*"
+  EXPECT_EQ(m.layer_params(LayerKind::kMamba), 438'432'512);
+  EXPECT_EQ(m.params(), 56'324'350'464);
+  EXPECT_EQ(m.active_params(), m.params());
+  // The 8B: d 8192, N 128, in_proj 4096 x 18560; 24 Mamba-2 blocks of
+  // 109,640,064, 4 attention of 41,947,136, 24 MLP of 176,164,864 and
+  // 2 x 131072 x 4096 + 4096: 8,100,852,736 ("8B").
+  EXPECT_EQ(find_model("nemotronh-8b").params(), 8'100'852'736);
+}
+
+TEST(ModelSpec, ATransformerIsOneKindOfLayerOrTwo) {
+  // Without a pattern, layers are dense or MoE: Llama 4 Maverick's 48 are
+  // half each (every second layer has experts).
+  const LayerCounts c = find_model("llama4-maverick").layer_counts(0, 48);
+  EXPECT_EQ(c[LayerKind::kDense], 24);
+  EXPECT_EQ(c[LayerKind::kMoe], 24);
+  EXPECT_EQ(c[LayerKind::kMamba] + c[LayerKind::kAttention] + c[LayerKind::kMlp], 0);
+  EXPECT_EQ(c.attention(), 48);
+}
+
 TEST(ModelSpec, PresetsAreUniqueAndNameTheirSource) {
   std::set<std::string> names;
   for (const ModelSpec& m : model_presets()) {
@@ -249,7 +288,7 @@ TEST(ModelSpec, PresetsAreUniqueAndNameTheirSource) {
     EXPECT_EQ(m.hidden % m.heads, 0) << m.name;
     EXPECT_EQ(m.heads % m.kv_heads, 0) << m.name;
   }
-  EXPECT_EQ(model_presets().size(), 39u);
+  EXPECT_EQ(model_presets().size(), 42u);
 }
 
 TEST(ModelSpec, UnknownModelListsTheKnownOnes) {

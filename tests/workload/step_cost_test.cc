@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "hw/catalog.h"
 #include "hw/compute_model.h"
 
@@ -101,6 +103,60 @@ TEST(SlidingWindow, EachSlidingLayerRunsTheWindowedKernel) {
   EXPECT_EQ(attends.forward[0].compute - slides.forward[0].compute, fwd_saving * 18);
   EXPECT_EQ(attends.backward[0].compute - slides.backward[0].compute, bwd_saving * 18);
   EXPECT_GT(fwd_saving, SimTime::zero());
+}
+
+// Stage 0's one chunk of `m` on TP 2 with sequence parallelism, 4,096
+// tokens, no recomputation; every collective takes 1 us.
+StageCost tp2_stage(const ModelSpec& m) {
+  ParallelPlan p;
+  p.tp = 2;
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = 1;
+  static const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const StepCostModel cost(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+    return SimTime::from_seconds(1e-6);
+  });
+  return cost.stage(0);
+}
+
+ModelSpec with_pattern(const ModelSpec& base, const std::string& pattern) {
+  ModelSpec m = base;
+  m.hybrid_pattern = pattern;
+  m.layers = static_cast<int64_t>(pattern.size());
+  return m;
+}
+
+TEST(HybridBlocks, AnAttentionBlockAndAnMlpBlockCostOneTransformerLayer) {
+  // Llama 3 8B's 32 layers spelled as 64 blocks, "*-" each: the same
+  // kernels (a norm and a residual add in each block, two in each layer)
+  // and the same four TP collectives per layer, split two and two.
+  const ModelSpec& llama = find_model("llama3-8b");
+  std::string pattern;
+  for (int i = 0; i < 32; ++i) pattern += "*-";
+  const StageCost layers = tp2_stage(llama), blocks = tp2_stage(with_pattern(llama, pattern));
+  EXPECT_EQ(blocks.forward[0].compute, layers.forward[0].compute);
+  EXPECT_EQ(blocks.backward[0].compute, layers.backward[0].compute);
+  EXPECT_EQ(blocks.forward[0].tp_comm, layers.forward[0].tp_comm);
+  EXPECT_EQ(blocks.backward[0].tp_comm, layers.backward[0].tp_comm);
+  EXPECT_EQ(blocks.chunk_params, layers.chunk_params);
+}
+
+TEST(HybridBlocks, AMambaMixerGathersAndScattersAsAttentionDoes) {
+  // Under sequence parallelism a Mamba-2 block gathers the sequence before
+  // in_proj and reduce-scatters after out_proj: 2 us forward and 2 us
+  // backward for each of 4 blocks, as 4 attention or 4 MLP blocks run,
+  // plus the embedding's reduce-scatter and the output layer's gather on
+  // this one stage, 1 us each: 10 us.
+  const ModelSpec& nh = find_model("nemotronh-8b");
+  for (const char* pattern : {"MMMM", "****", "----"}) {
+    const StageCost s = tp2_stage(with_pattern(nh, pattern));
+    EXPECT_EQ(s.forward[0].tp_comm, SimTime::from_seconds(10e-6)) << pattern;
+    EXPECT_EQ(s.backward[0].tp_comm, SimTime::from_seconds(10e-6)) << pattern;
+  }
+  // Its kernels take time of their own: 4 mixers cost more than 2.
+  EXPECT_GT(tp2_stage(with_pattern(nh, "MMMM")).forward[0].compute,
+            tp2_stage(with_pattern(nh, "MM")).forward[0].compute);
 }
 
 }  // namespace

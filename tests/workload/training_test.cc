@@ -639,5 +639,29 @@ TEST(ValidatePlan, Bf16MomentsNeedMasterWeightsAndMegatronsOptimizer) {
             "its own optimizer state");
 }
 
+TEST(HybridModel, ThePatternNamesOneKnownKindPerLayer) {
+  ModelSpec m = find_model("nemotronh-8b");
+  const ParallelPlan p = plan_of(1, 1, 8);
+  const TrainingSpec t = training_of(8192, 8, 1);
+  EXPECT_EQ(check(m, p, t, 8), "ok");
+  m.hybrid_pattern[3] = 'E';  // Nemotron 3's MoE block
+  EXPECT_NE(check(m, p, t, 8).find("'E' at position 4 is not a layer kind"), std::string::npos);
+  EXPECT_NE(check(m, p, t, 8).find("MoE blocks (E) are not modelled"), std::string::npos);
+  m = find_model("nemotronh-8b");
+  m.layers = 50;
+  EXPECT_NE(check(m, p, t, 8).find("has 52 characters, one per layer, but model.layers is 50"), std::string::npos);
+}
+
+TEST(HybridModel, TensorParallelismSplitsMambaHeadsAndGroups) {
+  // Nemotron-H 8B has 128 Mamba-2 heads in 8 groups: TP 16 would split a
+  // group (and its 32 attention heads are fine on 16).
+  const ModelSpec& m = find_model("nemotronh-8b");
+  EXPECT_NE(check(m, plan_of(16, 1, 1), training_of(8192, 1, 1), 16).find("16 does not divide 8 Mamba-2 groups"),
+            std::string::npos);
+  EXPECT_EQ(check(m, plan_of(8, 1, 2), training_of(8192, 2, 1), 16), "ok");
+  EXPECT_NE(check(m, plan_of(2, 1, 2, 2), training_of(8192, 2, 1), 8).find("context parallelism (2) with a hybrid"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace anatomy::workload
