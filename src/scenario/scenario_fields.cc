@@ -166,8 +166,8 @@ const std::vector<Field<ModelSpec>>& model_fields() {
        [](M& m, const Value& v) { m.full_attention_step = v.integer; }, shows(&M::full_attention_step)},
       {"hybrid_pattern", Kind::kString, by_default(""), {},
        "a hybrid model (Nemotron-H; Megatron-LM's hybrid_override_pattern): one character per layer, each layer one "
-       "block with its own norm: M a Mamba-2 mixer, * attention, - a dense MLP; \"\": every layer is attention "
-       "and an MLP",
+       "block with its own norm: M a Mamba-2 mixer, * attention, - a dense MLP, E a mixture of experts (experts, "
+       "top_k, shared_experts); \"\": every layer is attention and an MLP",
        [](M& m, const Value& v) { m.hybrid_pattern = v.text; }, shows(&M::hybrid_pattern)},
       {"mamba_heads", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
        "hybrid models: Mamba-2 heads per mixer (mamba_num_heads; Nemotron-H 56B: 256)",

@@ -60,6 +60,7 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   at(LayerKind::kAttention) = 2 * attention_macs;
   at(LayerKind::kMlp) = 2 * mlp * static_cast<double>(m.dense_ffn());
   at(LayerKind::kMamba) = mamba_forward_per_token(m);
+  at(LayerKind::kMoeMlp) = f.moe_layer - 2 * attention_macs;
   f.layer_gemms = layer_sum(m.layer_counts(0, m.layers), f);
   // Per sequence Q K^T is 2 s^2 q and A V 2 s^2 o (heads of s x hd by
   // hd x s, and s x s by s x v_hd; q = o = h unless the model sets

@@ -50,10 +50,8 @@ struct LayerActivations {
 // MLP's tokens are top_k copies, plus the shared experts') or a dense one.
 // A hybrid block has one of them, or a Mamba-2 mixer, behind its norm.
 LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, LayerKind kind) {
-  const bool moe = kind == LayerKind::kMoe;
-  const bool attention = moe || kind == LayerKind::kDense || kind == LayerKind::kAttention;
-  const bool has_mlp = moe || kind == LayerKind::kDense || kind == LayerKind::kMlp;
-  const double blocks = (attention ? 1 : 0) + (has_mlp ? 1 : 0) + (kind == LayerKind::kMamba ? 1 : 0);
+  const bool moe = has_experts(kind), attention = has_attention(kind), with_mlp = has_mlp(kind);
+  const double blocks = (attention ? 1 : 0) + (with_mlp ? 1 : 0) + (kind == LayerKind::kMamba ? 1 : 0);
   const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
   const double h = static_cast<double>(m.hidden);
   const double k_w = static_cast<double>(m.k_width()), v_w = static_cast<double>(m.v_width());
@@ -88,7 +86,7 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // then the activation's output.
   const double up = e * (m.gated_mlp ? 2 : 1) * ffn, act_out = e * ffn;
   double mlp = 0;
-  if (!has_mlp) {
+  if (!with_mlp) {
   } else if (!moe) {
     mlp = kept(kRecomputeMlp) * (up + act_out);
   } else {
@@ -171,8 +169,7 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
     if (all.n[k] == 0) continue;
     const auto kind = static_cast<LayerKind>(k);
     const double params = static_cast<double>(m.layer_params(kind));
-    layer_unit = std::max(layer_unit, kind == LayerKind::kMoe ? params - expert_layer + expert_layer / p.ep * folding
-                                                              : params);
+    layer_unit = std::max(layer_unit, has_experts(kind) ? params - expert_layer + expert_layer / p.ep * folding : params);
   }
   // The embedding, position table, final norm and output layer, as the
   // largest unit gathered at once.

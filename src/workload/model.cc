@@ -11,7 +11,8 @@ namespace anatomy::workload {
 int64_t ModelSpec::norm_params() const { return layernorm ? 2 * hidden : hidden; }
 
 int64_t ModelSpec::moe_layers_in(int64_t first, int64_t count) const {
-  if (!moe() || hybrid()) return 0;
+  if (!moe()) return 0;
+  if (hybrid()) return layer_counts(first, count).experts();
   // Layers from dense_layers on, numbered j = i - dense_layers: MoE when
   // j % step == step - 1, i.e. floor((j + 1) / step) of them in 0 .. j.
   auto upto = [&](int64_t end) {  // MoE layers among 0 .. end - 1
@@ -28,6 +29,7 @@ LayerKind ModelSpec::layer_kind(int64_t i) const {
   switch (hybrid_pattern[static_cast<size_t>(i)]) {
     case 'M': return LayerKind::kMamba;
     case '*': return LayerKind::kAttention;
+    case 'E': return LayerKind::kMoeMlp;
     default: return LayerKind::kMlp;  // '-' (validate_model refuses others)
   }
 }
@@ -103,6 +105,7 @@ int64_t ModelSpec::layer_params(LayerKind k) const {
     case LayerKind::kMamba: return mamba_layer_params() + norm_params();
     case LayerKind::kAttention: return attention_params() + norm_params();
     case LayerKind::kMlp: return mlp_params(*this, dense_ffn()) + norm_params();
+    case LayerKind::kMoeMlp: return moe_layer_params() - attention_params() - norm_params();
   }
   return 0;
 }
@@ -401,6 +404,29 @@ std::vector<ModelSpec> make_presets() {
     n.mamba_chunk = 128;
     v.push_back(n);
   }
+
+  // NVIDIA Nemotron 3 Nano 30B-A3B (the released config.json): 52 hybrid
+  // blocks, 23 Mamba-2, 23 mixtures of experts ('E': 128 squared-ReLU
+  // experts of 1,856, top-6, and a shared expert of 3,712, here two of
+  // 1,856, the same weights and FLOPs) and 6 attention (32 heads of 128,
+  // 2 KV heads); h 2,688, Mamba-2 64 heads of 64, 8 groups, state 128;
+  // vocabulary 131,072, untied. 31.6B published, 3.2B active without the
+  // tables.
+  ModelSpec nano = llama_style("nemotron3-nano",
+                               "Nemotron 3 Nano, released config (52 layers: 23 Mamba-2, 23 MoE of 128 experts top-6 "
+                               "+ shared, 6 attention; h 2688, V 131072)",
+                               52, 2688, 32, 2, 1856, 131072);
+  nano.gated_mlp = false;
+  nano.head_dim_override = 128;
+  nano.experts = 128;
+  nano.top_k = 6;
+  nano.shared_experts = 2;
+  nano.hybrid_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
+  nano.mamba_heads = 64;
+  nano.mamba_head_dim = 64;
+  nano.mamba_state = 128;
+  nano.mamba_groups = 8;
+  v.push_back(nano);
 
   // GPT-OSS (config.json): h 2880, 64 heads of 64 with 8 KV heads, experts
   // of 2880 top-4, vocabulary 201,088, untied; even layers attend through a

@@ -4,15 +4,19 @@
 // Llama 3 8B/70B/405B with grouped-query attention, MPT models, Nemotron-4
 // 15B/340B, and the mixtures of experts Mixtral 8x7B / 8x22B, Grok-1,
 // DeepSeek-V3, Qwen3 MoE, Llama 4 and GPT-OSS, whose even layers attend
-// through a sliding window; and the hybrid Mamba-2/attention Nemotron-H).
+// through a sliding window; and the hybrid Mamba-2/attention models
+// Nemotron-H and Nemotron 3 Nano).
 //
 // Hybrid models (hybrid_pattern, Megatron-LM's hybrid_override_pattern):
 // each layer is one block with its own pre-norm and residual, of the kind
 // its character names: 'M' a Mamba-2 mixer, '*' attention, '-' a dense MLP
-// (dense_ffn wide). Without a pattern every layer is a transformer layer:
-// attention, then a dense MLP or experts. A Mamba-2 mixer (Dao & Gu 2024,
-// arXiv 2405.21060; Megatron-LM's MambaMixer) of d = mamba_heads x
-// mamba_head_dim inner channels, N = mamba_state, G = mamba_groups:
+// (dense_ffn wide), 'E' a mixture of experts (router, experts and shared
+// experts, as a MoE layer's MLP; the pattern, not dense_layers and
+// moe_layer_step, places them). Without a pattern every layer is a
+// transformer layer: attention, then a dense MLP or experts. A Mamba-2
+// mixer (Dao & Gu 2024, arXiv 2405.21060; Megatron-LM's MambaMixer) of
+// d = mamba_heads x mamba_head_dim inner channels, N = mamba_state,
+// G = mamba_groups:
 //   in_proj   h -> 2d + 2GN + heads  (z, x, B, C, dt), no bias
 //   conv1d    depthwise over x, B, C (d + 2GN channels), mamba_conv taps
 //             and a bias each
@@ -68,8 +72,18 @@ namespace anatomy::workload {
 
 // What one layer is: a transformer layer with a dense MLP or with experts,
 // or one block of a hybrid model.
-enum class LayerKind { kDense, kMoe, kMamba, kAttention, kMlp };
-inline constexpr size_t kLayerKinds = 5;
+enum class LayerKind { kDense, kMoe, kMamba, kAttention, kMlp, kMoeMlp };
+inline constexpr size_t kLayerKinds = 6;
+// What a layer of a kind holds: attention (a transformer layer or an
+// attention block), an MLP (a transformer layer, an MLP or a MoE block),
+// routed experts (a MoE layer or block).
+constexpr bool has_attention(LayerKind k) {
+  return k == LayerKind::kDense || k == LayerKind::kMoe || k == LayerKind::kAttention;
+}
+constexpr bool has_mlp(LayerKind k) {
+  return k == LayerKind::kDense || k == LayerKind::kMoe || k == LayerKind::kMlp || k == LayerKind::kMoeMlp;
+}
+constexpr bool has_experts(LayerKind k) { return k == LayerKind::kMoe || k == LayerKind::kMoeMlp; }
 
 // Layers of each kind in a run of layers.
 struct LayerCounts {
@@ -80,6 +94,8 @@ struct LayerCounts {
   int64_t attention() const { return n[0] + n[1] + n[3]; }
   // Layers with a dense MLP: dense transformer layers and MLP blocks.
   int64_t dense_mlp() const { return n[0] + n[4]; }
+  // Layers with routed experts: MoE layers and MoE blocks.
+  int64_t experts() const { return n[1] + n[5]; }
 };
 
 struct ModelSpec {
@@ -180,6 +196,7 @@ struct ModelSpec {
 
   bool moe() const { return experts > 1; }
   bool moe_layer(int64_t i) const {
+    if (hybrid()) return has_experts(layer_kind(i));
     return moe() && i >= dense_layers && (i - dense_layers) % moe_layer_step == moe_layer_step - 1;
   }
   // MoE layers among layers first .. first + count - 1.

@@ -9,7 +9,7 @@ namespace anatomy::workload {
 GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, bool first, bool last, bool mtp) {
   const int64_t tp = p.tp;
   const LayerCounts kinds = m.layer_counts(layers.first, layers.count);
-  const int64_t moe = kinds[LayerKind::kMoe];
+  const int64_t moe = kinds.experts();
   const int64_t expert_layer = m.expert_params_per_layer();
   const int64_t whole = m.tp_replicated_params_per_layer();
   // A layer's parameters outside its routed experts, split over TP but for
@@ -18,7 +18,7 @@ GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange lay
   GpuParams g;
   for (size_t k = 0; k < kLayerKinds; ++k) {
     const auto kind = static_cast<LayerKind>(k);
-    g.dense += kinds.n[k] * on_one_rank(m.layer_params(kind) - (kind == LayerKind::kMoe ? expert_layer : 0));
+    g.dense += kinds.n[k] * on_one_rank(m.layer_params(kind) - (has_experts(kind) ? expert_layer : 0));
   }
   const int64_t expert_shards = int64_t{p.etp()} * std::max(1, p.ep);  // expert TP x EP
   g.experts = moe * (expert_layer / expert_shards);

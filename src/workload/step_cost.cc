@@ -49,9 +49,7 @@ Bytes StepCostModel::ep_all_to_all_bytes() const {
 }
 
 StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
-  const bool moe = kind == LayerKind::kMoe;
-  const bool attention = moe || kind == LayerKind::kDense || kind == LayerKind::kAttention;
-  const bool has_mlp = moe || kind == LayerKind::kDense || kind == LayerKind::kMlp;
+  const bool moe = has_experts(kind), attention = has_attention(kind), with_mlp = has_mlp(kind);
   const bool mamba = kind == LayerKind::kMamba;
   const hw::Precision prec = gemm_precision();
   const int64_t tp = p_.tp, cp = p_.cp;
@@ -189,7 +187,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     quantize(T, h, heads_local * v_hd, false, &fwd, &bwd);  // attention output: its own cast
   }
   SimTime g_up, g_down;
-  int64_t act_elems = has_mlp ? T * f : 0;  // the MLP activation's output, before TP
+  int64_t act_elems = with_mlp ? T * f : 0;  // the MLP activation's output, before TP
   // An MLP of inner size `width` over all T tokens, split over TP: a dense
   // layer's, or the shared experts'.
   auto tp_mlp = [&](int64_t width) {
@@ -202,7 +200,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // router and routed experts', and the shared experts'.
   SimTime mlp_gemms, shared_gemms;
   const SimTime mlp_start = fwd;
-  if (!has_mlp) {
+  if (!with_mlp) {
   } else if (!moe) {
     tp_mlp(f);
     mlp_gemms = fwd - mlp_start;
@@ -239,9 +237,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const int64_t drop_bytes = T_sp * h * (2 * kActivationBytes + 1);
   const int64_t act_bytes = act_elems / tp * kActivationBytes * (m_.gated_mlp ? 3 : 2);
   const SimTime norm = cm_.elementwise(K::kNorm, Bytes(norm_bytes));
-  const SimTime act = has_mlp ? cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes))
+  const SimTime act = with_mlp ? cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes))
                               : SimTime::zero();
-  const int blocks = (attention ? 1 : 0) + (has_mlp ? 1 : 0) + (mamba ? 1 : 0);
+  const int blocks = (attention ? 1 : 0) + (with_mlp ? 1 : 0) + (mamba ? 1 : 0);
   SimTime ew = (norm + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * blocks + act + mixer_ew;
   if (m_.dropout) ew += cm_.elementwise(K::kDropout, Bytes(drop_bytes)) * blocks;
   fwd += ew;
@@ -275,7 +273,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // A MoE layer whose experts are folded below TP takes each rank's own
       // tokens to the dispatch: its MLP gathers nothing, unless shared
       // experts (split over TP) need the whole sequence.
-      const bool mlp_gathers = has_mlp && !(moe && p_.etp() < tp && m_.shared_experts == 0);
+      const bool mlp_gathers = with_mlp && !(moe && p_.etp() < tp && m_.shared_experts == 0);
       const SimTime ag_mlp = mlp_gathers ? ag_all : none, rs_mlp = mlp_gathers ? rs_all : none;
       mlp_comm = p_.tp_comm_overlap ? zero_floor(ag_mlp - g_up) + zero_floor(rs_mlp - g_down) : ag_mlp + rs_mlp;
       if (p_.tp_comm_overlap) {
@@ -289,7 +287,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       }
     } else {
       const SimTime ar = timer_(coll::Op::kAllReduce, S, group);
-      const SimTime ar_mixer = mixer ? ar : none, ar_mlp = has_mlp ? ar : none;
+      const SimTime ar_mixer = mixer ? ar : none, ar_mlp = with_mlp ? ar : none;
       fwd_comm = bwd_comm = p_.tp_comm_overlap ? zero_floor(ar_mixer - g_proj) + zero_floor(ar_mlp - g_down)
                                                : ar_mixer + ar_mlp;
       mlp_comm = p_.tp_comm_overlap ? zero_floor(ar_mlp - g_down) : ar_mlp;
@@ -330,7 +328,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // output) but for MLA's input norm and a MoE layer's pre-MLP norm.
   if (mods & kRecomputeLayernorm) c.selective_fwd += norm * standalone_norms(m_, moe);
   if (mods & kRecomputeMlaUpProj) c.selective_fwd += mla_up;
-  if (has_mlp && !moe && (mods & kRecomputeMlp)) {
+  if (with_mlp && !moe && (mods & kRecomputeMlp)) {
     c.selective_fwd += mlp_gemms + act;
     c.selective_comm += mlp_comm;
   }

@@ -311,11 +311,11 @@ void validate_hybrid(const ModelSpec& m) {
   constexpr const char* kField = "model.hybrid_pattern";
   if (!m.hybrid()) return;
   const std::string& pat = m.hybrid_pattern;
-  const size_t bad = pat.find_first_not_of("M*-");
+  const size_t bad = pat.find_first_not_of("M*-E");
   if (bad != std::string::npos)
     fail(kField, fmt::format("'{}' at position {} is not a layer kind anatomy models (M: Mamba-2, *: attention, -: "
-                             "MLP){}",
-                             pat[bad], bad + 1, pat[bad] == 'E' ? "; MoE blocks (E) are not modelled" : ""));
+                             "MLP, E: mixture of experts)",
+                             pat[bad], bad + 1));
   if (static_cast<int64_t>(pat.size()) != m.layers)
     fail(kField, fmt::format("has {} characters, one per layer, but model.layers is {}", pat.size(), m.layers));
   const bool mixers = pat.find('M') != std::string::npos;
@@ -333,7 +333,14 @@ void validate_hybrid(const ModelSpec& m) {
   const auto refuse = [&](const char* field, const char* what) {
     fail(field, fmt::format("{} with a hybrid model (model.hybrid_pattern) is not modelled", what));
   };
-  if (m.experts > 1) refuse("model.experts", "a mixture of experts");
+  // The pattern places the experts, not dense_layers and moe_layer_step.
+  const bool moe_blocks = pat.find('E') != std::string::npos;
+  if (moe_blocks && m.experts <= 1)
+    fail("model.experts", fmt::format("the pattern's MoE blocks (E) need experts > 1 (got {})", m.experts));
+  if (!moe_blocks && m.experts > 1)
+    fail(kField, fmt::format("has no MoE block (E) for model.experts' {} experts", m.experts));
+  if (m.dense_layers > 0 || m.moe_layer_step != 1)
+    refuse("model.dense_layers", "dense_layers or moe_layer_step (the pattern's E blocks place the experts)");
   if (m.mla()) refuse("model.kv_lora_rank", "multi-head latent attention");
   if (m.sliding_window > 0) refuse("model.sliding_window", "sliding-window attention");
   if (m.mtp_layers > 0) refuse("model.mtp_layers", "multi-token prediction");
@@ -358,6 +365,7 @@ void validate_model(const ModelSpec& m) {
     fail("model.kv_heads", fmt::format("{} key/value heads do not divide {} attention heads", m.kv_heads, m.heads));
   if (m.top_k > m.experts) fail("model.top_k", fmt::format("{} is more than the {} experts", m.top_k, m.experts));
   if (m.mtp_layers < 0) fail("model.mtp_layers", fmt::format("{} is negative", m.mtp_layers));
+  validate_hybrid(m);
   validate_moe_layout(m);
   if (m.sliding_window < 0) fail("model.sliding_window", fmt::format("{} is negative", m.sliding_window));
   if (m.full_attention_step < 0)
@@ -367,7 +375,6 @@ void validate_model(const ModelSpec& m) {
          fmt::format("{} says which layers attend to the whole sequence; set model.sliding_window for the others",
                      m.full_attention_step));
   validate_mla(m);
-  validate_hybrid(m);
 }
 
 // A layout (Megatron-LM's validate_layer_layout, and its PP x VPP stage

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "core/error.h"
 #include "workload/memory.h"
 
@@ -352,19 +354,23 @@ TEST(Memory, AMambaMixerKeepsItsProjectionsAndItsScanOutput) {
 }
 
 TEST(Memory, HybridBlocksOfAttentionAndMlpNeedWhatTheTransformerNeeds) {
-  // Llama 3 8B as 64 blocks "*-": the same tensors kept, split between
-  // the blocks, on TP 2 with sequence parallelism and on PP 2.
-  const ModelSpec& llama = find_model("llama3-8b");
-  ModelSpec blocks = llama;
-  blocks.layers = 64;
-  for (int i = 0; i < 32; ++i) blocks.hybrid_pattern += "*-";
-  ParallelPlan p = plan(2, 2, 2, 1);
-  p.sequence_parallel = true;
-  const MemoryBreakdown a = estimate_memory(llama, p, training(8192, 16, 1));
-  const MemoryBreakdown b = estimate_memory(blocks, p, training(8192, 16, 1));
-  EXPECT_EQ(b.weights, a.weights);
-  EXPECT_EQ(b.optimizer, a.optimizer);
-  EXPECT_NEAR(b.activations.as_double(), a.activations.as_double(), 8);  // rounding of sums in another order
+  // Llama 3 8B as 64 blocks "*-" and Mixtral 8x7B as "*E" on EP 2: the
+  // same tensors kept, split between the blocks, on TP 2 with sequence
+  // parallelism and on PP 2.
+  for (const auto& [name, pair] : {std::pair{"llama3-8b", "*-"}, std::pair{"mixtral-8x7b", "*E"}}) {
+    const ModelSpec& model = find_model(name);
+    ModelSpec blocks = model;
+    blocks.layers = 64;
+    for (int i = 0; i < 32; ++i) blocks.hybrid_pattern += pair;
+    ParallelPlan p = plan(2, 2, 2, 1);
+    p.sequence_parallel = true;
+    p.ep = 2;
+    const MemoryBreakdown a = estimate_memory(model, p, training(8192, 16, 1));
+    const MemoryBreakdown b = estimate_memory(blocks, p, training(8192, 16, 1));
+    EXPECT_EQ(b.weights, a.weights) << name;
+    EXPECT_EQ(b.optimizer, a.optimizer) << name;
+    EXPECT_NEAR(b.activations.as_double(), a.activations.as_double(), 8) << name;  // sums in another order
+  }
 }
 
 }  // namespace

@@ -270,6 +270,35 @@ TEST(ModelSpec, NemotronH56bCountsEachBlockOfItsPattern) {
   EXPECT_EQ(find_model("nemotronh-8b").params(), 8'100'852'736);
 }
 
+TEST(ModelSpec, Nemotron3NanoHasMixtureOfExpertsBlocks) {
+  // 52 blocks: 23 Mamba-2, 23 MoE, 6 attention; h 2,688.
+  //   Mamba-2 (d 4096, G 8, N 128, 64 heads): in_proj 2688 x (8192 + 2048
+  //     + 64) = 27,697,152; conv (4096 + 2048) x 5 = 30,720; 3 x 64 = 192;
+  //     gated norm 4,096; out_proj 4096 x 2688 = 11,010,048; + norm 2,688:
+  //     38,744,896
+  //   MoE: 128 experts + 2 shared (the 3,712-wide one) of 2 x 2688 x 1856
+  //     = 9,977,856 each: 1,297,121,280; router 2688 x 128 = 344,064;
+  //     + norm 2,688: 1,297,468,032
+  //   attention (32 heads of 128, 2 KV heads): 2688 x (4096 + 2 x 256)
+  //     + 4096 x 2688 = 23,396,352; + norm 2,688: 23,399,040
+  // 23 x 38,744,896 + 23 x 1,297,468,032 + 6 x 23,399,040 + 2 x 131072 x
+  // 2688 + 2,688 = 31,577,937,344 ("31.6B"). Active: 122 of 128 experts
+  // idle in 23 blocks, 23 x 122 x 9,977,856 = 27,997,863,936 fewer:
+  // 3,580,073,408 ("3.6B with the embeddings", 3.2B without the input
+  // table of 352,321,536).
+  const ModelSpec& m = find_model("nemotron3-nano");
+  const LayerCounts c = m.layer_counts(0, m.layers);
+  EXPECT_EQ(c[LayerKind::kMamba], 23);
+  EXPECT_EQ(c[LayerKind::kMoeMlp], 23);
+  EXPECT_EQ(c[LayerKind::kAttention], 6);
+  EXPECT_EQ(m.moe_layers(), 23);
+  EXPECT_TRUE(m.moe_layer(1));
+  EXPECT_FALSE(m.moe_layer(0));
+  EXPECT_EQ(m.layer_params(LayerKind::kMoeMlp), 1'297'468'032);
+  EXPECT_EQ(m.params(), 31'577'937'344);
+  EXPECT_EQ(m.active_params(), 3'580'073'408);
+}
+
 TEST(ModelSpec, ATransformerIsOneKindOfLayerOrTwo) {
   // Without a pattern, layers are dense or MoE: Llama 4 Maverick's 48 are
   // half each (every second layer has experts).
@@ -288,7 +317,7 @@ TEST(ModelSpec, PresetsAreUniqueAndNameTheirSource) {
     EXPECT_EQ(m.hidden % m.heads, 0) << m.name;
     EXPECT_EQ(m.heads % m.kv_heads, 0) << m.name;
   }
-  EXPECT_EQ(model_presets().size(), 42u);
+  EXPECT_EQ(model_presets().size(), 43u);
 }
 
 TEST(ModelSpec, UnknownModelListsTheKnownOnes) {

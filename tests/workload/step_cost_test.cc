@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 
 #include "hw/catalog.h"
 #include "hw/compute_model.h"
@@ -105,14 +106,17 @@ TEST(SlidingWindow, EachSlidingLayerRunsTheWindowedKernel) {
   EXPECT_GT(fwd_saving, SimTime::zero());
 }
 
-// Stage 0's one chunk of `m` on TP 2 with sequence parallelism, 4,096
-// tokens, no recomputation; every collective takes 1 us.
-StageCost tp2_stage(const ModelSpec& m) {
+// Stage 0's one chunk of `m` on TP 2 with sequence parallelism (and EP
+// `ep` over as many data-parallel ranks), 4,096 tokens, no recomputation;
+// every collective takes 1 us.
+StageCost tp2_stage(const ModelSpec& m, int ep = 1) {
   ParallelPlan p;
   p.tp = 2;
+  p.dp = ep;
+  p.ep = ep;
   TrainingSpec t;
   t.seq_len = 4096;
-  t.global_batch = 1;
+  t.global_batch = ep;
   static const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
   const StepCostModel cost(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
     return SimTime::from_seconds(1e-6);
@@ -128,18 +132,23 @@ ModelSpec with_pattern(const ModelSpec& base, const std::string& pattern) {
 }
 
 TEST(HybridBlocks, AnAttentionBlockAndAnMlpBlockCostOneTransformerLayer) {
-  // Llama 3 8B's 32 layers spelled as 64 blocks, "*-" each: the same
-  // kernels (a norm and a residual add in each block, two in each layer)
-  // and the same four TP collectives per layer, split two and two.
-  const ModelSpec& llama = find_model("llama3-8b");
-  std::string pattern;
-  for (int i = 0; i < 32; ++i) pattern += "*-";
-  const StageCost layers = tp2_stage(llama), blocks = tp2_stage(with_pattern(llama, pattern));
-  EXPECT_EQ(blocks.forward[0].compute, layers.forward[0].compute);
-  EXPECT_EQ(blocks.backward[0].compute, layers.backward[0].compute);
-  EXPECT_EQ(blocks.forward[0].tp_comm, layers.forward[0].tp_comm);
-  EXPECT_EQ(blocks.backward[0].tp_comm, layers.backward[0].tp_comm);
-  EXPECT_EQ(blocks.chunk_params, layers.chunk_params);
+  // Llama 3 8B's 32 layers spelled as 64 blocks, "*-" each, and Mixtral
+  // 8x7B's on EP 2 as "*E": the same kernels (a norm and a residual add in
+  // each block, two in each layer), the same four TP collectives per
+  // layer, split two and two, and the same all-to-alls.
+  for (const auto& [name, pair, ep] : {std::tuple{"llama3-8b", "*-", 1}, std::tuple{"mixtral-8x7b", "*E", 2}}) {
+    const ModelSpec& model = find_model(name);
+    std::string pattern;
+    for (int i = 0; i < 32; ++i) pattern += pair;
+    const StageCost layers = tp2_stage(model, ep), blocks = tp2_stage(with_pattern(model, pattern), ep);
+    EXPECT_EQ(blocks.forward[0].compute, layers.forward[0].compute) << name;
+    EXPECT_EQ(blocks.backward[0].compute, layers.backward[0].compute) << name;
+    EXPECT_EQ(blocks.forward[0].tp_comm, layers.forward[0].tp_comm) << name;
+    EXPECT_EQ(blocks.backward[0].tp_comm, layers.backward[0].tp_comm) << name;
+    EXPECT_EQ(blocks.forward[0].ep_all_to_alls, layers.forward[0].ep_all_to_alls) << name;
+    EXPECT_EQ(blocks.chunk_params, layers.chunk_params) << name;
+    EXPECT_EQ(blocks.chunk_expert_params, layers.chunk_expert_params) << name;
+  }
 }
 
 TEST(HybridBlocks, AMambaMixerGathersAndScattersAsAttentionDoes) {

@@ -644,9 +644,13 @@ TEST(HybridModel, ThePatternNamesOneKnownKindPerLayer) {
   const ParallelPlan p = plan_of(1, 1, 8);
   const TrainingSpec t = training_of(8192, 8, 1);
   EXPECT_EQ(check(m, p, t, 8), "ok");
-  m.hybrid_pattern[3] = 'E';  // Nemotron 3's MoE block
-  EXPECT_NE(check(m, p, t, 8).find("'E' at position 4 is not a layer kind"), std::string::npos);
-  EXPECT_NE(check(m, p, t, 8).find("MoE blocks (E) are not modelled"), std::string::npos);
+  m.hybrid_pattern[3] = 'X';
+  EXPECT_NE(check(m, p, t, 8).find("'X' at position 4 is not a layer kind"), std::string::npos);
+  m.hybrid_pattern[3] = 'E';  // a MoE block, in a model without experts
+  EXPECT_NE(check(m, p, t, 8).find("MoE blocks (E) need experts > 1"), std::string::npos);
+  m = find_model("nemotron3-nano");
+  m.hybrid_pattern = std::string(52, 'M');  // experts, but no block to hold them
+  EXPECT_NE(check(m, p, t, 8).find("has no MoE block (E) for model.experts' 128 experts"), std::string::npos);
   m = find_model("nemotronh-8b");
   m.layers = 50;
   EXPECT_NE(check(m, p, t, 8).find("has 52 characters, one per layer, but model.layers is 50"), std::string::npos);
