@@ -293,6 +293,26 @@ std::vector<ModelSpec> make_presets() {
   dsv3.mtp_layers = 1;
   v.push_back(dsv3);
 
+  // Moonshot Kimi K2 (the released config.json, DeepSeek-V3's layout):
+  // 61 layers, the first dense (18,432), then 384 routed experts of 2,048
+  // (top-8, no group-limited routing: n_group 1) and one shared; MLA with
+  // 64 heads (the ranks and head widths of DeepSeek-V3); vocabulary
+  // 163,840, untied; no multi-token prediction. 1.04T and 32B active
+  // published.
+  ModelSpec kimi = dsv3;
+  kimi.name = "kimi-k2";
+  kimi.description = "Kimi K2, released config (MLA with 64 heads, 1 dense + 60 MoE layers, 384 experts top-8 + 1 "
+                     "shared, V 163840)";
+  kimi.heads = 64;
+  kimi.kv_heads = 64;
+  kimi.vocab = 163840;
+  kimi.experts = 384;
+  kimi.expert_groups = 0;
+  kimi.group_top_k = 0;
+  kimi.dense_layers = 1;
+  kimi.mtp_layers = 0;
+  v.push_back(kimi);
+
   // Qwen3 MoE (model cards: 30.5B / 3.3B active, 235B / 22B active):
   // every layer MoE (decoder_sparse_step 1, no mlp_only_layers), 128
   // experts of moe_intermediate_size, top-8, no shared expert, heads of 128.

@@ -3,7 +3,7 @@
 // anatomy ships (GPT-3 175B, the Megatron-LM paper and README table models,
 // Llama 3 8B/70B/405B with grouped-query attention, MPT models, Nemotron-4
 // 15B/340B, and the mixtures of experts Mixtral 8x7B / 8x22B, Grok-1,
-// DeepSeek-V3, Qwen3 MoE, Llama 4 and GPT-OSS, whose even layers attend
+// DeepSeek-V3, Kimi K2, Qwen3 MoE, Llama 4 and GPT-OSS, whose even layers attend
 // through a sliding window; and the hybrid Mamba-2/attention models
 // Nemotron-H and Nemotron 3 Nano).
 //

@@ -299,6 +299,21 @@ TEST(ModelSpec, Nemotron3NanoHasMixtureOfExpertsBlocks) {
   EXPECT_EQ(m.active_params(), 3'580'073'408);
 }
 
+TEST(ModelSpec, KimiK2IsDeepSeekV3sLayoutWith384ExpertsAnd64Heads) {
+  // MLA with 64 heads: Q down 7168 x 1536, up 1536 x 64 x 192, KV down
+  // 7168 x (512 + 64), up 512 x 64 x (128 + 128), output 64 x 128 x 7168,
+  // latent norms 1536 + 512: 101,124,096. One dense layer of 3 x 7168 x
+  // 18432 and two norms: 497,500,160. Sixty MoE layers of 384 + 1 experts
+  // of 3 x 7168 x 2048, a router of 7168 x 384 and two norms:
+  // 17,059,364,864. With the untied 163840 x 7168 tables and the final norm:
+  // 1,026,408,209,408 ("1T"). Active: 376 experts idle in 60 layers,
+  // 60 x 376 x 44,040,192 fewer: 32,861,477,888 ("32B").
+  const ModelSpec& m = find_model("kimi-k2");
+  EXPECT_EQ(m.params(), 1'026'408'209'408);
+  EXPECT_EQ(m.active_params(), 32'861'477'888);
+  EXPECT_EQ(m.moe_layers(), 60);
+}
+
 TEST(ModelSpec, ATransformerIsOneKindOfLayerOrTwo) {
   // Without a pattern, layers are dense or MoE: Llama 4 Maverick's 48 are
   // half each (every second layer has experts).
@@ -317,7 +332,7 @@ TEST(ModelSpec, PresetsAreUniqueAndNameTheirSource) {
     EXPECT_EQ(m.hidden % m.heads, 0) << m.name;
     EXPECT_EQ(m.heads % m.kv_heads, 0) << m.name;
   }
-  EXPECT_EQ(model_presets().size(), 43u);
+  EXPECT_EQ(model_presets().size(), 44u);
 }
 
 TEST(ModelSpec, UnknownModelListsTheKnownOnes) {
