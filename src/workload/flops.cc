@@ -1,14 +1,11 @@
 #include "workload/flops.h"
 
-#include <array>
-
 namespace anatomy::workload {
 namespace {
 
 // Forward FLOPs of one token, split the way recomputation re-runs them.
 struct ForwardPerToken {
-  std::array<double, kLayerKinds> layer{};  // one layer's weight GEMMs (Mamba-2: and its SSD), by kind
-  double dense_layer, moe_layer;  // of which a transformer layer's
+  PerLayerKind<double> layer;  // one layer's weight GEMMs (Mamba-2: and its SSD), by kind
   double layer_gemms;             // all layers' weight GEMMs
   double attention_core;          // all layers' Q K^T and A V
   double logits;                  // the output layer
@@ -22,7 +19,7 @@ struct ForwardPerToken {
 // Layers of each kind in `c`, times one layer's forward of that kind.
 double layer_sum(const LayerCounts& c, const ForwardPerToken& f) {
   double total = 0;
-  for (size_t k = 0; k < kLayerKinds; ++k) total += static_cast<double>(c.n[k]) * f.layer[k];
+  for (LayerKind k : kAllLayerKinds) total += static_cast<double>(c[k]) * f.layer[k];
   return total;
 }
 
@@ -34,7 +31,6 @@ double layer_sum(const LayerCounts& c, const ForwardPerToken& f) {
 // depthwise conv, the gated norm and the scan between chunks' states
 // (2 H P N / Q per token), elementwise work under 1% of the block.
 double mamba_forward_per_token(const ModelSpec& m) {
-  if (!m.hybrid()) return 0;
   const double h = static_cast<double>(m.hidden), d = static_cast<double>(m.mamba_inner());
   const double Q = static_cast<double>(m.mamba_chunk), N = static_cast<double>(m.mamba_state);
   const double P = static_cast<double>(m.mamba_head_dim), H = static_cast<double>(m.mamba_heads);
@@ -49,18 +45,16 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   const double attention_macs = static_cast<double>(m.attention_weights());
   const double mlp = (m.gated_mlp ? 3 : 2) * h;  // MACs per unit of inner size
   ForwardPerToken f;
-  f.dense_layer = 2 * (attention_macs + mlp * static_cast<double>(m.dense_ffn()));
-  f.moe_layer = f.dense_layer;
+  f.layer[LayerKind::kDense] = 2 * (attention_macs + mlp * static_cast<double>(m.dense_ffn()));
+  f.layer[LayerKind::kMoe] = f.layer[LayerKind::kDense];
   if (m.moe())
-    f.moe_layer = 2 * (attention_macs + mlp * static_cast<double>(m.ffn_hidden * (m.top_k + m.shared_experts)) +
-                       h * static_cast<double>(m.experts));  // and the router
-  const auto at = [&](LayerKind k) -> double& { return f.layer[static_cast<size_t>(k)]; };
-  at(LayerKind::kDense) = f.dense_layer;
-  at(LayerKind::kMoe) = f.moe_layer;
-  at(LayerKind::kAttention) = 2 * attention_macs;
-  at(LayerKind::kMlp) = 2 * mlp * static_cast<double>(m.dense_ffn());
-  at(LayerKind::kMamba) = mamba_forward_per_token(m);
-  at(LayerKind::kMoeMlp) = f.moe_layer - 2 * attention_macs;
+    f.layer[LayerKind::kMoe] =
+        2 * (attention_macs + mlp * static_cast<double>(m.ffn_hidden * (m.top_k + m.shared_experts)) +
+             h * static_cast<double>(m.experts));  // and the router
+  f.layer[LayerKind::kAttention] = 2 * attention_macs;
+  f.layer[LayerKind::kMlp] = 2 * mlp * static_cast<double>(m.dense_ffn());
+  f.layer[LayerKind::kMamba] = mamba_forward_per_token(m);
+  f.layer[LayerKind::kMoeMlp] = f.layer[LayerKind::kMoe] - 2 * attention_macs;
   f.layer_gemms = layer_sum(m.layer_counts(0, m.layers), f);
   // Per sequence Q K^T is 2 s^2 q and A V 2 s^2 o (heads of s x hd by
   // hd x s, and s x s by s x v_hd; q = o = h unless the model sets
@@ -80,7 +74,7 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
   // Each MTP module: its 2h -> h projection, its layer and attention core,
   // and the output layer again.
   const double modules = static_cast<double>(m.mtp_layers);
-  f.mtp_layers = modules * (2 * 2 * h * h + (m.mtp_moe() ? f.moe_layer : f.dense_layer));
+  f.mtp_layers = modules * (2 * 2 * h * h + f.layer[m.mtp_moe() ? LayerKind::kMoe : LayerKind::kDense]);
   f.mtp_core = modules * 2 * static_cast<double>(seq_len) * (q + o);
   f.mtp_logits = modules * f.logits;
   return f;
@@ -137,7 +131,7 @@ double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingS
       const double dense_mlps = static_cast<double>(m.layer_counts(0, m.layers).dense_mlp());
       if (mods & kRecomputeMlp) extra += dense_mlps * 2 * mlp * static_cast<double>(m.dense_ffn());
       if (mods & kRecomputeMoe)
-        extra += moe_layers * (f.moe_layer - 2 * static_cast<double>(m.attention_weights()));
+        extra += moe_layers * f.layer[LayerKind::kMoeMlp];  // a MoE layer's MLP: router and experts
       else if (mods & kRecomputeSharedExperts)
         extra += moe_layers * 2 * mlp * static_cast<double>(m.ffn_hidden * m.shared_experts);
       break;

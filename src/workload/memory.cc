@@ -1,7 +1,6 @@
 #include "workload/memory.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -165,11 +164,10 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double folding = static_cast<double>(p.tp) / p.etp();
   double layer_unit = 0;
   const LayerCounts all = m.layer_counts(0, m.layers);
-  for (size_t k = 0; k < kLayerKinds; ++k) {
-    if (all.n[k] == 0) continue;
-    const auto kind = static_cast<LayerKind>(k);
-    const double params = static_cast<double>(m.layer_params(kind));
-    layer_unit = std::max(layer_unit, has_experts(kind) ? params - expert_layer + expert_layer / p.ep * folding : params);
+  for (LayerKind k : kAllLayerKinds) {
+    if (all[k] == 0) continue;
+    const double params = static_cast<double>(m.layer_params(k));
+    layer_unit = std::max(layer_unit, has_experts(k) ? params - expert_layer + expert_layer / p.ep * folding : params);
   }
   // The embedding, position table, final norm and output layer, as the
   // largest unit gathered at once.
@@ -207,11 +205,10 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   // their activations (training.recompute_layers), each of its kind.
   // Without full recomputation no layer is recomputed and `stored` is
   // `whole`.
-  std::array<LayerActivations, kLayerKinds> acts{};
-  for (size_t k = 0; k < kLayerKinds; ++k)
-    if (all.n[k] > 0 || static_cast<LayerKind>(k) == LayerKind::kDense)
-      acts[k] = layer_activations(m, p, t, static_cast<LayerKind>(k));
-  if (!m.moe()) acts[static_cast<size_t>(LayerKind::kMoe)] = acts[static_cast<size_t>(LayerKind::kDense)];
+  // Of each kind the model has (an MTP module's layer is of its last layer's).
+  PerLayerKind<LayerActivations> acts;
+  for (LayerKind k : kAllLayerKinds)
+    if (all[k] > 0) acts[k] = layer_activations(m, p, t, k);
   // Each chunk's kept activations, times its micro-batches in flight.
   const std::vector<int64_t> in_flight = chunk_micro_batches_in_flight(p, t, r);
   double act = 0, recomputing = 0;  // the largest layer being recomputed
@@ -220,12 +217,11 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
     const LayerCounts kinds = m.layer_counts(range.first, range.count);
     const LayerCounts replayed = m.layer_counts(range.first, recomputed_layers(t, range.count));
     double kept = 0;
-    for (size_t k = 0; k < kLayerKinds; ++k) kept += static_cast<double>(replayed.n[k]) * acts[k].stored;
-    for (size_t k = 0; k < kLayerKinds; ++k)
-      kept += static_cast<double>(kinds.n[k] - replayed.n[k]) * acts[k].whole;
+    for (LayerKind k : kAllLayerKinds) kept += static_cast<double>(replayed[k]) * acts[k].stored;
+    for (LayerKind k : kAllLayerKinds) kept += static_cast<double>(kinds[k] - replayed[k]) * acts[k].whole;
     act += kept * static_cast<double>(in_flight[static_cast<size_t>(c)]);
-    for (size_t k = 0; k < kLayerKinds; ++k)
-      if (replayed.n[k] > 0) recomputing = std::max(recomputing, acts[k].whole);
+    for (LayerKind k : kAllLayerKinds)
+      if (replayed[k] > 0) recomputing = std::max(recomputing, acts[k].whole);
   }
   act += recomputing;
   const bool sp = p.sequence_parallel && p.tp > 1;
@@ -243,7 +239,7 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   for (int c = 0; c < p.virtual_stages; ++c)
     if (holds_mtp(m, p, r, c))
       act += static_cast<double>(in_flight[static_cast<size_t>(c)]) * n_mtp *
-             (acts[static_cast<size_t>(m.mtp_moe() ? LayerKind::kMoe : LayerKind::kDense)].whole +
+             (acts[m.mtp_moe() ? LayerKind::kMoe : LayerKind::kDense].whole +
               tokens * 2 * e * h / (sp ? tp : 1));
   b.activations = to_bytes(act);
   b.workspace = kWorkspace;

@@ -130,7 +130,7 @@ int64_t ModelSpec::mtp_params() const {
 int64_t ModelSpec::params() const {
   const LayerCounts c = layer_counts(0, layers);
   int64_t total = 0;
-  for (size_t k = 0; k < kLayerKinds; ++k) total += c.n[k] * layer_params(static_cast<LayerKind>(k));
+  for (LayerKind k : kAllLayerKinds) total += c[k] * layer_params(k);
   return total + embedding_params() + norm_params() + mtp_params();
 }
 
@@ -297,7 +297,7 @@ std::vector<ModelSpec> make_presets() {
   // 61 layers, the first dense (18,432), then 384 routed experts of 2,048
   // (top-8, no group-limited routing: n_group 1) and one shared; MLA with
   // 64 heads (the ranks and head widths of DeepSeek-V3); vocabulary
-  // 163,840, untied; no multi-token prediction. 1.04T and 32B active
+  // 163,840, untied; no multi-token prediction. 1T and 32B active
   // published.
   ModelSpec kimi = dsv3;
   kimi.name = "kimi-k2";

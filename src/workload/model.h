@@ -73,7 +73,9 @@ namespace anatomy::workload {
 // What one layer is: a transformer layer with a dense MLP or with experts,
 // or one block of a hybrid model.
 enum class LayerKind { kDense, kMoe, kMamba, kAttention, kMlp, kMoeMlp };
-inline constexpr size_t kLayerKinds = 6;
+inline constexpr std::array<LayerKind, 6> kAllLayerKinds = {LayerKind::kDense, LayerKind::kMoe,
+                                                            LayerKind::kMamba, LayerKind::kAttention,
+                                                            LayerKind::kMlp,   LayerKind::kMoeMlp};
 // What a layer of a kind holds: attention (a transformer layer or an
 // attention block), an MLP (a transformer layer, an MLP or a MoE block),
 // routed experts (a MoE layer or block).
@@ -85,17 +87,31 @@ constexpr bool has_mlp(LayerKind k) {
 }
 constexpr bool has_experts(LayerKind k) { return k == LayerKind::kMoe || k == LayerKind::kMoeMlp; }
 
+// One value for each layer kind.
+template <typename T>
+struct PerLayerKind {
+  std::array<T, kAllLayerKinds.size()> v{};
+  T& operator[](LayerKind k) { return v[static_cast<size_t>(k)]; }
+  const T& operator[](LayerKind k) const { return v[static_cast<size_t>(k)]; }
+};
+
 // Layers of each kind in a run of layers.
-struct LayerCounts {
-  std::array<int64_t, kLayerKinds> n{};
-  int64_t operator[](LayerKind k) const { return n[static_cast<size_t>(k)]; }
-  int64_t& operator[](LayerKind k) { return n[static_cast<size_t>(k)]; }
+struct LayerCounts : PerLayerKind<int64_t> {
   // Layers with attention: transformer layers and attention blocks.
-  int64_t attention() const { return n[0] + n[1] + n[3]; }
+  int64_t attention() const { return count_if(has_attention); }
   // Layers with a dense MLP: dense transformer layers and MLP blocks.
-  int64_t dense_mlp() const { return n[0] + n[4]; }
+  int64_t dense_mlp() const { return count_if([](LayerKind k) { return has_mlp(k) && !has_experts(k); }); }
   // Layers with routed experts: MoE layers and MoE blocks.
-  int64_t experts() const { return n[1] + n[5]; }
+  int64_t experts() const { return count_if(has_experts); }
+
+ private:
+  template <typename Pred>
+  int64_t count_if(Pred holds) const {
+    int64_t n = 0;
+    for (LayerKind k : kAllLayerKinds)
+      if (holds(k)) n += (*this)[k];
+    return n;
+  }
 };
 
 struct ModelSpec {

@@ -16,10 +16,8 @@ GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange lay
   // the ones every rank holds whole.
   auto on_one_rank = [&](int64_t layer_params) { return (layer_params - whole) / tp + whole; };
   GpuParams g;
-  for (size_t k = 0; k < kLayerKinds; ++k) {
-    const auto kind = static_cast<LayerKind>(k);
-    g.dense += kinds.n[k] * on_one_rank(m.layer_params(kind) - (has_experts(kind) ? expert_layer : 0));
-  }
+  for (LayerKind k : kAllLayerKinds)
+    g.dense += kinds[k] * on_one_rank(m.layer_params(k) - (has_experts(k) ? expert_layer : 0));
   const int64_t expert_shards = int64_t{p.etp()} * std::max(1, p.ep);  // expert TP x EP
   g.experts = moe * (expert_layer / expert_shards);
   const int64_t h = m.hidden, V = m.vocab;

@@ -1,6 +1,7 @@
 #include "workload/step_cost.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "workload/params.h"
 
@@ -28,12 +29,11 @@ int64_t StageCost::expert_params() const {
 StepCostModel::StepCostModel(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
                              const hw::ComputeModel& cm, CommTimer timer)
     : m_(m), p_(p), t_(t), cm_(cm), timer_(std::move(timer)), layout_(p) {
-  // The kinds the model has, and the two an MTP module's layer can be.
+  // The kinds the model has (an MTP module's layer is of its last
+  // layer's), and a dense layer, whose attention sliding windows shorten.
   const LayerCounts all = m.layer_counts(0, m.layers);
-  for (size_t k = 0; k < kLayerKinds; ++k) {
-    const auto kind = static_cast<LayerKind>(k);
-    if (all.n[k] > 0 || kind == LayerKind::kDense || (kind == LayerKind::kMoe && m.moe())) kinds_[k] = layer(kind);
-  }
+  for (LayerKind k : kAllLayerKinds)
+    if (all[k] > 0 || k == LayerKind::kDense) kinds_[k] = layer(k);
 }
 
 hw::Precision StepCostModel::gemm_precision() const {
@@ -390,8 +390,8 @@ StageCost StepCostModel::stage(int s) const {
     const LayerCounts kinds = m_.layer_counts(range.first, n);
     // A field summed over the chunk's first layers, `c` of each kind.
     auto sum = [&](auto LayerCost::*field, const LayerCounts& c) {
-      auto total = kinds_[0].*field * c.n[0];
-      for (size_t k = 1; k < kLayerKinds; ++k) total += kinds_[k].*field * c.n[k];
+      std::remove_cvref_t<decltype(kinds_[LayerKind::kDense].*field)> total{};
+      for (LayerKind k : kAllLayerKinds) total += kinds_[k].*field * c[k];
       return total;
     };
     StepCost f{sum(&LayerCost::fwd_compute, kinds), SimTime::zero(), sum(&LayerCost::fwd_comm, kinds),
@@ -399,7 +399,7 @@ StageCost StepCostModel::stage(int s) const {
     StepCost b{sum(&LayerCost::bwd_compute, kinds), SimTime::zero(), sum(&LayerCost::bwd_comm, kinds),
                sum(&LayerCost::bwd_all_to_alls, kinds)};
     // Sliding-window layers' attention, the same in either kind of layer.
-    const LayerCost& dense = kinds_[static_cast<size_t>(LayerKind::kDense)];
+    const LayerCost& dense = kinds_[LayerKind::kDense];
     const SimTime window_f = dense.window_saving_fwd, window_b = dense.window_saving_bwd;
     const auto sliding = [&](int64_t count) { return m_.sliding_layers_in(range.first, count); };
     f.compute -= window_f * sliding(n);
@@ -448,7 +448,7 @@ StageCost StepCostModel::stage(int s) const {
       // Each multi-token-prediction module: the next tokens' embedding
       // lookup, a 2h -> h projection (split over TP) and one layer of the
       // model's last kind. Not recomputed.
-      const LayerCost& layer = kinds_[static_cast<size_t>(m_.mtp_moe() ? LayerKind::kMoe : LayerKind::kDense)];
+      const LayerCost& layer = kinds_[m_.mtp_moe() ? LayerKind::kMoe : LayerKind::kDense];
       const SimTime proj_f = cm_.gemm(T, h / tp, 2 * h, prec);
       const SimTime proj_b = cm_.gemm(T, 2 * h, h / tp, prec) + cm_.gemm(2 * h, h / tp, T, prec);
       f.compute += (lookup + proj_f + layer.fwd_compute) * n_mtp;

@@ -44,7 +44,6 @@
 // routing 1/ep of it stays on the GPU and (ep - 1)/ep goes to the other
 // EP ranks, which is what the all-to-all schedule sends (coll/direct.cc).
 
-#include <array>
 #include <functional>
 #include <vector>
 
@@ -123,7 +122,7 @@ class StepCostModel {
   const hw::ComputeModel& cm_;
   CommTimer timer_;
   Layout layout_;
-  std::array<LayerCost, kLayerKinds> kinds_{};  // one layer of each kind the model has
+  PerLayerKind<LayerCost> kinds_;  // one layer of each kind the model has
 };
 
 }  // namespace anatomy::workload

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "workload/flops.h"
+#include "hybrid_fixture.h"
 
 namespace anatomy::workload {
 namespace {
@@ -272,23 +273,13 @@ TEST(Flops, MixtureOfExpertsMegatronCountIsAboveModelFlops) {
   expect_megatron_is_full_recompute(m);
 }
 
-// A transformer's layers spelled as hybrid blocks: an attention block and
-// an MLP block (`mlp`: '-' dense, 'E' experts) for each layer.
-ModelSpec spelled_as_blocks(const ModelSpec& transformer, char mlp) {
-  ModelSpec m = transformer;
-  m.layers = 2 * transformer.layers;
-  m.hybrid_pattern.clear();
-  for (int64_t i = 0; i < transformer.layers; ++i) m.hybrid_pattern += std::string{'*', mlp};
-  return m;
-}
-
 TEST(Flops, HybridBlocksOfAttentionAndMlpCountAsTheTransformerTheySpell) {
   // A transformer layer is an attention block and an MLP block: the same
   // GEMMs and attention core, whether counted by layer or by block, for a
   // dense MLP (Llama 3 8B) or experts (Mixtral 8x7B).
   for (const auto& [name, mlp] : {std::pair{"llama3-8b", '-'}, std::pair{"mixtral-8x7b", 'E'}}) {
     const ModelSpec& model = find_model(name);
-    const ModelSpec blocks = spelled_as_blocks(model, mlp);
+    const ModelSpec blocks = testing::spelled_as_blocks(model, mlp);
     const TrainingSpec t = training(8192, 4, Recompute::kNone, true);
     EXPECT_DOUBLE_EQ(model_flops(blocks, t), model_flops(model, t)) << name;
     EXPECT_DOUBLE_EQ(megatron_flops(blocks, 4, 8192), megatron_flops(model, 4, 8192)) << name;

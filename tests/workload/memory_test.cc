@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "workload/memory.h"
+#include "hybrid_fixture.h"
 
 namespace anatomy::workload {
 namespace {
@@ -357,11 +358,9 @@ TEST(Memory, HybridBlocksOfAttentionAndMlpNeedWhatTheTransformerNeeds) {
   // Llama 3 8B as 64 blocks "*-" and Mixtral 8x7B as "*E" on EP 2: the
   // same tensors kept, split between the blocks, on TP 2 with sequence
   // parallelism and on PP 2.
-  for (const auto& [name, pair] : {std::pair{"llama3-8b", "*-"}, std::pair{"mixtral-8x7b", "*E"}}) {
+  for (const auto& [name, mlp] : {std::pair{"llama3-8b", '-'}, std::pair{"mixtral-8x7b", 'E'}}) {
     const ModelSpec& model = find_model(name);
-    ModelSpec blocks = model;
-    blocks.layers = 64;
-    for (int i = 0; i < 32; ++i) blocks.hybrid_pattern += pair;
+    const ModelSpec blocks = testing::spelled_as_blocks(model, mlp);
     ParallelPlan p = plan(2, 2, 2, 1);
     p.sequence_parallel = true;
     p.ep = 2;

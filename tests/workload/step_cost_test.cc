@@ -9,6 +9,7 @@
 
 #include "hw/catalog.h"
 #include "hw/compute_model.h"
+#include "hybrid_fixture.h"
 
 namespace anatomy::workload {
 namespace {
@@ -124,23 +125,14 @@ StageCost tp2_stage(const ModelSpec& m, int ep = 1) {
   return cost.stage(0);
 }
 
-ModelSpec with_pattern(const ModelSpec& base, const std::string& pattern) {
-  ModelSpec m = base;
-  m.hybrid_pattern = pattern;
-  m.layers = static_cast<int64_t>(pattern.size());
-  return m;
-}
-
 TEST(HybridBlocks, AnAttentionBlockAndAnMlpBlockCostOneTransformerLayer) {
   // Llama 3 8B's 32 layers spelled as 64 blocks, "*-" each, and Mixtral
   // 8x7B's on EP 2 as "*E": the same kernels (a norm and a residual add in
   // each block, two in each layer), the same four TP collectives per
   // layer, split two and two, and the same all-to-alls.
-  for (const auto& [name, pair, ep] : {std::tuple{"llama3-8b", "*-", 1}, std::tuple{"mixtral-8x7b", "*E", 2}}) {
+  for (const auto& [name, mlp, ep] : {std::tuple{"llama3-8b", '-', 1}, std::tuple{"mixtral-8x7b", 'E', 2}}) {
     const ModelSpec& model = find_model(name);
-    std::string pattern;
-    for (int i = 0; i < 32; ++i) pattern += pair;
-    const StageCost layers = tp2_stage(model, ep), blocks = tp2_stage(with_pattern(model, pattern), ep);
+    const StageCost layers = tp2_stage(model, ep), blocks = tp2_stage(testing::spelled_as_blocks(model, mlp), ep);
     EXPECT_EQ(blocks.forward[0].compute, layers.forward[0].compute) << name;
     EXPECT_EQ(blocks.backward[0].compute, layers.backward[0].compute) << name;
     EXPECT_EQ(blocks.forward[0].tp_comm, layers.forward[0].tp_comm) << name;
@@ -159,13 +151,13 @@ TEST(HybridBlocks, AMambaMixerGathersAndScattersAsAttentionDoes) {
   // this one stage, 1 us each: 10 us.
   const ModelSpec& nh = find_model("nemotronh-8b");
   for (const char* pattern : {"MMMM", "****", "----"}) {
-    const StageCost s = tp2_stage(with_pattern(nh, pattern));
+    const StageCost s = tp2_stage(testing::with_pattern(nh, pattern));
     EXPECT_EQ(s.forward[0].tp_comm, SimTime::from_seconds(10e-6)) << pattern;
     EXPECT_EQ(s.backward[0].tp_comm, SimTime::from_seconds(10e-6)) << pattern;
   }
   // Its kernels take time of their own: 4 mixers cost more than 2.
-  EXPECT_GT(tp2_stage(with_pattern(nh, "MMMM")).forward[0].compute,
-            tp2_stage(with_pattern(nh, "MM")).forward[0].compute);
+  EXPECT_GT(tp2_stage(testing::with_pattern(nh, "MMMM")).forward[0].compute,
+            tp2_stage(testing::with_pattern(nh, "MM")).forward[0].compute);
 }
 
 }  // namespace
