@@ -42,6 +42,7 @@
 #include "hw/catalog.h"
 #include "hw/compute_interpolation.h"
 #include "hw/compute_model.h"
+#include "hw/flash2_rates.h"
 #include "hw/link.h"
 
 namespace anatomy::hw {
@@ -89,6 +90,15 @@ constexpr double kAdamBf16BytesPerParam = 14;
 // as Transformer Engine's FusedAdam reads and writes them since 2.14; older
 // versions copy each bf16 moment to an fp32 temporary and back.
 constexpr double kAdamBf16MomentsBytesPerParam = 20;
+// Unfused AdamW, the kernels of PyTorch's single-tensor AdamW and Composer's
+// DecoupledAdamW in order, as accesses of one state element (4 bytes with
+// fp32 state, 2 with 16-bit): param.mul_ (decay) 2, exp_avg.mul_ 2,
+// exp_avg.add_(grad) 3, exp_avg_sq.mul_ 2, exp_avg_sq.addcmul_(grad, grad)
+// 4, sqrt 2, division by the bias correction 2, add_(eps) 2,
+// param.addcdiv_(exp_avg, denom) 4: 23 accesses, 92 bytes with fp32 state.
+constexpr std::array<int, 9> kUnfusedAdamAccesses = {2, 2, 3, 2, 4, 2, 2, 2, 4};
+// The BF16 peak of the H100 SXM5 that FlashAttention-2's rates were measured on.
+constexpr double kH100Bf16Tflops = 989;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -520,17 +530,17 @@ double sliding_window_tiles(int64_t seq, int64_t window) {
 }
 
 SimTime ComputeModel::attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                                    int64_t window) const {
-  return attention(batch, seq, heads, head_dim, causal, window, false);
+                                    int64_t window, AttentionKernel kernel) const {
+  return attention(batch, seq, heads, head_dim, causal, window, false, kernel);
 }
 
 SimTime ComputeModel::attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                                    int64_t window) const {
-  return attention(batch, seq, heads, head_dim, causal, window, true);
+                                    int64_t window, AttentionKernel kernel) const {
+  return attention(batch, seq, heads, head_dim, causal, window, true, kernel);
 }
 
 SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                                int64_t window, bool backward) const {
+                                int64_t window, bool backward, AttentionKernel kernel) const {
   ANATOMY_CHECK(batch >= 0 && seq >= 0 && heads >= 0 && head_dim >= 0, "attention dimensions must be non-negative");
   ANATOMY_CHECK(shape_ != nullptr, "a ComputeModel comes from make_compute_model()");
   if (batch == 0 || seq == 0 || heads == 0 || head_dim == 0) return SimTime::zero();
@@ -543,6 +553,16 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   const double bytes = (backward ? 8.0 : 4.0) * b * s * h * d * 2;
   const double peak = gpu_.bf16_tflops * 1e12;
   const double hbm = gpu_.hbm_bandwidth.bytes_per_second();
+  const double ideal = std::max(flops / peak, bytes / hbm) + kLaunchSeconds;
+
+  if (kernel == AttentionKernel::kFlash2 && gpu_.arch.family == "hopper") {
+    // Measured on an H100 SXM5; a Hopper part with another peak (H100
+    // PCIe, H800) runs the same kernel at its own clock and SM count.
+    const double tflops = flash2_h100_tflops(seq, causal, backward) * gpu_.bf16_tflops / kH100Bf16Tflops;
+    return SimTime::from_seconds(std::max(flops / (tflops * 1e12), ideal));
+  }
+  ANATOMY_CHECK(kernel == AttentionKernel::kFlash || gpu_.arch.family == "ampere",
+                "FlashAttention-2 is measured on Hopper and native on Ampere, not on " + gpu_.name);
 
   if (calibrated_) {
     // Flash attention parallelizes over batch x heads, so a batch of b runs at
@@ -550,7 +570,6 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
     const Point at = log2_point(seq, batch * heads, head_dim);
     const double tflops = std::exp(backward ? calibrated_->attn_bwd(at) : calibrated_->attn_fwd(at));
     const double measured = flops / (tflops * 1e12 * table_peak_scale_);
-    const double ideal = std::max(flops / peak, bytes / hbm) + kLaunchSeconds;
     return SimTime::from_seconds(std::max(measured, ideal));
   }
 
@@ -613,11 +632,18 @@ SimTime ComputeModel::memory_bound(Bytes bytes_read_plus_written) const {
   return SimTime::from_seconds(bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency) + kLaunchSeconds);
 }
 
-SimTime ComputeModel::optimizer_step(int64_t params, OptimizerState state) const {
+SimTime ComputeModel::optimizer_step(int64_t params, OptimizerState state, bool fused) const {
   ANATOMY_CHECK(params >= 0, "negative parameter count");
   if (params == 0) return SimTime::zero();
   const double p = static_cast<double>(params);
   const bool bf16 = state == OptimizerState::kBf16;
+  if (!fused) {
+    ANATOMY_CHECK(state != OptimizerState::kBf16Moments, "bf16 moments are Transformer Engine's fused Adam");
+    const double element = bf16 ? 2 : 4;
+    SimTime t = SimTime::zero();
+    for (int accesses : kUnfusedAdamAccesses) t += memory_bound(Bytes(static_cast<int64_t>(p * accesses * element)));
+    return t;
+  }
   // bf16 moments: the fp32 step over the bytes each moves (not measured).
   const double moments = state == OptimizerState::kBf16Moments ? kAdamBf16MomentsBytesPerParam / kAdamBytesPerParam : 1;
   if (calibrated_) {

@@ -26,6 +26,7 @@
 
 #include "core/units.h"
 #include "hw/accelerator.h"
+#include "hw/attention_kernel.h"
 #include "hw/precision.h"
 
 namespace anatomy::hw {
@@ -130,10 +131,12 @@ class ComputeModel {
   // itself and the window - 1 keys before it; the kernel computes whole
   // 128 x 128 tiles of scores, those the window overlaps, at the rate the
   // full causal kernel runs at on that sequence (sliding_window_tiles).
+  // `kernel`: the part's best flash kernel, or FlashAttention-2's rates
+  // (attention_kernel.h).
   SimTime attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                        int64_t window = 0) const;
+                        int64_t window = 0, AttentionKernel kernel = AttentionKernel::kFlash) const;
   SimTime attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                        int64_t window = 0) const;
+                        int64_t window = 0, AttentionKernel kernel = AttentionKernel::kFlash) const;
   // A memory-bound kernel that reads plus writes this many bytes.
   SimTime memory_bound(Bytes bytes_read_plus_written) const;
   // One of a training step's memory-bound kernels, at the rate measured for
@@ -150,8 +153,10 @@ class ComputeModel {
   // precision-aware optimizer), or 16-bit parameters with moments in the
   // same dtype (torch.optim.AdamW keeps its state in the parameter's dtype).
   enum class OptimizerState { kFp32, kBf16Moments, kBf16 };
-  // Fused AdamW over this many parameters.
-  SimTime optimizer_step(int64_t params, OptimizerState state = OptimizerState::kFp32) const;
+  // AdamW over this many parameters: one fused kernel, or (fused false)
+  // one elementwise kernel per operation of PyTorch's single-tensor update,
+  // each a pass at the streaming rate (kBf16Moments has no unfused form).
+  SimTime optimizer_step(int64_t params, OptimizerState state = OptimizerState::kFp32, bool fused = true) const;
   // A pinned device-to-host copy (a checkpoint's snapshot) over a GPU-host
   // link of `link_per_direction`: the table's measured rate when the table
   // names the link its copies crossed and that link has this bandwidth
@@ -174,7 +179,7 @@ class ComputeModel {
   SimTime roofline_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
   SimTime table_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
   SimTime attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, int64_t window,
-                    bool backward) const;
+                    bool backward, AttentionKernel kernel) const;
 
   Accelerator gpu_;
   std::shared_ptr<const CalibrationTable> table_;  // null: roofline only

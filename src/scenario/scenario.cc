@@ -143,6 +143,16 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
              fmt::format("{} needs {} tensor cores, which the {} does not have (use bf16)",
                          hw::to_string(s.training.precision), s.training.precision == hw::Precision::kFp8 ? "FP8" : "FP4",
                          s.cluster.system.gpu.name));
+  if (s.training.attention_kernel == hw::AttentionKernel::kFlash2) {
+    const std::string& family = s.cluster.system.gpu.arch.family;
+    if (!s.training.flash_attention)
+      ctx.fail(ctx.line_for("training.attention_kernel"), "training.attention_kernel",
+               "flash2 is a flash attention kernel; flash_attention is false");
+    if (family != "hopper" && family != "ampere")
+      ctx.fail(ctx.line_for("training.attention_kernel"), "training.attention_kernel",
+               fmt::format("flash2 is measured on Hopper and native on Ampere; the {} is {}: use flash",
+                           s.cluster.system.gpu.name, family));
+  }
   s.network = detail::read_network(sub(top, "network"), ctx.line_for("network"), ctx);
   if (fabric_switch) apply_switch_buffer(*fabric_switch, sub(top, "network"), s.network);
   detail::read_section(sub(top, "compute"), "compute", ctx.line_for("compute"), detail::compute_fields(), s, ctx);

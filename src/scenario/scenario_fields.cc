@@ -435,6 +435,21 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "Transformer Engine); false: by a separate add kernel over every parameter after each micro-batch's "
        "backward (PyTorch autograd, Megatron-LM 2021)",
        [](T& t, const Value& v) { t.fused_grad_accumulation = v.flag; }, shows(&T::fused_grad_accumulation)},
+      {"fused_optimizer", Kind::kBool, by_default("true"), {},
+       "Adam's update as one fused kernel (Megatron, Transformer Engine, apex, DeepSpeed, torch.optim.AdamW with "
+       "fused=True): 28 B a parameter moved with fp32 state; false: one elementwise kernel per operation "
+       "(torch.optim.AdamW without fused=True, Composer's DecoupledAdamW): nine passes, 92 B a parameter",
+       [](T& t, const Value& v) { t.fused_optimizer = v.flag; }, shows(&T::fused_optimizer)},
+      {"attention_kernel", Kind::kEnum, by_default("flash"), {},
+       "the flash attention kernel: flash, the part's best (its calibration table; on Hopper FlashAttention-3, "
+       "cuDNN, Transformer Engine), or flash2, a kernel written for Ampere's synchronous MMA (FlashAttention-2, "
+       "PyTorch's SDPA flash backend, pre-Hopper Triton kernels): on Hopper at FlashAttention-2's H100 rates "
+       "(FlashAttention-3 paper, Figures 5-6), on Ampere the same as flash; not measured on other parts",
+       [](T& t, const Value& v) {
+         t.attention_kernel = v.text == "flash2" ? hw::AttentionKernel::kFlash2 : hw::AttentionKernel::kFlash;
+       },
+       [](const T& t) { return std::string(t.attention_kernel == hw::AttentionKernel::kFlash2 ? "flash2" : "flash"); },
+       {"flash", "flash2"}},
   };
   return f;
 }

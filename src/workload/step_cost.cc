@@ -158,12 +158,15 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // One kernel of head width (hd + v_hd) / 2: Q K^T is 2 s^2 hd and P V
     // 2 s^2 v_hd FLOPs per head, 4 s^2 x that width in all (hd without MLA).
     const int64_t width = (hd + v_hd) / 2;
-    attn_f = cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, width, true) / cp;
-    attn_b = cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, width, true) / cp;
+    const hw::AttentionKernel kernel = t_.attention_kernel;
+    attn_f = cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, width, true, 0, kernel) / cp;
+    attn_b = cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, width, true, 0, kernel) / cp;
     if (m_.sliding_window > 0) {
       const int64_t w = m_.sliding_window;
-      c.window_saving_fwd = attn_f - cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, width, true, w) / cp;
-      c.window_saving_bwd = attn_b - cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, width, true, w) / cp;
+      c.window_saving_fwd =
+          attn_f - cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, width, true, w, kernel) / cp;
+      c.window_saving_bwd =
+          attn_b - cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, width, true, w, kernel) / cp;
     }
   } else {
     // Unfused attention: per head, scores = Q K^T and context = P V as

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "hw/attention_kernel.h"
 #include "hw/precision.h"
 #include "workload/model.h"
 #include "workload/pipeline_layout.h"
@@ -224,6 +225,16 @@ struct TrainingSpec {
   // (`grad += new_grad`, DDP and Megatron-LM 2021's --DDP-impl torch) or
   // Megatron-LM 2021's local DDP (`param.main_grad.add_(param.grad)`).
   bool fused_grad_accumulation = true;
+  // How Adam's update runs. true: one fused kernel reads the gradient,
+  // weight and both moments once and writes the weight and moments once
+  // (Megatron's and Transformer Engine's FusedAdam, apex, DeepSpeed,
+  // torch.optim.AdamW(fused=True)). false: one elementwise kernel per
+  // operation of the update, each a pass through memory: PyTorch's AdamW
+  // without fused=True and Composer's DecoupledAdamW (the MPT recipes).
+  bool fused_optimizer = true;
+  // The flash attention kernel (with flash_attention): the part's best, or
+  // an Ampere-style one such as FlashAttention-2 (hw/attention_kernel.h).
+  hw::AttentionKernel attention_kernel = hw::AttentionKernel::kFlash;
 
   int64_t micro_batches(const ParallelPlan& p) const { return global_batch / (micro_batch * p.dp); }
   int64_t tokens_per_iteration() const { return global_batch * seq_len; }

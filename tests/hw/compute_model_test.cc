@@ -303,6 +303,56 @@ TEST(Roofline, MemoryBoundKernelRunsAtNinetyPercentOfHbm) {
               14e9 / (0.9 * 3.35e12) * 1e3 + 4e-3, 1e-6);
 }
 
+TEST(Roofline, UnfusedAdamPaysAPassPerOperation) {
+  // PyTorch's single-tensor AdamW (and Composer's DecoupledAdamW) runs nine
+  // elementwise kernels, 2+2+3+2+4+2+2+2+4 = 23 accesses of a 4-byte state
+  // element: 92 B a parameter against the fused kernel's 28, and nine
+  // launches instead of one. 1e9 parameters on H100: 92e9 / (0.9 x 3.35e12)
+  // = 30.51 ms + 9 x 4 us; 16-bit state moves half the bytes.
+  const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
+  EXPECT_NEAR(cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kFp32, false).millis(),
+              92e9 / (0.9 * 3.35e12) * 1e3 + 9 * 4e-3, 1e-6);
+  EXPECT_NEAR(cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kBf16, false).millis(),
+              46e9 / (0.9 * 3.35e12) * 1e3 + 9 * 4e-3, 1e-6);
+}
+
+TEST(Roofline, FlashAttention2RunsAtItsMeasuredH100Rates) {
+  // FlashAttention-3 paper, Figures 5-6 (H100 SXM5, head dim 128): FA2's
+  // causal forward reaches 319 TFLOP/s at 4k tokens, its backward 310
+  // without the mask, taken at the forward's causal share 319/368 with it.
+  // One sequence of 4,096 tokens, 16 heads of 128: the causal forward is
+  // 4 x 4096^2 x 16 x 128 / 2 = 68.7 GFLOP, 215.4 us at 319 TFLOP/s; the
+  // backward 2.5 x that at 310 x 319 / 368 = 268.7 TFLOP/s.
+  const ComputeModel h100 = make_compute_model(find_accelerator("H100"), nullptr);
+  const double flops = 4.0 * 4096 * 4096 * 16 * 128 * 0.5;
+  EXPECT_NEAR(h100.attention_fwd(1, 4096, 16, 128, true, 0, AttentionKernel::kFlash2).seconds(), flops / 319e12,
+              1e-12);
+  EXPECT_NEAR(h100.attention_bwd(1, 4096, 16, 128, true, 0, AttentionKernel::kFlash2).seconds(),
+              2.5 * flops / (310e12 * 319 / 368), 1e-12);
+  // Without the mask: 4 x 4096^2 x 16 x 128 at 368 TFLOP/s.
+  EXPECT_NEAR(h100.attention_fwd(1, 4096, 16, 128, false, 0, AttentionKernel::kFlash2).seconds(), 2 * flops / 368e12,
+              1e-12);
+  // Between measured lengths, log-linear in the length: at 2,896 tokens
+  // (2^11.5 nearly) the causal forward is nearly halfway from 298 to 319.
+  const int64_t s = 2896;
+  const double x = std::log2(2896.0) - 11;
+  const double f = 4.0 * s * s * 16 * 128 * 0.5;
+  EXPECT_NEAR(h100.attention_fwd(1, s, 16, 128, true, 0, AttentionKernel::kFlash2).seconds(),
+              f / ((298 + x * (319 - 298)) * 1e12), 1e-12);
+  // The H200 (same SMs and clock) runs it alike, whatever its table says of
+  // its own best kernel, which is faster; on the A100 FlashAttention-2 is
+  // the native kernel: the same as flash.
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel h200 = make_compute_model(find_accelerator("H200"), &t);
+  EXPECT_EQ(h200.attention_fwd(1, 4096, 16, 128, true, 0, AttentionKernel::kFlash2),
+            h100.attention_fwd(1, 4096, 16, 128, true, 0, AttentionKernel::kFlash2));
+  EXPECT_LT(h200.attention_bwd(1, 4096, 16, 128, true),
+            h200.attention_bwd(1, 4096, 16, 128, true, 0, AttentionKernel::kFlash2));
+  const ComputeModel a100 = make_compute_model(find_accelerator("A100"), nullptr);
+  EXPECT_EQ(a100.attention_bwd(1, 4096, 16, 128, true, 0, AttentionKernel::kFlash2),
+            a100.attention_bwd(1, 4096, 16, 128, true));
+}
+
 TEST(Roofline, AttentionStaysBelowPeakAndBackwardCostsMore) {
   const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
   for (int64_t seq : {512, 2048, 8192, 32768})
@@ -438,6 +488,18 @@ TEST(Calibrated, Bf16ParametersStepAtTheMeasuredBf16Rate) {
   const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
   EXPECT_NEAR(cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kBf16).millis(), 5.40, 0.01);
   EXPECT_NEAR(cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kFp32).millis(), 8.09, 0.01);
+}
+
+TEST(Calibrated, UnfusedAdamStreamsAtTheMeasuredElementwiseRate) {
+  // The table measured no unfused AdamW; its passes run at its in-place
+  // elementwise rate (4,265.5 GB/s read plus written on the H200): 92 B x
+  // 1e9 / 4.2655e12 = 21.57 ms, 2.7x the measured fused step (8.09 ms).
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
+  EXPECT_NEAR(cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kFp32, false).millis(),
+              92e9 / (t.memory_GBps_rw * 1e9) * 1e3, 0.01);
+  EXPECT_GT(cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kFp32, false),
+            cm.optimizer_step(1'000'000'000) * 2.5);
 }
 
 TEST(Calibrated, Bf16MomentsStepAtTheFp32RateOverTheBytesTheyMove) {

@@ -483,6 +483,34 @@ TEST(ScenarioErrors, LaterErrorsPointAtTheFieldsLineInTheFile) {
   EXPECT_EQ(locate_in_scenario(builtin, InputError({"", 0, "gpus"}, "x")).where().field, "gpus");
 }
 
+// FlashAttention-2's rates are measured on Hopper (and the kernel is
+// Ampere's own): a Blackwell plan asking for it is refused at its line, and
+// so is asking for a flash kernel with flash attention off.
+TEST(ScenarioErrors, Flash2OnlyOnHopperOrAmpereAndWithFlashAttention) {
+  const std::string on_b200 =
+      "model: llama3-8b\n"
+      "cluster: {system: dgx-b200, gpus: 8}\n"
+      "training:\n"
+      "  attention_kernel: flash2\n";
+  EXPECT_EQ(error_of(on_b200),
+            "s.yaml:4: training.attention_kernel: flash2 is measured on Hopper and native on Ampere; the B200 is "
+            "blackwell: use flash");
+  const std::string unfused =
+      "model: llama3-8b\n"
+      "cluster: {system: dgx-h100, gpus: 8}\n"
+      "training:\n"
+      "  flash_attention: false\n"
+      "  attention_kernel: flash2\n";
+  EXPECT_EQ(error_of(unfused),
+            "s.yaml:5: training.attention_kernel: flash2 is a flash attention kernel; flash_attention is false");
+  const std::string fine =
+      "model: llama3-8b\n"
+      "cluster: {system: dgx-a100, gpus: 8}\n"
+      "training:\n"
+      "  attention_kernel: flash2\n";
+  EXPECT_EQ(error_of(fine), "no error");
+}
+
 // The A100 has no FP8 tensor cores: an fp8 plan on it is refused at the
 // precision's line instead of run at the BF16 peak.
 TEST(ScenarioErrors, Fp8OnAGpuWithoutFp8) {

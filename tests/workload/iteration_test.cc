@@ -89,6 +89,20 @@ TEST(Iteration, OneGpuIsMicroBatchesTimesForwardAndBackwardPlusTheOptimizer) {
   EXPECT_EQ(r.stages[0].bubble + r.stages[0].pp_comm + r.stages[0].dp_comm + r.stages[0].tp_comm, SimTime::zero());
 }
 
+TEST(Iteration, AnUnfusedOptimizerStepsAtItsOwnCost) {
+  // training.fused_optimizer: false changes only the optimizer bucket, to
+  // the unfused step over the same parameters.
+  Harness h;
+  const IterationResult fused = h.run();
+  h.training.fused_optimizer = false;
+  const IterationResult unfused = h.run();
+  const StageCost c = h.stage_cost(0);
+  const SimTime opt = h.compute.optimizer_step(c.params(), hw::ComputeModel::OptimizerState::kFp32, false);
+  EXPECT_EQ(unfused.stages[0].optimizer, opt);
+  EXPECT_EQ(unfused.iteration - fused.iteration, opt - fused.stages[0].optimizer);
+  EXPECT_GT(opt, fused.stages[0].optimizer * 2);
+}
+
 TEST(Iteration, BucketsAddUpToTheIterationOnEveryGpu) {
   Harness h;
   h.plan.tp = 2;

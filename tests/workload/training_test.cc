@@ -639,6 +639,19 @@ TEST(ValidatePlan, Bf16MomentsNeedMasterWeightsAndMegatronsOptimizer) {
             "its own optimizer state");
 }
 
+TEST(ValidatePlan, AnUnfusedOptimizerKeepsFp32Moments) {
+  // Megatron-LM's precision-aware optimizer (bf16 moments) is Transformer
+  // Engine's fused Adam: it has no unfused form to cost.
+  TrainingSpec t = training_of(2048, 64, 1);
+  t.fused_optimizer = false;
+  const ParallelPlan p = plan_of(1, 1, 8);
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8), "ok");
+  t.bf16_moments = true;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
+            "training.fused_optimizer: false with optimizer_moments: bf16: the precision-aware optimizer is "
+            "Transformer Engine's fused Adam");
+}
+
 TEST(HybridModel, ThePatternNamesOneKnownKindPerLayer) {
   ModelSpec m = find_model("nemotronh-8b");
   const ParallelPlan p = plan_of(1, 1, 8);
