@@ -1,7 +1,8 @@
 #pragma once
-// AttentionKernel: which flash attention kernel a training step runs. The
-// compute model times each (compute_model.h); the scenario's
-// training.attention_kernel picks one.
+// AttentionKernel and OptimizerImpl: which flash attention kernel and
+// which AdamW implementation a training step runs. The compute model times
+// each (compute_model.h); the scenario's training.attention_kernel and
+// training.optimizer_impl pick them.
 
 namespace anatomy::hw {
 
@@ -14,5 +15,10 @@ namespace anatomy::hw {
 // H100 rates (flash2_rates.h), on Ampere the same as kFlash; other
 // families have no measurement (scenarios refuse it there).
 enum class AttentionKernel { kFlash, kFlash2 };
+
+// How AdamW's update runs, in PyTorch's words: one fused kernel; foreach,
+// one multi-tensor kernel per operation of the update; or a for-loop of
+// one elementwise kernel per operation and tensor.
+enum class OptimizerImpl { kFused, kForeach, kForLoop };
 
 }  // namespace anatomy::hw

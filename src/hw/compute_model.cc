@@ -90,13 +90,16 @@ constexpr double kAdamBf16BytesPerParam = 14;
 // as Transformer Engine's FusedAdam reads and writes them since 2.14; older
 // versions copy each bf16 moment to an fp32 temporary and back.
 constexpr double kAdamBf16MomentsBytesPerParam = 20;
-// Unfused AdamW, the kernels of PyTorch's single-tensor AdamW and Composer's
-// DecoupledAdamW in order, as accesses of one state element (4 bytes with
-// fp32 state, 2 with 16-bit): param.mul_ (decay) 2, exp_avg.mul_ 2,
+// Unfused AdamW, its kernels in order as accesses of one state element (4
+// bytes with fp32 state, 2 with 16-bit). PyTorch's for-loop AdamW and
+// Composer's DecoupledAdamW: param.mul_ (decay) 2, exp_avg.mul_ 2,
 // exp_avg.add_(grad) 3, exp_avg_sq.mul_ 2, exp_avg_sq.addcmul_(grad, grad)
 // 4, sqrt 2, division by the bias correction 2, add_(eps) 2,
 // param.addcdiv_(exp_avg, denom) 4: 23 accesses, 92 bytes with fp32 state.
-constexpr std::array<int, 9> kUnfusedAdamAccesses = {2, 2, 3, 2, 4, 2, 2, 2, 4};
+// PyTorch's foreach AdamW (_multi_tensor_adamw) moves the first moment in
+// one _foreach_lerp_ (3) instead of the mul_ and add_: 21 accesses, 84 bytes.
+constexpr std::array<int, 9> kForLoopAdamAccesses = {2, 2, 3, 2, 4, 2, 2, 2, 4};
+constexpr std::array<int, 8> kForeachAdamAccesses = {2, 3, 2, 4, 2, 2, 2, 4};
 // The BF16 peak of the H100 SXM5 that FlashAttention-2's rates were measured on.
 constexpr double kH100Bf16Tflops = 989;
 
@@ -632,16 +635,22 @@ SimTime ComputeModel::memory_bound(Bytes bytes_read_plus_written) const {
   return SimTime::from_seconds(bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency) + kLaunchSeconds);
 }
 
-SimTime ComputeModel::optimizer_step(int64_t params, OptimizerState state, bool fused) const {
+SimTime ComputeModel::optimizer_step(int64_t params, OptimizerState state, OptimizerImpl impl) const {
   ANATOMY_CHECK(params >= 0, "negative parameter count");
   if (params == 0) return SimTime::zero();
   const double p = static_cast<double>(params);
   const bool bf16 = state == OptimizerState::kBf16;
-  if (!fused) {
+  if (impl != OptimizerImpl::kFused) {
     ANATOMY_CHECK(state != OptimizerState::kBf16Moments, "bf16 moments are Transformer Engine's fused Adam");
     const double element = bf16 ? 2 : 4;
     SimTime t = SimTime::zero();
-    for (int accesses : kUnfusedAdamAccesses) t += memory_bound(Bytes(static_cast<int64_t>(p * accesses * element)));
+    auto passes = [&](const auto& accesses) {
+      for (int a : accesses) t += memory_bound(Bytes(static_cast<int64_t>(p * a * element)));
+    };
+    if (impl == OptimizerImpl::kForeach)
+      passes(kForeachAdamAccesses);
+    else
+      passes(kForLoopAdamAccesses);
     return t;
   }
   // bf16 moments: the fp32 step over the bytes each moves (not measured).

@@ -153,10 +153,11 @@ class ComputeModel {
   // precision-aware optimizer), or 16-bit parameters with moments in the
   // same dtype (torch.optim.AdamW keeps its state in the parameter's dtype).
   enum class OptimizerState { kFp32, kBf16Moments, kBf16 };
-  // AdamW over this many parameters: one fused kernel, or (fused false)
-  // one elementwise kernel per operation of PyTorch's single-tensor update,
-  // each a pass at the streaming rate (kBf16Moments has no unfused form).
-  SimTime optimizer_step(int64_t params, OptimizerState state = OptimizerState::kFp32, bool fused = true) const;
+  // AdamW over this many parameters: one fused kernel, or (foreach,
+  // for-loop) one kernel per operation of the update, each a pass at the
+  // streaming rate (kBf16Moments is fused only).
+  SimTime optimizer_step(int64_t params, OptimizerState state = OptimizerState::kFp32,
+                         OptimizerImpl impl = OptimizerImpl::kFused) const;
   // A pinned device-to-host copy (a checkpoint's snapshot) over a GPU-host
   // link of `link_per_direction`: the table's measured rate when the table
   // names the link its copies crossed and that link has this bandwidth

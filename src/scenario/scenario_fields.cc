@@ -435,11 +435,22 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "Transformer Engine); false: by a separate add kernel over every parameter after each micro-batch's "
        "backward (PyTorch autograd, Megatron-LM 2021)",
        [](T& t, const Value& v) { t.fused_grad_accumulation = v.flag; }, shows(&T::fused_grad_accumulation)},
-      {"fused_optimizer", Kind::kBool, by_default("true"), {},
-       "Adam's update as one fused kernel (Megatron, Transformer Engine, apex, DeepSpeed, torch.optim.AdamW with "
-       "fused=True): 28 B a parameter moved with fp32 state; false: one elementwise kernel per operation "
-       "(torch.optim.AdamW without fused=True, Composer's DecoupledAdamW): nine passes, 92 B a parameter",
-       [](T& t, const Value& v) { t.fused_optimizer = v.flag; }, shows(&T::fused_optimizer)},
+      {"optimizer_impl", Kind::kEnum, by_default("fused"), {},
+       "how AdamW's update runs, as PyTorch names its implementations: fused, one kernel (Megatron, Transformer "
+       "Engine, apex, DeepSpeed, torch.optim.AdamW(fused=True)), 28 B a parameter with fp32 state; foreach, one "
+       "multi-tensor kernel per operation (torch.optim.AdamW's default on CUDA), eight passes, 84 B; for-loop, "
+       "elementwise kernels tensor by tensor (foreach=False, Composer's DecoupledAdamW), nine passes, 92 B",
+       [](T& t, const Value& v) {
+         t.optimizer_impl = v.text == "foreach"    ? hw::OptimizerImpl::kForeach
+                            : v.text == "for-loop" ? hw::OptimizerImpl::kForLoop
+                                                   : hw::OptimizerImpl::kFused;
+       },
+       [](const T& t) {
+         return std::string(t.optimizer_impl == hw::OptimizerImpl::kForeach   ? "foreach"
+                            : t.optimizer_impl == hw::OptimizerImpl::kForLoop ? "for-loop"
+                                                                              : "fused");
+       },
+       {"fused", "foreach", "for-loop"}},
       {"attention_kernel", Kind::kEnum, by_default("flash"), {},
        "the flash attention kernel: flash, the part's best (its calibration table; on Hopper FlashAttention-3, "
        "cuDNN, Transformer Engine), or flash2, a kernel written for Ampere's synchronous MMA (FlashAttention-2, "

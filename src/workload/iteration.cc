@@ -765,7 +765,7 @@ void IterationSim::maybe_finish(int s) {
   const int64_t experts = cost_[s].expert_params();
   const int64_t updated = (cost_[s].params() - experts) / shards + experts / expert_shards;
   const SimTime opt =
-      in_.compute->optimizer_step(std::max<int64_t>(1, updated), optimizer_state(t_), t_.fused_optimizer);
+      in_.compute->optimizer_step(std::max<int64_t>(1, updated), optimizer_state(t_), t_.optimizer_impl);
   sim_.schedule_in(opt, [this, s] {
     Stage& st = st_[s];
     account(st, IntervalKind::kOptimizer, sim_.now());

@@ -473,9 +473,9 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("training.optimizer_moments", fmt::format("bf16 needs Megatron-LM's distributed optimizer (zero_stage: 1), "
                                                    "not zero_stage {}",
                                                    p.zero_stage));
-  if (t.bf16_moments && !t.fused_optimizer)
-    fail("training.fused_optimizer", "false with optimizer_moments: bf16: the precision-aware optimizer is "
-                                     "Transformer Engine's fused Adam");
+  if (t.bf16_moments && t.optimizer_impl != hw::OptimizerImpl::kFused)
+    fail("training.optimizer_impl", "with optimizer_moments: bf16 it is fused: the precision-aware optimizer is "
+                                    "Transformer Engine's fused Adam");
   if (!t.master_weights && t.precision == hw::Precision::kFp32)
     fail("training.master_weights", "false needs 16-bit parameters: fp32 training has no master copy to leave out");
 

@@ -225,13 +225,13 @@ struct TrainingSpec {
   // (`grad += new_grad`, DDP and Megatron-LM 2021's --DDP-impl torch) or
   // Megatron-LM 2021's local DDP (`param.main_grad.add_(param.grad)`).
   bool fused_grad_accumulation = true;
-  // How Adam's update runs. true: one fused kernel reads the gradient,
-  // weight and both moments once and writes the weight and moments once
-  // (Megatron's and Transformer Engine's FusedAdam, apex, DeepSpeed,
-  // torch.optim.AdamW(fused=True)). false: one elementwise kernel per
-  // operation of the update, each a pass through memory: PyTorch's AdamW
-  // without fused=True and Composer's DecoupledAdamW (the MPT recipes).
-  bool fused_optimizer = true;
+  // How Adam's update runs (PyTorch's three implementations): one fused
+  // kernel (Megatron's and Transformer Engine's FusedAdam, apex, DeepSpeed,
+  // torch.optim.AdamW(fused=True)); foreach, one multi-tensor kernel per
+  // operation of the update (torch.optim.AdamW's default on CUDA); or a
+  // for-loop of elementwise kernels per tensor (foreach=False, Composer's
+  // DecoupledAdamW). hw::ComputeModel::optimizer_step counts their bytes.
+  hw::OptimizerImpl optimizer_impl = hw::OptimizerImpl::kFused;
   // The flash attention kernel (with flash_attention): the part's best, or
   // an Ampere-style one such as FlashAttention-2 (hw/attention_kernel.h).
   hw::AttentionKernel attention_kernel = hw::AttentionKernel::kFlash;

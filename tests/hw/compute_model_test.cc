@@ -304,16 +304,20 @@ TEST(Roofline, MemoryBoundKernelRunsAtNinetyPercentOfHbm) {
 }
 
 TEST(Roofline, UnfusedAdamPaysAPassPerOperation) {
-  // PyTorch's single-tensor AdamW (and Composer's DecoupledAdamW) runs nine
+  // PyTorch's for-loop AdamW (and Composer's DecoupledAdamW) runs nine
   // elementwise kernels, 2+2+3+2+4+2+2+2+4 = 23 accesses of a 4-byte state
   // element: 92 B a parameter against the fused kernel's 28, and nine
   // launches instead of one. 1e9 parameters on H100: 92e9 / (0.9 x 3.35e12)
-  // = 30.51 ms + 9 x 4 us; 16-bit state moves half the bytes.
+  // = 30.51 ms + 9 x 4 us; 16-bit state moves half the bytes. The foreach
+  // implementation updates the first moment in one lerp: eight passes, 84 B.
   const ComputeModel cm = make_compute_model(find_accelerator("H100"), nullptr);
-  EXPECT_NEAR(cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kFp32, false).millis(),
+  using S = ComputeModel::OptimizerState;
+  EXPECT_NEAR(cm.optimizer_step(1'000'000'000, S::kFp32, OptimizerImpl::kForLoop).millis(),
               92e9 / (0.9 * 3.35e12) * 1e3 + 9 * 4e-3, 1e-6);
-  EXPECT_NEAR(cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kBf16, false).millis(),
+  EXPECT_NEAR(cm.optimizer_step(1'000'000'000, S::kBf16, OptimizerImpl::kForLoop).millis(),
               46e9 / (0.9 * 3.35e12) * 1e3 + 9 * 4e-3, 1e-6);
+  EXPECT_NEAR(cm.optimizer_step(1'000'000'000, S::kFp32, OptimizerImpl::kForeach).millis(),
+              84e9 / (0.9 * 3.35e12) * 1e3 + 8 * 4e-3, 1e-6);
 }
 
 TEST(Roofline, FlashAttention2RunsAtItsMeasuredH100Rates) {
@@ -496,10 +500,10 @@ TEST(Calibrated, UnfusedAdamStreamsAtTheMeasuredElementwiseRate) {
   // 1e9 / 4.2655e12 = 21.57 ms, 2.7x the measured fused step (8.09 ms).
   const CalibrationTable t = load_calibration(kH200Table);
   const ComputeModel cm = make_compute_model(find_accelerator("H200"), &t);
-  EXPECT_NEAR(cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kFp32, false).millis(),
-              92e9 / (t.memory_GBps_rw * 1e9) * 1e3, 0.01);
-  EXPECT_GT(cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kFp32, false),
-            cm.optimizer_step(1'000'000'000) * 2.5);
+  const SimTime loop =
+      cm.optimizer_step(1'000'000'000, ComputeModel::OptimizerState::kFp32, OptimizerImpl::kForLoop);
+  EXPECT_NEAR(loop.millis(), 92e9 / (t.memory_GBps_rw * 1e9) * 1e3, 0.01);
+  EXPECT_GT(loop, cm.optimizer_step(1'000'000'000) * 2.5);
 }
 
 TEST(Calibrated, Bf16MomentsStepAtTheFp32RateOverTheBytesTheyMove) {

@@ -90,14 +90,15 @@ TEST(Iteration, OneGpuIsMicroBatchesTimesForwardAndBackwardPlusTheOptimizer) {
 }
 
 TEST(Iteration, AnUnfusedOptimizerStepsAtItsOwnCost) {
-  // training.fused_optimizer: false changes only the optimizer bucket, to
+  // training.optimizer_impl: for-loop changes only the optimizer bucket, to
   // the unfused step over the same parameters.
   Harness h;
   const IterationResult fused = h.run();
-  h.training.fused_optimizer = false;
+  h.training.optimizer_impl = hw::OptimizerImpl::kForLoop;
   const IterationResult unfused = h.run();
   const StageCost c = h.stage_cost(0);
-  const SimTime opt = h.compute.optimizer_step(c.params(), hw::ComputeModel::OptimizerState::kFp32, false);
+  const SimTime opt =
+      h.compute.optimizer_step(c.params(), hw::ComputeModel::OptimizerState::kFp32, hw::OptimizerImpl::kForLoop);
   EXPECT_EQ(unfused.stages[0].optimizer, opt);
   EXPECT_EQ(unfused.iteration - fused.iteration, opt - fused.stages[0].optimizer);
   EXPECT_GT(opt, fused.stages[0].optimizer * 2);

@@ -643,12 +643,12 @@ TEST(ValidatePlan, AnUnfusedOptimizerKeepsFp32Moments) {
   // Megatron-LM's precision-aware optimizer (bf16 moments) is Transformer
   // Engine's fused Adam: it has no unfused form to cost.
   TrainingSpec t = training_of(2048, 64, 1);
-  t.fused_optimizer = false;
+  t.optimizer_impl = hw::OptimizerImpl::kForeach;
   const ParallelPlan p = plan_of(1, 1, 8);
   EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8), "ok");
   t.bf16_moments = true;
   EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
-            "training.fused_optimizer: false with optimizer_moments: bf16: the precision-aware optimizer is "
+            "training.optimizer_impl: with optimizer_moments: bf16 it is fused: the precision-aware optimizer is "
             "Transformer Engine's fused Adam");
 }
 
