@@ -68,7 +68,7 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
       to, "# plan: {}; seq {}, global batch {} x micro-batch {} ({} micro-batches per pipeline), {}, recompute {}\n",
       plan_text(s.parallelism), t.seq_len, t.global_batch, t.micro_batch, r.micro_batches,
       std::string(hw::to_string(t.precision)) + (t.master_weights ? "" : " without master weights") +
-          (t.bf16_moments ? " with bf16 Adam moments" : ""),
+          (t.bf16_moments ? " with bf16 Adam moments" : "") + workload::kernels_text(t),
       workload::recompute_text(t));
   fmt::format_to(to, "# compute: {}\n", r.compute_source);
   fmt::format_to(to, "# network: {} model; library: {}; gradient collectives: {}{}\n", net::to_string(s.network),

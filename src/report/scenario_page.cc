@@ -53,7 +53,8 @@ PageInfo scenario_page_info(const scenario::Scenario& s, const std::string& topo
   info.facts.push_back({"cluster", topology});
   info.facts.push_back({"plan", fmt::format("{}; seq {}, global batch {} x micro-batch {}, {}, recompute {}",
                                             plan_text(s.parallelism), t.seq_len, t.global_batch, t.micro_batch,
-                                            hw::to_string(t.precision), workload::recompute_text(t))});
+                                            hw::to_string(t.precision) + workload::kernels_text(t),
+                                            workload::recompute_text(t))});
   if (result) {
     info.facts.push_back({"compute", result->compute_source});
     info.facts.push_back({"network", fmt::format("{} model; library: {}; gradient collectives: {}",

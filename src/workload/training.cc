@@ -209,6 +209,14 @@ std::string recompute_text(const TrainingSpec& t) {
   return fmt::format("full (first {} layer{} of each chunk)", t.recompute_layers, t.recompute_layers == 1 ? "" : "s");
 }
 
+std::string kernels_text(const TrainingSpec& t) {
+  std::string text;
+  if (t.flash_attention && t.attention_kernel == hw::AttentionKernel::kFlash2) text += ", FlashAttention-2 attention";
+  if (t.optimizer_impl == hw::OptimizerImpl::kForeach) text += ", foreach AdamW";
+  if (t.optimizer_impl == hw::OptimizerImpl::kForLoop) text += ", for-loop AdamW";
+  return text;
+}
+
 bool holds_mtp(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk) {
   if (m.mtp_layers == 0) return false;
   if (p.layout.empty()) return stage == p.pp - 1 && chunk == p.virtual_stages - 1;

@@ -294,6 +294,11 @@ uint32_t selective_modules(const TrainingSpec& t);
 // layernorm)": the recomputation as reports print it.
 std::string recompute_text(const TrainingSpec& t);
 
+// ", FlashAttention-2 attention, for-loop AdamW": the kernels a plan runs
+// where they are not the defaults (the part's best attention, fused
+// AdamW), as the reports' plan line ends; "" when both are.
+std::string kernels_text(const TrainingSpec& t);
+
 // Checks the plan against the model and GPU count; throws InputError naming
 // the field ("parallelism.tp", "training.global_batch", ...) with the reason
 // (e.g. "parallelism.tp: 3 does not divide 64 attention heads"). Layers may

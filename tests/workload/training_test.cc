@@ -639,6 +639,19 @@ TEST(ValidatePlan, Bf16MomentsNeedMasterWeightsAndMegatronsOptimizer) {
             "its own optimizer state");
 }
 
+TEST(KernelsText, NamesTheKernelsThatAreNotTheDefaults) {
+  // Reports end the plan line with the attention kernel and the AdamW
+  // implementation where a scenario changed them, and say nothing otherwise.
+  TrainingSpec t = training_of(2048, 64, 1);
+  EXPECT_EQ(kernels_text(t), "");
+  t.attention_kernel = hw::AttentionKernel::kFlash2;
+  t.optimizer_impl = hw::OptimizerImpl::kForLoop;
+  EXPECT_EQ(kernels_text(t), ", FlashAttention-2 attention, for-loop AdamW");
+  t.optimizer_impl = hw::OptimizerImpl::kForeach;
+  t.flash_attention = false;  // no flash kernel runs at all
+  EXPECT_EQ(kernels_text(t), ", foreach AdamW");
+}
+
 TEST(ValidatePlan, AnUnfusedOptimizerKeepsFp32Moments) {
   // Megatron-LM's precision-aware optimizer (bf16 moments) is Transformer
   // Engine's fused Adam: it has no unfused form to cost.
