@@ -26,7 +26,7 @@
 
 #include "core/units.h"
 #include "hw/accelerator.h"
-#include "hw/attention_kernel.h"
+#include "hw/kernel_choice.h"
 #include "hw/precision.h"
 
 namespace anatomy::hw {
@@ -132,7 +132,7 @@ class ComputeModel {
   // 128 x 128 tiles of scores, those the window overlaps, at the rate the
   // full causal kernel runs at on that sequence (sliding_window_tiles).
   // `kernel`: the part's best flash kernel, or FlashAttention-2's rates
-  // (attention_kernel.h).
+  // (kernel_choice.h).
   SimTime attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
                         int64_t window = 0, AttentionKernel kernel = AttentionKernel::kFlash) const;
   SimTime attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "hw/attention_kernel.h"
+#include "hw/kernel_choice.h"
 #include "hw/precision.h"
 #include "workload/model.h"
 #include "workload/pipeline_layout.h"
@@ -233,7 +233,7 @@ struct TrainingSpec {
   // DecoupledAdamW). hw::ComputeModel::optimizer_step counts their bytes.
   hw::OptimizerImpl optimizer_impl = hw::OptimizerImpl::kFused;
   // The flash attention kernel (with flash_attention): the part's best, or
-  // an Ampere-style one such as FlashAttention-2 (hw/attention_kernel.h).
+  // an Ampere-style one such as FlashAttention-2 (hw/kernel_choice.h).
   hw::AttentionKernel attention_kernel = hw::AttentionKernel::kFlash;
 
   int64_t micro_batches(const ParallelPlan& p) const { return global_batch / (micro_batch * p.dp); }
