@@ -1,5 +1,5 @@
-// The step cost: what selective recomputation's modules replay, and what
-// sliding-window layers save.
+// The step cost: what selective recomputation's modules replay, what
+// sliding-window layers save, and what the attention kernel changes.
 #include "workload/step_cost.h"
 
 #include <gtest/gtest.h>
@@ -105,6 +105,32 @@ TEST(SlidingWindow, EachSlidingLayerRunsTheWindowedKernel) {
   EXPECT_EQ(attends.forward[0].compute - slides.forward[0].compute, fwd_saving * 18);
   EXPECT_EQ(attends.backward[0].compute - slides.backward[0].compute, bwd_saving * 18);
   EXPECT_GT(fwd_saving, SimTime::zero());
+}
+
+TEST(AttentionKernel, FlashAttention2ChangesOnlyTheAttentionKernels) {
+  // Llama 3 8B on one H100 at 4,096 tokens: with FlashAttention-2 each of
+  // its 32 layers runs its attention kernel (32 heads of 128, causal) at
+  // FlashAttention-2's H100 rate instead of the part's best; nothing else in
+  // the step changes, so forward and backward move by 32 x the difference.
+  const ModelSpec& m = find_model("llama3-8b");
+  ParallelPlan p;
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = 1;
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const auto stage = [&](hw::AttentionKernel kernel) {
+    t.attention_kernel = kernel;
+    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+             return SimTime::zero();
+           }).stage(0);
+  };
+  const StageCost best = stage(hw::AttentionKernel::kFlash), fa2 = stage(hw::AttentionKernel::kFlash2);
+  const auto k2 = hw::AttentionKernel::kFlash2;
+  const SimTime fwd = cm.attention_fwd(1, 4096, 32, 128, true, 0, k2) - cm.attention_fwd(1, 4096, 32, 128, true);
+  const SimTime bwd = cm.attention_bwd(1, 4096, 32, 128, true, 0, k2) - cm.attention_bwd(1, 4096, 32, 128, true);
+  EXPECT_EQ(fa2.forward[0].compute - best.forward[0].compute, fwd * 32);
+  EXPECT_EQ(fa2.backward[0].compute - best.backward[0].compute, bwd * 32);
+  EXPECT_GT(fwd, SimTime::zero());
 }
 
 // Stage 0's one chunk of `m` on TP 2 with sequence parallelism (and EP
