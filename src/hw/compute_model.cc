@@ -100,8 +100,6 @@ constexpr double kAdamBf16MomentsBytesPerParam = 20;
 // one _foreach_lerp_ (3) instead of the mul_ and add_: 21 accesses, 84 bytes.
 constexpr std::array<int, 9> kForLoopAdamAccesses = {2, 2, 3, 2, 4, 2, 2, 2, 4};
 constexpr std::array<int, 8> kForeachAdamAccesses = {2, 3, 2, 4, 2, 2, 2, 4};
-// The BF16 peak of the H100 SXM5 that FlashAttention-2's rates were measured on.
-constexpr double kH100Bf16Tflops = 989;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -561,7 +559,8 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   if (kernel == AttentionKernel::kFlash2 && gpu_.arch.family == "hopper") {
     // Measured on an H100 SXM5; a Hopper part with another peak (H100
     // PCIe, H800) runs the same kernel at its own clock and SM count.
-    const double tflops = flash2_h100_tflops(seq, causal, backward) * gpu_.bf16_tflops / kH100Bf16Tflops;
+    static const double measured_on = find_accelerator("H100").bf16_tflops;
+    const double tflops = flash2_h100_tflops(seq, causal, backward) * gpu_.bf16_tflops / measured_on;
     return SimTime::from_seconds(std::max(flops / (tflops * 1e12), ideal));
   }
   ANATOMY_CHECK(kernel == AttentionKernel::kFlash || gpu_.arch.family == "ampere",

@@ -20,5 +20,9 @@ enum class AttentionKernel { kFlash, kFlash2 };
 // one multi-tensor kernel per operation of the update; or a for-loop of
 // one elementwise kernel per operation and tensor.
 enum class OptimizerImpl { kFused, kForeach, kForLoop };
+// PyTorch's name for it: "fused", "foreach" or "for-loop".
+constexpr const char* to_string(OptimizerImpl i) {
+  return i == OptimizerImpl::kForeach ? "foreach" : i == OptimizerImpl::kForLoop ? "for-loop" : "fused";
+}
 
 }  // namespace anatomy::hw

@@ -445,11 +445,7 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
                             : v.text == "for-loop" ? hw::OptimizerImpl::kForLoop
                                                    : hw::OptimizerImpl::kFused;
        },
-       [](const T& t) {
-         return std::string(t.optimizer_impl == hw::OptimizerImpl::kForeach   ? "foreach"
-                            : t.optimizer_impl == hw::OptimizerImpl::kForLoop ? "for-loop"
-                                                                              : "fused");
-       },
+       [](const T& t) { return std::string(hw::to_string(t.optimizer_impl)); },
        {"fused", "foreach", "for-loop"}},
       {"attention_kernel", Kind::kEnum, by_default("flash"), {},
        "the flash attention kernel: flash, the part's best (its calibration table; on Hopper FlashAttention-3, "

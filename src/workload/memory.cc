@@ -50,7 +50,7 @@ struct LayerActivations {
 // A hybrid block has one of them, or a Mamba-2 mixer, behind its norm.
 LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, LayerKind kind) {
   const bool moe = has_experts(kind), attention = has_attention(kind), with_mlp = has_mlp(kind);
-  const double blocks = (attention ? 1 : 0) + (with_mlp ? 1 : 0) + (kind == LayerKind::kMamba ? 1 : 0);
+  const double blocks = residual_blocks(kind);
   const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
   const double h = static_cast<double>(m.hidden);
   const double k_w = static_cast<double>(m.k_width()), v_w = static_cast<double>(m.v_width());

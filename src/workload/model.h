@@ -86,6 +86,11 @@ constexpr bool has_mlp(LayerKind k) {
   return k == LayerKind::kDense || k == LayerKind::kMoe || k == LayerKind::kMlp || k == LayerKind::kMoeMlp;
 }
 constexpr bool has_experts(LayerKind k) { return k == LayerKind::kMoe || k == LayerKind::kMoeMlp; }
+// Pre-norm and residual blocks in a layer of a kind: two in a transformer
+// layer (attention, then its MLP), one in a hybrid block.
+constexpr int residual_blocks(LayerKind k) {
+  return (has_attention(k) ? 1 : 0) + (has_mlp(k) ? 1 : 0) + (k == LayerKind::kMamba ? 1 : 0);
+}
 
 // One value for each layer kind.
 template <typename T>

@@ -242,7 +242,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const SimTime norm = cm_.elementwise(K::kNorm, Bytes(norm_bytes));
   const SimTime act = with_mlp ? cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes))
                               : SimTime::zero();
-  const int blocks = (attention ? 1 : 0) + (with_mlp ? 1 : 0) + (mamba ? 1 : 0);
+  const int blocks = residual_blocks(kind);
   SimTime ew = (norm + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * blocks + act + mixer_ew;
   if (m_.dropout) ew += cm_.elementwise(K::kDropout, Bytes(drop_bytes)) * blocks;
   fwd += ew;

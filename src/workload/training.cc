@@ -212,8 +212,7 @@ std::string recompute_text(const TrainingSpec& t) {
 std::string kernels_text(const TrainingSpec& t) {
   std::string text;
   if (t.flash_attention && t.attention_kernel == hw::AttentionKernel::kFlash2) text += ", FlashAttention-2 attention";
-  if (t.optimizer_impl == hw::OptimizerImpl::kForeach) text += ", foreach AdamW";
-  if (t.optimizer_impl == hw::OptimizerImpl::kForLoop) text += ", for-loop AdamW";
+  if (t.optimizer_impl != hw::OptimizerImpl::kFused) text += fmt::format(", {} AdamW", hw::to_string(t.optimizer_impl));
   return text;
 }
 
