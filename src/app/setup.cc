@@ -17,8 +17,14 @@ namespace {
 
 // What a table did not measure and the shipped H200 table did: the
 // memory-bound kernels' fractions of the streaming rate, and for a table of
-// peaks the GEMMs' shortfall shape by shape.
-hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t) {
+// peaks the GEMMs' shortfall shape by shape; and for a table of peaks
+// without fp8 or fp4 rows, those precisions' plateaus over bf16's from the
+// table the GPU's generation names (Architecture::precision_ratio_table).
+hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t, const hw::Accelerator& gpu) {
+  if (t.peaks_only && !gpu.arch.precision_ratio_table.empty()) {
+    const std::string ratios = shipped_calibration(gpu.arch.precision_ratio_table);  // data_dir.h
+    if (!ratios.empty()) hw::borrow_precision_ratios(t, hw::load_calibration(ratios));
+  }
   if (!t.elementwise_GBps.empty() && !t.peaks_only) return t;
   const std::string reference = shipped_measured_table();  // data_dir.h
   if (reference.empty()) return t;
@@ -34,10 +40,10 @@ std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s) 
   if (s.calibration.empty()) {
     const std::string shipped = shipped_calibration_for(s.cluster.system.gpu);  // data_dir.h
     if (shipped.empty()) return std::nullopt;
-    return with_borrowed_rates(hw::load_calibration(shipped));
+    return with_borrowed_rates(hw::load_calibration(shipped), s.cluster.system.gpu);
   }
   try {
-    return with_borrowed_rates(hw::load_calibration(s.calibration));
+    return with_borrowed_rates(hw::load_calibration(s.calibration), s.cluster.system.gpu);
   } catch (const core::InputError& e) {
     throw core::as_error_of_field(e, "compute.calibration");
   }

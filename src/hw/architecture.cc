@@ -70,7 +70,10 @@ std::vector<Architecture> make_architectures() {
                              .library = CollectiveLibrary::kNccl,
                              // Published maximum-achievable GEMM rates on a B200
                              // (data/calibration/b200.json): the plateau per precision.
-                             .calibration_table = "b200.json"});
+                             .calibration_table = "b200.json",
+                             // The only Blackwell part whose FP4 GEMMs were
+                             // measured (pytorch/ao #2427): GB200's table has none.
+                             .precision_ratio_table = "b200.json"});
   out.push_back(Architecture{.family = "blackwell-ultra",
                              .description = "NVIDIA Blackwell Ultra (SM103)",
                              .compute_unit_name = "SMs",
@@ -81,7 +84,12 @@ std::vector<Architecture> make_architectures() {
                              .nvls_efficiency = 0.74,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
-                             .calibration_table = "b300.json"});
+                             .calibration_table = "b300.json",
+                             // No FP4 GEMM measured on SM103: B200's FP4 / BF16
+                             // plateau, the same tcgen05 block-scaled MMA. SM103
+                             // does 1.5x SM100's FP4 math on the same operand
+                             // paths, so that ratio is if anything generous.
+                             .precision_ratio_table = "b200.json"});
   out.push_back(Architecture{.family = "cdna3",
                              .description = "AMD CDNA 3 (gfx942)",
                              .compute_unit_name = "CUs",

@@ -51,6 +51,10 @@ struct Architecture {
   // data/calibration/, measured on one of its parts and scaled to the
   // others by peak and HBM bandwidth); "" when none ships.
   std::string calibration_table;
+  // A table of peaks whose fp8 and fp4 plateaus, each over its bf16 one,
+  // stand in for the low precisions a part's own table of peaks did not
+  // measure (borrow_precision_ratios); "" when none.
+  std::string precision_ratio_table;
 };
 
 const std::vector<Architecture>& architectures();

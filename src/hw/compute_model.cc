@@ -290,34 +290,56 @@ std::shared_ptr<const detail::CalibratedRates> build_calibrated(const Calibratio
 
 namespace {
 
-// A table of measured peaks: each precision's plateau is the highest
-// efficiency (achieved / this precision's datasheet peak) its rows reach on
-// the GPU they were measured on. Those rows are maximum-achievable matmul
-// rates (the best shape a search found, or the best of a sweep): the
-// plateau the efficiency curve tends to, below which tiles, waves and small
-// k still cost what the roofline says. A precision without rows takes
-// BF16's. Returns the text that names them ("bf16 77.6% (1 row), ...").
-std::string set_measured_plateaus(detail::RooflineShape& s, const CalibrationTable& t, const Accelerator& measured) {
+// The highest efficiency (achieved / that precision's datasheet peak on
+// `measured`, the part that ran them) a table's rows reach, and how many
+// rows each precision has; index Precision.
+struct BestEfficiencies {
+  std::array<double, 5> efficiency{};
   std::array<int, 5> rows{};
+};
+BestEfficiencies best_efficiencies(const CalibrationTable& t, const Accelerator& measured) {
+  BestEfficiencies b;
   for (const auto& g : t.gemms) {
     const double peak = peak_tflops(measured, g.dtype) * 1e12;
     if (peak <= 0) continue;
     const double eff = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) /
                        (g.seconds * peak);
     const auto i = static_cast<size_t>(g.dtype);
-    s.measured[i] = std::max(s.measured[i], std::min(1.0, eff));
-    ++rows[i];
+    b.efficiency[i] = std::max(b.efficiency[i], std::min(1.0, eff));
+    ++b.rows[i];
   }
+  return b;
+}
+
+// A table of measured peaks: each precision's plateau is the highest
+// efficiency its rows reach on the GPU they were measured on. Those rows
+// are maximum-achievable matmul rates (the best shape a search found, or
+// the best of a sweep): the plateau the efficiency curve tends to, below
+// which tiles, waves and small k still cost what the roofline says. A
+// precision without rows takes BF16's, times the ratio another part of the
+// generation measured where one was lent (borrow_precision_ratios). Returns
+// the text that names them ("bf16 77.6% (1 row), ...").
+std::string set_measured_plateaus(detail::RooflineShape& s, const CalibrationTable& t, const Accelerator& measured) {
+  const BestEfficiencies best = best_efficiencies(t, measured);
+  s.measured = best.efficiency;
+  const std::array<int, 5>& rows = best.rows;
   const auto bf16 = static_cast<size_t>(Precision::kBf16);
   ANATOMY_CHECK(rows[bf16] > 0, "a table of peaks has a bf16 row (the loader checks)");
   std::string text;
   for (Precision p : {Precision::kBf16, Precision::kFp8, Precision::kFp4}) {
     const auto i = static_cast<size_t>(p);
-    if (!rows[i]) s.measured[i] = s.measured[bf16];
+    const double lent = t.plateau_over_bf16[i];
+    if (!rows[i]) s.measured[i] = std::min(1.0, s.measured[bf16] * (lent > 0 ? lent : 1.0));
     if (peak_tflops(measured, p) <= 0) continue;
-    text += fmt::format("{}{} {:.1f}%{}", text.empty() ? "" : ", ", to_string(p), 100 * s.measured[i],
-                        rows[i] ? fmt::format(" ({} row{})", rows[i], rows[i] > 1 ? "s" : "")
-                                : std::string(" (not measured: bf16's)"));
+    std::string how;
+    if (rows[i])
+      how = fmt::format(" ({} row{})", rows[i], rows[i] > 1 ? "s" : "");
+    else if (lent > 0)
+      how = fmt::format(" (not measured: bf16's x {:.3f}, the {} / bf16 plateau measured in {})", lent, to_string(p),
+                        t.plateau_over_bf16_source);
+    else
+      how = " (not measured: bf16's)";
+    text += fmt::format("{}{} {:.1f}%{}", text.empty() ? "" : ", ", to_string(p), 100 * s.measured[i], how);
   }
   s.measured[static_cast<size_t>(Precision::kFp16)] = s.measured[bf16];
   return text;
@@ -414,6 +436,23 @@ void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& fro
                                         roofline.attention_bwd(1, seq, heads, head_dim, true).seconds() / x.bwd});
   }
   to.of_roofline_source = from.source;
+}
+
+void borrow_precision_ratios(CalibrationTable& to, const CalibrationTable& from) {
+  if (!to.peaks_only || !from.peaks_only) return;
+  const Accelerator* measured = accelerator_named_in(from.gpu_name);
+  if (!measured) return;
+  const BestEfficiencies theirs = best_efficiencies(from, *measured);
+  const auto bf16 = static_cast<size_t>(Precision::kBf16);
+  if (theirs.rows[bf16] == 0 || theirs.efficiency[bf16] <= 0) return;
+  for (Precision p : {Precision::kFp8, Precision::kFp4}) {
+    const auto i = static_cast<size_t>(p);
+    const bool own_rows =
+        std::any_of(to.gemms.begin(), to.gemms.end(), [p](const CalibrationTable::Gemm& g) { return g.dtype == p; });
+    if (own_rows || theirs.rows[i] == 0) continue;
+    to.plateau_over_bf16[i] = theirs.efficiency[i] / theirs.efficiency[bf16];
+    to.plateau_over_bf16_source = fmt::format("{} ({})", from.source, from.gpu_name);
+  }
 }
 
 ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* table) {

@@ -20,6 +20,7 @@
 //   ComputeModel cm = make_compute_model(hw::find_accelerator("H200"), &table);
 //   SimTime t = cm.gemm(8192, 10240, 8192, Precision::kBf16);
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,6 +85,14 @@ struct CalibrationTable {
   std::vector<GemmRatio> gemm_of_roofline;
   std::vector<AttentionRatio> attention_of_roofline;
   std::string of_roofline_source;
+  // For a table of peaks without rows of a low precision (fp8, fp4): that
+  // precision's plateau over the bf16 one as a table of peaks of the same
+  // generation measured them (borrow_precision_ratios), index Precision,
+  // 0 where nothing is lent; and that table's file and part. A block-scaled
+  // FP4 GEMM falls further short of its peak than a BF16 one on the same
+  // tensor cores, so BF16's plateau overstates it.
+  std::array<double, 5> plateau_over_bf16{};
+  std::string plateau_over_bf16_source;
   double optimizer_ns_per_param = 0;       // fused AdamW, fp32 params
   double optimizer_bf16_ns_per_param = 0;  // fused AdamW, bf16 params (0: not measured)
   double h2d_GBps = 0, d2h_GBps = 0;  // copy.*_pinned_GBps
@@ -108,6 +117,11 @@ void borrow_kernel_rates(CalibrationTable& to, const CalibrationTable& from);
 // precision. No-op when `to` is not a table of peaks or `from` is one, or
 // names no catalog part.
 void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& from);
+// Lends a table of peaks `from`'s best fp8 and fp4 efficiency over its best
+// bf16 efficiency (each against the datasheet peak of the part it was
+// measured on) to a table of peaks `to` with no rows of that precision.
+// No-op when either is not a table of peaks or `from` names no catalog part.
+void borrow_precision_ratios(CalibrationTable& to, const CalibrationTable& from);
 // A table reduced to a table of peaks: its best bf16 and fp8 GEMM rows (the
 // roofline borrow_roofline_shortfall measures `from` against).
 CalibrationTable peaks_of(const CalibrationTable& t);

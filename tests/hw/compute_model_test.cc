@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "hw/compute_model.h"
 #include "hw/link.h"
 
@@ -629,6 +630,35 @@ TEST(Peaks, APrecisionWithoutRowsTakesTheBf16Plateau) {
   EXPECT_NE(cm.describe().find("fp8 62.2% (not measured: bf16's)"), std::string::npos) << cm.describe();
 }
 
+TEST(Peaks, AMissingLowPrecisionTakesItsGenerationsMeasuredRatioToBf16) {
+  // GB200's table has bf16 and fp8 rows, no fp4. B200 (the same die)
+  // measured NVFP4 at 5,495.9 / 9,000 = 61.07% of its peak against bf16's
+  // 1,745.0 / 2,250 = 77.56%: a ratio of 0.7874. Lent, GB200's fp4 plateau
+  // is its own bf16 one, 1,822 / 2,500 = 72.88%, times that: 57.38%; its fp8
+  // keeps its own row.
+  CalibrationTable gb200 = load_calibration(shipped("gb200.json"));
+  const CalibrationTable b200 = load_calibration(shipped("b200.json"));
+  borrow_precision_ratios(gb200, b200);
+  const double ratio = (5495.9 / 9000) / (1745.0 / 2250);
+  EXPECT_NEAR(gb200.plateau_over_bf16[static_cast<size_t>(Precision::kFp4)], ratio, 1e-3);
+  EXPECT_EQ(gb200.plateau_over_bf16[static_cast<size_t>(Precision::kFp8)], 0.0);
+  const ComputeModel cm = make_compute_model(find_accelerator("GB200"), &gb200);
+  EXPECT_NE(cm.describe().find("fp4 57.4% (not measured: bf16's x 0.787"), std::string::npos) << cm.describe();
+  // A big fp4 GEMM then runs at that plateau's share of bf16's, times the
+  // peaks' 4x: 4 x 0.7874 = 3.15x the bf16 rate, not 4x.
+  const int64_t n = 32768;
+  EXPECT_NEAR(cm.gemm(n, n, n, Precision::kBf16).seconds() / cm.gemm(n, n, n, Precision::kFp4).seconds(), 4 * ratio,
+              0.08);
+  // A table with its own rows of that precision borrows nothing.
+  CalibrationTable b200_again = b200;
+  borrow_precision_ratios(b200_again, b200);
+  EXPECT_EQ(b200_again.plateau_over_bf16[static_cast<size_t>(Precision::kFp4)], 0.0);
+  // Neither does a fully measured table.
+  CalibrationTable h200 = load_calibration(kH200Table);
+  borrow_precision_ratios(h200, b200);
+  EXPECT_EQ(h200.plateau_over_bf16[static_cast<size_t>(Precision::kFp4)], 0.0);
+}
+
 TEST(Peaks, TheSameDieUnderMorePowerRunsItsGemmsFaster) {
   // MI300X (750 W) and MI325X (1,000 W) share the CDNA 3 die and its
   // datasheet peaks; AMD's own max-achievable table measures fp8 GEMMs at
@@ -819,6 +849,22 @@ TEST(Peaks, EachFamilyShipsATableAndGb200AndMi325xTheirOwn) {
   EXPECT_EQ(find_accelerator("GB200").calibration_table, "gb200.json");
   EXPECT_EQ(find_accelerator("MI325X").calibration_table, "mi325x.json");
   EXPECT_EQ(find_accelerator("B200").calibration_table, "");
+}
+
+TEST(Peaks, AFamilysPrecisionRatioTableIsAShippedTableOfPeaksWithFp4Rows) {
+  // Both Blackwell generations lend FP4's ratio from the B200's table, the
+  // only one with NVFP4 rows; a family that names one names a table of
+  // peaks that measured fp4, or the lending would be a no-op.
+  EXPECT_EQ(find_architecture("blackwell").precision_ratio_table, "b200.json");
+  EXPECT_EQ(find_architecture("blackwell-ultra").precision_ratio_table, "b200.json");
+  for (const Architecture& a : architectures()) {
+    if (a.precision_ratio_table.empty()) continue;
+    const CalibrationTable t = load_calibration(shipped(a.precision_ratio_table));
+    EXPECT_TRUE(t.peaks_only) << a.family;
+    EXPECT_TRUE(std::any_of(t.gemms.begin(), t.gemms.end(),
+                            [](const CalibrationTable::Gemm& g) { return g.dtype == Precision::kFp4; }))
+        << a.family;
+  }
 }
 
 }  // namespace
