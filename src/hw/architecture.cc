@@ -115,7 +115,12 @@ std::vector<Architecture> make_architectures() {
                              // MI355X (1,400 W) share the die, and AMD rates
                              // them 2.2 and 2.4 GHz peak.
                              .gemm_power_exponent = kCdnaGemmPowerExponent,
-                             .calibration_table = "mi355x.json"});
+                             .calibration_table = "mi355x.json",
+                             // No FP8 GEMM measured on CDNA 4: CDNA 3's FP8 / BF16
+                             // plateau (AMD's own max-achievable rates on an
+                             // MI300X: 1,273 of 2,615 TFLOP/s against 708 of
+                             // 1,307), both generations rating FP8 at twice BF16.
+                             .precision_ratio_table = "mi300x.json"});
   return out;
 }
 

@@ -851,20 +851,38 @@ TEST(Peaks, EachFamilyShipsATableAndGb200AndMi325xTheirOwn) {
   EXPECT_EQ(find_accelerator("B200").calibration_table, "");
 }
 
-TEST(Peaks, AFamilysPrecisionRatioTableIsAShippedTableOfPeaksWithFp4Rows) {
+TEST(Peaks, AFamilysPrecisionRatioTableIsAShippedTableOfPeaksWithLowPrecisionRows) {
   // Both Blackwell generations lend FP4's ratio from the B200's table, the
-  // only one with NVFP4 rows; a family that names one names a table of
-  // peaks that measured fp4, or the lending would be a no-op.
+  // only one with NVFP4 rows; CDNA 4 lends FP8's from the MI300X's, the
+  // only AMD table with FP8 rows besides the MI325X's. A family that names
+  // one names a table of peaks that measured fp8 or fp4, or the lending
+  // would be a no-op.
   EXPECT_EQ(find_architecture("blackwell").precision_ratio_table, "b200.json");
   EXPECT_EQ(find_architecture("blackwell-ultra").precision_ratio_table, "b200.json");
+  EXPECT_EQ(find_architecture("cdna4").precision_ratio_table, "mi300x.json");
   for (const Architecture& a : architectures()) {
     if (a.precision_ratio_table.empty()) continue;
     const CalibrationTable t = load_calibration(shipped(a.precision_ratio_table));
     EXPECT_TRUE(t.peaks_only) << a.family;
     EXPECT_TRUE(std::any_of(t.gemms.begin(), t.gemms.end(),
-                            [](const CalibrationTable::Gemm& g) { return g.dtype == Precision::kFp4; }))
+                            [](const CalibrationTable::Gemm& g) {
+                              return g.dtype == Precision::kFp8 || g.dtype == Precision::kFp4;
+                            }))
         << a.family;
   }
+}
+
+TEST(Peaks, Cdna4Fp8RunsAtCdna3sMeasuredRatioToBf16) {
+  // MI300X, AMD's own rows: fp8 1,273 / 2,615 = 48.68%, bf16 708 / 1,307 =
+  // 54.17%: a ratio of 0.8987. Lent to the MI355X table (bf16 only:
+  // 1,565 / 2,517 = 62.18%), fp8's plateau is 55.88%; fp4 stays bf16's
+  // (the MI300X measured none).
+  CalibrationTable mi355x = load_calibration(shipped("mi355x.json"));
+  borrow_precision_ratios(mi355x, load_calibration(shipped("mi300x.json")));
+  EXPECT_NEAR(mi355x.plateau_over_bf16[static_cast<size_t>(Precision::kFp8)], (1273.0 / 2615) / (708.0 / 1307), 1e-3);
+  EXPECT_EQ(mi355x.plateau_over_bf16[static_cast<size_t>(Precision::kFp4)], 0.0);
+  const ComputeModel cm = make_compute_model(find_accelerator("MI355X"), &mi355x);
+  EXPECT_NE(cm.describe().find("fp8 55.9% (not measured: bf16's x 0.899"), std::string::npos) << cm.describe();
 }
 
 }  // namespace
