@@ -22,8 +22,9 @@ namespace {
 // table the GPU's generation names (Architecture::precision_ratio_table).
 hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t, const hw::Accelerator& gpu) {
   if (t.peaks_only && !gpu.arch.precision_ratio_table.empty()) {
+    // The B200's own table is its family's ratio table: nothing to lend it.
     const std::string ratios = shipped_calibration(gpu.arch.precision_ratio_table);  // data_dir.h
-    if (!ratios.empty()) hw::borrow_precision_ratios(t, hw::load_calibration(ratios));
+    if (!ratios.empty() && ratios != t.source) hw::borrow_precision_ratios(t, hw::load_calibration(ratios));
   }
   if (!t.elementwise_GBps.empty() && !t.peaks_only) return t;
   const std::string reference = shipped_measured_table();  // data_dir.h

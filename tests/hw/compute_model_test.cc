@@ -1,4 +1,3 @@
-#include <algorithm>
 #include "hw/compute_model.h"
 #include "hw/link.h"
 
@@ -6,6 +5,7 @@
 
 #include "hw/compute_interpolation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
