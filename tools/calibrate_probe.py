@@ -10,6 +10,8 @@ runs this probe). Each figure is the median of timed runs after a warm-up:
   gemm_grid       C[m,n] = A[m,k] @ B[k,n] over powers of two (m, n, k)
   gemm            the largest square shapes of the grid again, by name
   attention_grid  causal scaled_dot_product_attention, batch 1, fwd and fwd+bwd
+  attention_dropout  the longest sequence again, with dropout 0.1 and without,
+                  forward and backward alone
   elementwise     layernorm, gelu, softmax, residual add, dropout on [tokens, hidden]
   memory          in-place element-wise and copy, bytes read plus written per second
   optimizer       AdamW step time per parameter (fp32 parameters)
@@ -88,9 +90,9 @@ def main():
                 attn = getattr(F, "scaled_dot_product_attention", None)
                 if attn is None:  # torch < 2.0: the same maths, unfused
                     mask = torch.ones(seq, seq, dtype=torch.bool, device=dev).tril()
-                    def attn(q, k, v, is_causal=True):
+                    def attn(q, k, v, is_causal=True, dropout_p=0.0, mask=mask):
                         w = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
-                        return w.masked_fill(~mask, float("-inf")).softmax(-1) @ v
+                        return F.dropout(w.masked_fill(~mask, float("-inf")).softmax(-1), dropout_p) @ v
                 fwd = t(lambda: attn(q, k_, v, is_causal=True), repeat)
                 def fb():
                     attn(q, k_, v, is_causal=True).sum().backward()
@@ -99,6 +101,22 @@ def main():
                 attention.append({"seq": seq, "heads": heads, "head_dim": hd, "causal": True, "fwd_s": fwd,
                                   "fwd_bwd_s": fwd_bwd, "fwd_tflops": flops / fwd / 1e12,
                                   "fwd_bwd_tflops": 3.5 * flops / fwd_bwd / 1e12})
+
+    # The same kernel with dropout and without, forward and backward alone:
+    # the difference is what drawing a random number per score costs (the
+    # host's own latency, in both, cancels).
+    attention_dropout = []
+    for heads in ([16, 32] if gpu else [2, 4]):
+        seq, hd = seqs[-1], (128 if gpu else 64)
+        q, k_, v = (torch.randn(1, heads, seq, hd, device=dev, dtype=dtype, requires_grad=True) for _ in range(3))
+        grad_out = torch.randn(1, heads, seq, hd, device=dev, dtype=dtype)
+        row = {"seq": seq, "heads": heads, "head_dim": hd, "causal": True, "dropout_p": 0.1}
+        for p_drop, suffix in ((0.0, "_s"), (0.1, "_dropout_s")):
+            fn = lambda: attn(q, k_, v, is_causal=True, dropout_p=p_drop)
+            row["fwd" + suffix] = t(fn, repeat)
+            out = fn()
+            row["bwd" + suffix] = t(lambda: torch.autograd.grad(out, (q, k_, v), grad_out, retain_graph=True), repeat)
+        attention_dropout.append(row)
 
     tokens, hidden = (8192, 8192) if gpu else (512, 512)
     x = torch.randn(tokens, hidden, device=dev, dtype=dtype)
@@ -158,12 +176,14 @@ def main():
         meta.update({"sms": props.multi_processor_count, "mem_gib": props.total_memory / 2**30, "cuda": torch.version.cuda})
     about = ("Measured by anatomy calibrate (tools/calibrate_probe.py) on {} with PyTorch {}. gemm_grid: C[m,n]=A[m,k]@B[k,n] "
              "over m,n,k in {}, {}; median of timed runs after a warm-up. attention_grid: causal attention, batch 1, "
-             "fwd and fwd+bwd (fwd_tflops counts causal FLOPs, half of full). elementwise, memory: bytes read plus written. "
+             "fwd and fwd+bwd (fwd_tflops counts causal FLOPs, half of full). attention_dropout: the same kernel with dropout 0.1 "
+             "and without, fwd and bwd alone. elementwise, memory: bytes read plus written. "
              "optimizer: AdamW step per fp32 parameter. copy: {}. disk: sequential write with fsync in the output's folder."
              ).format(name, torch.__version__, powers,
                       "bf16" if gpu else "fp32 filed under the bf16 key (the CPU's own training dtype; its peak is the best rate measured, meta.peak_tflops)",
                       "host<->device over pinned memory" if gpu else "host memory copies (no device)")
     table = {"meta": meta, "about": about, "gemm": named, "gemm_grid": grid, "attention_grid": attention,
+             "attention_dropout": attention_dropout,
              "elementwise": elementwise, "memory": memory, "optimizer": optimizer, "copy": copies, "disk": disk}
     with open(a.out, "w") as f:
         json.dump(table, f, indent=1)

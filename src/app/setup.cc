@@ -17,34 +17,48 @@ namespace {
 
 // What a table did not measure and the shipped H200 table did: the
 // memory-bound kernels' fractions of the streaming rate, and for a table of
-// peaks the GEMMs' shortfall shape by shape; and for a table of peaks
+// peaks the GEMMs' shortfall shape by shape; where the scenario's flash
+// attention has dropout (`dropout`), that dropout's cost; and for a table of peaks
 // without fp8 or fp4 rows, those precisions' plateaus over bf16's from the
 // table the GPU's generation names (Architecture::precision_ratio_table).
-hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t, const hw::Accelerator& gpu) {
+hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t, const hw::Accelerator& gpu, bool dropout) {
   if (t.peaks_only && !gpu.arch.precision_ratio_table.empty()) {
     // The B200's own table is its family's ratio table: nothing to lend it.
     const std::string ratios = shipped_calibration(gpu.arch.precision_ratio_table);  // data_dir.h
     if (!ratios.empty() && ratios != t.source) hw::borrow_precision_ratios(t, hw::load_calibration(ratios));
   }
-  if (!t.elementwise_GBps.empty() && !t.peaks_only) return t;
+  const bool needs_kernels = t.elementwise_GBps.empty() || t.peaks_only;
+  const bool needs_dropout = dropout && !t.dropout_measured;
+  if (!needs_kernels && !needs_dropout) return t;
   const std::string reference = shipped_measured_table();  // data_dir.h
-  if (reference.empty()) return t;
+  if (reference.empty() || reference == t.source) return t;
   const hw::CalibrationTable measured = hw::load_calibration(reference);
-  hw::borrow_kernel_rates(t, measured);
-  hw::borrow_roofline_shortfall(t, measured);
+  if (needs_kernels) {
+    hw::borrow_kernel_rates(t, measured);
+    hw::borrow_roofline_shortfall(t, measured);
+  }
+  if (needs_dropout) hw::borrow_dropout_cost(t, measured);
   return t;
+}
+
+// Only a training job's flash kernels draw dropout's numbers (an edge
+// site's models have no dropout; unfused attention prices its dropout as a
+// memory-bound pass).
+bool flash_attention_dropout(const scenario::Scenario& s) {
+  return !s.edge && s.model.dropout && s.training.flash_attention;
 }
 
 }  // namespace
 
 std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s) {
+  const bool dropout = flash_attention_dropout(s);
   if (s.calibration.empty()) {
     const std::string shipped = shipped_calibration_for(s.cluster.system.gpu);  // data_dir.h
     if (shipped.empty()) return std::nullopt;
-    return with_borrowed_rates(hw::load_calibration(shipped), s.cluster.system.gpu);
+    return with_borrowed_rates(hw::load_calibration(shipped), s.cluster.system.gpu, dropout);
   }
   try {
-    return with_borrowed_rates(hw::load_calibration(s.calibration), s.cluster.system.gpu);
+    return with_borrowed_rates(hw::load_calibration(s.calibration), s.cluster.system.gpu, dropout);
   } catch (const core::InputError& e) {
     throw core::as_error_of_field(e, "compute.calibration");
   }

@@ -131,6 +131,32 @@ void read_attention(const Reader& r, const json& rows, const std::string& key,
   }
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void read_dropout(const Reader& r, const json& rows, CalibrationTable& t) {
+  if (!rows.is_array() || rows.empty()) r.fail("attention_dropout", "expected a non-empty array");
+  std::vector<double> fwd, bwd;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string path = Reader::index("attention_dropout", i);
+    const json& row = rows[i];
+    const auto seq = static_cast<double>(r.count(row, "seq", path));
+    const auto heads = static_cast<double>(r.count(row, "heads", path));
+    r.count(row, "head_dim", path);
+    const double scores = heads * seq * seq * (r.boolean(row, "causal", path) ? 0.5 : 1.0);
+    fwd.push_back((r.positive(row, "fwd_dropout_s", path) - r.positive(row, "fwd_s", path)) / scores);
+    bwd.push_back((r.positive(row, "bwd_dropout_s", path) - r.positive(row, "bwd_s", path)) / scores);
+  }
+  // A median at or below zero is a measurement too: dropout cost nothing
+  // that the noise did not hide.
+  t.dropout_fwd_s_per_score = std::max(0.0, median(fwd));
+  t.dropout_bwd_s_per_score = std::max(0.0, median(bwd));
+  t.dropout_measured = true;
+}
+
 }  // namespace
 
 CalibrationTable load_calibration(const std::string& path) {
@@ -204,6 +230,14 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
     for (const auto& [op, sum] : sums) t.elementwise_GBps.emplace_back(op, sum.first / sum.second);
   }
 
+  // Optional: flash attention timed with and without dropout on the same
+  // shapes. The extra time divided by the causal score elements is the cost
+  // of the random number drawn for each; the median over rows keeps a short
+  // shape's launch noise (a difference of either sign) out.
+  if (const json* rows = r.optional_member(doc, "attention_dropout")) read_dropout(r, *rows, t);
+  if (const json* meta = r.optional_member(doc, "meta"); meta && r.optional_member(*meta, "sms"))
+    t.dropout_sms = static_cast<int>(r.count(*meta, "sms", "meta"));
+
   // Fused AdamW with fp32 parameters (required) and with bf16 parameters
   // (optional): the rate of the largest step measured of each, where the
   // launch and tail are best amortized (the rates differ by ~2%).
@@ -243,6 +277,15 @@ void borrow_kernel_rates(CalibrationTable& to, const CalibrationTable& from) {
   to.elementwise_of_stream.clear();
   for (const auto& [op, gbps] : from.elementwise_GBps) to.elementwise_of_stream.emplace_back(op, gbps / from.memory_GBps_rw);
   to.elementwise_of_stream_source = from.source;
+}
+
+void borrow_dropout_cost(CalibrationTable& to, const CalibrationTable& from) {
+  if (to.dropout_measured || !from.dropout_measured) return;
+  to.dropout_measured = true;
+  to.dropout_fwd_s_per_score = from.dropout_fwd_s_per_score;
+  to.dropout_bwd_s_per_score = from.dropout_bwd_s_per_score;
+  to.dropout_sms = from.dropout_sms;
+  to.dropout_lent_by = from.source;
 }
 
 }  // namespace anatomy::hw

@@ -130,9 +130,13 @@ std::string ratios_borrowed_text(const CalibrationTable& t) {
 }
 
 std::string kernels_borrowed_text(const CalibrationTable& t) {
-  if (t.elementwise_of_stream.empty()) return "";
-  return fmt::format("; memory-bound kernels at the fractions of the streaming rate measured in {}",
-                     t.elementwise_of_stream_source);
+  std::string text;
+  if (!t.elementwise_of_stream.empty())
+    text = fmt::format("; memory-bound kernels at the fractions of the streaming rate measured in {}",
+                       t.elementwise_of_stream_source);
+  if (!t.dropout_lent_by.empty())
+    text += fmt::format("; attention dropout at the cost per score element measured in {}", t.dropout_lent_by);
+  return text;
 }
 
 }  // namespace
@@ -628,6 +632,21 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   const double memory = bytes / (hbm * kMemoryEfficiency);
   return SimTime::from_seconds((std::max(compute, memory) + kLaunchSeconds) /
                                sh.attention_roofline_over_measured(seq, batch * heads, head_dim, backward));
+}
+
+SimTime ComputeModel::attention_dropout(int64_t batch, int64_t seq, int64_t heads, bool causal, int64_t window,
+                                        bool backward) const {
+  ANATOMY_CHECK(batch >= 0 && seq >= 0 && heads >= 0, "attention dimensions must be non-negative");
+  ANATOMY_CHECK(shape_ != nullptr, "a ComputeModel comes from make_compute_model()");
+  if (!table_) return SimTime::zero();
+  const double per_score = backward ? table_->dropout_bwd_s_per_score : table_->dropout_fwd_s_per_score;
+  const double s = static_cast<double>(seq);
+  const double scores = static_cast<double>(batch) * static_cast<double>(heads) * s * s *
+                        (causal ? 0.5 * sliding_window_tiles(seq, window) : 1.0);
+  // The numbers are drawn on the SMs' ordinary pipes, not the tensor
+  // cores: more SMs draw them faster (at a like clock).
+  const double sms = table_->dropout_sms > 0 ? static_cast<double>(table_->dropout_sms) / shape_->sms : 1.0;
+  return SimTime::from_seconds(scores * per_score * sms);
 }
 
 int ComputeModel::compute_units() const { return shape_->sms; }

@@ -93,6 +93,17 @@ struct CalibrationTable {
   // tensor cores, so BF16's plateau overstates it.
   std::array<double, 5> plateau_over_bf16{};
   std::string plateau_over_bf16_source;
+  // Flash attention with dropout against the same kernel without
+  // ("attention_dropout" rows, each shape timed both ways): the extra time
+  // per causal score element, for which the kernel draws a random number,
+  // forward and backward (the median over rows); the SMs of the part that
+  // measured it (meta.sms; 0: unknown), and that table's file when another
+  // table lent it (borrow_dropout_cost). Not measured: dropout costs the
+  // kernel nothing.
+  bool dropout_measured = false;
+  double dropout_fwd_s_per_score = 0, dropout_bwd_s_per_score = 0;
+  int dropout_sms = 0;
+  std::string dropout_lent_by;
   double optimizer_ns_per_param = 0;       // fused AdamW, fp32 params
   double optimizer_bf16_ns_per_param = 0;  // fused AdamW, bf16 params (0: not measured)
   double h2d_GBps = 0, d2h_GBps = 0;  // copy.*_pinned_GBps
@@ -122,6 +133,11 @@ void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& fro
 // measured on) to a table of peaks `to` with no rows of that precision.
 // No-op when either is not a table of peaks or `from` names no catalog part.
 void borrow_precision_ratios(CalibrationTable& to, const CalibrationTable& from);
+// To a table without "attention_dropout" rows: the extra time per score
+// element that attention dropout cost where `from` measured it, with the SMs
+// it was measured on (the numbers are drawn on the SMs' ordinary pipes, so
+// a part with more SMs draws them faster); no-op when `to` has its own.
+void borrow_dropout_cost(CalibrationTable& to, const CalibrationTable& from);
 // A table reduced to a table of peaks: its best bf16 and fp8 GEMM rows (the
 // roofline borrow_roofline_shortfall measures `from` against).
 CalibrationTable peaks_of(const CalibrationTable& t);
@@ -151,6 +167,13 @@ class ComputeModel {
                         int64_t window = 0, AttentionKernel kernel = AttentionKernel::kFlash) const;
   SimTime attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
                         int64_t window = 0, AttentionKernel kernel = AttentionKernel::kFlash) const;
+  // What attention dropout adds to a flash kernel, forward or backward: a
+  // random number per score element it computes (the causal and sliding-
+  // window tiles as attention_fwd counts them), at the table's measured cost
+  // per element, scaled by SMs from the part that measured it. Zero without
+  // a table that measured it (or lent it).
+  SimTime attention_dropout(int64_t batch, int64_t seq, int64_t heads, bool causal, int64_t window,
+                            bool backward) const;
   // A memory-bound kernel that reads plus writes this many bytes.
   SimTime memory_bound(Bytes bytes_read_plus_written) const;
   // One of a training step's memory-bound kernels, at the rate measured for

@@ -157,16 +157,26 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   } else if (t_.flash_attention) {
     // One kernel of head width (hd + v_hd) / 2: Q K^T is 2 s^2 hd and P V
     // 2 s^2 v_hd FLOPs per head, 4 s^2 x that width in all (hd without MLA).
+    // With dropout the kernel also draws a random number per score element
+    // (attention_dropout), in the forward and again in the backward.
     const int64_t width = (hd + v_hd) / 2;
     const hw::AttentionKernel kernel = t_.attention_kernel;
-    attn_f = cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, width, true, 0, kernel) / cp;
-    attn_b = cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, width, true, 0, kernel) / cp;
+    const int64_t mb = t_.micro_batch, seq = t_.seq_len;
+    auto fwd_of = [&](int64_t w) {
+      return (cm_.attention_fwd(mb, seq, heads_local, width, true, w, kernel) +
+              (m_.dropout ? cm_.attention_dropout(mb, seq, heads_local, true, w, false) : SimTime::zero())) /
+             cp;
+    };
+    auto bwd_of = [&](int64_t w) {
+      return (cm_.attention_bwd(mb, seq, heads_local, width, true, w, kernel) +
+              (m_.dropout ? cm_.attention_dropout(mb, seq, heads_local, true, w, true) : SimTime::zero())) /
+             cp;
+    };
+    attn_f = fwd_of(0);
+    attn_b = bwd_of(0);
     if (m_.sliding_window > 0) {
-      const int64_t w = m_.sliding_window;
-      c.window_saving_fwd =
-          attn_f - cm_.attention_fwd(t_.micro_batch, t_.seq_len, heads_local, width, true, w, kernel) / cp;
-      c.window_saving_bwd =
-          attn_b - cm_.attention_bwd(t_.micro_batch, t_.seq_len, heads_local, width, true, w, kernel) / cp;
+      c.window_saving_fwd = attn_f - fwd_of(m_.sliding_window);
+      c.window_saving_bwd = attn_b - bwd_of(m_.sliding_window);
     }
   } else {
     // Unfused attention: per head, scores = Q K^T and context = P V as

@@ -178,6 +178,10 @@ TEST(Calibration, MissingOrMistypedFieldsAreNamedByJsonPath) {
        "optimizer"},
       {"copy_link.json", [](nlohmann::json& d) { d["copy"]["link"] = "pcie-gen9"; }, "copy.link"},
       {"copy_link_type.json", [](nlohmann::json& d) { d["copy"]["link"] = 5; }, "copy.link"},
+      {"dropout_no_bwd.json", [](nlohmann::json& d) { d["attention_dropout"][4].erase("bwd_dropout_s"); },
+       "attention_dropout[4].bwd_dropout_s"},
+      {"dropout_empty.json", [](nlohmann::json& d) { d["attention_dropout"] = nlohmann::json::array(); },
+       "attention_dropout"},
   };
   for (const Case& c : cases) {
     const std::string path = edited_table(c.name, c.edit);
@@ -561,6 +565,61 @@ TEST(Calibrated, AttentionReproducesTheGridAndScalesWithBatch) {
   // Full (non-causal) attention does twice the FLOPs at the same rate.
   EXPECT_NEAR(cm.attention_fwd(1, 8192, 64, 128, false).seconds() / cm.attention_fwd(1, 8192, 64, 128, true).seconds(),
               2.0, 1e-6);
+}
+
+// Attention dropout's cost per score element is the median over the rows
+// of (with dropout - without) / (heads x seq^2 / 2): a two-row table of
+// 1 and 3 ps gives 2 ps, and a 4096-token, 32-head causal forward then pays
+// 2e-12 x 32 x 4096^2 / 2 = 0.537 ms on the part that measured it.
+TEST(Calibrated, AttentionDropoutCostsTheMedianMeasuredTimePerScoreElement) {
+  const std::string path = edited_table("dropout_two_rows.json", [](nlohmann::json& d) {
+    const double scores = 32.0 * 4096 * 4096 / 2;
+    nlohmann::json rows = nlohmann::json::array();
+    for (double ps : {1.0, 3.0})
+      rows.push_back({{"seq", 4096}, {"heads", 32}, {"head_dim", 128}, {"causal", true}, {"fwd_s", 1e-4},
+                      {"fwd_dropout_s", 1e-4 + ps * 1e-12 * scores}, {"bwd_s", 3e-4},
+                      {"bwd_dropout_s", 3e-4 + ps * 0.5e-12 * scores}});
+    d["attention_dropout"] = rows;
+  });
+  const CalibrationTable t = load_calibration(path);
+  EXPECT_NEAR(t.dropout_fwd_s_per_score, 2e-12, 1e-18);
+  EXPECT_NEAR(t.dropout_bwd_s_per_score, 1e-12, 1e-18);
+  EXPECT_EQ(t.dropout_sms, 132);  // meta.sms
+  const ComputeModel h200 = make_compute_model(find_accelerator("H200"), &t);
+  EXPECT_NEAR(h200.attention_dropout(1, 4096, 32, true, 0, false).seconds(), 0.537e-3, 0.001e-3);
+  EXPECT_NEAR(h200.attention_dropout(1, 4096, 32, true, 0, true).seconds(), 0.268e-3, 0.001e-3);
+  // Full attention draws for twice the elements; two sequences twice again.
+  EXPECT_EQ(h200.attention_dropout(2, 4096, 32, false, 0, false), h200.attention_dropout(1, 4096, 32, true, 0, false) * 4);
+}
+
+// The numbers are drawn on the SMs' ordinary pipes: a B200 (148 SMs) draws
+// what an H200 (132) measured in 132 / 148 of the time; without a table,
+// nothing measured it and dropout adds nothing.
+TEST(Calibrated, AttentionDropoutScalesByStreamingMultiprocessorsAndNeedsAMeasurement) {
+  const CalibrationTable h200 = load_calibration(kH200Table);
+  ASSERT_GT(h200.dropout_fwd_s_per_score, 0);
+  CalibrationTable b200 = load_calibration(shipped("b200.json"));
+  EXPECT_EQ(b200.dropout_fwd_s_per_score, 0);
+  borrow_dropout_cost(b200, h200);
+  EXPECT_EQ(b200.dropout_lent_by, kH200Table);
+  const SimTime on_h200 =
+      make_compute_model(find_accelerator("H200"), &h200).attention_dropout(1, 8192, 64, true, 0, false);
+  const SimTime on_b200 =
+      make_compute_model(find_accelerator("B200"), &b200).attention_dropout(1, 8192, 64, true, 0, false);
+  EXPECT_NEAR(on_b200.seconds() / on_h200.seconds(), 132.0 / 148.0, 1e-6);
+  EXPECT_EQ(make_compute_model(find_accelerator("H100"), nullptr).attention_dropout(1, 8192, 64, true, 0, false),
+            SimTime::zero());
+  // A table with its own measurement keeps it, even one that found
+  // dropout free within its noise (a CPU's, say: a median below zero).
+  const std::string free_path = edited_table("dropout_free.json", [](nlohmann::json& d) {
+    for (auto& row : d["attention_dropout"]) row["fwd_dropout_s"] = row["fwd_s"].get<double>() * 0.99;
+  });
+  CalibrationTable free = load_calibration(free_path);
+  EXPECT_TRUE(free.dropout_measured);
+  EXPECT_EQ(free.dropout_fwd_s_per_score, 0);
+  borrow_dropout_cost(free, h200);
+  EXPECT_EQ(free.dropout_fwd_s_per_score, 0);
+  EXPECT_TRUE(free.dropout_lent_by.empty());
 }
 
 TEST(Calibrated, TableFromAnUnknownGpuIsAnInputError) {

@@ -133,6 +133,39 @@ TEST(AttentionKernel, FlashAttention2ChangesOnlyTheAttentionKernels) {
   EXPECT_GT(fwd, SimTime::zero());
 }
 
+TEST(AttentionKernel, DropoutAddsItsRandomNumbersToEachFlashKernel) {
+  // GPT 1.7B (Megatron-Core, dropout 0.1) on one H200 at 4,096 tokens: with
+  // dropout each of its 24 layers' flash kernels also draws a number per
+  // causal score element (16 heads x 4096^2 / 2), at the H200 table's
+  // measured cost; nothing else changes, so forward and backward move by
+  // 24 x attention_dropout. The dropout kernels on the layer outputs are
+  // there either way (memory-bound passes).
+  ModelSpec with = find_model("mcore-1.7b");
+  ASSERT_TRUE(with.dropout);
+  ParallelPlan p;
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = 1;
+  const hw::CalibrationTable table = hw::load_calibration(std::string(ANATOMY_SOURCE_DIR) + "/data/calibration/h200.json");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H200"), &table);
+  const auto stage = [&](bool drop) {
+    ModelSpec m = with;
+    m.dropout = drop;
+    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+             return SimTime::zero();
+           }).stage(0);
+  };
+  const StageCost on = stage(true), off = stage(false);
+  const SimTime fwd = cm.attention_dropout(1, 4096, 16, true, 0, false);
+  const SimTime bwd = cm.attention_dropout(1, 4096, 16, true, 0, true);
+  ASSERT_GT(fwd, SimTime::zero());
+  const SimTime ew_f = (on.forward[0].compute - off.forward[0].compute) - fwd * 24;
+  const SimTime ew_b = (on.backward[0].compute - off.backward[0].compute) - bwd * 24;
+  // What is left is the output dropouts' memory-bound passes, twice over in the backward.
+  EXPECT_GT(ew_f, SimTime::zero());
+  EXPECT_EQ(ew_b, ew_f * 2);
+}
+
 // Stage 0's one chunk of `m` on TP 2 with sequence parallelism (and EP
 // `ep` over as many data-parallel ranks), 4,096 tokens, no recomputation;
 // every collective takes 1 us.

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Times single GPU kernels back to back with CUDA events, to check how a calibration table was measured.
+
+  python3 tools/kernel_probe.py --out kernels.json
+
+tools/calibrate_probe.py times each call between two host synchronizations,
+so a short kernel's row carries the launch and synchronization latency of
+the machine it ran on. This probe times `reps` calls queued back to back
+between two CUDA events (the host stays ahead; each call's figure is the
+mean), for:
+
+  gemm       bf16 A @ B at the power-of-two shapes near small and mid-size
+             models' projections, both ways: back to back, and one call
+             between host synchronizations as the calibration probe does
+  attention  causal SDPA forward, and backward alone (autograd.grad of the
+             output against a fixed gradient), with attention dropout 0 and
+             0.1, over sequence, heads and head_dim
+  sustained  an 8192^3 bf16 GEMM repeated for `--sustain` seconds: the rate
+             in each second and the SM clock and power nvidia-smi reads, so
+             a short burst's rate can be told from a sustained one
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+def events_ms(fn, reps, warm=3):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(reps):
+        fn()
+    b.record()
+    torch.cuda.synchronize()
+    return a.elapsed_time(b) / reps
+
+
+def synced_ms(fn, reps):
+    fn()
+    torch.cuda.synchronize()
+    s = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        s.append(time.perf_counter() - t0)
+    return statistics.median(s) * 1e3
+
+
+def smi():
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm,power.draw,temperature.gpu", "--format=csv,noheader,nounits"],
+                           capture_output=True, text=True, timeout=10)
+        return r.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--sustain", type=float, default=20.0)
+    a = p.parse_args()
+    dev, bf = "cuda", torch.bfloat16
+    out = {"meta": {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
+                    "measured": time.strftime("%Y-%m-%d", time.gmtime())}}
+
+    gemm = []
+    dims = [2048, 4096, 8192, 16384]
+    for m in dims:
+        for n in dims + [32768, 131072]:
+            for k in dims:
+                flop = 2 * m * n * k
+                if flop > 2.5e13:
+                    continue
+                A = torch.randn(m, k, device=dev, dtype=bf)
+                B = torch.randn(k, n, device=dev, dtype=bf)
+                reps = max(5, min(50, int(2e13 / flop)))
+                e = events_ms(lambda: A @ B, reps)
+                s = synced_ms(lambda: A @ B, 5)
+                gemm.append({"m": m, "n": n, "k": k, "events_ms": e, "synced_ms": s,
+                             "events_tflops": flop / e / 1e9, "synced_tflops": flop / s / 1e9})
+                del A, B
+    out["gemm"] = gemm
+    print("gemm rows", len(gemm), flush=True)
+
+    attn = []
+    for seq in (2048, 4096, 8192):
+        for heads in (16, 32, 64):
+            for hd in (64, 128):
+                q, k, v = (torch.randn(1, heads, seq, hd, device=dev, dtype=bf, requires_grad=True) for _ in range(3))
+                go = torch.randn(1, heads, seq, hd, device=dev, dtype=bf)
+                row = {"seq": seq, "heads": heads, "head_dim": hd}
+                for drop in (0.0, 0.1):
+                    f = lambda: F.scaled_dot_product_attention(q, k, v, dropout_p=drop, is_causal=True)
+                    fwd = events_ms(f, 10)
+                    o = f()
+                    bwd = events_ms(lambda: torch.autograd.grad(o, (q, k, v), go, retain_graph=True), 10)
+                    tag = "drop" if drop else "nodrop"
+                    row[tag + "_fwd_ms"], row[tag + "_bwd_ms"] = fwd, bwd
+                    del o
+                attn.append(row)
+                del q, k, v, go
+    out["attention"] = attn
+    print("attention rows", len(attn), flush=True)
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=1)
+
+    A = torch.randn(8192, 8192, device=dev, dtype=bf)
+    B = torch.randn(8192, 8192, device=dev, dtype=bf)
+    sustained = []
+    t_end = time.perf_counter() + a.sustain
+    while time.perf_counter() < t_end:
+        t0 = time.perf_counter()
+        n = 0
+        while time.perf_counter() - t0 < 1.0:
+            for _ in range(20):
+                A @ B
+            torch.cuda.synchronize()
+            n += 20
+        dt = time.perf_counter() - t0
+        sustained.append({"tflops": 2 * 8192 ** 3 * n / dt / 1e12, "smi": smi()})
+    out["sustained_8192"] = sustained
+    print("sustained", [round(r["tflops"]) for r in sustained], sustained[-1]["smi"], flush=True)
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
