@@ -18,6 +18,12 @@ mean), for:
   sustained  an 8192^3 bf16 GEMM repeated for `--sustain` seconds: the rate
              in each second and the SM clock and power nvidia-smi reads, so
              a short burst's rate can be told from a sustained one
+
+With --attention-grid TABLE it times instead every attention shape of that
+calibration table (dropout 0), forward and backward alone, once from the
+state the GPU is in and once right after `--sustain` seconds of GEMMs (a
+GPU at its power limit), in the table's row format (fwd_bwd_s = forward +
+backward).
 """
 import argparse
 import json
@@ -63,14 +69,58 @@ def smi():
         return ""
 
 
+def attention_row(seq, heads, hd, drop=0.0):
+    dev, bf = "cuda", torch.bfloat16
+    q, k, v = (torch.randn(1, heads, seq, hd, device=dev, dtype=bf, requires_grad=True) for _ in range(3))
+    go = torch.randn(1, heads, seq, hd, device=dev, dtype=bf)
+    f = lambda: F.scaled_dot_product_attention(q, k, v, dropout_p=drop, is_causal=True)
+    fwd = events_ms(f, 10)
+    o = f()
+    bwd = events_ms(lambda: torch.autograd.grad(o, (q, k, v), go, retain_graph=True), 10)
+    return fwd, bwd
+
+
+def heat(seconds):
+    A = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    t_end = time.perf_counter() + seconds
+    while time.perf_counter() < t_end:
+        for _ in range(20):
+            A @ A
+        torch.cuda.synchronize()
+    return smi()
+
+
+def attention_grid(table, out, sustain):
+    with open(table) as f:
+        shapes = sorted({(r["seq"], r["heads"], r["head_dim"]) for r in json.load(f)["attention_grid"]})
+    for state in ("as_found", "hot"):
+        if state == "hot":
+            out["hot_after"] = heat(sustain)
+        rows = []
+        for seq, heads, hd in shapes:
+            fwd, bwd = attention_row(seq, heads, hd)
+            flops = 4 * seq * seq * heads * hd * 0.5
+            rows.append({"seq": seq, "heads": heads, "head_dim": hd, "causal": True, "fwd_s": fwd * 1e-3,
+                         "fwd_bwd_s": (fwd + bwd) * 1e-3, "fwd_tflops": flops / fwd / 1e9,
+                         "fwd_bwd_tflops": 3.5 * flops / (fwd + bwd) / 1e9})
+        out["attention_grid_" + state] = rows
+        print(state, len(rows), "rows", smi(), flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True)
     p.add_argument("--sustain", type=float, default=20.0)
+    p.add_argument("--attention-grid", default="", help="a calibration table whose attention shapes to time")
     a = p.parse_args()
     dev, bf = "cuda", torch.bfloat16
     out = {"meta": {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
                     "measured": time.strftime("%Y-%m-%d", time.gmtime())}}
+    if a.attention_grid:
+        attention_grid(a.attention_grid, out, a.sustain)
+        with open(a.out, "w") as f:
+            json.dump(out, f, indent=1)
+        return
 
     gemm = []
     dims = [2048, 4096, 8192, 16384]
@@ -95,19 +145,10 @@ def main():
     for seq in (2048, 4096, 8192):
         for heads in (16, 32, 64):
             for hd in (64, 128):
-                q, k, v = (torch.randn(1, heads, seq, hd, device=dev, dtype=bf, requires_grad=True) for _ in range(3))
-                go = torch.randn(1, heads, seq, hd, device=dev, dtype=bf)
                 row = {"seq": seq, "heads": heads, "head_dim": hd}
-                for drop in (0.0, 0.1):
-                    f = lambda: F.scaled_dot_product_attention(q, k, v, dropout_p=drop, is_causal=True)
-                    fwd = events_ms(f, 10)
-                    o = f()
-                    bwd = events_ms(lambda: torch.autograd.grad(o, (q, k, v), go, retain_graph=True), 10)
-                    tag = "drop" if drop else "nodrop"
-                    row[tag + "_fwd_ms"], row[tag + "_bwd_ms"] = fwd, bwd
-                    del o
+                for drop, tag in ((0.0, "nodrop"), (0.1, "drop")):
+                    row[tag + "_fwd_ms"], row[tag + "_bwd_ms"] = attention_row(seq, heads, hd, drop)
                 attn.append(row)
-                del q, k, v, go
     out["attention"] = attn
     print("attention rows", len(attn), flush=True)
     with open(a.out, "w") as f:

@@ -567,6 +567,21 @@ TEST(Calibrated, AttentionReproducesTheGridAndScalesWithBatch) {
               2.0, 1e-6);
 }
 
+// Flash attention's backward does 2.5x its forward's FLOPs at a somewhat
+// lower rate, so each shape's backward alone takes 2-5x its forward. The
+// H200 rows before 2026-12-04 timed the backward with a host round trip in
+// it (a forward and .sum().backward() between two synchronizations) and
+// reached 16x at 1,024 tokens; the shipped rows time it alone.
+TEST(Calibrated, TheH200AttentionRowsTimeTheBackwardAlone) {
+  const CalibrationTable t = load_calibration(kH200Table);
+  ASSERT_GE(t.attention.size(), 44u);
+  for (const auto& a : t.attention) {
+    const double ratio = (a.fwd_bwd_seconds - a.fwd_seconds) / a.fwd_seconds;
+    EXPECT_GT(ratio, 2.0) << a.seq << " x " << a.heads << " x " << a.head_dim;
+    EXPECT_LT(ratio, 5.0) << a.seq << " x " << a.heads << " x " << a.head_dim;
+  }
+}
+
 // Attention dropout's cost per score element is the median over the rows
 // of (with dropout - without) / (heads x seq^2 / 2): a two-row table of
 // 1 and 3 ps gives 2 ps, and a 4096-token, 32-head causal forward then pays
