@@ -5,11 +5,14 @@
 
 The table has the keys of data/calibration/h200.json, so a scenario's
 `compute: {calibration: table.json}` loads it unchanged (`anatomy calibrate`
-runs this probe). Each figure is the median of timed runs after a warm-up:
+runs this probe). Each figure follows a warm-up: on a GPU the mean of calls
+queued back to back between two CUDA events (the host runs ahead, as in a
+training step), on a CPU the median of timed calls:
 
   gemm_grid       C[m,n] = A[m,k] @ B[k,n] over powers of two (m, n, k)
   gemm            the largest square shapes of the grid again, by name
   attention_grid  causal scaled_dot_product_attention, batch 1, fwd and fwd+bwd
+                  (the backward timed alone, against a fixed output gradient)
   attention_dropout  the longest sequence again, with dropout 0.1 and without,
                   forward and backward alone
   elementwise     layernorm, gelu, softmax, residual add, dropout on [tokens, hidden]
@@ -36,17 +39,31 @@ import torch.nn.functional as F
 
 
 def timer(device):
-    def sync():
-        if device == "cuda":
-            torch.cuda.synchronize()
+    """On a GPU the mean of calls queued back to back between two CUDA
+    events, at least `repeat` and enough to fill about 20 ms: in a training
+    step the host runs ahead of the GPU, so a kernel's time is the GPU's
+    alone, without the host's round trip (which is most of a short kernel's
+    time when each call is synchronized). On a CPU, where nothing runs
+    ahead, the median of timed calls."""
     def run(fn, repeat):
         fn()
-        sync()
+        if device == "cuda":
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            fn()
+            torch.cuda.synchronize()
+            calls = max(repeat, min(200, int(0.02 / max(time.perf_counter() - t0, 1e-6))))
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(calls):
+                fn()
+            end.record()
+            end.synchronize()
+            return start.elapsed_time(end) / 1e3 / calls
         samples = []
         for _ in range(repeat):
             t0 = time.perf_counter()
             fn()
-            sync()
             samples.append(time.perf_counter() - t0)
         return statistics.median(samples)
     return run
@@ -94,9 +111,11 @@ def main():
                         w = (q @ k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
                         return F.dropout(w.masked_fill(~mask, float("-inf")).softmax(-1), dropout_p) @ v
                 fwd = t(lambda: attn(q, k_, v, is_causal=True), repeat)
-                def fb():
-                    attn(q, k_, v, is_causal=True).sum().backward()
-                fwd_bwd = max(t(fb, repeat), fwd * 1.01)
+                # The backward alone, against a fixed output gradient.
+                out = attn(q, k_, v, is_causal=True)
+                grad_out = torch.randn_like(out)
+                bwd = t(lambda: torch.autograd.grad(out, (q, k_, v), grad_out, retain_graph=True), repeat)
+                fwd_bwd = fwd + max(bwd, fwd * 0.01)
                 flops = 4 * seq * seq * heads * hd * 0.5
                 attention.append({"seq": seq, "heads": heads, "head_dim": hd, "causal": True, "fwd_s": fwd,
                                   "fwd_bwd_s": fwd_bwd, "fwd_tflops": flops / fwd / 1e12,
@@ -175,12 +194,13 @@ def main():
         props = torch.cuda.get_device_properties(0)
         meta.update({"sms": props.multi_processor_count, "mem_gib": props.total_memory / 2**30, "cuda": torch.version.cuda})
     about = ("Measured by anatomy calibrate (tools/calibrate_probe.py) on {} with PyTorch {}. gemm_grid: C[m,n]=A[m,k]@B[k,n] "
-             "over m,n,k in {}, {}; median of timed runs after a warm-up. attention_grid: causal attention, batch 1, "
-             "fwd and fwd+bwd (fwd_tflops counts causal FLOPs, half of full). attention_dropout: the same kernel with dropout 0.1 "
+             "over m,n,k in {}, {}; {}. attention_grid: causal attention, batch 1, "
+             "fwd and fwd+bwd, the backward timed alone (fwd_tflops counts causal FLOPs, half of full). attention_dropout: the same kernel with dropout 0.1 "
              "and without, fwd and bwd alone. elementwise, memory: bytes read plus written. "
              "optimizer: AdamW step per fp32 parameter. copy: {}. disk: sequential write with fsync in the output's folder."
              ).format(name, torch.__version__, powers,
                       "bf16" if gpu else "fp32 filed under the bf16 key (the CPU's own training dtype; its peak is the best rate measured, meta.peak_tflops)",
+                      "the mean of calls queued back to back between two CUDA events after a warm-up" if gpu else "the median of timed calls after a warm-up",
                       "host<->device over pinned memory" if gpu else "host memory copies (no device)")
     table = {"meta": meta, "about": about, "gemm": named, "gemm_grid": grid, "attention_grid": attention,
              "attention_dropout": attention_dropout,
