@@ -18,9 +18,10 @@ namespace {
 // What a table did not measure and the shipped H200 table did: the
 // memory-bound kernels' fractions of the streaming rate, and for a table of
 // peaks the GEMMs' shortfall shape by shape; where the scenario's flash
-// attention has dropout (`dropout`), that dropout's cost; and for a table of peaks
-// without fp8 or fp4 rows, those precisions' plateaus over bf16's from the
-// table the GPU's generation names (Architecture::precision_ratio_table).
+// attention has dropout (`dropout`), that dropout's cost; and for a table
+// of peaks without fp8 or fp4 rows, those precisions' plateaus over bf16's
+// from the table the GPU's generation names
+// (Architecture::precision_ratio_table).
 hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t, const hw::Accelerator& gpu, bool dropout) {
   if (t.peaks_only && !gpu.arch.precision_ratio_table.empty()) {
     // The B200's own table is its family's ratio table: nothing to lend it.

@@ -604,7 +604,8 @@ TEST(Calibrated, AttentionDropoutCostsTheMedianMeasuredTimePerScoreElement) {
   EXPECT_NEAR(h200.attention_dropout(1, 4096, 32, true, 0, false).seconds(), 0.537e-3, 0.001e-3);
   EXPECT_NEAR(h200.attention_dropout(1, 4096, 32, true, 0, true).seconds(), 0.268e-3, 0.001e-3);
   // Full attention draws for twice the elements; two sequences twice again.
-  EXPECT_EQ(h200.attention_dropout(2, 4096, 32, false, 0, false), h200.attention_dropout(1, 4096, 32, true, 0, false) * 4);
+  EXPECT_EQ(h200.attention_dropout(2, 4096, 32, false, 0, false),
+            h200.attention_dropout(1, 4096, 32, true, 0, false) * 4);
 }
 
 // The numbers are drawn on the SMs' ordinary pipes: a B200 (148 SMs) draws

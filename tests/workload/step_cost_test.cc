@@ -146,7 +146,8 @@ TEST(AttentionKernel, DropoutAddsItsRandomNumbersToEachFlashKernel) {
   TrainingSpec t;
   t.seq_len = 4096;
   t.global_batch = 1;
-  const hw::CalibrationTable table = hw::load_calibration(std::string(ANATOMY_SOURCE_DIR) + "/data/calibration/h200.json");
+  const hw::CalibrationTable table =
+      hw::load_calibration(std::string(ANATOMY_SOURCE_DIR) + "/data/calibration/h200.json");
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H200"), &table);
   const auto stage = [&](bool drop) {
     ModelSpec m = with;
