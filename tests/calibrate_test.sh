@@ -12,6 +12,8 @@ python=${ANATOMY_PYTHON:-/usr/bin/python3}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 "$anatomy" calibrate --out "$dir/t.json" --device cpu --quick
+# The attention rows with and without dropout are part of the table.
+"$python" -c "import json, sys; assert json.load(open(sys.argv[1]))[\"attention_dropout\"]" "$dir/t.json"
 sed 's|calibration: calibration.json|calibration: t.json|' "$source/tests/data/traces/gpt-gloo-2/machine.yaml" > "$dir/machine.yaml"
 out=$("$anatomy" replay "$source/tests/data/traces/gpt-gloo-2" --from "$dir/machine.yaml" --on "$dir/machine.yaml")
 case "$out" in
