@@ -9,7 +9,8 @@ runs this probe). Each figure follows a warm-up: on a GPU the mean of calls
 queued back to back between two CUDA events (the host runs ahead, as in a
 training step), on a CPU the median of timed calls:
 
-  gemm_grid       C[m,n] = A[m,k] @ B[k,n] over powers of two (m, n, k)
+  gemm_grid       C[m,n] = A[m,k] @ B[k,n] over powers of two (m, n, k); on a
+                  GPU after --sustain seconds of GEMMs, at its power limit
   gemm            the largest square shapes of the grid again, by name
   attention_grid  causal scaled_dot_product_attention, batch 1, fwd and fwd+bwd
                   (the backward timed alone, against a fixed output gradient)
@@ -75,6 +76,7 @@ def main():
     p.add_argument("--device", choices=["cuda", "cpu"], default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--quick", action="store_true", help="a small grid (seconds on a CPU)")
     p.add_argument("--threads", type=int, default=1, help="CPU threads (torch.set_num_threads)")
+    p.add_argument("--sustain", type=float, default=20.0, help="seconds of GEMMs before a GPU's grid (its power limit)")
     a = p.parse_args()
     dev = a.device
     if dev == "cpu":
@@ -87,12 +89,27 @@ def main():
         powers = [256, 1024, 4096, 16384] if a.quick else [256, 512, 1024, 2048, 4096, 8192, 16384]
     else:
         powers = [64, 128, 256] if a.quick else [64, 128, 256, 512]
+    # A training run holds a GPU at its power limit, and a GEMM's rate there
+    # is below a cool part's burst (an H200: ~660 against ~790 TFLOP/s at
+    # 8192^3): on a GPU, --sustain seconds of GEMMs first, and two more
+    # before each shape.
+    keep = torch.randn(8192, 8192, device=dev, dtype=dtype) if gpu else None
+    def hold():
+        if gpu:
+            keep @ keep
+            keep @ keep
+    if gpu:
+        t_end = time.perf_counter() + a.sustain
+        while time.perf_counter() < t_end:
+            hold()
+            torch.cuda.synchronize()
     grid = []
     for m in powers:
         for n in powers:
             for k in powers:
                 A = torch.randn(m, k, device=dev, dtype=dtype)
                 B = torch.randn(k, n, device=dev, dtype=dtype)
+                hold()
                 s = t(lambda: A @ B, repeat)
                 grid.append({"dtype": "bf16", "m": m, "n": n, "k": k, "s": s, "tflops": 2 * m * n * k / s / 1e12})
     best = max(grid, key=lambda r: r["tflops"])
@@ -194,13 +211,14 @@ def main():
         props = torch.cuda.get_device_properties(0)
         meta.update({"sms": props.multi_processor_count, "mem_gib": props.total_memory / 2**30, "cuda": torch.version.cuda})
     about = ("Measured by anatomy calibrate (tools/calibrate_probe.py) on {} with PyTorch {}. gemm_grid: C[m,n]=A[m,k]@B[k,n] "
-             "over m,n,k in {}, {}; {}. attention_grid: causal attention, batch 1, "
+             "over m,n,k in {}, {}; {}{}. attention_grid: causal attention, batch 1, "
              "fwd and fwd+bwd, the backward timed alone (fwd_tflops counts causal FLOPs, half of full). attention_dropout: the same kernel with dropout 0.1 "
              "and without, fwd and bwd alone. elementwise, memory: bytes read plus written. "
              "optimizer: AdamW step per fp32 parameter. copy: {}. disk: sequential write with fsync in the output's folder."
              ).format(name, torch.__version__, powers,
                       "bf16" if gpu else "fp32 filed under the bf16 key (the CPU's own training dtype; its peak is the best rate measured, meta.peak_tflops)",
                       "the mean of calls queued back to back between two CUDA events after a warm-up" if gpu else "the median of timed calls after a warm-up",
+                      ", after {:g} s of GEMMs (the part at its power limit, as in training)".format(a.sustain) if gpu else "",
                       "host<->device over pinned memory" if gpu else "host memory copies (no device)")
     table = {"meta": meta, "about": about, "gemm": named, "gemm_grid": grid, "attention_grid": attention,
              "attention_dropout": attention_dropout,

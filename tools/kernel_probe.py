@@ -24,6 +24,12 @@ calibration table (dropout 0), forward and backward alone, once from the
 state the GPU is in and once right after `--sustain` seconds of GEMMs (a
 GPU at its power limit), in the table's row format (fwd_bwd_s = forward +
 backward).
+
+With --gemm-grid TABLE it times every GEMM shape of that table ("gemm_grid"
+and the named "gemm" rows, bf16 and fp8) after `--sustain` seconds of GEMMs,
+with a few 8192^3 GEMMs before each shape so that the part stays at its
+power limit, as in a training run; each row the mean of calls queued back
+to back between two CUDA events (at least 3, enough to fill 10 ms).
 """
 import argparse
 import json
@@ -90,6 +96,54 @@ def heat(seconds):
     return smi()
 
 
+def gemm_call(dtype, m, n, k):
+    dev = "cuda"
+    if dtype == "bf16":
+        A = torch.randn(m, k, device=dev, dtype=torch.bfloat16)
+        B = torch.randn(k, n, device=dev, dtype=torch.bfloat16)
+        return lambda: A @ B
+    # fp8 e4m3 inputs, bf16 out, through scaled_mm (B column-major, as it requires)
+    A = torch.randn(m, k, device=dev, dtype=torch.bfloat16).to(torch.float8_e4m3fn)
+    B = torch.randn(n, k, device=dev, dtype=torch.bfloat16).to(torch.float8_e4m3fn).t()
+    one = torch.tensor(1.0, device=dev)
+    return lambda: torch._scaled_mm(A, B, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+
+
+def gemm_grid(table, out, sustain, path):
+    with open(table) as f:
+        t = json.load(f)
+    out["hot_before"] = heat(sustain)
+    keep = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    for key in ("gemm_grid", "gemm"):
+        rows = []
+        for i, r in enumerate(t[key]):
+            m, n, k = r["m"], r["n"], r["k"]
+            fn = None
+            try:
+                fn = gemm_call(r["dtype"], m, n, k)
+                for _ in range(4):
+                    keep @ keep
+                fn()
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                fn()
+                torch.cuda.synchronize()
+                reps = max(3, min(100, int(0.01 / max(time.perf_counter() - t0, 1e-6))))
+                for _ in range(4):
+                    keep @ keep
+                s = events_ms(fn, reps, warm=1) * 1e-3
+                rows.append(dict(r, s=s, tflops=2 * m * n * k / s / 1e12))
+            except Exception as e:  # a shape that fails is kept as it was, and said
+                rows.append(dict(r, error=repr(e)[:200]))
+            del fn
+            if i % 100 == 0:
+                out.setdefault("smi", []).append(smi())
+        out[key] = rows
+        print(key, len(rows), "rows", sum("error" in r for r in rows), "failed", smi(), flush=True)
+        with open(path, "w") as f:  # after each section, so a late failure keeps the first
+            json.dump(out, f, indent=1)
+
+
 def attention_grid(table, out, sustain):
     with open(table) as f:
         shapes = sorted({(r["seq"], r["heads"], r["head_dim"]) for r in json.load(f)["attention_grid"]})
@@ -112,10 +166,14 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--sustain", type=float, default=20.0)
     p.add_argument("--attention-grid", default="", help="a calibration table whose attention shapes to time")
+    p.add_argument("--gemm-grid", default="", help="a calibration table whose GEMM shapes to time, hot")
     a = p.parse_args()
     dev, bf = "cuda", torch.bfloat16
     out = {"meta": {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "cuda": torch.version.cuda,
                     "measured": time.strftime("%Y-%m-%d", time.gmtime())}}
+    if a.gemm_grid:
+        gemm_grid(a.gemm_grid, out, a.sustain, a.out)
+        return
     if a.attention_grid:
         attention_grid(a.attention_grid, out, a.sustain)
         with open(a.out, "w") as f:
