@@ -3,9 +3,10 @@
 
   python3 tools/kernel_probe.py --out kernels.json
 
-tools/calibrate_probe.py times each call between two host synchronizations,
-so a short kernel's row carries the launch and synchronization latency of
-the machine it ran on. This probe times `reps` calls queued back to back
+A kernel timed between two host synchronizations (as the H200 table's
+first rows were) carries the launch and synchronization latency of the
+machine it ran on, and one timed on a cool part runs at a clock a training
+run does not hold. This probe times `reps` calls queued back to back
 between two CUDA events (the host stays ahead; each call's figure is the
 mean), for:
 
