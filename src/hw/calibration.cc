@@ -145,7 +145,7 @@ void read_dropout(const Reader& r, const json& rows, CalibrationTable& t) {
     const json& row = rows[i];
     const auto seq = static_cast<double>(r.count(row, "seq", path));
     const auto heads = static_cast<double>(r.count(row, "heads", path));
-    r.count(row, "head_dim", path);
+    r.count(row, "head_dim", path);  // checked, not used: the draws are per score element, whatever the width
     const double scores = heads * seq * seq * (r.boolean(row, "causal", path) ? 0.5 : 1.0);
     fwd.push_back((r.positive(row, "fwd_dropout_s", path) - r.positive(row, "fwd_s", path)) / scores);
     bwd.push_back((r.positive(row, "bwd_dropout_s", path) - r.positive(row, "bwd_s", path)) / scores);

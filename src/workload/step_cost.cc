@@ -162,21 +162,18 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const int64_t width = (hd + v_hd) / 2;
     const hw::AttentionKernel kernel = t_.attention_kernel;
     const int64_t mb = t_.micro_batch, seq = t_.seq_len;
-    auto fwd_of = [&](int64_t w) {
-      return (cm_.attention_fwd(mb, seq, heads_local, width, true, w, kernel) +
-              (m_.dropout ? cm_.attention_dropout(mb, seq, heads_local, true, w, false) : SimTime::zero())) /
-             cp;
+    auto kernel_time = [&](int64_t w, bool backward) {
+      const SimTime flash = backward ? cm_.attention_bwd(mb, seq, heads_local, width, true, w, kernel)
+                                     : cm_.attention_fwd(mb, seq, heads_local, width, true, w, kernel);
+      const SimTime draws =
+          m_.dropout ? cm_.attention_dropout(mb, seq, heads_local, true, w, backward) : SimTime::zero();
+      return (flash + draws) / cp;
     };
-    auto bwd_of = [&](int64_t w) {
-      return (cm_.attention_bwd(mb, seq, heads_local, width, true, w, kernel) +
-              (m_.dropout ? cm_.attention_dropout(mb, seq, heads_local, true, w, true) : SimTime::zero())) /
-             cp;
-    };
-    attn_f = fwd_of(0);
-    attn_b = bwd_of(0);
+    attn_f = kernel_time(0, false);
+    attn_b = kernel_time(0, true);
     if (m_.sliding_window > 0) {
-      c.window_saving_fwd = attn_f - fwd_of(m_.sliding_window);
-      c.window_saving_bwd = attn_b - bwd_of(m_.sliding_window);
+      c.window_saving_fwd = attn_f - kernel_time(m_.sliding_window, false);
+      c.window_saving_bwd = attn_b - kernel_time(m_.sliding_window, true);
     }
   } else {
     // Unfused attention: per head, scores = Q K^T and context = P V as
