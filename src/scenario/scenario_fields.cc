@@ -457,6 +457,19 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        },
        [](const T& t) { return std::string(t.attention_kernel == hw::AttentionKernel::kFlash2 ? "flash2" : "flash"); },
        {"flash", "flash2"}},
+      {"cross_entropy", Kind::kEnum, by_default("megatron"), {},
+       "how the loss runs over the logits, by the bytes its kernels stream a logit element: megatron, Megatron's "
+       "vocab-parallel cross-entropy unfused, in fp32 (its default: 38 B forward, 14 B backward); megatron_fused, "
+       "--cross-entropy-loss-fusion with the native implementation (22 B, 10 B); fused, one online-softmax kernel on "
+       "the 16-bit logits (Transformer Engine's, --cross-entropy-fusion-impl te; flash-attn's, llm-foundry's "
+       "fused_crossentropy: 2 B, 4 B)",
+       [](T& t, const Value& v) {
+         t.cross_entropy = v.text == "fused"            ? workload::CrossEntropy::kFused
+                           : v.text == "megatron_fused" ? workload::CrossEntropy::kMegatronFused
+                                                        : workload::CrossEntropy::kMegatron;
+       },
+       [](const T& t) { return std::string(workload::to_string(t.cross_entropy)); },
+       {"megatron", "megatron_fused", "fused"}},
   };
   return f;
 }

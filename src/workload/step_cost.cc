@@ -441,14 +441,17 @@ StageCost StepCostModel::stage(int s) const {
       b.tp_comm += embedding_comm;
     }
     if (last) {
-      // Output layer (V / tp logits per token) and the cross-entropy loss in
-      // fp32, once for the model and once for each MTP module (here even
-      // when the modules run on another stage, as Megatron-LM computes
+      // Output layer (V / tp logits per token) and the cross-entropy loss
+      // over them, once for the model and once for each MTP module (here
+      // even when the modules run on another stage, as Megatron-LM computes
       // their loss in the output layer's stage).
+      const int64_t logits = T * (m_.vocab / tp);
       const int64_t V = m_.vocab;
-      const SimTime loss = cm_.memory_bound(Bytes(T * (V / tp) * 4 * 3));
-      const SimTime head_f = cm_.gemm(T, V / tp, h, prec) + loss;
-      const SimTime head_b = cm_.gemm(T, h, V / tp, prec) + cm_.gemm(h, V / tp, T, prec) + loss;
+      const CrossEntropyBytes ce = cross_entropy_bytes(t_.cross_entropy);
+      const SimTime loss_f = cm_.memory_bound(Bytes(logits * ce.forward));
+      const SimTime loss_b = cm_.memory_bound(Bytes(logits * ce.backward));
+      const SimTime head_f = cm_.gemm(T, V / tp, h, prec) + loss_f;
+      const SimTime head_b = cm_.gemm(T, h, V / tp, prec) + cm_.gemm(h, V / tp, T, prec) + loss_b;
       f.compute += head_f * (1 + n_mtp);
       b.compute += head_b * (1 + n_mtp);
       f.tp_comm += output_comm * (1 + n_mtp);

@@ -8,6 +8,24 @@
 
 namespace anatomy::workload {
 
+const char* to_string(CrossEntropy c) {
+  switch (c) {
+    case CrossEntropy::kMegatron: return "megatron";
+    case CrossEntropy::kMegatronFused: return "megatron_fused";
+    case CrossEntropy::kFused: return "fused";
+  }
+  return "?";
+}
+
+CrossEntropyBytes cross_entropy_bytes(CrossEntropy c) {
+  switch (c) {
+    case CrossEntropy::kMegatron: return {2 + 4 + 4 + 8 + 8 + 4 + 8, 8 + 6};
+    case CrossEntropy::kMegatronFused: return {6 + 8 + 8, 10};
+    case CrossEntropy::kFused: return {2, 4};
+  }
+  return {0, 0};
+}
+
 const char* to_string(Recompute r) {
   switch (r) {
     case Recompute::kNone: return "none";

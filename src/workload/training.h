@@ -23,6 +23,43 @@ namespace anatomy::workload {
 enum class Recompute { kNone, kSelective, kFull };
 const char* to_string(Recompute r);
 
+// How the language-model loss runs over the output layer's logits (one
+// element per token per vocabulary entry of this TP rank): the kernels it
+// launches and so the bytes they stream, counted from each implementation's
+// code. The logits themselves are 16-bit, written by the output GEMM.
+//   kMegatron       Megatron's vocab-parallel cross-entropy as it runs
+//                   unfused (megatron/core/tensor_parallel/cross_entropy.py,
+//                   the same ops in Megatron-LM 2021's mpu/cross_entropy.py;
+//                   Megatron's default, --cross-entropy-loss-fusion off):
+//                   forward: the cast to fp32 (2 read + 4 written), max (4),
+//                   in-place subtract (4 + 4), exp (4 + 4), sum (4) and the
+//                   in-place divide to the softmax kept for the backward
+//                   (4 + 4): 38 B; backward: the in-place multiply by the
+//                   loss gradient (4 + 4) and the cast's backward to 16 bits
+//                   (4 + 2): 14 B.
+//   kMegatronFused  --cross-entropy-loss-fusion with the native implementation
+//                   (megatron/core/fusions/fused_cross_entropy.py): the same
+//                   steps in three compiled functions, each one pass: cast
+//                   and max (2 + 4), subtract, exp and sum (4 + 4), divide
+//                   (4 + 4): 22 B; backward: multiply and cast in one pass,
+//                   the in-place softmax written back (4 + 4 + 2): 10 B.
+//   kFused          one online-softmax kernel on the 16-bit logits
+//                   (Transformer Engine's parallel_cross_entropy, which
+//                   Megatron runs with --cross-entropy-fusion-impl te;
+//                   flash-attn's CrossEntropyLoss, llm-foundry's
+//                   fused_crossentropy): forward reads them once for the
+//                   running max and sum (2 B); backward reads them and writes
+//                   the gradient over them (2 + 2 B).
+enum class CrossEntropy { kMegatron, kMegatronFused, kFused };
+const char* to_string(CrossEntropy c);
+// Bytes a cross-entropy implementation streams per logit element, forward
+// and backward (see CrossEntropy).
+struct CrossEntropyBytes {
+  int64_t forward;
+  int64_t backward;
+};
+CrossEntropyBytes cross_entropy_bytes(CrossEntropy c);
+
 // The parts of a layer selective recomputation replays in the backward
 // instead of keeping their outputs (Megatron-LM's --recompute-modules),
 // as bits. Each keeps its input and drops what it makes:
@@ -235,6 +272,8 @@ struct TrainingSpec {
   // The flash attention kernel (with flash_attention): the part's best, or
   // an Ampere-style one such as FlashAttention-2 (hw/kernel_choice.h).
   hw::AttentionKernel attention_kernel = hw::AttentionKernel::kFlash;
+  // The loss over the logits (see CrossEntropy); Megatron's own default.
+  CrossEntropy cross_entropy = CrossEntropy::kMegatron;
 
   int64_t micro_batches(const ParallelPlan& p) const { return global_batch / (micro_batch * p.dp); }
   int64_t tokens_per_iteration() const { return global_batch * seq_len; }

@@ -511,6 +511,22 @@ TEST(ScenarioErrors, Flash2OnlyOnHopperOrAmpereAndWithFlashAttention) {
   EXPECT_EQ(error_of(fine), "no error");
 }
 
+// The cross-entropy implementation is one of the three counted: another
+// name is refused at its line with the choices.
+TEST(ScenarioErrors, CrossEntropyIsOneOfTheCountedImplementations) {
+  const std::string text =
+      "model: llama3-8b\n"
+      "cluster: {system: dgx-h100, gpus: 8}\n"
+      "training:\n"
+      "  cross_entropy: liger\n";
+  const std::string e = error_of(text);
+  EXPECT_NE(e.find("s.yaml:4: training.cross_entropy"), std::string::npos) << e;
+  EXPECT_NE(e.find("megatron_fused"), std::string::npos) << e;
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\ntraining:\n  cross_entropy: "
+                     "megatron_fused\n"),
+            "no error");
+}
+
 // The A100 has no FP8 tensor cores: an fp8 plan on it is refused at the
 // precision's line instead of run at the BF16 peak.
 TEST(ScenarioErrors, Fp8OnAGpuWithoutFp8) {

@@ -1,5 +1,6 @@
 // The step cost: what selective recomputation's modules replay, what
-// sliding-window layers save, and what the attention kernel changes.
+// sliding-window layers save, what the attention kernel changes and what
+// the cross-entropy implementation streams.
 #include "workload/step_cost.h"
 
 #include <gtest/gtest.h>
@@ -165,6 +166,50 @@ TEST(AttentionKernel, DropoutAddsItsRandomNumbersToEachFlashKernel) {
   // What is left is the output dropouts' memory-bound passes, twice over in the backward.
   EXPECT_GT(ew_f, SimTime::zero());
   EXPECT_EQ(ew_b, ew_f * 2);
+}
+
+TEST(CrossEntropy, EachImplementationStreamsItsCountedBytes) {
+  // Megatron unfused: cast 2 + 4, max 4, subtract 4 + 4, exp 4 + 4, sum 4,
+  // divide 4 + 4 = 38 B forward; multiply 4 + 4 and the cast back 4 + 2 =
+  // 14 B backward. Its native fusion: one pass per compiled function, 6 + 8
+  // + 8 = 22 B; backward 4 + 4 + 2 = 10 B. One online-softmax kernel on the
+  // 16-bit logits: one read forward, a read and a write backward.
+  EXPECT_EQ(cross_entropy_bytes(CrossEntropy::kMegatron).forward, 38);
+  EXPECT_EQ(cross_entropy_bytes(CrossEntropy::kMegatron).backward, 14);
+  EXPECT_EQ(cross_entropy_bytes(CrossEntropy::kMegatronFused).forward, 22);
+  EXPECT_EQ(cross_entropy_bytes(CrossEntropy::kMegatronFused).backward, 10);
+  EXPECT_EQ(cross_entropy_bytes(CrossEntropy::kFused).forward, 2);
+  EXPECT_EQ(cross_entropy_bytes(CrossEntropy::kFused).backward, 4);
+}
+
+TEST(CrossEntropy, OnlyTheLastStagesLossMovesAndByItsBytes) {
+  // Megatron-Core GPT 1.7B (vocabulary 131,072) on TP 2, 4,096 tokens, PP 2:
+  // the last stage holds the output layer, 4096 x 65536 logits per GPU, and
+  // its loss streams 38 + 14 B a logit unfused against 2 + 4 fused; the
+  // first stage has no loss and does not move.
+  const ModelSpec m = find_model("mcore-1.7b");
+  ParallelPlan p;
+  p.tp = 2;
+  p.pp = 2;
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const auto run = [&](CrossEntropy ce) {
+    TrainingSpec t;
+    t.seq_len = 4096;
+    t.global_batch = 1;
+    t.cross_entropy = ce;
+    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+      return SimTime::zero();
+    });
+  };
+  const StepCostModel unfused = run(CrossEntropy::kMegatron), fused = run(CrossEntropy::kFused);
+  const int64_t logits = 4096LL * (131072 / 2);
+  EXPECT_EQ(unfused.stage(1).forward[0].compute - fused.stage(1).forward[0].compute,
+            cm.memory_bound(core::Bytes(logits * 38)) - cm.memory_bound(core::Bytes(logits * 2)));
+  EXPECT_EQ(unfused.stage(1).backward[0].compute - fused.stage(1).backward[0].compute,
+            cm.memory_bound(core::Bytes(logits * 14)) - cm.memory_bound(core::Bytes(logits * 4)));
+  EXPECT_GT(unfused.stage(1).forward[0].compute, fused.stage(1).forward[0].compute);
+  EXPECT_EQ(unfused.stage(0).forward[0].compute, fused.stage(0).forward[0].compute);
+  EXPECT_EQ(unfused.stage(0).backward[0].compute, fused.stage(0).backward[0].compute);
 }
 
 // Stage 0's one chunk of `m` on TP 2 with sequence parallelism (and EP
