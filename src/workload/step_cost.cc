@@ -445,8 +445,8 @@ StageCost StepCostModel::stage(int s) const {
       // over them, once for the model and once for each MTP module (here
       // even when the modules run on another stage, as Megatron-LM computes
       // their loss in the output layer's stage).
-      const int64_t logits = T * (m_.vocab / tp);
       const int64_t V = m_.vocab;
+      const int64_t logits = T * (V / tp);
       const CrossEntropyBytes ce = cross_entropy_bytes(t_.cross_entropy);
       const SimTime loss_f = cm_.memory_bound(Bytes(logits * ce.forward));
       const SimTime loss_b = cm_.memory_bound(Bytes(logits * ce.backward));
