@@ -5,6 +5,8 @@
 #include "scenario/hardware_fields.h"
 
 #include <limits>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -28,6 +30,25 @@ constexpr int64_t kMaxDim = 1'000'000'000;
 constexpr int64_t kMinBucketBytes = 1'000'000;
 constexpr int64_t kMaxSeeds = 1000;  // as --seeds
 constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
+
+// training.cross_entropy's help, its byte counts read from the table the
+// step cost prices the loss with, so the two cannot disagree.
+std::string_view cross_entropy_help() {
+  static const std::string text = [] {
+    const auto bytes = [](workload::CrossEntropy c) { return workload::cross_entropy_bytes(c); };
+    const workload::CrossEntropyBytes m = bytes(workload::CrossEntropy::kMegatron),
+                                      mf = bytes(workload::CrossEntropy::kMegatronFused),
+                                      f = bytes(workload::CrossEntropy::kFused);
+    return fmt::format(
+        "how the loss runs over the logits, by the bytes its kernels stream a logit element: megatron, Megatron's "
+        "vocab-parallel cross-entropy unfused, in fp32 (its default: {} B forward, {} B backward); megatron_fused, "
+        "--cross-entropy-loss-fusion with the native implementation ({} B, {} B); fused, one online-softmax kernel "
+        "on the 16-bit logits (Transformer Engine's, --cross-entropy-fusion-impl te; flash-attn's, llm-foundry's "
+        "fused_crossentropy: {} B, {} B)",
+        m.forward, m.backward, mf.forward, mf.backward, f.forward, f.backward);
+  }();
+  return text;
+}
 
 Check radix_check() {
   return [](const Value& v) -> std::string {
@@ -457,12 +478,7 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        },
        [](const T& t) { return std::string(t.attention_kernel == hw::AttentionKernel::kFlash2 ? "flash2" : "flash"); },
        {"flash", "flash2"}},
-      {"cross_entropy", Kind::kEnum, by_default("megatron"), {},
-       "how the loss runs over the logits, by the bytes its kernels stream a logit element: megatron, Megatron's "
-       "vocab-parallel cross-entropy unfused, in fp32 (its default: 38 B forward, 14 B backward); megatron_fused, "
-       "--cross-entropy-loss-fusion with the native implementation (22 B, 10 B); fused, one online-softmax kernel on "
-       "the 16-bit logits (Transformer Engine's, --cross-entropy-fusion-impl te; flash-attn's, llm-foundry's "
-       "fused_crossentropy: 2 B, 4 B)",
+      {"cross_entropy", Kind::kEnum, by_default("megatron"), {}, cross_entropy_help(),
        [](T& t, const Value& v) {
          t.cross_entropy = v.text == "fused"            ? workload::CrossEntropy::kFused
                            : v.text == "megatron_fused" ? workload::CrossEntropy::kMegatronFused
