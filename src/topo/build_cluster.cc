@@ -234,8 +234,15 @@ Topology build_cluster(const ClusterSpec& spec) {
   }
 
   t.finalize();
-  t.description = fmt::format("{} GPUs of {} ({}), {} hosts, {} scale-up domains of {}", spec.gpus, sys.name,
-                              sys.gpu.part, hosts, domains, D);
+  // A partial last domain is named: its few GPUs (and NICs) carry every
+  // collective that spans the domains, so results hinge on it.
+  const int last = spec.gpus - (domains - 1) * D;
+  const std::string domain_text =
+      last == D      ? fmt::format("{} scale-up domains of {}", domains, D)
+      : domains == 1 ? fmt::format("{} GPUs of one scale-up domain of {}", last, D)
+                     : fmt::format("{} scale-up domains of {} and one of {}", domains - 1, D, last);
+  t.description =
+      fmt::format("{} GPUs of {} ({}), {} hosts, {}", spec.gpus, sys.name, sys.gpu.part, hosts, domain_text);
   if (scale_out) {
     t.description += fmt::format("; {}-tier {}Clos, radix {}, {} leaves / {} spines / {} cores per plane, {} plane(s), "
                                  "{} per NIC, oversubscription {}:1",

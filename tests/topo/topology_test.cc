@@ -106,6 +106,17 @@ TEST(Cluster, ClassicFatTreeHasKSquaredOverFourPathsBetweenPods) {
   EXPECT_EQ(t.fabric_paths(t.nic_of(0), t.nic_of(8)).size(), 1u);
 }
 
+TEST(Cluster, APartialLastScaleUpDomainIsNamed) {
+  // 1,024 GPUs in NVL72 racks fill 14 racks (1,008 GPUs) and leave 16 in a
+  // fifteenth; 8 GPUs use part of one rack; 144 fill two.
+  ClusterSpec s = dgx("gb200-nvl72", 1024);
+  EXPECT_NE(build_cluster(s).description.find("14 scale-up domains of 72 and one of 16"), std::string::npos);
+  s.gpus = 8;
+  EXPECT_NE(build_cluster(s).description.find("8 GPUs of one scale-up domain of 72"), std::string::npos);
+  s.gpus = 144;
+  EXPECT_NE(build_cluster(s).description.find("2 scale-up domains of 72;"), std::string::npos);
+}
+
 TEST(Cluster, TwoTiersThatCannotHoldTheHostsIsAnInputError) {
   ClusterSpec s = dgx("dgx-h100", 8 * 512);
   s.fabric.radix = 32;
