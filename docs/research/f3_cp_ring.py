@@ -17,20 +17,14 @@ Run from the repository root after building: python3 docs/research/f3_cp_ring.py
 import re
 import subprocess
 
-ROWS = {  # file stem: (published step s, cp, tp)
-    "f3-mlperf51-llama31-8b-b200-8": (0.5136, 1, 1),
-    "f3-mlperf51-llama31-8b-b200-16": (0.5318, 1, 1),
-    "f3-mlperf51-llama31-8b-b200-32": (0.1779, 2, 1),
-    "f3-mlperf51-llama31-8b-b200-64": (0.1849, 2, 1),
-    "f3-mlperf51-llama31-8b-b200-64-oci": (0.1830, 2, 1),
-    "f3-mlperf51-llama31-8b-b200-128": (0.1868, 2, 1),
-    "f3-mlperf51-llama31-8b-b200-256": (0.2162, 2, 1),
-    "f3-mlperf51-llama31-8b-gb200-72": (0.1666, 2, 1),
-    "f3-mlperf51-llama31-8b-gb300-72": (0.1462, 2, 1),
-    "f3-mlperf51-llama31-8b-gb200-512": (0.0901, 4, 2),
-    "f3-mlperf51-llama31-8b-gb300-512": (0.0866, 4, 2),
-}
-SEQ, HIDDEN, KV_HEADS, HEAD_DIM, LAYERS = 8192, 4096, 8, 128, 32
+import yaml
+
+# The NVIDIA-recipe Llama 3.1 8B files; each one's published step, CP and TP
+# are read from the file itself.
+STEMS = [f"f3-mlperf51-llama31-8b-{row}" for row in
+         ("b200-8", "b200-16", "b200-32", "b200-64", "b200-64-oci", "b200-128", "b200-256",
+          "gb200-72", "gb300-72", "gb200-512", "gb300-512")]
+SEQ, HIDDEN, KV_HEADS, HEAD_DIM, LAYERS = 8192, 4096, 8, 128, 32  # Llama 3.1 8B at the runs' sequence
 ATTENTION_FLOPS = 1.1e15
 DP_WITH_B = 0.006
 
@@ -52,7 +46,11 @@ def cp_exposed(cp, tp, cta_rate):
 
 for rate in (20e9, 40e9, 80e9):
     print(f"cp ring at {rate / 1e9:.0f} GB/s a peer")
-    for stem, (published, cp, tp) in ROWS.items():
+    for stem in STEMS:
+        with open(f"validation/{stem}.yaml") as f:
+            case = yaml.safe_load(f)
+        published = case["expected"]["value"]
+        cp, tp = case["parallelism"].get("cp", 1), case["parallelism"].get("tp", 1)
         out = subprocess.run(["./build/anatomy", "run", f"validation/{stem}.yaml"],
                              capture_output=True, text=True, check=True).stdout
         step, dp = seconds(out, "iteration time"), seconds(out, "exposed DP comm")
