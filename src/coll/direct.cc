@@ -1,7 +1,10 @@
 // Direct point-to-point patterns: all-to-all (every rank sends S/n to every
-// other, all at once as NCCL's grouped send/recv does; step fidelity runs
-// the n-1 shifts one after another, a pairwise exchange) and send_recv
-// (every rank sends S to its ring neighbour, as nccl-tests' sendrecv).
+// other, all at once, at either fidelity: NCCL's and RCCL's all-to-all is one
+// group of sends and receives to every peer, which their p2p scheduler
+// spreads over channels so the peers proceed together; on a fully connected
+// mesh each peer has its own link, so running the n-1 shifts one after
+// another would use one of a GPU's n-1 links at a time) and send_recv (every
+// rank sends S to its ring neighbour, as nccl-tests' sendrecv).
 
 #include <fmt/format.h>
 
@@ -46,17 +49,13 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
     s.steps = 1;
   } else {
     const double per_peer = r.bytes.as_double() / n / eff;
-    for (int k = 1; k < n; ++k) {
-      std::vector<Edge> shift;
+    for (int k = 1; k < n; ++k)
       for (int i = 0; i < n; ++i) {
         const auto a = static_cast<uint32_t>(i), b = static_cast<uint32_t>((i + k) % n);
-        shift.push_back(Edge{a, b, detail::edge_hash(g, a, b, 0)});
+        all.push_back(Edge{a, b, detail::edge_hash(g, a, b, 0)});
       }
-      if (r.fidelity == Fidelity::kStep) detail::add_parallel_edges(s, g, shift, per_peer, 1, r.fidelity, fmt::format("all_to_all shift {}", k));
-      all.insert(all.end(), shift.begin(), shift.end());
-    }
-    if (r.fidelity == Fidelity::kBulk) detail::add_parallel_edges(s, g, all, per_peer, 1, r.fidelity, "all_to_all");
-    s.steps = r.fidelity == Fidelity::kStep ? n - 1 : 1;
+    detail::add_parallel_edges(s, g, all, per_peer, 1, r.fidelity, "all_to_all");
+    s.steps = 1;
   }
   const SimTime hop = detail::mean_hop_latency(g, all, lib, AlgoClass::kRing, r.protocol);
   for (auto& p : s.phases) p.latency_after = hop;

@@ -207,5 +207,19 @@ TEST(Direct, AllToAllOnOneSwitchIsBoundByEachGpusLink) {
   EXPECT_NEAR(r.time.seconds() / (7.0 / 8 * Bytes::GiB(1).as_double() / link), 1.0, 0.01);
 }
 
+// NCCL's and RCCL's all-to-all is one group of sends to every peer, which
+// proceed together. On MI300X's mesh each peer has its own xGMI link: every
+// GPU sends S/8 to each of 7 peers on 7 links at once, in S/8 / 48 GB/s,
+// a busbw of 7 x 48 = 336 GB/s (x Simple's efficiency). One peer at a time
+// would use one link: 48 GB/s. Step and bulk fidelity run the same group.
+TEST(Direct, AllToAllOnAMeshUsesEveryLinkAtOnce) {
+  auto fx = cluster("mi300x-8", 8);
+  const double per_link_GBps = 64 * 0.75;
+  for (Fidelity f : {Fidelity::kStep, Fidelity::kBulk}) {
+    auto r = fx.run(Op::kAllToAll, Bytes::GiB(1), "direct", f);
+    EXPECT_NEAR(r.busbw_GBps / (7 * per_link_GBps * fx.lib.efficiency(Protocol::kSimple)), 1.0, 0.03);
+  }
+}
+
 }  // namespace
 }  // namespace anatomy::coll
