@@ -10,14 +10,20 @@ namespace {
 
 using Cycles = std::vector<std::vector<int>>;
 
-// Backtracking for `want` edge-disjoint directed Hamiltonian cycles, built
-// one after another, each from vertex 0. Each cycle leaves 0 by a different
-// link, so requiring those first steps to increase removes the orderings of
-// the same set. Gives up after `budget` extensions.
+// Backtracking for `want` directed Hamiltonian cycles that use each directed
+// link at most `fold` times, built one after another, each from vertex 0.
+// Requiring the cycles' first steps not to decrease (to increase, when each
+// link is used once) removes the orderings of the same set. Gives up after
+// `budget` extensions.
 class Search {
  public:
-  Search(int n, int want, long budget)
-      : n_(n), want_(want), budget_(budget), used_(static_cast<size_t>(n) * n, 0), on_path_(n, 0) {}
+  Search(int n, int want, long budget, int fold = 1)
+      : n_(n),
+        want_(want),
+        fold_(fold),
+        budget_(budget),
+        used_(static_cast<size_t>(n) * n, 0),
+        on_path_(n, 0) {}
 
   bool run() { return next_cycle(1); }
   Cycles take() { return std::move(found_); }
@@ -25,16 +31,18 @@ class Search {
  private:
   uint8_t& used(int a, int b) { return used_[static_cast<size_t>(a) * n_ + b]; }
 
+  bool full(int a, int b) { return used(a, b) >= fold_; }
+
   bool next_cycle(int first_step_min) {
     if (static_cast<int>(found_.size()) == want_) return true;
     for (int x = first_step_min; x < n_; ++x) {
-      if (used(0, x)) continue;
-      used(0, x) = 1;
+      if (full(0, x)) continue;
+      ++used(0, x);
       path_ = {0, x};
       on_path_.assign(n_, 0);
       on_path_[0] = on_path_[x] = 1;
       const bool ok = extend();
-      used(0, x) = 0;
+      --used(0, x);
       if (ok) return true;
       if (budget_ < 0) return false;
     }
@@ -45,33 +53,33 @@ class Search {
     if (--budget_ < 0) return false;
     const int last = path_.back();
     if (static_cast<int>(path_.size()) == n_) {
-      if (used(last, 0)) return false;
-      used(last, 0) = 1;
+      if (full(last, 0)) return false;
+      ++used(last, 0);
       found_.push_back(path_);
       const std::vector<int> mine = path_;
       const std::vector<uint8_t> mine_on = on_path_;
-      if (next_cycle(mine[1] + 1)) return true;
+      if (next_cycle(fold_ == 1 ? mine[1] + 1 : mine[1])) return true;
       found_.pop_back();
       path_ = mine;
       on_path_ = mine_on;
-      used(last, 0) = 0;
+      --used(last, 0);
       return false;
     }
     for (int v = 1; v < n_; ++v) {
-      if (on_path_[v] || used(last, v)) continue;
-      used(last, v) = 1;
+      if (on_path_[v] || full(last, v)) continue;
+      ++used(last, v);
       on_path_[v] = 1;
       path_.push_back(v);
       if (extend()) return true;
       path_.pop_back();
       on_path_[v] = 0;
-      used(last, v) = 0;
+      --used(last, v);
       if (budget_ < 0) return false;
     }
     return false;
   }
 
-  int n_, want_;
+  int n_, want_, fold_;
   long budget_;
   std::vector<uint8_t> used_, on_path_;
   std::vector<int> path_;
@@ -94,8 +102,17 @@ Cycles stride_cycles(int n) {
 Cycles make_rings(int n) {
   if (n < 3) return {};
   const Cycles strides = stride_cycles(n);
-  // Try for every link first, then one cycle fewer, down to what strides give.
-  for (int want = n - 1; want > static_cast<int>(strides.size()); --want) {
+  // Every link once: n - 1 cycles.
+  if (Search s(n, n - 1, 2'000'000); s.run()) return s.take();
+  // Where that does not exist (n = 4 and 6), every link twice: 2(n - 1)
+  // cycles, each link carrying two of them at half its rate, so a GPU
+  // still sends on all n - 1 links. NCCL's ring search does the same
+  // arithmetic: a channel takes a share of each link it crosses, and
+  // channels may share a link (the 6 directed Hamiltonian cycles of 4 GPUs
+  // cross each link exactly twice).
+  if (Search s(n, 2 * (n - 1), 2'000'000, 2); s.run()) return s.take();
+  // Else one cycle fewer at a time, down to what strides give.
+  for (int want = n - 2; want > static_cast<int>(strides.size()); --want) {
     Search s(n, want, 2'000'000);
     if (s.run()) return s.take();
   }

@@ -4,19 +4,24 @@
 //
 // One ring uses one outgoing link per GPU, so a ring library that wants the
 // mesh's bandwidth runs its channels on different links: each channel a
-// directed Hamiltonian cycle, no two sharing a directed link. The complete
-// directed graph on n vertices splits into n - 1 such cycles except for
-// n = 4 and 6 (Tillson, "A Hamiltonian decomposition of K*_2m, 2m >= 8",
-// J. Combin. Theory B 29, 1980). A bounded search finds the most it can,
-// n - 1 first; where it finds fewer than the stride cycles i -> i + s
-// (s coprime to n), those are used.
+// directed Hamiltonian cycle, the cycles together loading every directed
+// link equally. The complete directed graph on n vertices splits into n - 1
+// cycles that use each link once, except for n = 4 and 6 (Tillson, "A
+// Hamiltonian decomposition of K*_2m, 2m >= 8", J. Combin. Theory B 29,
+// 1980); there 2(n - 1) cycles use each link twice, each at half its rate
+// (for n = 4, all 6 directed Hamiltonian cycles), as NCCL's ring search
+// lets channels share a link's bandwidth. A bounded search finds them;
+// where it finds neither it takes the most link-disjoint cycles it can,
+// and where that is fewer than the stride cycles i -> i + s (s coprime to
+// n), those.
 
 #include <vector>
 
 namespace anatomy::coll {
 
-// Edge-disjoint directed Hamiltonian cycles of the complete directed graph
-// on vertices 0..n-1, each listed from vertex 0 in travel order. Empty for
+// Directed Hamiltonian cycles of the complete directed graph on vertices
+// 0..n-1 that load every directed link equally (once, or twice for n = 4
+// and 6), each listed from vertex 0 in travel order. Empty for
 // n < 3 (a pair or a single GPU needs no ring). Deterministic; cached.
 const std::vector<std::vector<int>>& mesh_rings(int n);
 

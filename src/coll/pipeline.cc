@@ -46,7 +46,7 @@ void append_domain_order(const Group& g, const std::vector<uint32_t>& d, int cha
   const size_t n = d.size();
   const size_t off = static_cast<size_t>(channel) % n;
   if (const auto* rings = mesh_rings_of(g, d)) {
-    // Channel c follows mesh ring c (its own links), entered at the same
+    // Channel c follows mesh ring c, entered at the same
     // rotated GPU as on a switched domain.
     const std::vector<int>& cyc = (*rings)[static_cast<size_t>(channel) % rings->size()];
     const size_t at = static_cast<size_t>(std::find(cyc.begin(), cyc.end(), static_cast<int>(off)) - cyc.begin());

@@ -20,20 +20,21 @@ uint64_t edge_hash(const Group& g, uint32_t src, uint32_t dst, int channel);
 
 // Default channel count: inside one switched domain the channels share the
 // same links, so one suffices for a fluid model; inside one mesh, one per
-// mesh ring (mesh_rings.h), each on its own links; across domains, one per
-// NIC of a domain (capped at NCCL's 64) so every rail carries a ring.
+// mesh ring (mesh_rings.h), the rings loading every link equally; across
+// domains, one per NIC of a domain (capped at NCCL's 64) so every rail
+// carries a ring.
 int default_channels(const Group& g);
 
 // Appends the ranks of domain `d` (in rank order) to `order` in channel c's
 // order: rotated by c so the channel leaves the domain from a different GPU
-// (and NIC) than its neighbours; inside a mesh, along mesh ring c so
-// channels use different links.
+// (and NIC) than its neighbours; inside a mesh, along mesh ring c so the
+// channels spread over every link.
 void append_domain_order(const Group& g, const std::vector<uint32_t>& d, int channel, std::vector<uint32_t>& order);
 
 // Ring order of channel c: domains in order, each rotated by c so the
 // channel leaves a domain from a different GPU (and NIC) than its neighbours;
-// inside a mesh domain, along mesh ring c so channels use different links,
-// and across mesh domains along mesh path c (mesh_rings.h), reversed in
+// inside a mesh domain, along mesh ring c so the channels spread over every
+// link, and across mesh domains along mesh path c (mesh_rings.h), reversed in
 // every other domain, so channel c enters and leaves each host on one rail.
 std::vector<uint32_t> ring_order(const Group& g, int channel);
 
