@@ -102,7 +102,8 @@ Cycles stride_cycles(int n) {
 Cycles make_rings(int n) {
   if (n < 3) return {};
   const Cycles strides = stride_cycles(n);
-  // Every link once: n - 1 cycles.
+  // Every link once: n - 1 cycles (the strides, when n is prime).
+  if (static_cast<int>(strides.size()) == n - 1) return strides;
   if (Search s(n, n - 1, 2'000'000); s.run()) return s.take();
   // Where that does not exist (n = 4 and 6), every link twice: 2(n - 1)
   // cycles, each link carrying two of them at half its rate, so a GPU
