@@ -105,7 +105,8 @@ Cycles make_rings(int n) {
   // Every link once: n - 1 cycles (the strides, when n is prime).
   if (static_cast<int>(strides.size()) == n - 1) return strides;
   if (Search s(n, n - 1, 2'000'000); s.run()) return s.take();
-  // Where that does not exist (n = 4 and 6), every link twice: 2(n - 1)
+  // Where that search fails (it does for n = 4 and 6, which have no such
+  // set), every link twice: 2(n - 1)
   // cycles, each link carrying two of them at half its rate, so a GPU
   // still sends on all n - 1 links. NCCL's ring search does the same
   // arithmetic: a channel takes a share of each link it crosses, and

@@ -445,8 +445,7 @@ const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
     coll::Request r;
     r.op = coll::Op::kAllToAll;
     // Bulk: every rank sends to all its peers at once, as NCCL's grouped
-    // send/recv does (coll/direct.cc), not the pairwise exchange of step
-    // fidelity that the isolated timing would pick.
+    // send/recv does (coll/direct.cc; step fidelity runs the same group).
     // The step's all-to-alls back to back, as one exchange of all their bytes:
     // the links carry the same bytes; each all-to-all still pays its own
     // launch and latency (scaled below). Separate repetitions would cost a
