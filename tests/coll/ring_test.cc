@@ -175,30 +175,27 @@ TEST(Busbw, FactorsAreNcclTests) {
   EXPECT_DOUBLE_EQ(busbw_factor(Op::kSendRecv, 8), 1.0);
 }
 
-// On a fully connected mesh one ring would use one of a GPU's seven links;
-// the channels follow the mesh rings, so a large ring all-gather on an
-// MI300X platform runs on all seven: busbw = 7 x 48 GB/s of payload per
-// xGMI link, times the protocol's efficiency.
+// On a fully connected mesh one ring would use one of a GPU's n - 1 links;
+// the channels follow the mesh rings, so a large ring all-gather runs on
+// all of them: busbw = (n - 1) x 48 GB/s of payload per xGMI link, times the
+// protocol's efficiency. On an MI300X platform's 8 GPUs, 7 rings use each
+// link once. 4 GPUs have no 3 rings that do (Tillson 1980), so the channels
+// follow the 6 directed Hamiltonian cycles, each link carrying two at half
+// its rate: 3 x 48 = 144 GB/s, where 2 link-disjoint rings would give 96.
+// XLA's gfx942 collective table measured RCCL at 126-135 GB/s (all-reduce,
+// all-gather, reduce-scatter of 1 GiB) on two such groups at once.
 TEST(Ring, OnAMeshEveryLinkCarriesAChannel) {
-  auto fx = cluster("mi300x-8", 8);
-  auto r = fx.run(Op::kAllGather, Bytes::GiB(1), "ring", Fidelity::kBulk);
-  EXPECT_EQ(r.channels, 7);
-  const double per_link_GBps = 64 * 0.75;
-  EXPECT_NEAR(r.busbw_GBps / (7 * per_link_GBps * fx.lib.efficiency(Protocol::kSimple)), 1.0, 0.03);
-}
-
-// Four GPUs of an MI300X platform reach each other on 3 links each. No 3
-// rings use each directed link once (Tillson 1980), so the channels follow
-// the 6 directed Hamiltonian cycles, each link carrying two at half its
-// rate: busbw = 3 x 48 = 144 GB/s, where 2 link-disjoint rings would give
-// 96. XLA's gfx942 collective table measured RCCL at 126-135 GB/s (all-
-// reduce, all-gather, reduce-scatter of 1 GiB) on two such groups at once.
-TEST(Ring, OnAFourGpuMeshEveryLinkCarriesTwoChannels) {
-  auto fx = cluster("mi300x-8", 4);
-  auto r = fx.run(Op::kAllGather, Bytes::GiB(1), "ring", Fidelity::kBulk);
-  EXPECT_EQ(r.channels, 6);
-  const double per_link_GBps = 64 * 0.75;
-  EXPECT_NEAR(r.busbw_GBps / (3 * per_link_GBps * fx.lib.efficiency(Protocol::kSimple)), 1.0, 0.03);
+  struct Case {
+    int gpus, channels;
+  };
+  for (const Case c : {Case{8, 7}, Case{4, 6}}) {
+    auto fx = cluster("mi300x-8", c.gpus);
+    auto r = fx.run(Op::kAllGather, Bytes::GiB(1), "ring", Fidelity::kBulk);
+    EXPECT_EQ(r.channels, c.channels) << c.gpus;
+    const double per_link_GBps = 64 * 0.75;
+    const double links = c.gpus - 1;
+    EXPECT_NEAR(r.busbw_GBps / (links * per_link_GBps * fx.lib.efficiency(Protocol::kSimple)), 1.0, 0.03) << c.gpus;
+  }
 }
 
 // Across two MI300X hosts each channel crosses a mesh on its own
