@@ -162,12 +162,29 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const int64_t width = (hd + v_hd) / 2;
     const hw::AttentionKernel kernel = t_.attention_kernel;
     const int64_t mb = t_.micro_batch, seq = t_.seq_len;
+    auto flash = [&](int64_t s, bool causal, int64_t w, bool backward) {
+      return backward ? cm_.attention_bwd(mb, s, heads_local, width, causal, w, kernel)
+                      : cm_.attention_fwd(mb, s, heads_local, width, causal, w, kernel);
+    };
+    // Ring attention (the default, !cp_all_gather; Transformer Engine's
+    // AttnFuncWithCPAndKVP2P, which refuses a sliding window) runs one kernel
+    // per ring step on that step's own shapes. Each CP rank holds two of
+    // the sequence's 2 cp chunks (r and 2 cp - 1 - r, which balances the
+    // causal work): step 0 is its own two chunks under the causal mask, a
+    // causal kernel over seq / cp tokens; each of the cp - 1 later steps is
+    // a rectangle without a mask, half a square of seq / cp (its queries
+    // against the arriving keys' first chunk, or its second chunk against
+    // all of them). Short kernels fill fewer waves and each pays its
+    // launch, so this exceeds 1 / cp of one kernel over the whole sequence.
+    const bool ring_steps = cp > 1 && !p_.cp_all_gather && m_.sliding_window == 0 && seq % cp == 0;
     auto kernel_time = [&](int64_t w, bool backward) {
-      const SimTime flash = backward ? cm_.attention_bwd(mb, seq, heads_local, width, true, w, kernel)
-                                     : cm_.attention_fwd(mb, seq, heads_local, width, true, w, kernel);
       const SimTime draws =
           m_.dropout ? cm_.attention_dropout(mb, seq, heads_local, true, w, backward) : SimTime::zero();
-      return (flash + draws) / cp;
+      if (ring_steps) {
+        const int64_t block = seq / cp;
+        return flash(block, true, 0, backward) + flash(block, false, 0, backward) * (cp - 1) / 2 + draws / cp;
+      }
+      return (flash(seq, true, w, backward) + draws) / cp;
     };
     attn_f = kernel_time(0, false);
     attn_b = kernel_time(0, true);

@@ -763,6 +763,37 @@ TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {
   EXPECT_EQ(ring.backward[0].tp_comm, SimTime::zero());
 }
 
+TEST(StepCost, RingAttentionRunsOneKernelPerRingStepAtItsOwnShape) {
+  // Transformer Engine's ring attention on CP 4 over 8,192 tokens: each
+  // rank's attention is a causal kernel over its own 2,048 tokens, then 3
+  // unmasked rectangles, each half a 2,048 square; all-gather CP runs 1/4
+  // of one causal kernel over the whole 8,192 instead. Same FLOPs, but the
+  // short kernels fill fewer waves and launch 4 times, so the ring's
+  // forward costs more by that difference in each layer, and so does its
+  // backward, with the backward kernels.
+  Harness h;
+  h.plan.cp = 4;
+  h.training.seq_len = 8192;
+  const auto& m = h.model;
+  const int64_t heads = m.heads, hd = m.head_dim(), layers = m.layers;
+  auto stage = [&](bool all_gather) {
+    h.plan.cp_all_gather = all_gather;
+    return StepCostModel(h.model, h.plan, h.training, h.compute,
+                         [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); })
+        .stage(0);
+  };
+  const StageCost ring = stage(false), gathered = stage(true);
+  auto extra = [&](bool backward) {
+    auto flash = [&](int64_t s, bool causal) {
+      return backward ? h.compute.attention_bwd(1, s, heads, hd, causal) : h.compute.attention_fwd(1, s, heads, hd, causal);
+    };
+    return (flash(2048, true) + flash(2048, false) * 3 / 2 - flash(8192, true) / 4) * layers;
+  };
+  EXPECT_GT(extra(false), SimTime::zero());
+  EXPECT_EQ(ring.forward[0].compute - gathered.forward[0].compute, extra(false));
+  EXPECT_EQ(ring.backward[0].compute - gathered.backward[0].compute, extra(true));
+}
+
 TEST(StepCost, UnfusedGradientAccumulationAddsAPassOverTheGradientsEveryMicroBatch) {
   // Without fusion, a separate kernel adds each micro-batch's weight
   // gradients to the ones before: read the new bf16 gradient (2 B) and the
