@@ -404,6 +404,7 @@ void PacketNetwork::send_pause(LinkId in, bool pause) {
     c.pause_link = in;
     c.pause = pause;
     c.is_pause = true;
+    earliest_crossing_ps_ = std::min(earliest_crossing_ps_, c.at_ps);
     (*outboxes_)[part_->owner[k.from]].push_back(c);
     return;
   }
@@ -456,6 +457,7 @@ void PacketNetwork::cross(uint16_t to, SimTime arrive, uint32_t pi) {
   std::vector<Crossing>& out = (*outboxes_)[to];
   out.emplace_back();
   out.back().at_ps = arrive.count_ps();
+  earliest_crossing_ps_ = std::min(earliest_crossing_ps_, out.back().at_ps);
   out.back().packet = pool_[pi];
   pool_.free(pi);
 }

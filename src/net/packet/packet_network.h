@@ -65,6 +65,7 @@
 #include <deque>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/rng.h"
@@ -167,6 +168,13 @@ class PacketNetwork final : public Network, private Host {
   void share_paths(PacketNetwork& owner);
   // A crossing another part posted for this one.
   void import(const Crossing& c);
+  // When the earliest crossing this part posted since the last call
+  // arrives (SimTime::max() if none), and forget it: what a window adds to
+  // the run's next event besides the parts' own queues.
+  SimTime take_earliest_crossing() {
+    const int64_t at = std::exchange(earliest_crossing_ps_, INT64_MAX);
+    return at == INT64_MAX ? SimTime::max() : SimTime::ps(at);
+  }
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
@@ -345,6 +353,7 @@ class PacketNetwork final : public Network, private Host {
   const Partition* part_ = nullptr;  // partitioned: the split, this network's part, and its outboxes
   uint16_t self_ = 0;
   std::vector<std::vector<Crossing>>* outboxes_ = nullptr;
+  int64_t earliest_crossing_ps_ = INT64_MAX;  // of those posted since take_earliest_crossing()
   PacketPool pool_;
   std::deque<Flow> flows_;  // on one queue by slot; in a part, only the flows it sends or receives
   std::vector<uint32_t> free_slots_;

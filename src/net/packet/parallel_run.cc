@@ -100,8 +100,13 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
   register_builtin_transports(registry);
   std::vector<std::unique_ptr<engine::Simulator>> sims;
   std::vector<std::unique_ptr<PacketNetwork>> nets;
-  // outboxes[from][to]: what part `from` sent to part `to` this window.
+  // outboxes[from][to]: what part `from` sends part `to` in the running
+  // window; inboxes[from][to]: what it sent in the window before, which
+  // part `to` imports before it runs the next. The two trade contents at
+  // the barrier between windows, so one barrier a window keeps the threads
+  // that write the one apart from those that read the other.
   std::vector<std::vector<std::vector<Crossing>>> outboxes(parts, std::vector<std::vector<Crossing>>(parts));
+  std::vector<std::vector<std::vector<Crossing>>> inboxes(parts, std::vector<std::vector<Crossing>>(parts));
   PartitionedResult r;
   r.partitions = parts;
   r.threads = threads;
@@ -138,7 +143,9 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
   };
 
   // The loop every thread runs on its parts (k = thread, thread + threads, ...):
-  // run the window, hand crossings over, then one thread picks the next window.
+  // import what the last window posted for them, run the window, then the
+  // last thread at the barrier hands the window's crossings over and picks
+  // the next window: the earliest event left in any part or crossing.
   SimTime end = SimTime::zero();
   bool done = false;
   std::atomic<bool> failed{false};
@@ -155,6 +162,8 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
     }
     end = window_end(next);
     ++r.windows;
+    for (int from = 0; from < parts; ++from)
+      for (int to = 0; to < parts; ++to) outboxes[from][to].swap(inboxes[from][to]);
   };
   WindowBarrier sync(threads);
   // 0: wait, 1: run, 2: a thread could not be started, so none runs.
@@ -175,20 +184,19 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
     };
     for (;;) {
       guarded([&] {
-        const SimTime last = end == SimTime::max() ? end : end - SimTime::ps(1);
-        for (int k = self; k < parts; k += threads) sims[k]->run_until(last);
-      });
-      sync.arrive_and_wait([] {});
-      guarded([&] {
-        SimTime next = SimTime::max();
-        for (int k = self; k < parts; k += threads) {
+        // In part order, then in the order they were sent.
+        for (int k = self; k < parts; k += threads)
           for (int from = 0; from < parts; ++from) {
-            std::vector<Crossing>& box = outboxes[from][k];
+            std::vector<Crossing>& box = inboxes[from][k];
             for (const Crossing& c : box) nets[k]->import(c);
             crossed[self] += box.size();
             box.clear();
           }
-          next = std::min(next, sims[k]->next_time());
+        const SimTime last = end == SimTime::max() ? end : end - SimTime::ps(1);
+        SimTime next = SimTime::max();
+        for (int k = self; k < parts; k += threads) {
+          sims[k]->run_until(last);
+          next = std::min({next, sims[k]->next_time(), nets[k]->take_earliest_crossing()});
         }
         next_of[self] = next;
       });
