@@ -167,16 +167,19 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
                       : cm_.attention_fwd(mb, s, heads_local, width, causal, w, kernel);
     };
     // Ring attention (the default, !cp_all_gather; Transformer Engine's
-    // AttnFuncWithCPAndKVP2P, which refuses a sliding window) runs one kernel
-    // per ring step on that step's own shapes. Each CP rank holds two of
-    // the sequence's 2 cp chunks (r and 2 cp - 1 - r, which balances the
-    // causal work): step 0 is its own two chunks under the causal mask, a
-    // causal kernel over seq / cp tokens; each of the cp - 1 later steps is
-    // a rectangle without a mask, half a square of seq / cp (its queries
-    // against the arriving keys' first chunk, or its second chunk against
-    // all of them). Short kernels fill fewer waves and each pays its
-    // launch, so this exceeds 1 / cp of one kernel over the whole sequence.
-    const bool ring_steps = cp > 1 && !p_.cp_all_gather && m_.sliding_window == 0 && seq % cp == 0;
+    // AttnFuncWithCPAndKVP2P) runs one kernel per ring step. Each CP rank
+    // holds two of the sequence's 2 cp chunks (r and 2 cp - 1 - r, which
+    // balances the causal work): step 0 is its own two chunks under the
+    // causal mask, a causal kernel over seq / cp tokens; each of the cp - 1
+    // later steps is a rectangle without a mask, seq / cp queries against
+    // seq / (2 cp) keys or the reverse, timed here as half an unmasked
+    // seq / cp square (the compute model has square kernels only, so half
+    // of one launch, and the H200's causal shortfall, go with it). Kernels
+    // of seq / cp tokens fill fewer waves than one over the whole sequence,
+    // so this exceeds 1 / cp of it. A sliding window (which TE's ring
+    // refuses) and chunks that do not divide keep 1 / cp of the whole.
+    const bool ring_steps =
+        cp > 1 && !p_.cp_all_gather && m_.sliding_window == 0 && seq % (2 * cp) == 0;
     auto kernel_time = [&](int64_t w, bool backward) {
       const SimTime draws =
           m_.dropout ? cm_.attention_dropout(mb, seq, heads_local, true, w, backward) : SimTime::zero();

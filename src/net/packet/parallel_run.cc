@@ -46,7 +46,7 @@ inline void cpu_relax() {
 #endif
 }
 
-// The threads meet twice per window, and a window of a small fabric is a
+// The threads meet once per window, and a window of a small fabric is a
 // millisecond or less of work: a futex sleep and wake-up (std::barrier's
 // way) costs tens of microseconds on a VM, so the threads spin, then
 // yield. The last to arrive runs `last` before anyone goes on.
@@ -162,8 +162,9 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
     }
     end = window_end(next);
     ++r.windows;
-    for (int from = 0; from < parts; ++from)
-      for (int to = 0; to < parts; ++to) outboxes[from][to].swap(inboxes[from][to]);
+    // The outer vectors' buffers trade places; each network's pointer to
+    // its own row of outboxes stays valid.
+    for (int from = 0; from < parts; ++from) outboxes[from].swap(inboxes[from]);
   };
   WindowBarrier sync(threads);
   // 0: wait, 1: run, 2: a thread could not be started, so none runs.
