@@ -143,6 +143,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
              fmt::format("{} needs {} tensor cores, which the {} does not have (use bf16)",
                          hw::to_string(s.training.precision), s.training.precision == hw::Precision::kFp8 ? "FP8" : "FP4",
                          s.cluster.system.gpu.name));
+  if (s.training.fp8_recipe != workload::Fp8Recipe::kDelayed && s.training.precision != hw::Precision::kFp8)
+    ctx.fail(ctx.line_for("training.fp8_recipe"), "training.fp8_recipe",
+             fmt::format("{} scales FP8 GEMM inputs; training.precision is {} (use fp8, or leave fp8_recipe out)",
+                         workload::to_string(s.training.fp8_recipe), hw::to_string(s.training.precision)));
   if (s.training.attention_kernel == hw::AttentionKernel::kFlash2) {
     const std::string& family = s.cluster.system.gpu.arch.family;
     if (!s.training.flash_attention)

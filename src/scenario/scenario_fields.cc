@@ -486,6 +486,19 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        },
        [](const T& t) { return std::string(workload::to_string(t.cross_entropy)); },
        {"megatron", "megatron_fused", "fused"}},
+      {"fp8_recipe", Kind::kEnum, by_default("delayed"), {},
+       "with precision fp8, how each GEMM input is scaled (Megatron-Core --fp8-recipe): delayed, by earlier "
+       "iterations' amaxes, the cast fused into the norm or activation before it; tensorwise, Transformer Engine's "
+       "current scaling: each tensor's own amax, which costs another pass over it in 16 bits, a scale kernel, and "
+       "under sequence parallelism an amax all-reduce over TP; mxfp8, a scale per 32 elements, the cast after a "
+       "norm a kernel of its own",
+       [](T& t, const Value& v) {
+         t.fp8_recipe = v.text == "tensorwise" ? workload::Fp8Recipe::kTensorwise
+                        : v.text == "mxfp8"    ? workload::Fp8Recipe::kMxfp8
+                                               : workload::Fp8Recipe::kDelayed;
+       },
+       [](const T& t) { return std::string(workload::to_string(t.fp8_recipe)); },
+       {"delayed", "tensorwise", "mxfp8"}},
   };
   return f;
 }

@@ -75,16 +75,36 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // bf16 read unless the norm or activation kernel before it already
   // produced it; backward, dY[m,n] is read in bf16 and written in both
   // orientations for dgrad and wgrad. Weights are cast once per step and
-  // left out (they are a layer's k x n, not its tokens).
+  // left out (they are a layer's k x n, not its tokens). That is delayed
+  // scaling; the other FP8 recipes (Fp8Recipe) read a tensor once more
+  // where its scale is not known before the pass that casts it: current
+  // scaling after every producer (its amax first, fused into a norm or
+  // activation, else a kernel of its own, then a scale kernel), MXFP8
+  // after a norm, whose TE kernel does not write it.
   const bool quantized = prec == hw::Precision::kFp8 || prec == hw::Precision::kFp4;
   const double qbytes = hw::bytes_of(prec);
-  auto quantize = [&](int64_t mm, int64_t n, int64_t k, bool input_fused, SimTime* fwd, SimTime* bwd) {
+  const Fp8Recipe recipe = prec == hw::Precision::kFp8 ? t_.fp8_recipe : Fp8Recipe::kDelayed;
+  const bool tensorwise = recipe == Fp8Recipe::kTensorwise;
+  // compute_scale_from_amax: one float in, one out; a launch, nothing to stream.
+  const SimTime scale_kernel = tensorwise ? cm_.memory_bound(Bytes(8)) : SimTime::zero();
+  enum class Producer { kNorm, kActivation, kOther };  // what wrote the GEMM's input
+  // `out_to_activation`: the GEMM's output feeds an activation, whose
+  // backward kernel writes dY (and, under current scaling, its amax).
+  auto quantize = [&](int64_t mm, int64_t n, int64_t k, Producer in, bool out_to_activation, SimTime* fwd,
+                      SimTime* bwd) {
     if (!quantized) return;
     const double x = static_cast<double>(mm) * static_cast<double>(k);
     const double dy = static_cast<double>(mm) * static_cast<double>(n);
-    *fwd += cm_.memory_bound(Bytes(static_cast<int64_t>(x * ((input_fused ? 0 : kActivationBytes) + 2 * qbytes))));
+    const bool cast_reads_input = in == Producer::kOther || tensorwise ||
+                                  (recipe == Fp8Recipe::kMxfp8 && in == Producer::kNorm);
+    *fwd += cm_.memory_bound(Bytes(static_cast<int64_t>(x * ((cast_reads_input ? kActivationBytes : 0) + 2 * qbytes))));
     *bwd += cm_.memory_bound(Bytes(static_cast<int64_t>(dy * (kActivationBytes + 2 * qbytes))));
+    if (!tensorwise) return;
+    const auto amax = [&](double elems) { return cm_.memory_bound(Bytes(static_cast<int64_t>(elems * kActivationBytes))); };
+    *fwd += (in == Producer::kOther ? amax(x) : SimTime::zero()) + scale_kernel;
+    *bwd += (out_to_activation ? SimTime::zero() : amax(dy)) + scale_kernel;
   };
+  using In = Producer;
 
   LayerCost c;
   SimTime fwd, bwd;
@@ -112,7 +132,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const int64_t Q = m_.mamba_chunk, N = m_.mamba_state, P = m_.mamba_head_dim;
     const int64_t chunks = (T + Q - 1) / Q;
     g_qkv = gemm_fb(T, in_w, h, &fwd, &bwd);
-    quantize(T, in_w, h, true, &fwd, &bwd);
+    quantize(T, in_w, h, In::kNorm, false, &fwd, &bwd);
     auto ssd = [&](int64_t mm, int64_t n, int64_t k) {
       constexpr hw::Precision kSsd = hw::Precision::kBf16;
       fwd += cm_.gemm(mm, n, k, kSsd);
@@ -127,26 +147,26 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     mixer_ew = scan + cm_.memory_bound(Bytes(2 * T * conv_ch * kActivationBytes)) +
                cm_.elementwise(hw::ComputeModel::Kernel::kNorm, Bytes(3 * T * d * kActivationBytes));
     g_proj = gemm_fb(T, h, d, &fwd, &bwd);
-    quantize(T, h, d, false, &fwd, &bwd);  // the gated norm's output: its own cast
+    quantize(T, h, d, In::kOther, false, &fwd, &bwd);  // the gated norm's output: its own cast
   }
   if (!attention) {
   } else if (!m_.mla()) {
     g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
-    quantize(T, (heads_local + 2 * kv_local) * hd, h, true, &fwd, &bwd);  // after the norm
+    quantize(T, (heads_local + 2 * kv_local) * hd, h, In::kNorm, false, &fwd, &bwd);  // after the norm
   } else {
     // MLA: the down projections to the latents, whole on every TP rank,
     // then Q's and K/V's up projections of this rank's heads; the
     // latents' norms are memory-bound passes over them.
     const int64_t latent = m_.latent_width();
     gemm_fb(T_sp, latent, h, &fwd, &bwd);  // on the sequence-parallel tokens, before any gather
-    quantize(T_sp, latent, h, true, &fwd, &bwd);  // after the norm
+    quantize(T_sp, latent, h, In::kNorm, false, &fwd, &bwd);  // after the norm
     const bool q_latent = m_.q_lora_rank > 0;  // else Q comes from h directly
     const SimTime up_start = fwd;
     g_qkv = gemm_fb(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, &fwd, &bwd);
-    quantize(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, !q_latent, &fwd, &bwd);
+    quantize(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, q_latent ? In::kOther : In::kNorm, false, &fwd, &bwd);
     const int64_t kv_up = heads_local * (m_.qk_nope_head_dim + v_hd);
     g_qkv += gemm_fb(T, kv_up, m_.kv_lora_rank, &fwd, &bwd);
-    quantize(T, kv_up, m_.kv_lora_rank, false, &fwd, &bwd);
+    quantize(T, kv_up, m_.kv_lora_rank, In::kOther, false, &fwd, &bwd);
     mla_up = fwd - up_start;
     const SimTime norms = cm_.elementwise(hw::ComputeModel::Kernel::kNorm,
                                           Bytes(2 * T * (m_.q_lora_rank + m_.kv_lora_rank) * kActivationBytes));
@@ -214,7 +234,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   bwd += attn_b;
   if (attention) {
     g_proj = gemm_fb(T, h, heads_local * v_hd, &fwd, &bwd);
-    quantize(T, h, heads_local * v_hd, false, &fwd, &bwd);  // attention output: its own cast
+    quantize(T, h, heads_local * v_hd, In::kOther, false, &fwd, &bwd);  // attention output: its own cast
   }
   SimTime g_up, g_down;
   int64_t act_elems = with_mlp ? T * f : 0;  // the MLP activation's output, before TP
@@ -223,8 +243,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   auto tp_mlp = [&](int64_t width) {
     g_up += gemm_fb(T, (m_.gated_mlp ? 2 : 1) * width / tp, h, &fwd, &bwd);
     g_down += gemm_fb(T, h, width / tp, &fwd, &bwd);
-    quantize(T, (m_.gated_mlp ? 2 : 1) * width / tp, h, true, &fwd, &bwd);  // after the norm
-    quantize(T, h, width / tp, true, &fwd, &bwd);                            // after the activation
+    quantize(T, (m_.gated_mlp ? 2 : 1) * width / tp, h, In::kNorm, true, &fwd, &bwd);  // after the norm
+    quantize(T, h, width / tp, In::kActivation, false, &fwd, &bwd);
   };
   // The forward of the MLP's GEMMs (and casts): a dense layer's, or the
   // router and routed experts', and the shared experts'.
@@ -244,8 +264,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     for (int64_t e = 0; e < local_experts; ++e) {
       g_up += gemm_fb(per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, &fwd, &bwd);
       g_down += gemm_fb(per_expert, h, f / etp, &fwd, &bwd);
-      quantize(per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, false, &fwd, &bwd);  // after the dispatch
-      quantize(per_expert, h, f / etp, true, &fwd, &bwd);
+      quantize(per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, In::kOther, true, &fwd, &bwd);  // after the dispatch
+      quantize(per_expert, h, f / etp, In::kActivation, false, &fwd, &bwd);
     }
     act_elems = T * m_.top_k * f;
     mlp_gemms = fwd - mlp_start;
@@ -314,6 +334,17 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       } else {
         fwd_comm = ag_in + rs + ag_mlp + rs_mlp;
         bwd_comm = rs_in + ag + rs_mlp + ag_mlp;
+      }
+      if (tensorwise) {
+        // Current scaling: the amax of an input gathered over TP (the
+        // mixer's first GEMM's, the MLP's) and, backward, of a gradient
+        // gathered (the mixer's last GEMM's, the MLP's), all-reduced over
+        // the group before its scale; the compute stream waits on each.
+        const SimTime amax_ar = timer_(coll::Op::kAllReduce, Bytes(4), group);
+        const SimTime mixer_ar = mixer ? amax_ar : none, mlp_ar = mlp_gathers ? amax_ar : none;
+        fwd_comm += mixer_ar + mlp_ar;
+        bwd_comm += mixer_ar + mlp_ar;
+        mlp_comm += mlp_ar;
       }
     } else {
       const SimTime ar = timer_(coll::Op::kAllReduce, S, group);

@@ -17,6 +17,15 @@ const char* to_string(CrossEntropy c) {
   return "?";
 }
 
+const char* to_string(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::kDelayed: return "delayed";
+    case Fp8Recipe::kTensorwise: return "tensorwise";
+    case Fp8Recipe::kMxfp8: return "mxfp8";
+  }
+  return "delayed";
+}
+
 CrossEntropyBytes cross_entropy_bytes(CrossEntropy c) {
   switch (c) {
     case CrossEntropy::kMegatron: return {2 + 4 + 4 + 8 + 8 + 4 + 8, 8 + 6};

@@ -60,6 +60,32 @@ struct CrossEntropyBytes {
 };
 CrossEntropyBytes cross_entropy_bytes(CrossEntropy c);
 
+// How FP8 training scales a tensor before it casts it (Megatron-Core's
+// --fp8-recipe; Transformer Engine's recipes), which decides how many
+// passes over the 16-bit tensor each FP8 GEMM input costs:
+//   kDelayed     DelayedScaling: the scale comes from earlier iterations'
+//                amaxes, so a norm or activation kernel writes FP8 itself
+//                and a standalone cast finds the amax as it goes: one pass.
+//   kTensorwise  Float8CurrentScaling: the scale is this tensor's own amax,
+//                known only after a whole pass over it. A norm or
+//                activation writes 16-bit output and its amax, then a
+//                scale kernel and the cast read it again; any other tensor
+//                (the attention output, a gradient) takes an amax kernel
+//                first. Under sequence parallelism the amax of an input
+//                gathered over TP (forward) or of a gradient gathered
+//                (backward) is all-reduced over the TP group before the
+//                scale (TE pytorch/csrc/quantizer.cpp quantize_impl;
+//                extensions/normalization.cpp and activation.cpp,
+//                FUSED_NORM_AMAX_FP8 / FUSED_ACTIVATION_AMAX_FP8; module/
+//                linear.py's amax reduction groups; TE 2.7 to 2.18).
+//   kMxfp8       MXFP8 (Blackwell): a scale per 32 elements, found in the
+//                cast's one pass, which an activation kernel writes itself;
+//                TE's norm does not (normalization.cpp runs it unfused for
+//                these quantizers unless NVTE_NORM_FWD_USE_CUDNN), so the
+//                cast after a norm reads its 16-bit output again.
+enum class Fp8Recipe { kDelayed, kTensorwise, kMxfp8 };
+const char* to_string(Fp8Recipe r);
+
 // The parts of a layer selective recomputation replays in the backward
 // instead of keeping their outputs (Megatron-LM's --recompute-modules),
 // as bits. Each keeps its input and drops what it makes:
@@ -274,6 +300,8 @@ struct TrainingSpec {
   hw::AttentionKernel attention_kernel = hw::AttentionKernel::kFlash;
   // The loss over the logits (see CrossEntropy); Megatron's own default.
   CrossEntropy cross_entropy = CrossEntropy::kMegatron;
+  // How FP8 GEMM inputs are scaled (see Fp8Recipe); with precision fp8.
+  Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
 
   int64_t micro_batches(const ParallelPlan& p) const { return global_batch / (micro_batch * p.dp); }
   int64_t tokens_per_iteration() const { return global_batch * seq_len; }

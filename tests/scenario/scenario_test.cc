@@ -483,6 +483,24 @@ TEST(ScenarioErrors, LaterErrorsPointAtTheFieldsLineInTheFile) {
   EXPECT_EQ(locate_in_scenario(builtin, InputError({"", 0, "gpus"}, "x")).where().field, "gpus");
 }
 
+// An FP8 recipe says how FP8 GEMM inputs are scaled: a bf16 plan asking for
+// one is refused at the recipe's line rather than silently ignored.
+TEST(ScenarioErrors, Fp8RecipeNeedsFp8Training) {
+  const std::string bf16 =
+      "model: llama3-8b\n"
+      "cluster: {system: dgx-b200, gpus: 8}\n"
+      "training:\n"
+      "  fp8_recipe: tensorwise\n";
+  EXPECT_EQ(error_of(bf16),
+            "s.yaml:4: training.fp8_recipe: tensorwise scales FP8 GEMM inputs; training.precision is bf16 (use fp8, or "
+            "leave fp8_recipe out)");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-b200, gpus: 8}\ntraining: {fp8_recipe: current}\n"),
+            "s.yaml:3: training.fp8_recipe: 'current' is not one of: delayed, tensorwise, mxfp8");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-b200, gpus: 8}\n"
+                     "training: {precision: fp8, fp8_recipe: mxfp8}\n"),
+            "no error");
+}
+
 // FlashAttention-2's rates are measured on Hopper (and the kernel is
 // Ampere's own): a Blackwell plan asking for it is refused at its line, and
 // so is asking for a flash kernel with flash attention off.

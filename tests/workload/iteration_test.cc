@@ -857,6 +857,69 @@ TEST(StepCost, Fp8GemmsPayForQuantizingTheirInputs) {
   EXPECT_GT(casts, SimTime::zero());
 }
 
+TEST(StepCost, CurrentScalingReadsEachQuantizedTensorAgain) {
+  // Transformer Engine's current scaling (--fp8-recipe tensorwise) needs a
+  // tensor's own amax before it can cast it. Forward: after a norm or an
+  // activation (QKV's and the up projection's inputs, the down
+  // projection's) the kernel writes bf16 and its amax, and the cast reads
+  // the bf16 back: T h 4, T h 4 and T f 4 bytes where delayed scaling's
+  // cast wrote T h 2, T h 2 and T f 2; the attention output takes an amax
+  // kernel of its own first (T attn 2). Backward: every dY but the up
+  // projection's (written by the activation's backward with its amax)
+  // takes an amax kernel: T qkv 2, T h 2 and T h 2. Each of the 4 casts a
+  // pass adds a scale kernel, a launch with 8 bytes to move. MXFP8 scales
+  // by blocks in the cast itself, but the cast after a norm is a kernel of
+  // its own: only the two norm-fed inputs add T h 2 each.
+  Harness h;
+  h.training.precision = hw::Precision::kFp8;
+  const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden;
+  const int64_t attn = h.model.heads * h.model.head_dim(), qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim();
+  auto stage = [&](Fp8Recipe r) {
+    h.training.fp8_recipe = r;
+    return h.stage_cost(0);
+  };
+  const auto mb = [&](int64_t bytes) { return h.compute.memory_bound(core::Bytes(bytes)); };
+  const SimTime scale = mb(8);
+  const SimTime fwd = mb(T * hid * 4) - mb(T * hid * 2) + mb(T * attn * 2) + mb(T * hid * 4) - mb(T * hid * 2) +
+                      mb(T * f * 4) - mb(T * f * 2) + scale * 4;
+  const SimTime bwd = mb(T * qkv * 2) + mb(T * hid * 2) * 2 + scale * 4;
+  const StageCost delayed = stage(Fp8Recipe::kDelayed), current = stage(Fp8Recipe::kTensorwise),
+                  mx = stage(Fp8Recipe::kMxfp8);
+  const int64_t layers = h.model.layers;
+  EXPECT_GT(fwd, SimTime::zero());
+  EXPECT_EQ(current.forward[0].compute - delayed.forward[0].compute, fwd * layers);
+  EXPECT_EQ(current.backward[0].compute - delayed.backward[0].compute, bwd * layers);
+  EXPECT_EQ(mx.forward[0].compute - delayed.forward[0].compute, (mb(T * hid * 4) - mb(T * hid * 2)) * 2 * layers);
+  EXPECT_EQ(mx.backward[0].compute, delayed.backward[0].compute);
+}
+
+TEST(StepCost, CurrentScalingAllReducesTheAmaxOfWhatSequenceParallelismGathers) {
+  // Under sequence parallelism TE all-reduces over TP the amax of the
+  // inputs it all-gathers (QKV's, the up projection's) and, backward, of
+  // the gradients it all-gathers (the output projection's, the down
+  // projection's): four 4-byte all-reduces a layer, two each way, which the
+  // compute stream waits for. Nothing else is timed on the network here.
+  Harness h;
+  h.plan.tp = 2;
+  h.plan.sequence_parallel = true;
+  h.training.precision = hw::Precision::kFp8;
+  const SimTime ar = SimTime::us(9);
+  auto stage = [&](Fp8Recipe r) {
+    h.training.fp8_recipe = r;
+    return StepCostModel(h.model, h.plan, h.training, h.compute,
+                         [&](coll::Op op, core::Bytes b, const std::vector<uint32_t>& g) {
+                           return op == coll::Op::kAllReduce && b == core::Bytes(4) && g.size() == 2 ? ar
+                                                                                                   : SimTime::zero();
+                         })
+        .stage(0);
+  };
+  const int64_t layers = h.model.layers;
+  const StageCost delayed = stage(Fp8Recipe::kDelayed), current = stage(Fp8Recipe::kTensorwise);
+  EXPECT_EQ(delayed.forward[0].tp_comm, SimTime::zero());
+  EXPECT_EQ(current.forward[0].tp_comm, ar * 2 * layers);
+  EXPECT_EQ(current.backward[0].tp_comm, ar * 2 * layers);
+}
+
 TEST(PipelineOrder, OneFOneBWarmsUpThenAlternates) {
   // Stage 0 of 4, 6 micro-batches: 3 warm-up forwards, then F3 B0 F4 B1 F5 B2, then B3 B4 B5.
   auto o = pipeline_order(0, 4, 6, 1);
