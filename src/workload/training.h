@@ -361,9 +361,10 @@ uint32_t selective_modules(const TrainingSpec& t);
 // layernorm)": the recomputation as reports print it.
 std::string recompute_text(const TrainingSpec& t);
 
-// ", FlashAttention-2 attention, for-loop AdamW": the kernels a plan runs
-// where they are not the defaults (the part's best attention, fused
-// AdamW), as the reports' plan line ends; "" when both are.
+// ", FlashAttention-2 attention, for-loop AdamW, tensorwise scaling": the
+// kernels a plan runs where they are not the defaults (the part's best
+// attention, fused AdamW, FP8's delayed scaling), as the reports' plan line
+// ends; "" when all are.
 std::string kernels_text(const TrainingSpec& t);
 
 // Checks the plan against the model and GPU count; throws InputError naming

@@ -650,6 +650,11 @@ TEST(KernelsText, NamesTheKernelsThatAreNotTheDefaults) {
   t.optimizer_impl = hw::OptimizerImpl::kForeach;
   t.flash_attention = false;  // no flash kernel runs at all
   EXPECT_EQ(kernels_text(t), ", foreach AdamW");
+  // An FP8 recipe other than delayed scaling, and only under FP8.
+  t.fp8_recipe = Fp8Recipe::kTensorwise;
+  EXPECT_EQ(kernels_text(t), ", foreach AdamW");
+  t.precision = hw::Precision::kFp8;
+  EXPECT_EQ(kernels_text(t), ", foreach AdamW, tensorwise scaling");
 }
 
 TEST(ValidatePlan, AnUnfusedOptimizerKeepsFp32Moments) {
