@@ -102,6 +102,7 @@ LibraryModel nccl_library(const hw::System& system) {
   LibraryModel m;
   m.name = arch.library == hw::CollectiveLibrary::kRccl ? "RCCL (NCCL 2.28 tuning model)" : "NCCL 2.28 tuning model";
   m.nvls_efficiency = arch.nvls_efficiency;
+  m.nvls_step_us = arch.nvls_step_us;
   m.compute_capability = compute_capability(arch);
   m.collective_ctas = 16;
   // llMaxBws (NCCL 2.28 tuning.cc): the one-node row by GPU generation (the

@@ -36,6 +36,7 @@ struct LibraryModel {
   std::string name;  // "NCCL 2.28 tuning", "ideal"
   bool ideal = false;
   double nvls_efficiency = 1.0;  // NCCL's nvlsEfficiency for this GPU generation
+  double nvls_step_us = 0;       // an NVLS chunk step's fixed cost (hw::Architecture::nvls_step_us)
   int compute_capability = 0;    // NCCL's, x10 (90 Hopper, 100 Blackwell): NVLS channels and tuning
   // The scale-out switches reduce (InfiniBand SHARP, Spectrum-X) and NCCL's
   // CollNet uses them: NVLS across domains aggregates in the fabric

@@ -96,7 +96,7 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   Schedule s;
   s.algorithm = m == 1 ? "nvls" : sharp ? "nvls-sharp" : "nvls-tree";
   s.protocol = "Simple";
-  const double eff = lib.efficiency(Protocol::kSimple) * lib.nvls_efficiency;
+  double eff = lib.efficiency(Protocol::kSimple) * lib.nvls_efficiency;
   const double S = r.bytes.as_double();
   size_t min_n = g.domains.front().size();
   for (const auto& d : g.domains) min_n = std::min(min_n, d.size());
@@ -109,6 +109,17 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
                                   r.bytes);
   const int h = plan.heads;
   s.channels = plan.channels;
+  const double link = scaleup_Bps(g, g.domains.front().front());
+  // Every chunk a CTA moves is a step with a fixed cost (its flags) beside
+  // the chunk's own time at the link's pace; nvls_efficiency holds at
+  // NCCL's default 128 KiB chunk, and a smaller chunk pays that cost more
+  // often: f(c) = t0 x rate / (channels x c x (1 + 1/h)) of the step.
+  if (link > 0 && lib.nvls_step_us > 0) {
+    const auto f = [&](double chunk) {
+      return lib.nvls_step_us * 1e-6 * eff * link / (plan.channels * chunk * (1.0 + 1.0 / h));
+    };
+    eff *= (1 + f(kNvlsDefaultChunk.as_double())) / (1 + f(plan.chunk.as_double()));
+  }
 
   Phase p;
   p.label = std::string(to_string(r.op)) + (m == 1 ? " NVLS" : sharp ? " NVLS + SHARP across domains" : " NVLS + tree across domains");
@@ -135,7 +146,6 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   // stage moves one chunk per channel over a head's NIC, once per tree
   // level each way, or up to the switches and back with SHARP.
   const double loop_payload = static_cast<double>(plan.channels) * h * plan.chunk.as_double();
-  const double link = scaleup_Bps(g, g.domains.front().front());
   const double nvl_stage_s = link > 0 ? loop_payload * (1.0 + 1.0 / h) / eff / link : 0.0;
   const double net_stage_s = nic > 0 ? loop_payload / h / lib.efficiency(Protocol::kSimple) / nic : 0.0;
   int net_stages = 0;

@@ -20,7 +20,7 @@ struct Tuning {
 // switch), which is how every preset attaches its NICs.
 Tuning tuning(const NvlsShape& s) {
   const bool sm100 = s.compute_capability >= 100;
-  Tuning t{sm100 ? (s.domains > 1 ? 32 : 24) : 16, 128 * KiB, 0};
+  Tuning t{sm100 ? (s.domains > 1 ? 32 : 24) : 16, kNvlsDefaultChunk.count(), 0};
   if (!sm100 || s.domains <= 1) return t;
   const int ppn = s.min_domain_gpus;
   if (s.domains == 2 && s.nic_GBps >= 48) {

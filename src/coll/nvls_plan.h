@@ -66,6 +66,7 @@ struct NvlsPlan {
 };
 
 constexpr int kMaxNvlsArity = 32;  // NCCL_MAX_NVLS_ARITY
+constexpr Bytes kNvlsDefaultChunk = Bytes::KiB(128);  // NCCL_NVLS_CHUNKSIZE's default
 
 NvlsPlan nvls_plan(const NvlsShape& shape, Bytes bytes);
 

@@ -54,6 +54,13 @@ std::vector<Architecture> make_architectures() {
                              .tensor_clock_fraction = 0.90,
                              .flops_per_exp = 256,
                              .nvls_efficiency = 0.85,
+                             // nccl-tests all_reduce_perf on one 8x H100 (NVIDIA/nccl-tests
+                             // issue 290, NVLS per an NVIDIA maintainer there): over
+                             // anatomy's 128 KiB-chunk curve, 0.918 from 128 to 512 MiB
+                             // (64 KiB chunks) and 0.978 from 1 to 4 GiB, a ratio of
+                             // 0.939: f = 0.069 of a 128 KiB step's time on 16 channels,
+                             // 8 heads, 0.85 x 370.8 GB/s.
+                             .nvls_step_us = 0.52,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kNccl,
                              // Measured on an H200 (data/calibration/h200.json); an H100 shares
@@ -66,6 +73,15 @@ std::vector<Architecture> make_architectures() {
                              .tensor_clock_fraction = 0.90,
                              .flops_per_exp = 512,
                              .nvls_efficiency = 0.74,
+                             // nccl-tests all_reduce_perf on one 8x B300 (NVLink 5 and NCCL's
+                             // SM10x tuning, as B200 and GB200), NCCL 2.29.7, 24
+                             // NVLS channels, 5-run means (eunomia-bpf/nccl-eBPF,
+                             // docs/tmp/experiment-results-b300.md): over anatomy's 128
+                             // KiB-chunk curve, 1.016 from 2 to 8 GiB, 0.907 from 128 MiB
+                             // to 1 GiB (64 KiB chunks), 0.70-0.73 at 32-64 MiB (32 KiB; the
+                             // step model gives 0.75): f = 0.136 of a 128 KiB step's time
+                             // on 24 channels, 8 heads, 0.74 x 721.8 GB/s.
+                             .nvls_step_us = 0.90,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
                              // Published maximum-achievable GEMM rates on a B200
@@ -82,6 +98,8 @@ std::vector<Architecture> make_architectures() {
                              .flops_per_exp = 256,
                              // NCCL tunes SM103 as Blackwell (compute capability 10.x).
                              .nvls_efficiency = 0.74,
+                             // Measured on a B300 (Blackwell's entry above has the source).
+                             .nvls_step_us = 0.90,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
                              .calibration_table = "b300.json",

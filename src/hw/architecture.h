@@ -38,6 +38,13 @@ struct Architecture {
   double flops_per_exp = 256;
   // NCCL's nvlsEfficiency: what NVLink SHARP keeps of the NVLink bandwidth.
   double nvls_efficiency = 0.85;
+  // What each chunk step of NCCL's NVLS kernel costs beyond moving the
+  // chunk (waiting on and posting the step's flags), in microseconds, a CTA
+  // at a time: it makes NVLS slower in proportion to 1 / chunk, so the
+  // smaller chunks NCCL takes below its size thresholds cost bandwidth.
+  // nvls_efficiency is taken as the rate at NCCL's default 128 KiB chunk.
+  // 0: not measured (no NVLS).
+  double nvls_step_us = 0;
   // NCCL's llMaxBws cap on an LL collective inside one node (GB/s); the
   // cross-node rows depend on the host CPU, not the GPU (System::cpu_vendor).
   double ll_max_one_node_GBps = 0;

@@ -65,17 +65,37 @@ TEST(NvlsPlan, APartialDomainSetsTheHeadsOfEveryDomainAndTheTreeAddsStages) {
 
 TEST(Nvls, AnNvl72RacksBusBandwidthGrowsWithSizeFromPipelineFill) {
   // One rack: a head's NVLink (900 GB/s x 40.1/50 = 721.8 GB/s, x 0.74
-  // nvlsEfficiency = 534.1 GB/s) carries S(1 + 1/32); the pipeline adds 2
-  // loop times of 48 MiB x 1.03125 / 534.1 GB/s = 97.2 us, plus NCCL's 25
-  // us. 4 GiB: 8.292 + 0.194 + 0.025 ms = 8.511 ms, busbw = 4 GiB / 8.511
-  // ms x 142/72 = 995 GB/s. 512 MiB (still 64 KiB chunks): 1.036 + 0.219
-  // ms, busbw 844 GB/s.
+  // nvlsEfficiency = 534.1 GB/s at 128 KiB chunks) carries S(1 + 1/32).
+  // Below 6 GiB the chunk is 64 KiB, and each chunk step's 0.90 us costs
+  // f = 0.9 us x 534.1 GB/s / (24 x 64 KiB x 1.03125) = 0.296 of the step
+  // against 0.148 at 128 KiB: 534.1 x 1.148 / 1.296 = 473.1 GB/s. The
+  // pipeline adds 2 loop times of 48 MiB x 1.03125 / 473.1 GB/s = 109.7
+  // us, plus NCCL's 25 us. 4 GiB: 9.363 + 0.219 + 0.025 ms = 9.607 ms,
+  // busbw = 4 GiB / 9.607 ms x 142/72 = 882 GB/s. 512 MiB (64 KiB chunks
+  // too): 1.170 + 0.219 + 0.025 ms, busbw 749 GB/s.
   Cluster c(cluster_spec("gb200-nvl72", 72));
   const auto big = c.run(Bytes::GiB(4), "nvls");
   const auto mid = c.run(Bytes::MiB(512), "nvls");
   EXPECT_EQ(big.algorithm, "nvls");
-  EXPECT_NEAR(big.busbw_GBps, 995, 10);
-  EXPECT_NEAR(mid.busbw_GBps, 844, 10);
+  EXPECT_NEAR(big.busbw_GBps, 882, 10);
+  EXPECT_NEAR(mid.busbw_GBps, 749, 10);
+}
+
+TEST(Nvls, SmallerChunksPayEachStepsFixedCostMoreOften) {
+  // On 8 B200s (24 channels, 8 heads) NCCL moves 128 KiB chunks from 1.5
+  // GiB up and 64 KiB chunks below. A step's fixed 0.90 us is f = 0.9 us x
+  // 534.1 GB/s / (24 x 128 KiB x 1.125) = 0.136 of a 128 KiB step's time,
+  // where nvlsEfficiency already holds, so 4 GiB takes as long as with no
+  // step cost; at 1 GiB each step's cost is 0.272 of its data's time and
+  // everything but NCCL's 25 us of latency takes 1.272 / 1.136 = 1.120x
+  // as long.
+  Cluster with(cluster_spec("dgx-b200", 8)), without(cluster_spec("dgx-b200", 8));
+  without.lib.nvls_step_us = 0;
+  EXPECT_EQ(with.run(Bytes::GiB(4), "nvls").time, without.run(Bytes::GiB(4), "nvls").time);
+  const SimTime latency = SimTime::us(25);
+  const double slower = (with.run(Bytes::GiB(1), "nvls").time - latency).seconds() /
+                        (without.run(Bytes::GiB(1), "nvls").time - latency).seconds();
+  EXPECT_NEAR(slower, 1.120, 0.002);
 }
 
 TEST(Nvls, UnequalDomainsKeepNvlsWithTheSmallestDomainsHeads) {
