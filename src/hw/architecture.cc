@@ -55,7 +55,8 @@ std::vector<Architecture> make_architectures() {
                              .flops_per_exp = 256,
                              .nvls_efficiency = 0.85,
                              // nccl-tests all_reduce_perf on one 8x H100 (NVIDIA/nccl-tests
-                             // issue 290, NVLS per an NVIDIA maintainer there): over
+                             // issue 290, NVLS per an NVIDIA maintainer there; 2 iterations
+                             // a size, so noisy): over
                              // anatomy's 128 KiB-chunk curve, 0.918 from 128 to 512 MiB
                              // (64 KiB chunks) and 0.978 from 1 to 4 GiB, a ratio of
                              // 0.939: f = 0.069 of a 128 KiB step's time on 16 channels,
@@ -72,6 +73,8 @@ std::vector<Architecture> make_architectures() {
                              .typical_compute_units = 148,  // B200: two dies of 74
                              .tensor_clock_fraction = 0.90,
                              .flops_per_exp = 512,
+                             .fp8_gemm_any_layout = true,
+                             .mx_formats = true,
                              .nvls_efficiency = 0.74,
                              // nccl-tests all_reduce_perf on one 8x B300 (NVLink 5 and NCCL's
                              // SM10x tuning, as B200 and GB200), NCCL 2.29.7, 24
@@ -96,6 +99,8 @@ std::vector<Architecture> make_architectures() {
                              .typical_compute_units = 160,  // B300: two dies of 80
                              .tensor_clock_fraction = 0.90,
                              .flops_per_exp = 256,
+                             .fp8_gemm_any_layout = true,
+                             .mx_formats = true,
                              // NCCL tunes SM103 as Blackwell (compute capability 10.x).
                              .nvls_efficiency = 0.74,
                              // Measured on a B300 (Blackwell's entry above has the source).
@@ -125,6 +130,7 @@ std::vector<Architecture> make_architectures() {
                              .typical_compute_units = 256,  // MI350X / MI355X: 8 XCDs of 32
                              .tensor_clock_fraction = 0.75,
                              .flops_per_exp = 128,
+                             .mx_formats = true,  // CDNA 4's MXFP8 / MXFP6 / MXFP4 matrix cores
                              .nvls_efficiency = 0.85,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kRccl,

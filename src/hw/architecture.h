@@ -36,6 +36,12 @@ struct Architecture {
   // Dense BF16 tensor FLOPs per exponential of the softmax unit, per clock
   // per SM: what makes attention slower than a GEMM of the same FLOPs.
   double flops_per_exp = 256;
+  // FP8 GEMMs take their operands in either layout (Transformer Engine's
+  // nvte_is_non_tn_fp8_gemm_supported, compute capability 10 on): a
+  // per-tensor FP8 cast writes one copy, not one and a transposed one.
+  bool fp8_gemm_any_layout = false;
+  // The tensor cores scale FP8 by blocks (MXFP8: OCP microscaling).
+  bool mx_formats = false;
   // NCCL's nvlsEfficiency: what NVLink SHARP keeps of the NVLink bandwidth.
   double nvls_efficiency = 0.85;
   // What each chunk step of NCCL's NVLS kernel costs beyond moving the

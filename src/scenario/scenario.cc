@@ -147,6 +147,11 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
     ctx.fail(ctx.line_for("training.fp8_recipe"), "training.fp8_recipe",
              fmt::format("{} scales FP8 GEMM inputs; training.precision is {} (use fp8, or leave fp8_recipe out)",
                          workload::to_string(s.training.fp8_recipe), hw::to_string(s.training.precision)));
+  if (s.training.fp8_recipe == workload::Fp8Recipe::kMxfp8 && !s.cluster.system.gpu.arch.mx_formats)
+    ctx.fail(ctx.line_for("training.fp8_recipe"), "training.fp8_recipe",
+             fmt::format("mxfp8 needs tensor cores that scale by blocks, which the {} does not have (use delayed or "
+                         "tensorwise)",
+                         s.cluster.system.gpu.name));
   if (s.training.attention_kernel == hw::AttentionKernel::kFlash2) {
     const std::string& family = s.cluster.system.gpu.arch.family;
     if (!s.training.flash_attention)

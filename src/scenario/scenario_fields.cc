@@ -499,6 +499,11 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        },
        [](const T& t) { return std::string(workload::to_string(t.fp8_recipe)); },
        {"delayed", "tensorwise", "mxfp8"}},
+      {"te_activation", Kind::kBool, by_default("false"), {},
+       "with precision fp8 or fp4, the MLP's activation runs in Transformer Engine (its op fuser, NeMo's USE_TE_OPS) "
+       "and writes the next GEMM's quantized input itself; false: Megatron-Core's own activation kernel, 16-bit out, "
+       "cast again",
+       [](T& t, const Value& v) { t.te_activation = v.flag; }, shows(&T::te_activation)},
   };
   return f;
 }

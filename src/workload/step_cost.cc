@@ -70,39 +70,52 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
 
   // FP8 and FP4 GEMMs read operands the framework quantized first
   // (Transformer Engine's cast and cast-transpose kernels, memory-bound):
-  // forward, the input X[m,k] is written at the GEMM's precision in both
-  // orientations (the transposed copy feeds the weight gradient), after a
+  // forward, the input X[m,k] is written at the GEMM's precision, after a
   // bf16 read unless the norm or activation kernel before it already
-  // produced it; backward, dY[m,n] is read in bf16 and written in both
-  // orientations for dgrad and wgrad. Weights are cast once per step and
-  // left out (they are a layer's k x n, not its tokens). That is delayed
-  // scaling; the other FP8 recipes (Fp8Recipe) read a tensor once more
-  // where its scale is not known before the pass that casts it: current
-  // scaling after every producer (its amax first, fused into a norm or
-  // activation, else a kernel of its own, then a scale kernel), MXFP8
-  // after a norm, whose TE kernel does not write it.
+  // produced it; backward, dY[m,n] is read in bf16 and written at the
+  // GEMM's precision. Each is written in both orientations (the transposed
+  // copy feeds the weight gradient) but for per-tensor FP8 on a part whose
+  // FP8 GEMMs take either layout (TE's nvte_is_non_tn_fp8_gemm_supported).
+  // Weights are cast once per step and left out (they are a layer's k x n,
+  // not its tokens). Under sequence parallelism TE casts what it gathers
+  // over TP on the rank's own shard, before the FP8 all-gather: a column-
+  // parallel GEMM's input, a row-parallel GEMM's output gradient. That is
+  // delayed scaling; the other FP8 recipes (Fp8Recipe) read a tensor once
+  // more where its scale is not known before the pass that casts it:
+  // current scaling after every producer (its amax first, fused into a norm
+  // or a TE activation, else a kernel of its own, then a scale kernel),
+  // MXFP8 after a norm, whose TE kernel does not write it.
   const bool quantized = prec == hw::Precision::kFp8 || prec == hw::Precision::kFp4;
   const double qbytes = hw::bytes_of(prec);
   const Fp8Recipe recipe = prec == hw::Precision::kFp8 ? t_.fp8_recipe : Fp8Recipe::kDelayed;
   const bool tensorwise = recipe == Fp8Recipe::kTensorwise;
+  const double copies =
+      prec == hw::Precision::kFp8 && recipe != Fp8Recipe::kMxfp8 && cm_.accelerator().arch.fp8_gemm_any_layout ? 1 : 2;
   // compute_scale_from_amax: one float in, one out; a launch, nothing to stream.
   const SimTime scale_kernel = tensorwise ? cm_.memory_bound(Bytes(8)) : SimTime::zero();
   enum class Producer { kNorm, kActivation, kOther };  // what wrote the GEMM's input
-  // `out_to_activation`: the GEMM's output feeds an activation, whose
-  // backward kernel writes dY (and, under current scaling, its amax).
-  auto quantize = [&](int64_t mm, int64_t n, int64_t k, Producer in, bool out_to_activation, SimTime* fwd,
+  // An MLP's activation: Transformer Engine's, which writes the down
+  // projection's input and the up projection's output gradient at the
+  // GEMM's precision itself (with their amaxes), or Megatron-Core's own
+  // kernel, whose 16-bit output a cast reads again.
+  const Producer activation = t_.te_activation ? Producer::kActivation : Producer::kOther;
+  // One GEMM's casts: X over x_rows tokens, dY over dy_rows. `dy_fused`:
+  // the kernel that wrote dY (an activation's backward in TE) also wrote
+  // its amax.
+  auto quantize = [&](int64_t x_rows, int64_t dy_rows, int64_t n, int64_t k, Producer in, bool dy_fused, SimTime* fwd,
                       SimTime* bwd) {
     if (!quantized) return;
-    const double x = static_cast<double>(mm) * static_cast<double>(k);
-    const double dy = static_cast<double>(mm) * static_cast<double>(n);
+    const double x = static_cast<double>(x_rows) * static_cast<double>(k);
+    const double dy = static_cast<double>(dy_rows) * static_cast<double>(n);
     const bool cast_reads_input = in == Producer::kOther || tensorwise ||
                                   (recipe == Fp8Recipe::kMxfp8 && in == Producer::kNorm);
-    *fwd += cm_.memory_bound(Bytes(static_cast<int64_t>(x * ((cast_reads_input ? kActivationBytes : 0) + 2 * qbytes))));
-    *bwd += cm_.memory_bound(Bytes(static_cast<int64_t>(dy * (kActivationBytes + 2 * qbytes))));
+    *fwd += cm_.memory_bound(
+        Bytes(static_cast<int64_t>(x * ((cast_reads_input ? kActivationBytes : 0) + copies * qbytes))));
+    *bwd += cm_.memory_bound(Bytes(static_cast<int64_t>(dy * (kActivationBytes + copies * qbytes))));
     if (!tensorwise) return;
     const auto amax = [&](double elems) { return cm_.memory_bound(Bytes(static_cast<int64_t>(elems * kActivationBytes))); };
     *fwd += (in == Producer::kOther ? amax(x) : SimTime::zero()) + scale_kernel;
-    *bwd += (out_to_activation ? SimTime::zero() : amax(dy)) + scale_kernel;
+    *bwd += (dy_fused ? SimTime::zero() : amax(dy)) + scale_kernel;
   };
   using In = Producer;
 
@@ -132,7 +145,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const int64_t Q = m_.mamba_chunk, N = m_.mamba_state, P = m_.mamba_head_dim;
     const int64_t chunks = (T + Q - 1) / Q;
     g_qkv = gemm_fb(T, in_w, h, &fwd, &bwd);
-    quantize(T, in_w, h, In::kNorm, false, &fwd, &bwd);
+    quantize(T_sp, T, in_w, h, In::kNorm, false, &fwd, &bwd);
     auto ssd = [&](int64_t mm, int64_t n, int64_t k) {
       constexpr hw::Precision kSsd = hw::Precision::kBf16;
       fwd += cm_.gemm(mm, n, k, kSsd);
@@ -147,26 +160,28 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     mixer_ew = scan + cm_.memory_bound(Bytes(2 * T * conv_ch * kActivationBytes)) +
                cm_.elementwise(hw::ComputeModel::Kernel::kNorm, Bytes(3 * T * d * kActivationBytes));
     g_proj = gemm_fb(T, h, d, &fwd, &bwd);
-    quantize(T, h, d, In::kOther, false, &fwd, &bwd);  // the gated norm's output: its own cast
+    quantize(T, T_sp, h, d, In::kOther, false, &fwd, &bwd);  // the gated norm's output: its own cast
   }
   if (!attention) {
   } else if (!m_.mla()) {
     g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
-    quantize(T, (heads_local + 2 * kv_local) * hd, h, In::kNorm, false, &fwd, &bwd);  // after the norm
+    quantize(T_sp, T, (heads_local + 2 * kv_local) * hd, h, In::kNorm, false, &fwd, &bwd);  // after the norm
   } else {
     // MLA: the down projections to the latents, whole on every TP rank,
     // then Q's and K/V's up projections of this rank's heads; the
     // latents' norms are memory-bound passes over them.
     const int64_t latent = m_.latent_width();
     gemm_fb(T_sp, latent, h, &fwd, &bwd);  // on the sequence-parallel tokens, before any gather
-    quantize(T_sp, latent, h, In::kNorm, false, &fwd, &bwd);  // after the norm
+    quantize(T_sp, T_sp, latent, h, In::kOther, false, &fwd, &bwd);  // after the standalone input norm
     const bool q_latent = m_.q_lora_rank > 0;  // else Q comes from h directly
     const SimTime up_start = fwd;
     g_qkv = gemm_fb(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, &fwd, &bwd);
-    quantize(T, heads_local * hd, q_latent ? m_.q_lora_rank : h, q_latent ? In::kOther : In::kNorm, false, &fwd, &bwd);
+    // Q's up projection after the fused norm of its latent (or straight from
+    // the standalone input norm), K/V's after their latent's fused norm.
+    quantize(T, T, heads_local * hd, q_latent ? m_.q_lora_rank : h, q_latent ? In::kNorm : In::kOther, false, &fwd, &bwd);
     const int64_t kv_up = heads_local * (m_.qk_nope_head_dim + v_hd);
     g_qkv += gemm_fb(T, kv_up, m_.kv_lora_rank, &fwd, &bwd);
-    quantize(T, kv_up, m_.kv_lora_rank, In::kOther, false, &fwd, &bwd);
+    quantize(T, T, kv_up, m_.kv_lora_rank, In::kNorm, false, &fwd, &bwd);
     mla_up = fwd - up_start;
     const SimTime norms = cm_.elementwise(hw::ComputeModel::Kernel::kNorm,
                                           Bytes(2 * T * (m_.q_lora_rank + m_.kv_lora_rank) * kActivationBytes));
@@ -234,17 +249,20 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   bwd += attn_b;
   if (attention) {
     g_proj = gemm_fb(T, h, heads_local * v_hd, &fwd, &bwd);
-    quantize(T, h, heads_local * v_hd, In::kOther, false, &fwd, &bwd);  // attention output: its own cast
+    quantize(T, T_sp, h, heads_local * v_hd, In::kOther, false, &fwd, &bwd);  // attention output: its own cast
   }
   SimTime g_up, g_down;
   int64_t act_elems = with_mlp ? T * f : 0;  // the MLP activation's output, before TP
   // An MLP of inner size `width` over all T tokens, split over TP: a dense
   // layer's, or the shared experts'.
+  // The up projection's input: the pre-MLP norm's, fused into it but in a
+  // MoE layer, whose router needs the norm's output first.
+  const Producer mlp_input = moe ? In::kOther : In::kNorm;
   auto tp_mlp = [&](int64_t width) {
     g_up += gemm_fb(T, (m_.gated_mlp ? 2 : 1) * width / tp, h, &fwd, &bwd);
     g_down += gemm_fb(T, h, width / tp, &fwd, &bwd);
-    quantize(T, (m_.gated_mlp ? 2 : 1) * width / tp, h, In::kNorm, true, &fwd, &bwd);  // after the norm
-    quantize(T, h, width / tp, In::kActivation, false, &fwd, &bwd);
+    quantize(T_sp, T, (m_.gated_mlp ? 2 : 1) * width / tp, h, mlp_input, t_.te_activation, &fwd, &bwd);
+    quantize(T, T_sp, h, width / tp, activation, false, &fwd, &bwd);
   };
   // The forward of the MLP's GEMMs (and casts): a dense layer's, or the
   // router and routed experts', and the shared experts'.
@@ -264,8 +282,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     for (int64_t e = 0; e < local_experts; ++e) {
       g_up += gemm_fb(per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, &fwd, &bwd);
       g_down += gemm_fb(per_expert, h, f / etp, &fwd, &bwd);
-      quantize(per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, In::kOther, true, &fwd, &bwd);  // after the dispatch
-      quantize(per_expert, h, f / etp, In::kActivation, false, &fwd, &bwd);
+      // After the dispatch; the experts' activation is Megatron-Core's.
+      quantize(per_expert, per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, In::kOther, false, &fwd, &bwd);
+      quantize(per_expert, per_expert, h, f / etp, In::kOther, false, &fwd, &bwd);
     }
     act_elems = T * m_.top_k * f;
     mlp_gemms = fwd - mlp_start;
@@ -341,7 +360,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
         // gathered (the mixer's last GEMM's, the MLP's), all-reduced over
         // the group before its scale; the compute stream waits on each.
         const SimTime amax_ar = timer_(coll::Op::kAllReduce, Bytes(4), group);
-        const SimTime mixer_ar = mixer ? amax_ar : none, mlp_ar = mlp_gathers ? amax_ar : none;
+        // TE's GroupedLinear (the routed experts) reduces no amax.
+        const bool mlp_te_linears = mlp_gathers && (!moe || m_.shared_experts > 0);
+        const SimTime mixer_ar = mixer ? amax_ar : none, mlp_ar = mlp_te_linears ? amax_ar : none;
         fwd_comm += mixer_ar + mlp_ar;
         bwd_comm += mixer_ar + mlp_ar;
         mlp_comm += mlp_ar;

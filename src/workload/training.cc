@@ -23,7 +23,7 @@ const char* to_string(Fp8Recipe r) {
     case Fp8Recipe::kTensorwise: return "tensorwise";
     case Fp8Recipe::kMxfp8: return "mxfp8";
   }
-  return "delayed";
+  return "?";
 }
 
 CrossEntropyBytes cross_entropy_bytes(CrossEntropy c) {
@@ -242,6 +242,8 @@ std::string kernels_text(const TrainingSpec& t) {
   if (t.optimizer_impl != hw::OptimizerImpl::kFused) text += fmt::format(", {} AdamW", hw::to_string(t.optimizer_impl));
   if (t.precision == hw::Precision::kFp8 && t.fp8_recipe != Fp8Recipe::kDelayed)
     text += fmt::format(", {} scaling", to_string(t.fp8_recipe));
+  if ((t.precision == hw::Precision::kFp8 || t.precision == hw::Precision::kFp4) && t.te_activation)
+    text += ", Transformer Engine activation";
   return text;
 }
 

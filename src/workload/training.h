@@ -67,22 +67,23 @@ CrossEntropyBytes cross_entropy_bytes(CrossEntropy c);
 //                amaxes, so a norm or activation kernel writes FP8 itself
 //                and a standalone cast finds the amax as it goes: one pass.
 //   kTensorwise  Float8CurrentScaling: the scale is this tensor's own amax,
-//                known only after a whole pass over it. A norm or
-//                activation writes 16-bit output and its amax, then a
-//                scale kernel and the cast read it again; any other tensor
-//                (the attention output, a gradient) takes an amax kernel
-//                first. Under sequence parallelism the amax of an input
-//                gathered over TP (forward) or of a gradient gathered
-//                (backward) is all-reduced over the TP group before the
-//                scale (TE pytorch/csrc/quantizer.cpp quantize_impl;
-//                extensions/normalization.cpp and activation.cpp,
-//                FUSED_NORM_AMAX_FP8 / FUSED_ACTIVATION_AMAX_FP8; module/
-//                linear.py's amax reduction groups; TE 2.7 to 2.18).
-//   kMxfp8       MXFP8 (Blackwell): a scale per 32 elements, found in the
-//                cast's one pass, which an activation kernel writes itself;
-//                TE's norm does not (normalization.cpp runs it unfused for
-//                these quantizers unless NVTE_NORM_FWD_USE_CUDNN), so the
-//                cast after a norm reads its 16-bit output again.
+//                known only after a whole pass over it. TE's norm (and its
+//                activation, where TE runs it) writes 16-bit output and the
+//                amax, then a scale kernel and the cast read it again; any
+//                other tensor (the attention output, most gradients) takes
+//                an amax kernel first. Under sequence parallelism the amax
+//                of an input gathered over TP (forward) or of a gradient
+//                gathered (backward) is all-reduced over the TP group
+//                before the scale (TE v2.7 pytorch/csrc/quantizer.cpp
+//                quantize_impl; extensions/normalization.cpp's unfused path
+//                with create_hp_tensor_with_amax, activation.cpp; module/
+//                linear.py's amax reduction groups; the same at HEAD).
+//   kMxfp8       MXFP8 (Blackwell, CDNA 4): a scale per 32 elements, found
+//                in the cast's one pass, which TE's activation writes
+//                itself; TE's norm does not (normalization.cpp runs it
+//                unfused for these quantizers unless
+//                NVTE_NORM_FWD_USE_CUDNN), so the cast after a norm reads
+//                its 16-bit output again.
 enum class Fp8Recipe { kDelayed, kTensorwise, kMxfp8 };
 const char* to_string(Fp8Recipe r);
 
@@ -302,6 +303,12 @@ struct TrainingSpec {
   CrossEntropy cross_entropy = CrossEntropy::kMegatron;
   // How FP8 GEMM inputs are scaled (see Fp8Recipe); with precision fp8.
   Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
+  // The MLP's activation runs in Transformer Engine (its op fuser, NeMo's
+  // USE_TE_OPS; Megatron-Core's --use-te-activation-func), which writes the
+  // down projection's FP8 input and, backward, the up projection's FP8
+  // output gradient itself. false: Megatron-Core's own activation kernel,
+  // whose 16-bit output a cast reads again.
+  bool te_activation = false;
 
   int64_t micro_batches(const ParallelPlan& p) const { return global_batch / (micro_batch * p.dp); }
   int64_t tokens_per_iteration() const { return global_batch * seq_len; }
@@ -363,8 +370,9 @@ std::string recompute_text(const TrainingSpec& t);
 
 // ", FlashAttention-2 attention, for-loop AdamW, tensorwise scaling": the
 // kernels a plan runs where they are not the defaults (the part's best
-// attention, fused AdamW, FP8's delayed scaling), as the reports' plan line
-// ends; "" when all are.
+// attention, fused AdamW, FP8's delayed scaling, Megatron-Core's
+// activation under FP8 or FP4), as the reports' plan line ends; "" when all
+// are.
 std::string kernels_text(const TrainingSpec& t);
 
 // Checks the plan against the model and GPU count; throws InputError naming

@@ -499,6 +499,11 @@ TEST(ScenarioErrors, Fp8RecipeNeedsFp8Training) {
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-b200, gpus: 8}\n"
                      "training: {precision: fp8, fp8_recipe: mxfp8}\n"),
             "no error");
+  // MXFP8 needs block-scaling tensor cores: Blackwell's or CDNA 4's.
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\n"
+                     "training: {precision: fp8, fp8_recipe: mxfp8}\n"),
+            "s.yaml:3: training.fp8_recipe: mxfp8 needs tensor cores that scale by blocks, which the H100 does not "
+            "have (use delayed or tensorwise)");
 }
 
 // FlashAttention-2's rates are measured on Hopper (and the kernel is

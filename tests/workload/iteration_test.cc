@@ -829,11 +829,11 @@ TEST(StepCost, UnfusedGradientAccumulationAddsAPassOverTheGradientsEveryMicroBat
 TEST(StepCost, Fp8GemmsPayForQuantizingTheirInputs) {
   // An FP8 layer runs its four GEMMs at the FP8 rate but first writes each
   // GEMM's input in FP8 in both orientations (2 x 1 byte per element),
-  // reading it in bf16 (2 bytes) only where no norm or activation produced
-  // it: QKV and the MLP's up projection read the norm's output, the down
-  // projection the activation's; the attention output has its own cast.
-  // So, per layer and micro-batch of T tokens, forward adds memory-bound
-  // kernels of T h 2, T (heads hd) 4, T h 2 and T f 2 bytes, and the
+  // reading it in bf16 (2 bytes) only where no norm produced it: QKV and
+  // the MLP's up projection read the norm's output; the attention output
+  // and Megatron-Core's activation output have their own casts. So, per
+  // layer and micro-batch of T tokens, forward adds memory-bound kernels of
+  // T h 2, T (heads hd) 4, T h 2 and T f 4 bytes, and the
   // forward time moves by exactly those plus the GEMMs' own change (and the
   // output layer's, which also runs in FP8).
   Harness h;
@@ -850,7 +850,7 @@ TEST(StepCost, Fp8GemmsPayForQuantizingTheirInputs) {
            h.compute.gemm(T, hid, f, p);
   };
   const auto mb = [&](int64_t bytes) { return h.compute.memory_bound(core::Bytes(bytes)); };
-  const SimTime casts = mb(T * hid * 2) + mb(T * attn * 4) + mb(T * hid * 2) + mb(T * f * 2);
+  const SimTime casts = mb(T * hid * 2) + mb(T * attn * 4) + mb(T * hid * 2) + mb(T * f * 4);
   const hw::Precision bf16 = hw::Precision::kBf16, fp8 = hw::Precision::kFp8;
   const SimTime logits = h.compute.gemm(T, h.model.vocab, hid, fp8) - h.compute.gemm(T, h.model.vocab, hid, bf16);
   EXPECT_EQ(forward(fp8) - forward(bf16), (gemms(fp8) - gemms(bf16) + casts) * h.model.layers + logits);
@@ -859,19 +859,19 @@ TEST(StepCost, Fp8GemmsPayForQuantizingTheirInputs) {
 
 TEST(StepCost, CurrentScalingReadsEachQuantizedTensorAgain) {
   // Transformer Engine's current scaling (--fp8-recipe tensorwise) needs a
-  // tensor's own amax before it can cast it. Forward: after a norm or an
-  // activation (QKV's and the up projection's inputs, the down
-  // projection's) the kernel writes bf16 and its amax, and the cast reads
-  // the bf16 back: T h 4, T h 4 and T f 4 bytes where delayed scaling's
-  // cast wrote T h 2, T h 2 and T f 2; the attention output takes an amax
+  // tensor's own amax before it can cast it. With TE's activation, forward:
+  // after the norm or the activation (QKV's and the up projection's inputs,
+  // the down projection's) the kernel writes bf16 and its amax, and the cast
+  // reads the bf16 back: T h 4, T h 4 and T f 4 bytes where delayed
+  // scaling's cast wrote T h 2, T h 2 and T f 2 (an H100 writes each FP8
+  // tensor twice, once transposed); the attention output takes an amax
   // kernel of its own first (T attn 2). Backward: every dY but the up
-  // projection's (written by the activation's backward with its amax)
-  // takes an amax kernel: T qkv 2, T h 2 and T h 2. Each of the 4 casts a
-  // pass adds a scale kernel, a launch with 8 bytes to move. MXFP8 scales
-  // by blocks in the cast itself, but the cast after a norm is a kernel of
-  // its own: only the two norm-fed inputs add T h 2 each.
+  // projection's (written by TE's activation backward with its amax) takes
+  // an amax kernel: T qkv 2, T h 2 and T h 2. Each of the 4 casts a pass
+  // also runs a scale kernel, a launch with 8 bytes to move.
   Harness h;
   h.training.precision = hw::Precision::kFp8;
+  h.training.te_activation = true;
   const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden;
   const int64_t attn = h.model.heads * h.model.head_dim(), qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim();
   auto stage = [&](Fp8Recipe r) {
@@ -883,14 +883,96 @@ TEST(StepCost, CurrentScalingReadsEachQuantizedTensorAgain) {
   const SimTime fwd = mb(T * hid * 4) - mb(T * hid * 2) + mb(T * attn * 2) + mb(T * hid * 4) - mb(T * hid * 2) +
                       mb(T * f * 4) - mb(T * f * 2) + scale * 4;
   const SimTime bwd = mb(T * qkv * 2) + mb(T * hid * 2) * 2 + scale * 4;
-  const StageCost delayed = stage(Fp8Recipe::kDelayed), current = stage(Fp8Recipe::kTensorwise),
-                  mx = stage(Fp8Recipe::kMxfp8);
+  const StageCost delayed = stage(Fp8Recipe::kDelayed), current = stage(Fp8Recipe::kTensorwise);
   const int64_t layers = h.model.layers;
   EXPECT_GT(fwd, SimTime::zero());
   EXPECT_EQ(current.forward[0].compute - delayed.forward[0].compute, fwd * layers);
   EXPECT_EQ(current.backward[0].compute - delayed.backward[0].compute, bwd * layers);
-  EXPECT_EQ(mx.forward[0].compute - delayed.forward[0].compute, (mb(T * hid * 4) - mb(T * hid * 2)) * 2 * layers);
-  EXPECT_EQ(mx.backward[0].compute, delayed.backward[0].compute);
+}
+
+TEST(StepCost, MegatronsActivationLeavesItsOutputToACastOfItsOwn) {
+  // Megatron-Core's own activation kernel writes bf16: the down
+  // projection's input is cast by a kernel that reads it (T f 4 bytes
+  // instead of T f 2 under delayed scaling), and under current scaling it
+  // takes an amax kernel first (T f 2) and so does the up projection's
+  // output gradient (T x 2f x 2 for a gated MLP), which TE's activation
+  // backward would have written with its amax.
+  Harness h;
+  h.training.precision = hw::Precision::kFp8;
+  const int64_t T = h.training.seq_len, f = h.model.ffn_hidden, up = (h.model.gated_mlp ? 2 : 1) * f;
+  auto stage = [&](Fp8Recipe r, bool te) {
+    h.training.fp8_recipe = r;
+    h.training.te_activation = te;
+    return h.stage_cost(0);
+  };
+  const auto mb = [&](int64_t bytes) { return h.compute.memory_bound(core::Bytes(bytes)); };
+  const int64_t layers = h.model.layers;
+  const StageCost d_te = stage(Fp8Recipe::kDelayed, true), d_mc = stage(Fp8Recipe::kDelayed, false);
+  EXPECT_EQ(d_mc.forward[0].compute - d_te.forward[0].compute, (mb(T * f * 4) - mb(T * f * 2)) * layers);
+  EXPECT_EQ(d_mc.backward[0].compute, d_te.backward[0].compute);
+  const StageCost c_te = stage(Fp8Recipe::kTensorwise, true), c_mc = stage(Fp8Recipe::kTensorwise, false);
+  EXPECT_EQ(c_mc.forward[0].compute - c_te.forward[0].compute, mb(T * f * 2) * layers);
+  EXPECT_EQ(c_mc.backward[0].compute - c_te.backward[0].compute, mb(T * up * 2) * layers);
+}
+
+TEST(StepCost, BlackwellCastsPerTensorFp8OnceAndMxfp8BothWaysAfterANorm) {
+  // Blackwell's FP8 GEMMs take either layout, so a per-tensor cast writes
+  // one FP8 copy (x 1 byte); MXFP8 scales by blocks along one dimension and
+  // writes both (x 2), and its cast after a norm reads the norm's bf16
+  // output again. Per layer on a B200, forward: QKV T h (2 + 2) against
+  // T h 1, the attention output T attn (2 + 2) against T attn (2 + 1), the
+  // up projection T h 4 against T h 1, the down projection (Megatron's
+  // activation) T f 4 against T f 3; backward every dY (2 + 2) against
+  // (2 + 1).
+  Harness h;
+  const hw::ComputeModel b200 = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  h.training.precision = hw::Precision::kFp8;
+  const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden;
+  const int64_t attn = h.model.heads * h.model.head_dim(), qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim();
+  const int64_t up = (h.model.gated_mlp ? 2 : 1) * f;
+  auto stage = [&](Fp8Recipe r) {
+    h.training.fp8_recipe = r;
+    return StepCostModel(h.model, h.plan, h.training, b200,
+                         [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); })
+        .stage(0);
+  };
+  const auto mb = [&](int64_t bytes) { return b200.memory_bound(core::Bytes(bytes)); };
+  const SimTime fwd = mb(T * hid * 4) - mb(T * hid * 1) + mb(T * attn * 4) - mb(T * attn * 3) + mb(T * hid * 4) -
+                      mb(T * hid * 1) + mb(T * f * 4) - mb(T * f * 3);
+  SimTime bwd;
+  for (int64_t n : {qkv, hid, up, hid}) bwd += mb(T * n * 4) - mb(T * n * 3);
+  const StageCost delayed = stage(Fp8Recipe::kDelayed), mx = stage(Fp8Recipe::kMxfp8);
+  const int64_t layers = h.model.layers;
+  EXPECT_EQ(mx.forward[0].compute - delayed.forward[0].compute, fwd * layers);
+  EXPECT_EQ(mx.backward[0].compute - delayed.backward[0].compute, bwd * layers);
+}
+
+TEST(StepCost, SequenceParallelismCastsWhatItGathersOnTheShard) {
+  // Under sequence parallelism TE casts a column-parallel GEMM's input and a
+  // row-parallel GEMM's output gradient on the rank's T / tp tokens, then
+  // gathers them in FP8. At TP 2 on an H100 (delayed scaling): QKV's and the
+  // up projection's input casts write T/2 h 2 bytes instead of T h 2, the
+  // output and down projections' dY casts T/2 h 4 instead of T h 4; the
+  // GEMMs are the same either way, so FP8's extra time over bf16 falls by
+  // exactly that.
+  Harness h;
+  h.plan.tp = 2;
+  const int64_t T = h.training.seq_len, hid = h.model.hidden;
+  auto extra = [&](bool sp) {
+    h.plan.sequence_parallel = sp;
+    h.training.precision = hw::Precision::kFp8;
+    const StageCost fp8 = h.stage_cost(0);
+    h.training.precision = hw::Precision::kBf16;
+    const StageCost bf16 = h.stage_cost(0);
+    return std::pair{fp8.forward[0].compute - bf16.forward[0].compute,
+                     fp8.backward[0].compute - bf16.backward[0].compute};
+  };
+  const auto mb = [&](int64_t bytes) { return h.compute.memory_bound(core::Bytes(bytes)); };
+  const int64_t layers = h.model.layers;
+  const auto [f_whole, b_whole] = extra(false);
+  const auto [f_shard, b_shard] = extra(true);
+  EXPECT_EQ(f_whole - f_shard, (mb(T * hid * 2) - mb(T / 2 * hid * 2)) * 2 * layers);
+  EXPECT_EQ(b_whole - b_shard, (mb(T * hid * 4) - mb(T / 2 * hid * 4)) * 2 * layers);
 }
 
 TEST(StepCost, CurrentScalingAllReducesTheAmaxOfWhatSequenceParallelismGathers) {
@@ -916,6 +998,7 @@ TEST(StepCost, CurrentScalingAllReducesTheAmaxOfWhatSequenceParallelismGathers) 
   const int64_t layers = h.model.layers;
   const StageCost delayed = stage(Fp8Recipe::kDelayed), current = stage(Fp8Recipe::kTensorwise);
   EXPECT_EQ(delayed.forward[0].tp_comm, SimTime::zero());
+  EXPECT_EQ(delayed.backward[0].tp_comm, SimTime::zero());
   EXPECT_EQ(current.forward[0].tp_comm, ar * 2 * layers);
   EXPECT_EQ(current.backward[0].tp_comm, ar * 2 * layers);
 }

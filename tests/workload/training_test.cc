@@ -655,6 +655,9 @@ TEST(KernelsText, NamesTheKernelsThatAreNotTheDefaults) {
   EXPECT_EQ(kernels_text(t), ", foreach AdamW");
   t.precision = hw::Precision::kFp8;
   EXPECT_EQ(kernels_text(t), ", foreach AdamW, tensorwise scaling");
+  t.fp8_recipe = Fp8Recipe::kMxfp8;
+  t.te_activation = true;
+  EXPECT_EQ(kernels_text(t), ", foreach AdamW, mxfp8 scaling, Transformer Engine activation");
 }
 
 TEST(ValidatePlan, AnUnfusedOptimizerKeepsFp32Moments) {
