@@ -75,6 +75,7 @@ std::vector<Architecture> make_architectures() {
                              .flops_per_exp = 512,
                              .fp8_gemm_any_layout = true,
                              .mx_formats = true,
+                             .nvfp4 = true,
                              .nvls_efficiency = 0.74,
                              // nccl-tests all_reduce_perf on one 8x B300 (NVLink 5 and NCCL's
                              // SM10x tuning, as B200 and GB200), NCCL 2.29.7, 24
@@ -101,6 +102,7 @@ std::vector<Architecture> make_architectures() {
                              .flops_per_exp = 256,
                              .fp8_gemm_any_layout = true,
                              .mx_formats = true,
+                             .nvfp4 = true,
                              // NCCL tunes SM103 as Blackwell (compute capability 10.x).
                              .nvls_efficiency = 0.74,
                              // Measured on a B300 (Blackwell's entry above has the source).

@@ -42,6 +42,10 @@ struct Architecture {
   bool fp8_gemm_any_layout = false;
   // The tensor cores scale FP8 by blocks (MXFP8: OCP microscaling).
   bool mx_formats = false;
+  // FP4 training means NVFP4 (Transformer Engine's NVFP4BlockScaling): a
+  // per-tensor FP32 scale from the tensor's amax above an E4M3 scale per 16
+  // values. false: MXFP4, whose scales are per 32 values alone.
+  bool nvfp4 = false;
   // NCCL's nvlsEfficiency: what NVLink SHARP keeps of the NVLink bandwidth.
   double nvls_efficiency = 0.85;
   // What each chunk step of NCCL's NVLS kernel costs beyond moving the

@@ -84,11 +84,18 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // more where its scale is not known before the pass that casts it:
   // current scaling after every producer (its amax first, fused into a norm
   // or a TE activation, else a kernel of its own, then a scale kernel),
-  // MXFP8 after a norm, whose TE kernel does not write it.
+  // MXFP8 after a norm, whose TE kernel does not write it. NVFP4 (FP4 on a
+  // part that scales it so) takes its amax first too, and every one of its
+  // casts pays an amax pass: its random Hadamard transform of the weight
+  // gradient's inputs needs the amax after the transform, which TE finds in
+  // a pass of its own (hadamard_transform_amax), so no norm or activation
+  // writes it (TE v2.8 NVFP4BlockScaling, NVFP4Quantizer::quantize_impl).
   const bool quantized = prec == hw::Precision::kFp8 || prec == hw::Precision::kFp4;
   const double qbytes = hw::bytes_of(prec);
   const Fp8Recipe recipe = prec == hw::Precision::kFp8 ? t_.fp8_recipe : Fp8Recipe::kDelayed;
   const bool tensorwise = recipe == Fp8Recipe::kTensorwise;
+  const bool nvfp4 = prec == hw::Precision::kFp4 && cm_.accelerator().arch.nvfp4;
+  const bool amax_first = tensorwise || nvfp4;
   const double copies =
       prec == hw::Precision::kFp8 && recipe != Fp8Recipe::kMxfp8 && cm_.accelerator().arch.fp8_gemm_any_layout ? 1 : 2;
   // compute_scale_from_amax: one float in, one out; a launch, nothing to stream.
@@ -107,15 +114,15 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     if (!quantized) return;
     const double x = static_cast<double>(x_rows) * static_cast<double>(k);
     const double dy = static_cast<double>(dy_rows) * static_cast<double>(n);
-    const bool cast_reads_input = in == Producer::kOther || tensorwise ||
+    const bool cast_reads_input = in == Producer::kOther || amax_first ||
                                   (recipe == Fp8Recipe::kMxfp8 && in == Producer::kNorm);
     *fwd += cm_.memory_bound(
         Bytes(static_cast<int64_t>(x * ((cast_reads_input ? kActivationBytes : 0) + copies * qbytes))));
     *bwd += cm_.memory_bound(Bytes(static_cast<int64_t>(dy * (kActivationBytes + copies * qbytes))));
-    if (!tensorwise) return;
+    if (!amax_first) return;
     const auto amax = [&](double elems) { return cm_.memory_bound(Bytes(static_cast<int64_t>(elems * kActivationBytes))); };
-    *fwd += (in == Producer::kOther ? amax(x) : SimTime::zero()) + scale_kernel;
-    *bwd += (dy_fused ? SimTime::zero() : amax(dy)) + scale_kernel;
+    *fwd += (in == Producer::kOther || nvfp4 ? amax(x) : SimTime::zero()) + scale_kernel;
+    *bwd += (dy_fused && !nvfp4 ? SimTime::zero() : amax(dy)) + scale_kernel;
   };
   using In = Producer;
 
@@ -354,8 +361,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
         fwd_comm = ag_in + rs + ag_mlp + rs_mlp;
         bwd_comm = rs_in + ag + rs_mlp + ag_mlp;
       }
-      if (tensorwise) {
-        // Current scaling: the amax of an input gathered over TP (the
+      if (amax_first) {
+        // Current scaling and NVFP4: the amax of an input gathered over TP (the
         // mixer's first GEMM's, the MLP's) and, backward, of a gradient
         // gathered (the mixer's last GEMM's, the MLP's), all-reduced over
         // the group before its scale; the compute stream waits on each.

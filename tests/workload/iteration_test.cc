@@ -947,6 +947,42 @@ TEST(StepCost, BlackwellCastsPerTensorFp8OnceAndMxfp8BothWaysAfterANorm) {
   EXPECT_EQ(mx.backward[0].compute - delayed.backward[0].compute, bwd * layers);
 }
 
+TEST(StepCost, Nvfp4TakesAnAmaxPassBeforeEveryCast) {
+  // NVFP4 scales each tensor by its amax too, and its random Hadamard
+  // transform of the weight gradient's inputs needs the amax after the
+  // transform, found in a pass of its own: every cast, forward and
+  // backward, adds a bf16 read of the tensor (2 bytes an element), and the
+  // norm-fed and TE-activation-fed casts read their input again besides
+  // (the norm no longer writes FP4). Per layer on a B200, against the same
+  // part taken as MXFP4 (no amax): forward QKV and the up projection
+  // T h 2 + (T h 3 - T h 1), the attention output and the down projection
+  // (Megatron's activation) T n 2; backward every dY T n 2.
+  Harness h;
+  h.training.precision = hw::Precision::kFp4;
+  hw::Accelerator mx = hw::find_accelerator("B200");
+  mx.arch.nvfp4 = false;
+  const hw::ComputeModel nv_cm = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  const hw::ComputeModel mx_cm = hw::make_compute_model(mx, nullptr);
+  const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden;
+  const int64_t attn = h.model.heads * h.model.head_dim(), qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim();
+  const int64_t up = (h.model.gated_mlp ? 2 : 1) * f;
+  auto stage = [&](const hw::ComputeModel& cm) {
+    return StepCostModel(h.model, h.plan, h.training, cm,
+                         [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); })
+        .stage(0);
+  };
+  const auto mb = [&](int64_t bytes) { return nv_cm.memory_bound(core::Bytes(bytes)); };
+  // FP4 writes both orientations: 2 x 0.5 byte.
+  const SimTime norm_fed = mb(T * hid * 2) + mb(T * hid * 3) - mb(T * hid * 1);
+  const SimTime fwd = norm_fed * 2 + mb(T * attn * 2) + mb(T * f * 2);
+  SimTime bwd;
+  for (int64_t n : {qkv, hid, up, hid}) bwd += mb(T * n * 2);
+  const StageCost nv = stage(nv_cm), mxs = stage(mx_cm);
+  const int64_t layers = h.model.layers;
+  EXPECT_EQ(nv.forward[0].compute - mxs.forward[0].compute, fwd * layers);
+  EXPECT_EQ(nv.backward[0].compute - mxs.backward[0].compute, bwd * layers);
+}
+
 TEST(StepCost, SequenceParallelismCastsWhatItGathersOnTheShard) {
   // Under sequence parallelism TE casts a column-parallel GEMM's input and a
   // row-parallel GEMM's output gradient on the rank's T / tp tokens, then
