@@ -195,11 +195,16 @@ SimTime passes_time(const ModelOp& op, int64_t batch, const hw::ComputeModel& c)
 }
 
 // The cast of a product's `width`-wide operand (X: k, dY: n) to FP8/FP4
-// before it: a bf16 read and a write at the product's precision.
+// before it: a bf16 read and a write at the product's precision. NVFP4
+// first finds the tensor's amax (after its Hadamard transform) in a pass
+// of its own, whatever the cast is for (step_cost.cc).
 SimTime cast_time(const ModelOp& op, int64_t width, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
   if (p != hw::Precision::kFp8 && p != hw::Precision::kFp4) return SimTime::zero();
   const double elems = static_cast<double>(op.m * batch) * static_cast<double>(width);
-  return c.memory_bound(core::Bytes(static_cast<int64_t>(elems * (2 + hw::bytes_of(p))))) * op.repeat;
+  SimTime t = c.memory_bound(core::Bytes(static_cast<int64_t>(elems * (2 + hw::bytes_of(p)))));
+  if (p == hw::Precision::kFp4 && c.accelerator().arch.nvfp4)
+    t += c.memory_bound(core::Bytes(static_cast<int64_t>(elems * 2)));
+  return t * op.repeat;
 }
 
 SimTime op_forward(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {

@@ -89,7 +89,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // casts pays an amax pass: its random Hadamard transform of the weight
   // gradient's inputs needs the amax after the transform, which TE finds in
   // a pass of its own (hadamard_transform_amax), so no norm or activation
-  // writes it (TE v2.8 NVFP4BlockScaling, NVFP4Quantizer::quantize_impl).
+  // writes it; then the rowwise cast and the transformed columnwise one
+  // each read the tensor (TE v2.8 NVFP4BlockScaling,
+  // NVFP4Quantizer::quantize_impl).
   const bool quantized = prec == hw::Precision::kFp8 || prec == hw::Precision::kFp4;
   const double qbytes = hw::bytes_of(prec);
   const Fp8Recipe recipe = prec == hw::Precision::kFp8 ? t_.fp8_recipe : Fp8Recipe::kDelayed;
@@ -116,9 +118,17 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const double dy = static_cast<double>(dy_rows) * static_cast<double>(n);
     const bool cast_reads_input = in == Producer::kOther || amax_first ||
                                   (recipe == Fp8Recipe::kMxfp8 && in == Producer::kNorm);
-    *fwd += cm_.memory_bound(
-        Bytes(static_cast<int64_t>(x * ((cast_reads_input ? kActivationBytes : 0) + copies * qbytes))));
-    *bwd += cm_.memory_bound(Bytes(static_cast<int64_t>(dy * (kActivationBytes + copies * qbytes))));
+    if (nvfp4) {
+      const auto cast = [&](double elems) {
+        return cm_.memory_bound(Bytes(static_cast<int64_t>(elems * (kActivationBytes + qbytes))));
+      };
+      *fwd += cast(x) * 2;
+      *bwd += cast(dy) * 2;
+    } else {
+      *fwd += cm_.memory_bound(
+          Bytes(static_cast<int64_t>(x * ((cast_reads_input ? kActivationBytes : 0) + copies * qbytes))));
+      *bwd += cm_.memory_bound(Bytes(static_cast<int64_t>(dy * (kActivationBytes + copies * qbytes))));
+    }
     if (!amax_first) return;
     const auto amax = [&](double elems) { return cm_.memory_bound(Bytes(static_cast<int64_t>(elems * kActivationBytes))); };
     *fwd += (in == Producer::kOther || nvfp4 ? amax(x) : SimTime::zero()) + scale_kernel;

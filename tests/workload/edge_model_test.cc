@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "hw/catalog.h"
+#include "hw/compute_model.h"
 #include "workload/model.h"
 
 namespace anatomy::workload {
@@ -49,6 +50,26 @@ TEST(EdgeModel, LoraTrainsRankTimesInPlusOutPerAdaptedProduct) {
   // Backward through every product (1 F) plus the adapters: between 2 F and 3 F.
   EXPECT_GT(m.train_flops(FineTune::kLora, 8), 2 * m.forward_flops());
   EXPECT_LT(m.train_flops(FineTune::kLora, 8), 3 * m.forward_flops());
+}
+
+TEST(EdgeModel, Nvfp4CastsFindTheirAmaxInAPassOfTheirOwn) {
+  // One product of 64 x 1024 over 1024 on a B200 in FP4: its input's cast
+  // reads 64 x 1024 bf16 values and writes half a byte each; NVFP4 first
+  // reads them once more for the amax (2 bytes an element), which the same
+  // part taken as MXFP4 does not.
+  EdgeModel m;
+  m.name = "one-product";
+  ModelOp op;
+  op.m = 64;
+  op.n = 1024;
+  op.k = 1024;
+  m.ops.push_back(op);
+  hw::Accelerator mx = hw::find_accelerator("B200");
+  mx.arch.nvfp4 = false;
+  const hw::ComputeModel nv = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  const hw::ComputeModel mxc = hw::make_compute_model(mx, nullptr);
+  const core::SimTime extra = inference_time(m, 1, nv, hw::Precision::kFp4) - inference_time(m, 1, mxc, hw::Precision::kFp4);
+  EXPECT_EQ(extra, nv.memory_bound(core::Bytes(64 * 1024 * 2)));
 }
 
 TEST(EdgeModel, SlidingLayersRunAWindowedAttentionOfTheirOwn) {

@@ -947,16 +947,17 @@ TEST(StepCost, BlackwellCastsPerTensorFp8OnceAndMxfp8BothWaysAfterANorm) {
   EXPECT_EQ(mx.backward[0].compute - delayed.backward[0].compute, bwd * layers);
 }
 
-TEST(StepCost, Nvfp4TakesAnAmaxPassBeforeEveryCast) {
-  // NVFP4 scales each tensor by its amax too, and its random Hadamard
-  // transform of the weight gradient's inputs needs the amax after the
-  // transform, found in a pass of its own: every cast, forward and
-  // backward, adds a bf16 read of the tensor (2 bytes an element), and the
-  // norm-fed and TE-activation-fed casts read their input again besides
-  // (the norm no longer writes FP4). Per layer on a B200, against the same
-  // part taken as MXFP4 (no amax): forward QKV and the up projection
-  // T h 2 + (T h 3 - T h 1), the attention output and the down projection
-  // (Megatron's activation) T n 2; backward every dY T n 2.
+TEST(StepCost, Nvfp4ReadsEachCastTensorThreeTimes) {
+  // NVFP4 scales each tensor by its amax, and its random Hadamard transform
+  // of the weight gradient's inputs needs the amax after the transform,
+  // found in a pass of its own (a bf16 read, 2 bytes an element); then the
+  // rowwise cast and the transformed columnwise cast each read the tensor
+  // and write half a byte. So every cast, forward and backward, is three
+  // kernels of 2, 2.5 and 2.5 bytes an element, where the same part taken
+  // as MXFP4 (no amax) casts in one pass: 2 + 1 bytes, or 1 after a norm
+  // (which wrote it). Per layer on a B200: forward QKV and the up
+  // projection (norm-fed), the attention output and the down projection
+  // (Megatron's activation); backward every dY.
   Harness h;
   h.training.precision = hw::Precision::kFp4;
   hw::Accelerator mx = hw::find_accelerator("B200");
@@ -971,12 +972,12 @@ TEST(StepCost, Nvfp4TakesAnAmaxPassBeforeEveryCast) {
                          [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); })
         .stage(0);
   };
-  const auto mb = [&](int64_t bytes) { return nv_cm.memory_bound(core::Bytes(bytes)); };
-  // FP4 writes both orientations: 2 x 0.5 byte.
-  const SimTime norm_fed = mb(T * hid * 2) + mb(T * hid * 3) - mb(T * hid * 1);
-  const SimTime fwd = norm_fed * 2 + mb(T * attn * 2) + mb(T * f * 2);
+  const auto mb = [&](double bytes) { return nv_cm.memory_bound(core::Bytes(static_cast<int64_t>(bytes))); };
+  const auto nvfp4 = [&](int64_t elems) { return mb(elems * 2.0) + mb(elems * 2.5) * 2; };
+  const SimTime fwd = nvfp4(T * hid) - mb(T * hid * 1.0) + nvfp4(T * attn) - mb(T * attn * 3.0) + nvfp4(T * hid) -
+                      mb(T * hid * 1.0) + nvfp4(T * f) - mb(T * f * 3.0);
   SimTime bwd;
-  for (int64_t n : {qkv, hid, up, hid}) bwd += mb(T * n * 2);
+  for (int64_t n : {qkv, hid, up, hid}) bwd += nvfp4(T * n) - mb(T * n * 3.0);
   const StageCost nv = stage(nv_cm), mxs = stage(mx_cm);
   const int64_t layers = h.model.layers;
   EXPECT_EQ(nv.forward[0].compute - mxs.forward[0].compute, fwd * layers);
