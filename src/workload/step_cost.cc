@@ -270,11 +270,11 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   }
   SimTime g_up, g_down;
   int64_t act_elems = with_mlp ? T * f : 0;  // the MLP activation's output, before TP
-  // An MLP of inner size `width` over all T tokens, split over TP: a dense
-  // layer's, or the shared experts'.
   // The up projection's input: the pre-MLP norm's, fused into it but in a
   // MoE layer, whose router needs the norm's output first.
   const Producer mlp_input = moe ? In::kOther : In::kNorm;
+  // An MLP of inner size `width` over all T tokens, split over TP: a dense
+  // layer's, or the shared experts'.
   auto tp_mlp = [&](int64_t width) {
     g_up += gemm_fb(T, (m_.gated_mlp ? 2 : 1) * width / tp, h, &fwd, &bwd);
     g_down += gemm_fb(T, h, width / tp, &fwd, &bwd);
