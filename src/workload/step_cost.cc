@@ -362,14 +362,24 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       const bool mlp_gathers = with_mlp && !(moe && p_.etp() < tp && m_.shared_experts == 0);
       const SimTime ag_mlp = mlp_gathers ? ag_all : none, rs_mlp = mlp_gathers ? rs_all : none;
       mlp_comm = p_.tp_comm_overlap ? zero_floor(ag_mlp - g_up) + zero_floor(rs_mlp - g_down) : ag_mlp + rs_mlp;
+      // Backward, a column-parallel GEMM (the mixer's first, the MLP's up
+      // projection) gathers its input again for the weight gradient behind
+      // its data-gradient GEMM, and reduce-scatters that data gradient behind
+      // the weight-gradient GEMM, asynchronously even without TE's
+      // userbuffers (TE v2.7 module/linear.py backward: gather_along_first_dim
+      // and reduce_scatter_along_first_dim with async_op=True; Megatron-Core's
+      // LinearWithGradAccumulationAndAsyncCommunication); a row-parallel
+      // GEMM needs its output gradient gathered before its data gradient.
+      // Each GEMM of a pair takes about its forward's time.
+      const SimTime column_bwd = zero_floor(ag_in - g_qkv) + zero_floor(rs_in - g_qkv) +
+                                 zero_floor(ag_mlp - g_up) + zero_floor(rs_mlp - g_up);
       if (p_.tp_comm_overlap) {
         fwd_comm = zero_floor(ag_in - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag_mlp - g_up) +
                    zero_floor(rs_mlp - g_down);
-        bwd_comm = zero_floor(rs_in - g_qkv) + zero_floor(ag - g_proj) + zero_floor(rs_mlp - g_up) +
-                   zero_floor(ag_mlp - g_down);
+        bwd_comm = column_bwd + zero_floor(ag - g_proj) + zero_floor(ag_mlp - g_down);
       } else {
         fwd_comm = ag_in + rs + ag_mlp + rs_mlp;
-        bwd_comm = rs_in + ag + rs_mlp + ag_mlp;
+        bwd_comm = column_bwd + ag + ag_mlp;
       }
       if (amax_first) {
         // Current scaling and NVFP4: the amax of an input gathered over TP (the

@@ -1012,6 +1012,41 @@ TEST(StepCost, SequenceParallelismCastsWhatItGathersOnTheShard) {
   EXPECT_EQ(b_whole - b_shard, (mb(T * hid * 4) - mb(T / 2 * hid * 4)) * 2 * layers);
 }
 
+TEST(StepCost, SequenceParallelBackwardHidesAColumnGemmsGatherAndReduceScatter) {
+  // Without TE's userbuffers, a column-parallel GEMM's backward still
+  // gathers its input again (for the weight gradient) behind the data-
+  // gradient GEMM and reduce-scatters the data gradient behind the weight-
+  // gradient GEMM, each about the forward GEMM's time g; a row-parallel
+  // GEMM's output gradient is gathered before it can start. With every
+  // all-gather taking a and every reduce-scatter r (1 s, longer than any
+  // GEMM here), a layer's backward exposes (a - g_qkv) + (r - g_qkv) + a
+  // for attention and (a - g_up) + (r - g_up) + a for the MLP (counting
+  // each reduce-scatter whole and no second gather, 2 a + 2 r, fails).
+  Harness h;
+  h.plan.tp = 2;
+  h.plan.sequence_parallel = true;
+  h.plan.tp_comm_overlap = false;
+  const SimTime a = SimTime::from_seconds(1), r = SimTime::from_seconds(1);
+  const StageCost st = StepCostModel(h.model, h.plan, h.training, h.compute,
+                                     [&](coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
+                                       return op == coll::Op::kAllGather       ? a
+                                              : op == coll::Op::kReduceScatter ? r
+                                                                               : SimTime::zero();
+                                     })
+                           .stage(0);
+  const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden;
+  const int64_t qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim() / 2;
+  const int64_t up = (h.model.gated_mlp ? 2 : 1) * f / 2;
+  const SimTime g_qkv = h.compute.gemm(T, qkv, hid, h.training.precision);
+  const SimTime g_up = h.compute.gemm(T, up, hid, h.training.precision);
+  const SimTime layer = (a - g_qkv) + (r - g_qkv) + a + (a - g_up) + (r - g_up) + a;
+  // The embedding's and output layer's collectives, the same both ways: the
+  // forward's total less its layers' (each gathers and reduce-scatters its
+  // input and its output, 2 a + 2 r, all exposed).
+  const SimTime ends = st.forward[0].tp_comm - (a * 2 + r * 2) * h.model.layers;
+  EXPECT_EQ(st.backward[0].tp_comm - ends, layer * h.model.layers);
+}
+
 TEST(StepCost, CurrentScalingAllReducesTheAmaxOfWhatSequenceParallelismGathers) {
   // Under sequence parallelism TE all-reduces over TP the amax of the
   // inputs it all-gathers (QKV's, the up projection's) and, backward, of
