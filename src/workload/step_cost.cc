@@ -370,16 +370,22 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // and reduce_scatter_along_first_dim with async_op=True; Megatron-Core's
       // LinearWithGradAccumulationAndAsyncCommunication); a row-parallel
       // GEMM needs its output gradient gathered before its data gradient.
-      // Each GEMM of a pair takes about its forward's time.
-      const SimTime column_bwd = zero_floor(ag_in - g_qkv) + zero_floor(rs_in - g_qkv) +
-                                 zero_floor(ag_mlp - g_up) + zero_floor(rs_mlp - g_up);
+      // Each GEMM of a pair takes about its forward's time. A MoE layer's
+      // experts are not such GEMMs (its dispatcher gathers, and
+      // reduce-scatters the gradient, before and after them): its MLP's
+      // reduce-scatter is the data gradient's, on the critical path, or
+      // behind the up projection with TE's userbuffers, as before.
+      const SimTime mixer_bwd = zero_floor(ag_in - g_qkv) + zero_floor(rs_in - g_qkv);
+      const SimTime up_bwd = !moe ? zero_floor(ag_mlp - g_up) + zero_floor(rs_mlp - g_up)
+                             : p_.tp_comm_overlap ? zero_floor(rs_mlp - g_up)
+                                                  : rs_mlp;
       if (p_.tp_comm_overlap) {
         fwd_comm = zero_floor(ag_in - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag_mlp - g_up) +
                    zero_floor(rs_mlp - g_down);
-        bwd_comm = column_bwd + zero_floor(ag - g_proj) + zero_floor(ag_mlp - g_down);
+        bwd_comm = mixer_bwd + zero_floor(ag - g_proj) + up_bwd + zero_floor(ag_mlp - g_down);
       } else {
         fwd_comm = ag_in + rs + ag_mlp + rs_mlp;
-        bwd_comm = column_bwd + ag + ag_mlp;
+        bwd_comm = mixer_bwd + ag + up_bwd + ag_mlp;
       }
       if (amax_first) {
         // Current scaling and NVFP4: the amax of an input gathered over TP (the
@@ -485,13 +491,18 @@ StageCost StepCostModel::stage(int s) const {
   const RankCoord rep{};
   // The TP collectives of a vocabulary-parallel embedding lookup (a
   // reduction of its output) and of the output layer (its input gathered
-  // under sequence parallelism); the MTP modules run both again.
-  SimTime embedding_comm, output_comm;
+  // under sequence parallelism, and backward gathered again and its
+  // gradient reduce-scattered behind the output layer's GEMMs, as every
+  // column-parallel GEMM's are: layer()); the MTP modules run both again.
+  SimTime embedding_comm, output_comm, output_rs;
   if (tp > 1) {
     const Bytes S(T * h * kActivationBytes);
     embedding_comm =
         timer_(p_.sequence_parallel ? coll::Op::kReduceScatter : coll::Op::kAllReduce, S, layout_.tp_group(rep));
-    if (p_.sequence_parallel) output_comm = timer_(coll::Op::kAllGather, S, layout_.tp_group(rep));
+    if (p_.sequence_parallel) {
+      output_comm = timer_(coll::Op::kAllGather, S, layout_.tp_group(rep));
+      output_rs = timer_(coll::Op::kReduceScatter, S, layout_.tp_group(rep));
+    }
   }
   for (int c = 0; c < v; ++c) {
     const LayerRange range = chunk_range(m_, p_, s, c);
@@ -550,11 +561,12 @@ StageCost StepCostModel::stage(int s) const {
       const SimTime loss_f = cm_.memory_bound(Bytes(logits * ce.forward));
       const SimTime loss_b = cm_.memory_bound(Bytes(logits * ce.backward));
       const SimTime head_f = cm_.gemm(T, V / tp, h, prec) + loss_f;
-      const SimTime head_b = cm_.gemm(T, h, V / tp, prec) + cm_.gemm(h, V / tp, T, prec) + loss_b;
+      const SimTime dgrad = cm_.gemm(T, h, V / tp, prec), wgrad = cm_.gemm(h, V / tp, T, prec);
+      const SimTime head_b = dgrad + wgrad + loss_b;
       f.compute += head_f * (1 + n_mtp);
       b.compute += head_b * (1 + n_mtp);
       f.tp_comm += output_comm * (1 + n_mtp);
-      b.tp_comm += output_comm * (1 + n_mtp);
+      b.tp_comm += (zero_floor(output_comm - dgrad) + zero_floor(output_rs - wgrad)) * (1 + n_mtp);
     }
     if (mtp) {
       // Each multi-token-prediction module: the next tokens' embedding

@@ -1018,15 +1018,18 @@ TEST(StepCost, SequenceParallelBackwardHidesAColumnGemmsGatherAndReduceScatter) 
   // gradient GEMM and reduce-scatters the data gradient behind the weight-
   // gradient GEMM, each about the forward GEMM's time g; a row-parallel
   // GEMM's output gradient is gathered before it can start. With every
-  // all-gather taking a and every reduce-scatter r (1 s, longer than any
-  // GEMM here), a layer's backward exposes (a - g_qkv) + (r - g_qkv) + a
+  // all-gather taking a = 1 s and every reduce-scatter r = 2 s (longer than
+  // any GEMM here), a layer's backward exposes (a - g_qkv) + (r - g_qkv) + a
   // for attention and (a - g_up) + (r - g_up) + a for the MLP (counting
-  // each reduce-scatter whole and no second gather, 2 a + 2 r, fails).
+  // each reduce-scatter whole and no second gather, 2 a + 2 r, fails). The
+  // embedding reduce-scatters its output (r) both ways; the output layer
+  // gathers its input forward (a), and backward gathers it again behind its
+  // data-gradient GEMM and reduce-scatters behind its weight-gradient GEMM.
   Harness h;
   h.plan.tp = 2;
   h.plan.sequence_parallel = true;
   h.plan.tp_comm_overlap = false;
-  const SimTime a = SimTime::from_seconds(1), r = SimTime::from_seconds(1);
+  const SimTime a = SimTime::from_seconds(1), r = SimTime::from_seconds(2);
   const StageCost st = StepCostModel(h.model, h.plan, h.training, h.compute,
                                      [&](coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
                                        return op == coll::Op::kAllGather       ? a
@@ -1034,17 +1037,16 @@ TEST(StepCost, SequenceParallelBackwardHidesAColumnGemmsGatherAndReduceScatter) 
                                                                                : SimTime::zero();
                                      })
                            .stage(0);
-  const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden;
+  const hw::Precision p = h.training.precision;
+  const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden, V = h.model.vocab / 2;
   const int64_t qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim() / 2;
   const int64_t up = (h.model.gated_mlp ? 2 : 1) * f / 2;
-  const SimTime g_qkv = h.compute.gemm(T, qkv, hid, h.training.precision);
-  const SimTime g_up = h.compute.gemm(T, up, hid, h.training.precision);
+  const SimTime g_qkv = h.compute.gemm(T, qkv, hid, p), g_up = h.compute.gemm(T, up, hid, p);
   const SimTime layer = (a - g_qkv) + (r - g_qkv) + a + (a - g_up) + (r - g_up) + a;
-  // The embedding's and output layer's collectives, the same both ways: the
-  // forward's total less its layers' (each gathers and reduce-scatters its
-  // input and its output, 2 a + 2 r, all exposed).
-  const SimTime ends = st.forward[0].tp_comm - (a * 2 + r * 2) * h.model.layers;
-  EXPECT_EQ(st.backward[0].tp_comm - ends, layer * h.model.layers);
+  const SimTime output_bwd = (a - h.compute.gemm(T, hid, V, p)) + (r - h.compute.gemm(hid, V, T, p));
+  const int64_t layers = h.model.layers;
+  EXPECT_EQ(st.forward[0].tp_comm, (a * 2 + r * 2) * layers + r + a);
+  EXPECT_EQ(st.backward[0].tp_comm, layer * layers + r + output_bwd);
 }
 
 TEST(StepCost, CurrentScalingAllReducesTheAmaxOfWhatSequenceParallelismGathers) {

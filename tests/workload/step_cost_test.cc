@@ -254,13 +254,14 @@ TEST(HybridBlocks, AMambaMixerGathersAndScattersAsAttentionDoes) {
   // blocks, as 4 attention or 4 MLP blocks run, plus the embedding's
   // reduce-scatter and the output layer's gather on this one stage, 1 us
   // each: 10 us. Backward, in_proj's second gather and its data gradient's
-  // reduce-scatter hide behind its GEMMs; out_proj's output gradient is
-  // gathered before them: 1 us a block, 6 us.
+  // reduce-scatter hide behind its GEMMs, and the output layer's behind
+  // its own; out_proj's output gradient is gathered before its GEMMs: 1 us
+  // a block and the embedding's 1 us, 5 us.
   const ModelSpec& nh = find_model("nemotronh-8b");
   for (const char* pattern : {"MMMM", "****", "----"}) {
     const StageCost s = tp2_stage(testing::with_pattern(nh, pattern));
     EXPECT_EQ(s.forward[0].tp_comm, SimTime::from_seconds(10e-6)) << pattern;
-    EXPECT_EQ(s.backward[0].tp_comm, SimTime::from_seconds(6e-6)) << pattern;
+    EXPECT_EQ(s.backward[0].tp_comm, SimTime::from_seconds(5e-6)) << pattern;
   }
   // Its kernels take time of their own: 4 mixers cost more than 2.
   EXPECT_GT(tp2_stage(testing::with_pattern(nh, "MMMM")).forward[0].compute,
