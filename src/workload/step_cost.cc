@@ -12,6 +12,17 @@ constexpr int64_t kActivationBytes = 2;  // bf16 activations, also under fp8 GEM
 
 SimTime zero_floor(SimTime t) { return t < SimTime::zero() ? SimTime::zero() : t; }
 
+// A column-parallel GEMM's backward under sequence parallelism gathers its
+// input again for the weight gradient behind its data-gradient GEMM, and
+// reduce-scatters that data gradient behind the weight-gradient GEMM,
+// asynchronously even without TE's userbuffers (TE v2.7 module/linear.py
+// backward: gather_along_first_dim and reduce_scatter_along_first_dim with
+// async_op=True; Megatron-Core's LinearWithGradAccumulationAndAsyncCommunication):
+// what of the two the GEMMs leave exposed.
+SimTime column_backward_exposed(SimTime gather, SimTime reduce_scatter, SimTime dgrad, SimTime wgrad) {
+  return zero_floor(gather - dgrad) + zero_floor(reduce_scatter - wgrad);
+}
+
 }  // namespace
 
 int64_t StageCost::params() const {
@@ -116,15 +127,15 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     if (!quantized) return;
     const double x = static_cast<double>(x_rows) * static_cast<double>(k);
     const double dy = static_cast<double>(dy_rows) * static_cast<double>(n);
-    const bool cast_reads_input = in == Producer::kOther || amax_first ||
-                                  (recipe == Fp8Recipe::kMxfp8 && in == Producer::kNorm);
-    if (nvfp4) {
+    if (nvfp4) {  // the rowwise cast and the transformed columnwise one, each a read
       const auto cast = [&](double elems) {
         return cm_.memory_bound(Bytes(static_cast<int64_t>(elems * (kActivationBytes + qbytes))));
       };
       *fwd += cast(x) * 2;
       *bwd += cast(dy) * 2;
     } else {
+      const bool cast_reads_input = in == Producer::kOther || tensorwise ||
+                                    (recipe == Fp8Recipe::kMxfp8 && in == Producer::kNorm);
       *fwd += cm_.memory_bound(
           Bytes(static_cast<int64_t>(x * ((cast_reads_input ? kActivationBytes : 0) + copies * qbytes))));
       *bwd += cm_.memory_bound(Bytes(static_cast<int64_t>(dy * (kActivationBytes + copies * qbytes))));
@@ -362,21 +373,17 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       const bool mlp_gathers = with_mlp && !(moe && p_.etp() < tp && m_.shared_experts == 0);
       const SimTime ag_mlp = mlp_gathers ? ag_all : none, rs_mlp = mlp_gathers ? rs_all : none;
       mlp_comm = p_.tp_comm_overlap ? zero_floor(ag_mlp - g_up) + zero_floor(rs_mlp - g_down) : ag_mlp + rs_mlp;
-      // Backward, a column-parallel GEMM (the mixer's first, the MLP's up
-      // projection) gathers its input again for the weight gradient behind
-      // its data-gradient GEMM, and reduce-scatters that data gradient behind
-      // the weight-gradient GEMM, asynchronously even without TE's
-      // userbuffers (TE v2.7 module/linear.py backward: gather_along_first_dim
-      // and reduce_scatter_along_first_dim with async_op=True; Megatron-Core's
-      // LinearWithGradAccumulationAndAsyncCommunication); a row-parallel
-      // GEMM needs its output gradient gathered before its data gradient.
-      // Each GEMM of a pair takes about its forward's time. A MoE layer's
-      // experts are not such GEMMs (its dispatcher gathers, and
-      // reduce-scatters the gradient, before and after them): its MLP's
-      // reduce-scatter is the data gradient's, on the critical path, or
-      // behind the up projection with TE's userbuffers, as before.
-      const SimTime mixer_bwd = zero_floor(ag_in - g_qkv) + zero_floor(rs_in - g_qkv);
-      const SimTime up_bwd = !moe ? zero_floor(ag_mlp - g_up) + zero_floor(rs_mlp - g_up)
+      // Backward, the column-parallel GEMMs (the mixer's first, the MLP's up
+      // projection) hide their collectives behind their data- and weight-
+      // gradient GEMMs, each about its forward's time
+      // (column_backward_exposed); a row-parallel GEMM needs its output
+      // gradient gathered before its data gradient. A MoE layer's experts
+      // are not such GEMMs (its dispatcher gathers, and reduce-scatters the
+      // gradient, before and after them): its MLP's reduce-scatter is the
+      // data gradient's, on the critical path, or behind the up projection
+      // with TE's userbuffers, as before.
+      const SimTime mixer_bwd = column_backward_exposed(ag_in, rs_in, g_qkv, g_qkv);
+      const SimTime up_bwd = !moe ? column_backward_exposed(ag_mlp, rs_mlp, g_up, g_up)
                              : p_.tp_comm_overlap ? zero_floor(rs_mlp - g_up)
                                                   : rs_mlp;
       if (p_.tp_comm_overlap) {
@@ -492,8 +499,8 @@ StageCost StepCostModel::stage(int s) const {
   // The TP collectives of a vocabulary-parallel embedding lookup (a
   // reduction of its output) and of the output layer (its input gathered
   // under sequence parallelism, and backward gathered again and its
-  // gradient reduce-scattered behind the output layer's GEMMs, as every
-  // column-parallel GEMM's are: layer()); the MTP modules run both again.
+  // gradient reduce-scattered behind the output layer's GEMMs:
+  // column_backward_exposed); the MTP modules run both again.
   SimTime embedding_comm, output_comm, output_rs;
   if (tp > 1) {
     const Bytes S(T * h * kActivationBytes);
@@ -566,7 +573,7 @@ StageCost StepCostModel::stage(int s) const {
       f.compute += head_f * (1 + n_mtp);
       b.compute += head_b * (1 + n_mtp);
       f.tp_comm += output_comm * (1 + n_mtp);
-      b.tp_comm += (zero_floor(output_comm - dgrad) + zero_floor(output_rs - wgrad)) * (1 + n_mtp);
+      b.tp_comm += column_backward_exposed(output_comm, output_rs, dgrad, wgrad) * (1 + n_mtp);
     }
     if (mtp) {
       // Each multi-token-prediction module: the next tokens' embedding

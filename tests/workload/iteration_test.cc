@@ -68,8 +68,10 @@ struct Harness {
     return r;
   }
 
-  StageCost stage_cost(int s) {
-    StepCostModel costs(model, plan, training, compute,
+  // Stage s's costs with every collective free, on this harness's GPU or another's.
+  StageCost stage_cost(int s) { return stage_cost(s, compute); }
+  StageCost stage_cost(int s, const hw::ComputeModel& cm) {
+    StepCostModel costs(model, plan, training, cm,
                         [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); });
     return costs.stage(s);
   }
@@ -780,9 +782,7 @@ TEST(StepCost, RingAttentionRunsOneKernelPerRingStep) {
   const int64_t heads = m.heads, hd = m.head_dim(), layers = m.layers;
   auto stage = [&](bool all_gather) {
     h.plan.cp_all_gather = all_gather;
-    return StepCostModel(h.model, h.plan, h.training, h.compute,
-                         [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); })
-        .stage(0);
+    return h.stage_cost(0);
   };
   const StageCost ring = stage(false), gathered = stage(true);
   auto extra = [&](bool backward) {
@@ -841,9 +841,7 @@ TEST(StepCost, Fp8GemmsPayForQuantizingTheirInputs) {
   const int64_t attn = h.model.heads * h.model.head_dim(), qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim();
   auto forward = [&](hw::Precision p) {
     h.training.precision = p;
-    StepCostModel costs(h.model, h.plan, h.training, h.compute,
-                        [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); });
-    return costs.stage(0).forward[0].compute;
+    return h.stage_cost(0).forward[0].compute;
   };
   auto gemms = [&](hw::Precision p) {
     return h.compute.gemm(T, qkv, hid, p) + h.compute.gemm(T, hid, attn, p) + h.compute.gemm(T, f, hid, p) +
@@ -932,9 +930,7 @@ TEST(StepCost, BlackwellCastsPerTensorFp8OnceAndMxfp8BothWaysAfterANorm) {
   const int64_t up = (h.model.gated_mlp ? 2 : 1) * f;
   auto stage = [&](Fp8Recipe r) {
     h.training.fp8_recipe = r;
-    return StepCostModel(h.model, h.plan, h.training, b200,
-                         [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); })
-        .stage(0);
+    return h.stage_cost(0, b200);
   };
   const auto mb = [&](int64_t bytes) { return b200.memory_bound(core::Bytes(bytes)); };
   const SimTime fwd = mb(T * hid * 4) - mb(T * hid * 1) + mb(T * attn * 4) - mb(T * attn * 3) + mb(T * hid * 4) -
@@ -967,11 +963,7 @@ TEST(StepCost, Nvfp4ReadsEachCastTensorThreeTimes) {
   const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden;
   const int64_t attn = h.model.heads * h.model.head_dim(), qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim();
   const int64_t up = (h.model.gated_mlp ? 2 : 1) * f;
-  auto stage = [&](const hw::ComputeModel& cm) {
-    return StepCostModel(h.model, h.plan, h.training, cm,
-                         [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); })
-        .stage(0);
-  };
+  auto stage = [&](const hw::ComputeModel& cm) { return h.stage_cost(0, cm); };
   const auto mb = [&](double bytes) { return nv_cm.memory_bound(core::Bytes(static_cast<int64_t>(bytes))); };
   const auto nvfp4 = [&](int64_t elems) { return mb(elems * 2.0) + mb(elems * 2.5) * 2; };
   const SimTime fwd = nvfp4(T * hid) - mb(T * hid * 1.0) + nvfp4(T * attn) - mb(T * attn * 3.0) + nvfp4(T * hid) -
