@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "hw/compute_model.h"
+#include "hw/sync_pace.h"
 #include "topo/builders.h"
 
 namespace anatomy::app {
@@ -79,7 +80,12 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
     if (s.placement) spec.gpus = s.placement_cluster_gpus;
     setup->topology = topo::build_cluster(spec);
     const std::optional<hw::CalibrationTable> table = calibration_of(s);
-    setup->compute.emplace(hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr));
+    hw::ComputeModel compute = hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr);
+    if (s.gpu_rate_spread) {
+      compute = compute.paced(hw::synchronous_pace(s.cluster.system.gpu, s.cluster.gpus),
+                              hw::synchronous_pace_text(s.cluster.system.gpu, s.cluster.gpus));
+    }
+    setup->compute.emplace(std::move(compute));
     coll::register_builtin_algorithms(setup->registry);
     workload::IterationInputs& in = setup->inputs;
     in.model = &s.model;

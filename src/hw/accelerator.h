@@ -36,6 +36,14 @@ struct Accelerator {
   double tdp_watts = 0;
   int compute_units = 0;  // SMs (NVIDIA) or CUs (AMD) that run kernels; 0: not known (the family's typical count)
   std::string source;  // where the figures come from
+  // How the sustained tensor-core rate varies between GPUs of this part,
+  // which a synchronous job pays at its slowest GPU (sync_pace.h), against
+  // one GPU alone (what a calibration table times): the mean's loss when
+  // every GPU of the node computes at once, and the spread across GPUs
+  // (slowest to fastest, over that mean), each a fraction; 0: not measured.
+  double busy_node_rate_loss = 0;
+  double sustained_rate_range = 0;
+  std::string rate_spread_source;  // where those two come from
   // A calibration table measured on this very part (file name under
   // data/calibration/), which wins over its family's; "": the family's.
   std::string calibration_table;

@@ -14,6 +14,14 @@ Bytes GB(double v) { return Bytes(static_cast<int64_t>(v * 1e9)); }
 }  // namespace
 
 std::vector<Accelerator> make_accelerators() {
+  // busy_node_rate_loss and sustained_rate_range (sync_pace.h): stas00/
+  // ml-engineering, compute/accelerator/benchmarks/README.md, "What we
+  // measured: alone vs all-8 concurrent": mamf-finder.py's sustained
+  // (power-saturated) bf16 matmul rate, five runs of GPU0 alone and five
+  // rounds on all 8 GPUs at once (n = 40). B200 (torch 2.13): 1,455.7
+  // TFLOP/s alone, 1,426.4 mean of the 40 (-2.0%), range 10.4%; H200:
+  // 702.9 alone, 698.6 (-0.6%), range 4.5%. No other part has been
+  // measured that way: 0 (one GPU's rate for every GPU).
   std::vector<Accelerator> out;
   // NVIDIA A100 Tensor Core GPU datasheet (2021): BF16/FP16 312 TFLOP/s
   // dense (624 with sparsity), no FP8; 80 GB HBM2e at 2,039 GB/s (SXM);
@@ -48,7 +56,10 @@ std::vector<Accelerator> make_accelerators() {
                             .scaleup_links = 18,
                             .tdp_watts = 700,
                             .compute_units = 132,
-                            .source = "NVIDIA H100 datasheet (SXM5)"});
+                            .source = "NVIDIA H100 datasheet (SXM5)",
+                            .busy_node_rate_loss = 0.006,
+                            .sustained_rate_range = 0.045,
+                            .rate_spread_source = "the H200's (the same GH100 die at 700 W), measured with mamf-finder on 8 H200 (stas00/ml-engineering)"});
   // NVIDIA H200 datasheet (SXM): the same GH100 compute as H100 SXM; 141 GB
   // HBM3e at 4.8 TB/s; NVLink 900 GB/s; up to 700 W.
   out.push_back(Accelerator{.name = "H200",
@@ -64,7 +75,10 @@ std::vector<Accelerator> make_accelerators() {
                             .scaleup_links = 18,
                             .tdp_watts = 700,
                             .compute_units = 132,
-                            .source = "NVIDIA H200 datasheet (SXM)"});
+                            .source = "NVIDIA H200 datasheet (SXM)",
+                            .busy_node_rate_loss = 0.006,
+                            .sustained_rate_range = 0.045,
+                            .rate_spread_source = "mamf-finder on 8 H200 (stas00/ml-engineering)"});
   // NVIDIA DGX B200 / HGX B200 datasheet: per GPU 2.25 PFLOP/s dense
   // FP16/BF16 and 4.5 PFLOP/s dense FP8 (datasheets print 2x with
   // sparsity); 180 GB HBM3e at 7.7-8 TB/s (DGX B200: 1,440 GB and
@@ -86,7 +100,10 @@ std::vector<Accelerator> make_accelerators() {
                             .scaleup_links = 18,
                             .tdp_watts = 1000,
                             .compute_units = 148,
-                            .source = "NVIDIA DGX B200 datasheet"});
+                            .source = "NVIDIA DGX B200 datasheet",
+                            .busy_node_rate_loss = 0.02,
+                            .sustained_rate_range = 0.104,
+                            .rate_spread_source = "mamf-finder on 8 B200 (stas00/ml-engineering)"});
   // NVIDIA GB200 NVL72 datasheet: 72 GPUs give 180 PFLOP/s dense
   // FP16/BF16 (360 sparse) and 360 PFLOP/s dense FP8, i.e. 2.5 / 5 PFLOP/s
   // per GPU; 13.4-13.8 TB HBM3e for 72 GPUs (~186 GB each) at 8 TB/s

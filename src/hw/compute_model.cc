@@ -515,7 +515,19 @@ SimTime ComputeModel::gemm(int64_t m, int64_t n, int64_t k, Precision p) const {
   ANATOMY_CHECK(shape_ != nullptr, "a ComputeModel comes from make_compute_model()");
   if (m == 0 || n == 0 || k == 0) return SimTime::zero();
   p = runnable(gpu_, p);
-  return calibrated_ ? table_gemm(m, n, k, p) : roofline_gemm(m, n, k, p);
+  return at_pace(calibrated_ ? table_gemm(m, n, k, p) : roofline_gemm(m, n, k, p));
+}
+
+SimTime ComputeModel::at_pace(SimTime t) const {
+  return tensor_pace_ == 1.0 ? t : SimTime::from_seconds(t.seconds() / tensor_pace_);
+}
+
+ComputeModel ComputeModel::paced(double pace, const std::string& why) const {
+  ANATOMY_CHECK(pace > 0 && pace <= 1, fmt::format("a kernel pace of {} is not in (0, 1]", pace));
+  ComputeModel out = *this;
+  out.tensor_pace_ = tensor_pace_ * pace;
+  if (!why.empty()) out.description_ += "; " + why;
+  return out;
 }
 
 double ComputeModel::gemm_efficiency(int64_t m, int64_t n, int64_t k, Precision p) const {
@@ -585,6 +597,11 @@ SimTime ComputeModel::attention_bwd(int64_t batch, int64_t seq, int64_t heads, i
 
 SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
                                 int64_t window, bool backward, AttentionKernel kernel) const {
+  return at_pace(unpaced_attention(batch, seq, heads, head_dim, causal, window, backward, kernel));
+}
+
+SimTime ComputeModel::unpaced_attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
+                                        int64_t window, bool backward, AttentionKernel kernel) const {
   ANATOMY_CHECK(batch >= 0 && seq >= 0 && heads >= 0 && head_dim >= 0, "attention dimensions must be non-negative");
   ANATOMY_CHECK(shape_ != nullptr, "a ComputeModel comes from make_compute_model()");
   if (batch == 0 || seq == 0 || heads == 0 || head_dim == 0) return SimTime::zero();
@@ -646,7 +663,7 @@ SimTime ComputeModel::attention_dropout(int64_t batch, int64_t seq, int64_t head
   // The numbers are drawn on the SMs' ordinary pipes, not the tensor
   // cores: more SMs draw them faster (at a like clock).
   const double sms = table_->dropout_sms > 0 ? static_cast<double>(table_->dropout_sms) / shape_->sms : 1.0;
-  return SimTime::from_seconds(scores * per_score * sms);
+  return at_pace(SimTime::from_seconds(scores * per_score * sms));
 }
 
 int ComputeModel::compute_units() const { return shape_->sms; }

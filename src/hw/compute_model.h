@@ -211,6 +211,13 @@ class ComputeModel {
   // One line naming the source: "roofline over the H100 datasheet", "calibration
   // table data/calibration/h200.json (NVIDIA H200)", ...
   const std::string& describe() const { return description_; }
+  // This model with every GEMM and attention kernel (and attention's
+  // dropout draws) at `pace` (0, 1] of its rate: the slowest GPU of a
+  // synchronous job (sync_pace.h); `why` joins the description.
+  // Memory-bound kernels keep theirs: a power-saturated part lowers its SM
+  // clock, not its HBM's.
+  ComputeModel paced(double pace, const std::string& why) const;
+  double tensor_pace() const { return tensor_pace_; }
 
  private:
   friend ComputeModel make_compute_model(const Accelerator&, const CalibrationTable*);
@@ -218,6 +225,9 @@ class ComputeModel {
   SimTime table_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
   SimTime attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, int64_t window,
                     bool backward, AttentionKernel kernel) const;
+  SimTime unpaced_attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
+                            int64_t window, bool backward, AttentionKernel kernel) const;
+  SimTime at_pace(SimTime t) const;
 
   Accelerator gpu_;
   std::shared_ptr<const CalibrationTable> table_;  // null: roofline only
@@ -225,6 +235,7 @@ class ComputeModel {
   std::shared_ptr<const detail::RooflineShape> shape_;
   double table_peak_scale_ = 1.0;  // this GPU's peak over the table GPU's peak
   double table_hbm_scale_ = 1.0;   // this GPU's HBM bandwidth over the table GPU's
+  double tensor_pace_ = 1.0;       // paced(): GEMM and attention times are divided by it
   std::string description_;
 };
 

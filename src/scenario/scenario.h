@@ -104,6 +104,9 @@ struct Scenario {
   net::NetworkSpec network;  // the model and, for packet, every setting
   std::string calibration;  // path to a calibration table, "" = none
   bool memory_check_is_error = true;
+  // A training job's tensor-core kernels at its slowest GPU's sustained rate
+  // (hw/sync_pace.h); false: every GPU at the rate of one alone.
+  bool gpu_rate_spread = true;
   std::optional<Expected> expected;
   std::optional<CollectiveCase> collective;
   std::optional<job::JobSpec> job;  // a whole training run (the seed above drives its failures)

@@ -517,6 +517,11 @@ const std::vector<Field<Scenario>>& compute_fields() {
        "a plan that does not fit in GPU memory: error, or warn and simulate anyway",
        [](Scenario& s, const Value& v) { s.memory_check_is_error = v.text == "error"; },
        [](const Scenario& s) { return std::string(s.memory_check_is_error ? "error" : "warn"); }, {"error", "warn"}},
+      {"gpu_rate_spread", Kind::kBool, by_default("true"), {},
+       "a training job's GEMM and attention kernels at the pace of its slowest GPU, from the part's measured "
+       "spread of sustained rates when the node is busy (none measured: one GPU's rate); false: every GPU at "
+       "the rate of one alone",
+       [](Scenario& s, const Value& v) { s.gpu_rate_spread = v.flag; }, shows(&Scenario::gpu_rate_spread)},
   };
   return f;
 }

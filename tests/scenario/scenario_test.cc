@@ -506,6 +506,23 @@ TEST(ScenarioErrors, Fp8RecipeNeedsFp8Training) {
             "have (use delayed or tensorwise)");
 }
 
+// A GPU's spread of sustained rates is a share of its mean: 1 or more (or
+// a negative one) is no measurement, refused at its line.
+TEST(ScenarioErrors, ARateSpreadIsAShareBelowOne) {
+  EXPECT_EQ(error_of("model: llama3-8b\n"
+                     "cluster:\n"
+                     "  system: {preset: dgx-b200, gpu: {preset: B200, sustained_rate_range: 1.5}}\n"
+                     "  gpus: 8\n"),
+            "s.yaml:3: cluster.system.gpu.sustained_rate_range: must be at least 0 and less than 1 (got 1.5)");
+  EXPECT_EQ(error_of("model: llama3-8b\n"
+                     "cluster:\n"
+                     "  system: {preset: dgx-b200, gpu: {preset: B200, busy_node_rate_loss: -0.1}}\n"
+                     "  gpus: 8\n"),
+            "s.yaml:3: cluster.system.gpu.busy_node_rate_loss: must be at least 0 and less than 1 (got -0.1)");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-b200, gpus: 8}\ncompute: {gpu_rate_spread: false}\n"),
+            "no error");
+}
+
 // FlashAttention-2's rates are measured on Hopper (and the kernel is
 // Ampere's own): a Blackwell plan asking for it is refused at its line, and
 // so is asking for a flash kernel with flash attention off.

@@ -1,0 +1,22 @@
+#include "hw/sync_pace.h"
+
+#include <fmt/format.h>
+
+namespace anatomy::hw {
+
+double synchronous_pace(const Accelerator& gpu, int64_t gpus) {
+  if (gpus < 2) return 1.0;
+  const double r = gpu.sustained_rate_range;
+  const double slowest = 1.0 - r / 2 + r / static_cast<double>(gpus + 1);
+  return (1.0 - gpu.busy_node_rate_loss) * slowest;
+}
+
+std::string synchronous_pace_text(const Accelerator& gpu, int64_t gpus) {
+  const double pace = synchronous_pace(gpu, gpus);
+  if (pace == 1.0) return "";
+  return fmt::format("the slowest of {} {} sustains {:.3f} of one alone (busy node -{:.1f}%, spread {:.1f}%: {})",
+                     gpus, gpu.name, pace, 100 * gpu.busy_node_rate_loss, 100 * gpu.sustained_rate_range,
+                     gpu.rate_spread_source);
+}
+
+}  // namespace anatomy::hw

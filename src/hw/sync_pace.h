@@ -1,0 +1,35 @@
+#pragma once
+// SyncPace: the rate at which a synchronous job's slowest GPU runs its
+// tensor-core kernels, as a fraction of one GPU of the part alone.
+//
+// A calibration table (and the published peaks a roofline starts from)
+// times one GPU with its siblings idle. In a training job every GPU of a
+// node draws power at once, which lowers the sustained clock, and GPUs of
+// one part do not sustain the same clock: a data-parallel step ends when
+// its slowest GPU has finished, so the job runs at the slowest one's pace.
+// Of n GPUs whose sustained rates spread evenly over the measured range
+// (r, slowest to fastest, over the mean m of a busy node), the slowest one
+// is expected at m (1 - r/2 + r/(n + 1)): the least of n draws from
+// [m (1 - r/2), m (1 + r/2)]. No draw falls outside what was measured.
+//
+//   pace(n) = (1 - busy_node_rate_loss) x (1 - r/2 + r/(n + 1)),  n >= 2
+//   pace(1) = 1
+//
+// B200 (loss 2.0%, r 10.4%): 8 GPUs 0.940, 256 GPUs 0.929; H200 (0.6%,
+// 4.5%): 8 GPUs 0.978, 256 GPUs 0.972. A part nobody measured that way
+// keeps pace 1.
+
+#include <cstdint>
+#include <string>
+
+#include "hw/accelerator.h"
+
+namespace anatomy::hw {
+
+double synchronous_pace(const Accelerator& gpu, int64_t gpus);
+
+// "the slowest of 256 B200 sustains 0.929 of one alone (busy node -2.0%,
+// spread 10.4%: mamf-finder on 8 B200 ...)"; "" at pace 1.
+std::string synchronous_pace_text(const Accelerator& gpu, int64_t gpus);
+
+}  // namespace anatomy::hw

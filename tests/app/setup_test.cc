@@ -1,0 +1,33 @@
+#include "app/setup.h"
+
+#include <gtest/gtest.h>
+
+#include "scenario/scenario.h"
+
+namespace anatomy::app {
+namespace {
+
+scenario::Scenario eight_b200(const std::string& extra) {
+  return scenario::parse_scenario(R"(
+model: llama3-8b
+cluster: {system: dgx-b200, gpus: 8}
+parallelism: {tp: 1, pp: 1}
+training: {seq_len: 8192, global_batch: 8, micro_batch: 1}
+)" + extra,
+                                  "b200.yaml");
+}
+
+// A job of 8 B200 computes at its slowest GPU's pace (sync_pace.h:
+// 0.98 x (1 - 0.052 + 0.104 / 9) = 0.940364), and says so; the scenario
+// can ask for one GPU's rate instead.
+TEST(Setup, ATrainingJobRunsItsKernelsAtTheSlowestGpusPace) {
+  const auto paced = make_setup(eight_b200(""));
+  EXPECT_NEAR(paced->compute->tensor_pace(), 0.940364, 1e-6);
+  EXPECT_NE(paced->compute->describe().find("the slowest of 8 B200 sustains 0.940"), std::string::npos);
+  const auto alone = make_setup(eight_b200("compute: {gpu_rate_spread: false}\n"));
+  EXPECT_DOUBLE_EQ(alone->compute->tensor_pace(), 1.0);
+  EXPECT_EQ(alone->compute->describe().find("slowest"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace anatomy::app

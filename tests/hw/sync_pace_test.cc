@@ -1,0 +1,60 @@
+#include "hw/sync_pace.h"
+
+#include <gtest/gtest.h>
+
+#include "hw/catalog.h"
+#include "hw/compute_model.h"
+
+namespace anatomy::hw {
+namespace {
+
+// A GPU alone sets its own pace: nothing to wait for, no busy siblings.
+TEST(SyncPace, OneGpuRunsAtItsOwnRate) { EXPECT_DOUBLE_EQ(synchronous_pace(find_accelerator("B200"), 1), 1.0); }
+
+// Eight B200 (a busy node loses 2.0%, rates spread over 10.4% of the busy
+// mean): the least of 8 even draws over [1 - 0.052, 1 + 0.052] is expected
+// at 1 - 0.052 + 0.104 / 9 = 0.959556; times 0.98: 0.940364.
+TEST(SyncPace, EightB200WaitOnTheSlowestOfABusyNode) {
+  EXPECT_NEAR(synchronous_pace(find_accelerator("B200"), 8), 0.98 * (1 - 0.052 + 0.104 / 9), 1e-12);
+  EXPECT_NEAR(synchronous_pace(find_accelerator("B200"), 8), 0.940364, 1e-6);
+}
+
+// More GPUs, a slower slowest one, but never below the slowest measured:
+// 256 H200 at 0.994 x (1 - 0.0225 + 0.045 / 257) = 0.971910; the bound
+// 0.994 x 0.9775 = 0.971635.
+TEST(SyncPace, TheSlowestOfManyStaysWithinTheMeasuredRange) {
+  const Accelerator& h200 = find_accelerator("H200");
+  EXPECT_NEAR(synchronous_pace(h200, 256), 0.994 * (1 - 0.0225 + 0.045 / 257), 1e-12);
+  double last = 1.0;
+  for (int64_t n : {2, 8, 72, 1024, 16384, 1 << 20}) {
+    const double pace = synchronous_pace(h200, n);
+    EXPECT_LT(pace, last) << n;
+    EXPECT_GT(pace, 0.994 * (1 - 0.0225)) << n;
+    last = pace;
+  }
+}
+
+// A part nobody measured that way (GB200's board is not the B200's) keeps
+// one GPU's rate, and says nothing about it.
+TEST(SyncPace, AnUnmeasuredPartKeepsOneGpusRate) {
+  EXPECT_DOUBLE_EQ(synchronous_pace(find_accelerator("GB200"), 512), 1.0);
+  EXPECT_EQ(synchronous_pace_text(find_accelerator("GB200"), 512), "");
+  EXPECT_NE(synchronous_pace_text(find_accelerator("B200"), 8).find("0.940"), std::string::npos);
+}
+
+// Pacing slows the tensor-core kernels only: a GEMM and an attention
+// kernel take 1 / 0.9 as long at pace 0.9, a memory-bound pass as long as
+// before (HBM's clock is not the SMs').
+TEST(SyncPace, APacedModelSlowsGemmsAndAttentionNotMemoryBoundKernels) {
+  const ComputeModel cm = make_compute_model(find_accelerator("B200"), nullptr);
+  const ComputeModel slow = cm.paced(0.9, "why");
+  EXPECT_NEAR(slow.gemm(8192, 8192, 8192, Precision::kBf16).seconds(),
+              cm.gemm(8192, 8192, 8192, Precision::kBf16).seconds() / 0.9, 1e-12);
+  EXPECT_NEAR(slow.attention_bwd(1, 8192, 32, 128, true).seconds(),
+              cm.attention_bwd(1, 8192, 32, 128, true).seconds() / 0.9, 1e-12);
+  EXPECT_EQ(slow.memory_bound(Bytes(1 << 30)), cm.memory_bound(Bytes(1 << 30)));
+  EXPECT_EQ(slow.describe(), cm.describe() + "; why");
+}
+
+}  // namespace
+}  // namespace anatomy::hw
