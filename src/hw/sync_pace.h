@@ -16,8 +16,9 @@
 //   pace(1) = 1
 //
 // B200 (loss 2.0%, r 10.4%): 8 GPUs 0.940, 256 GPUs 0.929; H200 (0.6%,
-// 4.5%): 8 GPUs 0.978, 256 GPUs 0.972. A part nobody measured that way
-// keeps pace 1.
+// 4.5%): 8 GPUs 0.977, 256 GPUs 0.972. A part nobody measured that way
+// keeps pace 1. Training jobs (app::make_setup) are paced; an edge site's
+// model is not: its accelerators serve frames one at a time, each alone.
 
 #include <cstdint>
 #include <string>
