@@ -11,6 +11,7 @@
 #include "coll/group.h"
 #include "core/error.h"
 #include "hw/compute_model.h"
+#include "hw/sync_pace.h"
 #include "topo/builders.h"
 
 namespace anatomy::app {
@@ -40,6 +41,7 @@ EdgeRun run_edge(const scenario::Scenario& s) {
     in.spec = spec;
     in.model = run.model;
     in.compute = &compute;
+    in.pace_training = s.gpu_rate_spread;
     in.precision = s.training.precision;
     in.gpus = s.cluster.gpus;
     in.gpus_per_host = s.cluster.system.gpus_per_host;
@@ -56,6 +58,10 @@ EdgeRun run_edge(const scenario::Scenario& s) {
       return runner.run(coll::make_group(topology, gpus), r, "auto").time;
     };
     run.result = job::edge::run_edge_site(in);
+    if (s.gpu_rate_spread) {
+      const std::string pace = hw::synchronous_pace_text(s.cluster.system.gpu, run.result.training_gpus);
+      if (!pace.empty()) run.compute += "; retraining: " + pace;
+    }
   } catch (const core::InputError& e) {
     throw scenario::locate_in_scenario(s, e);
   }

@@ -40,6 +40,10 @@ ReplayRun run_replay(const ReplayRequest& q) {
   if (run.ranks > gpus)
     throw core::InputError({run.target.file, 0, "cluster.gpus"},
                            fmt::format("{} GPUs; the replay needs {} (one per rank)", gpus, run.ranks));
+  // Each machine at the pace of the slowest of the ranks it runs: the
+  // recorded job's, the replay's.
+  pace_for_gpus(run.target, *target, run.ranks);
+  if (recorded) pace_for_gpus(*source, *recorded, trace_ranks);
 
   workload::trace::ReplayInputs in;
   in.trace = &run.trace;
@@ -67,7 +71,9 @@ ReplayRun run_replay(const ReplayRequest& q) {
         "for the GEMM and memory-bound shapes recorded inside it (overall x{:.4g})",
         in.source->accelerator().name, to.name, run.replay.compute_scale));
   else
-    run.assumptions.push_back("compute as measured (the same accelerator)");
+    run.assumptions.push_back(
+        "compute as measured (the same accelerator; the recorded ranks' own spread of GPU rates, not re-paced for "
+        "another rank count)");
   if (run.ranks > trace_ranks)
     run.assumptions.push_back(fmt::format("{} ranks: each of the trace's {} ranks replayed {} times (data parallelism scaled out; "
                                           "collectives over every rank span all {})",

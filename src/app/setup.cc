@@ -80,12 +80,9 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
     if (s.placement) spec.gpus = s.placement_cluster_gpus;
     setup->topology = topo::build_cluster(spec);
     const std::optional<hw::CalibrationTable> table = calibration_of(s);
-    hw::ComputeModel compute = hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr);
-    if (s.gpu_rate_spread) {
-      compute = compute.paced(hw::synchronous_pace(s.cluster.system.gpu, s.cluster.gpus),
-                              hw::synchronous_pace_text(s.cluster.system.gpu, s.cluster.gpus));
-    }
-    setup->compute.emplace(std::move(compute));
+    setup->compute.emplace(hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr));
+    // The job's GPUs, not spec.gpus: placed, the cluster is larger than the job.
+    pace_for_gpus(s, *setup, s.cluster.gpus);
     coll::register_builtin_algorithms(setup->registry);
     workload::IterationInputs& in = setup->inputs;
     in.model = &s.model;
@@ -107,6 +104,12 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
     throw scenario::locate_in_scenario(s, e);
   }
   return setup;
+}
+
+void pace_for_gpus(const scenario::Scenario& s, Setup& setup, int64_t gpus) {
+  if (!s.gpu_rate_spread) return;
+  const hw::Accelerator& gpu = s.cluster.system.gpu;
+  setup.compute.emplace(setup.compute->paced(hw::synchronous_pace(gpu, gpus), hw::synchronous_pace_text(gpu, gpus)));
 }
 
 std::string Setup::description() const {

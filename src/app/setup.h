@@ -36,7 +36,14 @@ struct Setup {
 };
 
 // Throws InputError (with the scenario's file) on what cannot be built or placed.
+// Its compute model runs at the pace of the slowest of the job's
+// cluster.gpus GPUs (hw/sync_pace.h) unless compute.gpu_rate_spread is off.
 std::unique_ptr<Setup> make_setup(const scenario::Scenario& s);
+
+// Re-paces `setup`'s compute model for a job of `gpus` GPUs of the
+// scenario's part (a replay runs its own rank count); no-op when the
+// scenario turns the spread off.
+void pace_for_gpus(const scenario::Scenario& s, Setup& setup, int64_t gpus);
 
 // The calibration table the scenario's compute model reads: the one its
 // compute.calibration names, else the one shipped for its GPU, else none;

@@ -515,7 +515,7 @@ SimTime ComputeModel::gemm(int64_t m, int64_t n, int64_t k, Precision p) const {
   ANATOMY_CHECK(shape_ != nullptr, "a ComputeModel comes from make_compute_model()");
   if (m == 0 || n == 0 || k == 0) return SimTime::zero();
   p = runnable(gpu_, p);
-  return at_pace(calibrated_ ? table_gemm(m, n, k, p) : roofline_gemm(m, n, k, p));
+  return calibrated_ ? at_pace(table_gemm(m, n, k, p)) : roofline_gemm(m, n, k, p);
 }
 
 SimTime ComputeModel::at_pace(SimTime t) const {
@@ -525,7 +525,9 @@ SimTime ComputeModel::at_pace(SimTime t) const {
 ComputeModel ComputeModel::paced(double pace, const std::string& why) const {
   ANATOMY_CHECK(pace > 0 && pace <= 1, fmt::format("a kernel pace of {} is not in (0, 1]", pace));
   ComputeModel out = *this;
-  out.tensor_pace_ = tensor_pace_ * pace;
+  if (out.paced_at_ != std::string::npos) out.description_.resize(out.paced_at_);
+  out.paced_at_ = out.description_.size();
+  out.tensor_pace_ = pace;
   if (!why.empty()) out.description_ += "; " + why;
   return out;
 }
@@ -547,7 +549,7 @@ SimTime ComputeModel::roofline_gemm(int64_t m, int64_t n, int64_t k, Precision p
   const int64_t waves = ceil_div(tiles * split, s.sms);
   const double k_cta = static_cast<double>(k) / static_cast<double>(split);
   const double cta_seconds = 2.0 * kTileM * kTileN * k_cta / sm_rate + kTileFixedSeconds;
-  const double compute = static_cast<double>(waves) * cta_seconds;
+  const double compute = static_cast<double>(waves) * cta_seconds / tensor_pace_;
 
   const double mk = static_cast<double>(m) * static_cast<double>(k);
   const double kn = static_cast<double>(k) * static_cast<double>(n);
@@ -597,11 +599,6 @@ SimTime ComputeModel::attention_bwd(int64_t batch, int64_t seq, int64_t heads, i
 
 SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
                                 int64_t window, bool backward, AttentionKernel kernel) const {
-  return at_pace(unpaced_attention(batch, seq, heads, head_dim, causal, window, backward, kernel));
-}
-
-SimTime ComputeModel::unpaced_attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                                        int64_t window, bool backward, AttentionKernel kernel) const {
   ANATOMY_CHECK(batch >= 0 && seq >= 0 && heads >= 0 && head_dim >= 0, "attention dimensions must be non-negative");
   ANATOMY_CHECK(shape_ != nullptr, "a ComputeModel comes from make_compute_model()");
   if (batch == 0 || seq == 0 || heads == 0 || head_dim == 0) return SimTime::zero();
@@ -621,7 +618,7 @@ SimTime ComputeModel::unpaced_attention(int64_t batch, int64_t seq, int64_t head
     // PCIe, H800) runs the same kernel at its own clock and SM count.
     static const double measured_on = find_accelerator("H100").bf16_tflops;
     const double tflops = flash2_h100_tflops(seq, causal, backward) * gpu_.bf16_tflops / measured_on;
-    return SimTime::from_seconds(std::max(flops / (tflops * 1e12), ideal));
+    return at_pace(SimTime::from_seconds(std::max(flops / (tflops * 1e12), ideal)));
   }
   ANATOMY_CHECK(kernel == AttentionKernel::kFlash || gpu_.arch.family == "ampere",
                 "FlashAttention-2 is measured on Hopper and native on Ampere, not on " + gpu_.name);
@@ -632,7 +629,7 @@ SimTime ComputeModel::unpaced_attention(int64_t batch, int64_t seq, int64_t head
     const Point at = log2_point(seq, batch * heads, head_dim);
     const double tflops = std::exp(backward ? calibrated_->attn_bwd(at) : calibrated_->attn_fwd(at));
     const double measured = flops / (tflops * 1e12 * table_peak_scale_);
-    return SimTime::from_seconds(std::max(measured, ideal));
+    return at_pace(SimTime::from_seconds(std::max(measured, ideal)));
   }
 
   // Attention's matmuls run on the same tensor pipes as a BF16 GEMM, at its
@@ -645,7 +642,7 @@ SimTime ComputeModel::unpaced_attention(int64_t batch, int64_t seq, int64_t head
   const int64_t ctas = batch * heads * ceil_div(seq, kAttentionBlock);
   const int64_t waves = ceil_div(ctas, sh.sms);
   const double cta_seconds = flops / static_cast<double>(ctas) / sm_rate + kTileFixedSeconds;
-  const double compute = static_cast<double>(waves) * cta_seconds;
+  const double compute = static_cast<double>(waves) * cta_seconds / tensor_pace_;
   const double memory = bytes / (hbm * kMemoryEfficiency);
   return SimTime::from_seconds((std::max(compute, memory) + kLaunchSeconds) /
                                sh.attention_roofline_over_measured(seq, batch * heads, head_dim, backward));

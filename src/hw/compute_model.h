@@ -201,7 +201,8 @@ class ComputeModel {
   // (PCIe's packet and flow-control overheads are in the measurement), else
   // the link's own rate.
   core::Bandwidth device_to_host(core::Bandwidth link_per_direction) const;
-  // The efficiency this model applies to a GEMM of this shape (achieved / peak).
+  // The efficiency this model applies to a GEMM of this shape (achieved /
+  // peak), at this model's pace (paced()).
   double gemm_efficiency(int64_t m, int64_t n, int64_t k, Precision p) const;
 
   const Accelerator& accelerator() const { return gpu_; }
@@ -211,11 +212,13 @@ class ComputeModel {
   // One line naming the source: "roofline over the H100 datasheet", "calibration
   // table data/calibration/h200.json (NVIDIA H200)", ...
   const std::string& describe() const { return description_; }
-  // This model with every GEMM and attention kernel (and attention's
-  // dropout draws) at `pace` (0, 1] of its rate: the slowest GPU of a
-  // synchronous job (sync_pace.h); `why` joins the description.
-  // Memory-bound kernels keep theirs: a power-saturated part lowers its SM
-  // clock, not its HBM's.
+  // This model with its GEMM and attention kernels (and attention's dropout
+  // draws) at `pace` (0, 1] of their rate: the slowest GPU of a synchronous
+  // job (sync_pace.h); `why` joins the description. A power-saturated part
+  // lowers its SM clock, not its HBM's: the roofline paces a kernel's
+  // compute term, not its HBM term or launch; a table's measured time,
+  // which cannot be split, is paced whole; memory-bound kernels keep their
+  // rate. Pacing again replaces the pace and its reason.
   ComputeModel paced(double pace, const std::string& why) const;
   double tensor_pace() const { return tensor_pace_; }
 
@@ -225,8 +228,6 @@ class ComputeModel {
   SimTime table_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
   SimTime attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, int64_t window,
                     bool backward, AttentionKernel kernel) const;
-  SimTime unpaced_attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                            int64_t window, bool backward, AttentionKernel kernel) const;
   SimTime at_pace(SimTime t) const;
 
   Accelerator gpu_;
@@ -236,6 +237,7 @@ class ComputeModel {
   double table_peak_scale_ = 1.0;  // this GPU's peak over the table GPU's peak
   double table_hbm_scale_ = 1.0;   // this GPU's HBM bandwidth over the table GPU's
   double tensor_pace_ = 1.0;       // paced(): GEMM and attention times are divided by it
+  size_t paced_at_ = std::string::npos;  // where paced() appended its reason to description_
   std::string description_;
 };
 

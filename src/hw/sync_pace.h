@@ -17,8 +17,11 @@
 //
 // B200 (loss 2.0%, r 10.4%): 8 GPUs 0.940, 256 GPUs 0.929; H200 (0.6%,
 // 4.5%): 8 GPUs 0.977, 256 GPUs 0.972. A part nobody measured that way
-// keeps pace 1. Training jobs (app::make_setup) are paced; an edge site's
-// model is not: its accelerators serve frames one at a time, each alone.
+// keeps pace 1. Training jobs (app::make_setup) and an edge site's
+// retraining are paced; serving is not: each accelerator serves its frames
+// alone. Simplifications: the busy node's loss applies from 2 GPUs on,
+// though fewer than a node leave siblings idle; a preset whose power or
+// peak a scenario overrides keeps the preset's measured spread.
 
 #include <cstdint>
 #include <string>

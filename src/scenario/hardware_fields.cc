@@ -35,14 +35,6 @@ Check fraction() {
   };
 }
 
-// A share of a rate lost or spread: 0 (none) up to, not including, 1.
-Check rate_share() {
-  return [](const Value& v) -> std::string {
-    if (v.number >= 0 && v.number < 1) return {};
-    return fmt::format("must be at least 0 and less than 1 (got {})", v.text);
-  };
-}
-
 Check link_check(std::string_view field) {
   return [field](const Value& v) -> std::string {
     try {
@@ -120,7 +112,7 @@ const std::vector<Field<Accelerator>>& accelerator_fields() {
        [](const A& a) { return int_text(a.compute_units); }, {}},
       {"source", Kind::kString, by_default("defined in the scenario"), {}, "where the figures come from",
        [](A& a, const Value& v) { a.source = v.text; }, [](const A& a) { return a.source; }, {}},
-      {"busy_node_rate_loss", Kind::kDouble, by_default("0"), rate_share(),
+      {"busy_node_rate_loss", Kind::kDouble, by_default("0"), number_at_least_below(0, 1),
        "the sustained GEMM rate's mean loss when every GPU of a node computes, against one GPU alone, "
        "e.g. 0.02 (0: not measured); a training job pays it (compute.gpu_rate_spread)",
        [](A& a, const Value& v) {
@@ -128,7 +120,7 @@ const std::vector<Field<Accelerator>>& accelerator_fields() {
          a.rate_spread_source = "defined in the scenario";
        },
        [](const A& a) { return number_text(a.busy_node_rate_loss); }, {}},
-      {"sustained_rate_range", Kind::kDouble, by_default("0"), rate_share(),
+      {"sustained_rate_range", Kind::kDouble, by_default("0"), number_at_least_below(0, 1),
        "slowest to fastest sustained GEMM rate across GPUs of a busy node, over their mean, e.g. 0.104 "
        "(0: not measured); a synchronous job runs at its slowest GPU's (compute.gpu_rate_spread)",
        [](A& a, const Value& v) {
@@ -136,6 +128,12 @@ const std::vector<Field<Accelerator>>& accelerator_fields() {
          a.rate_spread_source = "defined in the scenario";
        },
        [](const A& a) { return number_text(a.sustained_rate_range); }, {}},
+      // After the two figures, whose setters name the scenario as their
+      // source, so that a printed preset reads back with its citation.
+      {"rate_spread_source", Kind::kString, by_default(""), {},
+       "where busy_node_rate_loss and sustained_rate_range come from (setting either says: defined in the scenario)",
+       [](A& a, const Value& v) { a.rate_spread_source = v.text; }, [](const A& a) { return a.rate_spread_source; },
+       {}},
   };
   return f;
 }

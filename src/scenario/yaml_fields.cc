@@ -51,6 +51,13 @@ Check number_at_least(double lo) {
   };
 }
 
+Check number_at_least_below(double lo, double hi) {
+  return [lo, hi](const Value& v) -> std::string {
+    if (v.number >= lo && v.number < hi) return {};
+    return fmt::format("must be at least {} and less than {} (got {})", lo, hi, v.text);
+  };
+}
+
 Check number_positive() {
   return [](const Value& v) -> std::string {
     if (v.number > 0) return {};

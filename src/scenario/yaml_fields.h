@@ -76,6 +76,8 @@ Check int_range(int64_t lo, int64_t hi);
 Check int_one_of(std::vector<int64_t> allowed, std::string reason);
 Check number_at_least(double lo);
 Check number_positive();
+// At least `lo` and less than `hi`.
+Check number_at_least_below(double lo, double hi);
 Check bytes_positive();
 // Greater than zero and at most `hi`; `what` says why the bound (a value
 // past it is no real input and would overflow the arithmetic on it).

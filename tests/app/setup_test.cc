@@ -29,5 +29,14 @@ TEST(Setup, ATrainingJobRunsItsKernelsAtTheSlowestGpusPace) {
   EXPECT_EQ(alone->compute->describe().find("slowest"), std::string::npos);
 }
 
+// Placed in a larger cluster, the job is still its own GPUs: 8 B200 of a
+// 32-GPU cluster pace as 8 (0.940364), not as 32 (0.98 x (1 - 0.052 +
+// 0.104 / 33) = 0.932124).
+TEST(Setup, APlacedJobPacesAsItsOwnGpus) {
+  const auto placed = make_setup(eight_b200("placement: {cluster_gpus: 32}\n"));
+  ASSERT_TRUE(placed->placement.has_value());
+  EXPECT_NEAR(placed->compute->tensor_pace(), 0.940364, 1e-6);
+}
+
 }  // namespace
 }  // namespace anatomy::app

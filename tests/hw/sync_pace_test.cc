@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "hw/catalog.h"
 #include "hw/compute_model.h"
 
@@ -20,7 +22,7 @@ TEST(SyncPace, EightB200WaitOnTheSlowestOfABusyNode) {
 }
 
 // More GPUs, a slower slowest one, but never below the slowest measured:
-// 256 H200 at 0.994 x (1 - 0.0225 + 0.045 / 257) = 0.971910; the bound
+// 256 H200 at 0.994 x (1 - 0.0225 + 0.045 / 257) = 0.971809; the bound
 // 0.994 x 0.9775 = 0.971635.
 TEST(SyncPace, TheSlowestOfManyStaysWithinTheMeasuredRange) {
   const Accelerator& h200 = find_accelerator("H200");
@@ -42,18 +44,48 @@ TEST(SyncPace, AnUnmeasuredPartKeepsOneGpusRate) {
   EXPECT_NE(synchronous_pace_text(find_accelerator("B200"), 8).find("0.940"), std::string::npos);
 }
 
-// Pacing slows the tensor-core kernels only: a GEMM and an attention
-// kernel take 1 / 0.9 as long at pace 0.9, a memory-bound pass as long as
-// before (HBM's clock is not the SMs').
-TEST(SyncPace, APacedModelSlowsGemmsAndAttentionNotMemoryBoundKernels) {
-  const ComputeModel cm = make_compute_model(find_accelerator("B200"), nullptr);
+// A table's measured kernel cannot be split into compute and memory: a
+// GEMM, an attention kernel and attention's dropout draws (on the SMs'
+// pipes) take 1 / 0.9 as long at pace 0.9; a memory-bound pass as long as
+// before (a power-saturated part lowers its SM clock, not its HBM's).
+TEST(SyncPace, APacedTableSlowsItsTensorKernelsWhole) {
+  const CalibrationTable table = load_calibration(std::string(ANATOMY_SOURCE_DIR) + "/data/calibration/h200.json");
+  const ComputeModel cm = make_compute_model(find_accelerator("H200"), &table);
   const ComputeModel slow = cm.paced(0.9, "why");
   EXPECT_NEAR(slow.gemm(8192, 8192, 8192, Precision::kBf16).seconds(),
               cm.gemm(8192, 8192, 8192, Precision::kBf16).seconds() / 0.9, 1e-12);
   EXPECT_NEAR(slow.attention_bwd(1, 8192, 32, 128, true).seconds(),
               cm.attention_bwd(1, 8192, 32, 128, true).seconds() / 0.9, 1e-12);
+  ASSERT_GT(cm.attention_dropout(1, 8192, 32, true, 0, false).seconds(), 0);
+  EXPECT_NEAR(slow.attention_dropout(1, 8192, 32, true, 0, false).seconds(),
+              cm.attention_dropout(1, 8192, 32, true, 0, false).seconds() / 0.9, 1e-12);
   EXPECT_EQ(slow.memory_bound(Bytes(1 << 30)), cm.memory_bound(Bytes(1 << 30)));
   EXPECT_EQ(slow.describe(), cm.describe() + "; why");
+}
+
+// The roofline paces a GEMM's compute term only: an 8192^3 GEMM on a B200
+// (compute-bound, its launch 4 us of some 0.6 ms) takes nearly 1 / 0.9 as
+// long; a one-row GEMM of 8192 x 8192 weights, bound by reading them from
+// HBM (134 MB at 8 TB/s: ~17 us, against ~0.06 us of math), takes as long.
+TEST(SyncPace, TheRooflinePacesComputeNotHbm) {
+  const ComputeModel cm = make_compute_model(find_accelerator("B200"), nullptr);
+  const ComputeModel slow = cm.paced(0.9, "");
+  const double big = slow.gemm(8192, 8192, 8192, Precision::kBf16).seconds() /
+                     cm.gemm(8192, 8192, 8192, Precision::kBf16).seconds();
+  EXPECT_GT(big, 1.10);
+  EXPECT_LT(big, 1 / 0.9);
+  EXPECT_EQ(slow.gemm(1, 8192, 8192, Precision::kBf16), cm.gemm(1, 8192, 8192, Precision::kBf16));
+  EXPECT_EQ(slow.describe(), cm.describe());
+}
+
+// Pacing a paced model again replaces the pace and its reason (a replay
+// re-paces a machine for its own rank count): 0.9 then 0.8 is 0.8.
+TEST(SyncPace, PacingAgainReplacesThePace) {
+  const ComputeModel cm = make_compute_model(find_accelerator("B200"), nullptr);
+  const ComputeModel twice = cm.paced(0.9, "first").paced(0.8, "second");
+  EXPECT_DOUBLE_EQ(twice.tensor_pace(), 0.8);
+  EXPECT_EQ(twice.describe(), cm.describe() + "; second");
+  EXPECT_EQ(twice.gemm(8192, 8192, 8192, Precision::kBf16), cm.paced(0.8, "").gemm(8192, 8192, 8192, Precision::kBf16));
 }
 
 }  // namespace

@@ -45,6 +45,30 @@ TEST(EdgeSite, HourlyRetrainingForADayIsTwentyFourCycles) {
   EXPECT_EQ(r.registry.size(), 25u);
 }
 
+// Retraining is a synchronous job of the 6 accelerators the serving nodes
+// leave: on B200 its step is timed at the slowest of 6's pace, 0.98 x (1 -
+// 0.052 + 0.104 / 7) = 0.943560 of one alone (hw/sync_pace.h), not the
+// site's 8 GPUs' 0.940364; serving frames, one GPU each, is not paced.
+TEST(EdgeSite, RetrainingStepsAtTheSlowestOfItsAcceleratorsPace) {
+  Site paced;
+  paced.compute = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  paced.in.compute = &paced.compute;
+  Site alone = paced;
+  alone.in.compute = &alone.compute;
+  alone.in.pace_training = false;
+  const EdgeResult p = paced.run(), a = alone.run();
+  ASSERT_EQ(p.training_gpus, 6);
+  EXPECT_EQ(p.inference_time, a.inference_time);
+  const Retrain& rt = paced.in.spec.retrain;
+  auto step = [&](double pace) {
+    return workload::train_step_time(paced.in.model, rt.mode, rt.lora_rank, rt.batch_per_gpu,
+                                     paced.compute.paced(pace, ""), paced.in.precision, rt.recompute_layers);
+  };
+  EXPECT_EQ(a.step_time - a.allreduce_time, step(1.0));
+  EXPECT_EQ(p.step_time - p.allreduce_time, step(0.98 * (1 - 0.052 + 0.104 / 7)));
+  EXPECT_GT(p.step_time, a.step_time);
+}
+
 TEST(EdgeSite, EveryAcceleratorSecondIsAccountedFor) {
   const EdgeResult r = Site().run();
   const double total = r.acc_inference_s + r.acc_training_s + r.acc_rollout_s + r.acc_down_s + r.acc_idle_s;

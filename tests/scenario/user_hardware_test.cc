@@ -57,6 +57,9 @@ void expect_same_accelerator(const hw::Accelerator& a, const hw::Accelerator& b)
   EXPECT_EQ(a.tdp_watts, b.tdp_watts) << a.name;
   EXPECT_EQ(a.compute_units, b.compute_units) << a.name;
   EXPECT_EQ(a.source, b.source) << a.name;
+  EXPECT_EQ(a.busy_node_rate_loss, b.busy_node_rate_loss) << a.name;
+  EXPECT_EQ(a.sustained_rate_range, b.sustained_rate_range) << a.name;
+  EXPECT_EQ(a.rate_spread_source, b.rate_spread_source) << a.name;
 }
 
 void expect_same_system(const hw::System& a, const hw::System& b) {

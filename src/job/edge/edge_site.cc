@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "hw/sync_pace.h"
 #include "job/edge/edge_tiers.h"
 
 namespace anatomy::job::edge {
@@ -63,7 +64,9 @@ class Site {
     const hw::ComputeModel& c = *in_.compute;
     const Retrain& rt = sp_.retrain;
     r_.inference_time = workload::inference_time(m, 1, c, in_.precision);
-    step_compute_ = workload::train_step_time(m, rt.mode, rt.lora_rank, rt.batch_per_gpu, c, in_.precision,
+    const hw::ComputeModel train =
+        in_.pace_training ? c.paced(hw::synchronous_pace(c.accelerator(), r_.training_gpus), "") : c;
+    step_compute_ = workload::train_step_time(m, rt.mode, rt.lora_rank, rt.batch_per_gpu, train, in_.precision,
                                               rt.recompute_layers);
     const int64_t trainable = m.trainable_params(rt.mode, rt.lora_rank);
     r_.allreduce_time = r_.training_gpus > 1 && in_.allreduce ? in_.allreduce(Bytes(trainable * 2), r_.training_gpus)

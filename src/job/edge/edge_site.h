@@ -48,6 +48,9 @@ struct EdgeInputs {
   EdgeSpec spec;
   workload::EdgeModel model;
   const hw::ComputeModel* compute = nullptr;
+  // Retraining is a synchronous data-parallel job: its step runs at the
+  // pace of its slowest accelerator (hw/sync_pace.h); serving does not.
+  bool pace_training = true;
   hw::Precision precision = hw::Precision::kBf16;
   int gpus = 8;
   int gpus_per_host = 8;
