@@ -109,7 +109,12 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
 void pace_for_gpus(const scenario::Scenario& s, Setup& setup, int64_t gpus) {
   if (!s.gpu_rate_spread) return;
   const hw::Accelerator& gpu = s.cluster.system.gpu;
-  setup.compute.emplace(setup.compute->paced(hw::synchronous_pace(gpu, gpus), hw::synchronous_pace_text(gpu, gpus)));
+  const double pace = hw::synchronous_pace(gpu, gpus);
+  setup.compute.emplace(setup.compute->paced(pace, hw::synchronous_pace_text(gpu, gpus)));
+  // The mean GPU of a busy node computes at its own rate and waits for the slowest.
+  if (pace < 1.0) setup.compute_mean.emplace(setup.compute->paced(hw::busy_node_pace(gpu, gpus), ""));
+  else setup.compute_mean.reset();
+  setup.inputs.compute_mean = setup.compute_mean ? &*setup.compute_mean : nullptr;
 }
 
 std::string Setup::description() const {

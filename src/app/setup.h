@@ -24,6 +24,9 @@ namespace anatomy::app {
 struct Setup {
   topo::Topology topology;
   std::optional<hw::ComputeModel> compute;
+  // The mean GPU's model when compute runs at the slowest GPU's pace
+  // (IterationInputs::compute_mean).
+  std::optional<hw::ComputeModel> compute_mean;
   coll::AlgorithmRegistry registry;
   std::optional<job::Placement> placement;
   workload::IterationInputs inputs;

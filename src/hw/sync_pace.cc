@@ -11,6 +11,10 @@ double synchronous_pace(const Accelerator& gpu, int64_t gpus) {
   return (1.0 - gpu.busy_node_rate_loss) * slowest;
 }
 
+double busy_node_pace(const Accelerator& gpu, int64_t gpus) {
+  return gpus < 2 ? 1.0 : 1.0 - gpu.busy_node_rate_loss;
+}
+
 std::string synchronous_pace_text(const Accelerator& gpu, int64_t gpus) {
   const double pace = synchronous_pace(gpu, gpus);
   if (pace == 1.0) return "";

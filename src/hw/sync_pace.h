@@ -15,6 +15,9 @@
 //   pace(n) = (1 - busy_node_rate_loss) x (1 - r/2 + r/(n + 1)),  n >= 2
 //   pace(1) = 1
 //
+// The iteration times the slowest GPU's steps and books what the mean GPU
+// (at busy_node_pace) does not compute of them as waiting on others.
+//
 // B200 (loss 2.0%, r 10.4%): 8 GPUs 0.940, 256 GPUs 0.929; H200 (0.6%,
 // 4.5%): 8 GPUs 0.977, 256 GPUs 0.972. A part nobody measured that way
 // keeps pace 1. Training jobs (app::make_setup) and an edge site's
@@ -31,6 +34,10 @@
 namespace anatomy::hw {
 
 double synchronous_pace(const Accelerator& gpu, int64_t gpus);
+// The mean GPU's pace in the same job: 1 - busy_node_rate_loss from 2 GPUs
+// on. Of the time the slowest GPU computes, the mean GPU computes the
+// share synchronous_pace / busy_node_pace and waits for it the rest.
+double busy_node_pace(const Accelerator& gpu, int64_t gpus);
 
 // "the slowest of 256 B200 sustains 0.929 of one alone (busy node -2.0%,
 // spread 10.4%: mamf-finder on 8 B200 ...)"; "" at pace 1.

@@ -477,7 +477,7 @@ void Adaptation::end_stall(JobTime t, bool rerouted) {
   }
   // Load imbalance: the paused stage's peers wait for it.
   SimTime slack = SimTime::max();
-  for (const auto& s : st.stages) slack = std::min(slack, s.waiting);
+  for (const auto& s : st.stages) slack = std::min(slack, s.waiting - s.on_slowest);
   const SimTime wait = m.allocator_pause > slack ? m.allocator_pause - slack : SimTime::zero();
   r_.chain.push_back({resume, "memory pressure",
                       fmt::format("{:.2f} GB of gradient buckets queued during the {} stall exceed the {:.2f} GB of HBM "
@@ -899,7 +899,7 @@ AdaptationResult Adaptation::run() {
     JobTime next_pause = D_;
     if (pause_active) {
       SimTime slack = SimTime::max();
-      for (const auto& s : steady.stages) slack = std::min(slack, s.waiting);
+      for (const auto& s : steady.stages) slack = std::min(slack, s.waiting - s.on_slowest);
       for (size_t e = first_open; e < r_.episodes.size() && r_.episodes[e].start <= t; ++e) {
         const ConditionEpisode& ep = r_.episodes[e];
         const ConditionSpec& c = spec_.conditions[ep.condition];

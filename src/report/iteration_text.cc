@@ -98,6 +98,9 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
                  human_time(r.mean.total()), residue.count_ps());
   if (r.mean.recompute > core::SimTime::zero())
     fmt::format_to(to, "  (backward compute includes {} of recomputation)\n", human_time(r.mean.recompute));
+  if (r.mean.on_slowest > core::SimTime::zero())
+    fmt::format_to(to, "  (waiting on others includes {} for the slowest GPU's compute)\n",
+                   human_time(r.mean.on_slowest));
   if (r.stages.size() > 1 && r.stages.size() <= 16) {
     fmt::format_to(to, "\nper pipeline stage (ms):\n  {:<6}", "stage");
     for (const char* name : {"forward", "backward", "optim", "TP comm", "EP comm", "DP comm", "PP comm", "bubble", "waiting"})

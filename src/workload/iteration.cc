@@ -182,6 +182,9 @@ class IterationSim {
   }
 
   void account(Stage& st, IntervalKind kind, SimTime until, int64_t mb = -1, int chunk = -1);
+  // A step's compute from st.cursor to `until`: the mean GPU's share as
+  // compute, the rest as waiting for the slowest GPU.
+  void account_compute(Stage& st, const PipelineStep& step, int s, SimTime until);
   void try_start(int s);
   void step_done(int s, PipelineStep step);
   // Whether a step's input has arrived (and its parameters, forward):
@@ -193,6 +196,12 @@ class IterationSim {
   // Combined 1F1B: the next two steps as one (combined_pairs).
   void start_pair(int s);
   void pair_done(int s);
+  // Of step's compute, the share the mean GPU computes (IterationInputs::compute_mean).
+  double mean_share(int s, const PipelineStep& step) const {
+    if (mean_share_.empty()) return 1.0;
+    const auto& v = step.forward ? mean_share_[s].first : mean_share_[s].second;
+    return v[step.chunk];
+  }
   const StepCost& cost_of(int s, const PipelineStep& step) const {
     return step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
   }
@@ -236,6 +245,9 @@ class IterationSim {
   engine::Simulator sim_;
   std::unique_ptr<net::Network> net_;
   std::vector<StageCost> cost_;
+  // Per stage, per chunk: the mean GPU's share of a forward and a backward
+  // step's compute (empty: all of it).
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> mean_share_;
   std::vector<Stage> st_;
   std::vector<std::unique_ptr<coll::Schedule>> schedules_;  // kept alive for their executors
   std::vector<std::unique_ptr<coll::Executor>> executors_;
@@ -326,6 +338,18 @@ SimTime IterationSim::slowed(SimTime compute) const {
   const double units = in_.compute->compute_units();
   const double taken = std::min(0.5, in_.library.collective_ctas / units);
   return SimTime::from_seconds(compute.seconds() / (1.0 - taken));
+}
+
+void IterationSim::account_compute(Stage& st, const PipelineStep& step, int s, SimTime until) {
+  const IntervalKind kind = step.forward ? IntervalKind::kForward : IntervalKind::kBackward;
+  const double share = mean_share(s, step);
+  if (share < 1.0 && until > st.cursor) {
+    const SimTime computing = SimTime::from_seconds((until - st.cursor).seconds() * share);
+    account(st, kind, st.cursor + computing, step.micro_batch, step.chunk);
+  }
+  const SimTime before = st.b.waiting;
+  account(st, share < 1.0 ? IntervalKind::kWaiting : kind, until, step.micro_batch, step.chunk);
+  st.b.on_slowest += st.b.waiting - before;
 }
 
 void IterationSim::account(Stage& st, IntervalKind kind, SimTime until, int64_t mb, int chunk) {
@@ -659,8 +683,8 @@ void IterationSim::pair_done(int s) {
   const StepCost &ca = cost_of(s, a), &cb = cost_of(s, b);
   const SimTime t0 = st.step_start;
   auto kind = [](const PipelineStep& x) { return x.forward ? IntervalKind::kForward : IntervalKind::kBackward; };
-  account(st, kind(a), t0 + st.step_compute, a.micro_batch, a.chunk);
-  account(st, kind(b), t0 + st.step_compute + st.pair_compute, b.micro_batch, b.chunk);
+  account_compute(st, a, s, t0 + st.step_compute);
+  account_compute(st, b, s, t0 + st.step_compute + st.pair_compute);
   st.b.recompute += (a.forward ? cb : ca).recompute;
   account(st, IntervalKind::kTpComm, t0 + st.step_compute + st.pair_compute + ca.tp_comm + cb.tp_comm,
           b.micro_batch, b.chunk);
@@ -717,8 +741,7 @@ void IterationSim::step_done(int s, PipelineStep step) {
   Stage& st = st_[s];
   const StepCost& c = step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
   const SimTime t0 = st.step_start;
-  account(st, step.forward ? IntervalKind::kForward : IntervalKind::kBackward, t0 + st.step_compute,
-          step.micro_batch, step.chunk);
+  account_compute(st, step, s, t0 + st.step_compute);
   if (!step.forward) st.b.recompute += c.recompute;
   account(st, IntervalKind::kTpComm, t0 + st.step_compute + c.tp_comm, step.micro_batch, step.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, step.micro_batch, step.chunk);
@@ -812,6 +835,20 @@ IterationResult IterationSim::run() {
   };
   StepCostModel costs(m_, p_, t_, *in_.compute, timer);
   ep_bytes_ = costs.ep_all_to_all_bytes();
+  if (in_.compute_mean != nullptr) {
+    // The same steps on the mean GPU (their collectives as before).
+    StepCostModel mean(m_, p_, t_, *in_.compute_mean, timer);
+    for (int s = 0; s < p_.pp; ++s) {
+      const StageCost slowest = costs.stage(s), average = mean.stage(s);
+      auto shares = [](const std::vector<StepCost>& slow, const std::vector<StepCost>& avg) {
+        std::vector<double> out;
+        for (size_t i = 0; i < slow.size(); ++i)
+          out.push_back(slow[i].compute > SimTime::zero() ? avg[i].compute.seconds() / slow[i].compute.seconds() : 1.0);
+        return out;
+      };
+      mean_share_.emplace_back(shares(slowest.forward, average.forward), shares(slowest.backward, average.backward));
+    }
+  }
   const int v = p_.virtual_stages;
   st_ = std::vector<Stage>(static_cast<size_t>(p_.pp));
   for (int s = 0; s < p_.pp; ++s) {
@@ -890,7 +927,7 @@ IterationResult IterationSim::run() {
   for (SimTime TimeBreakdown::*f :
        {&TimeBreakdown::forward_compute, &TimeBreakdown::backward_compute, &TimeBreakdown::optimizer,
         &TimeBreakdown::tp_comm, &TimeBreakdown::ep_comm, &TimeBreakdown::dp_comm, &TimeBreakdown::pp_comm, &TimeBreakdown::bubble,
-        &TimeBreakdown::waiting, &TimeBreakdown::recompute})
+        &TimeBreakdown::waiting, &TimeBreakdown::recompute, &TimeBreakdown::on_slowest})
     r.mean.*f = mean_of(f);
   r.micro_batches = micro_batches_;
   const double secs = T.seconds();

@@ -47,6 +47,10 @@ struct TimeBreakdown {
   SimTime ep_comm;  // expert-parallel token all-to-alls (MoE dispatch and combine)
   SimTime dp_comm, pp_comm, bubble, waiting;
   SimTime recompute;  // part of backward_compute, shown for information
+  // Part of waiting: the mean GPU waiting for the job's slowest GPU to end
+  // its compute (IterationInputs::compute_mean), shown for information. No
+  // GPU has it to spare: the slowest one does not wait.
+  SimTime on_slowest;
 
   SimTime total() const {
     return forward_compute + backward_compute + optimizer + tp_comm + ep_comm + dp_comm + pp_comm + bubble + waiting;
@@ -136,6 +140,11 @@ struct IterationInputs {
   const TrainingSpec* training = nullptr;
   const topo::Topology* topology = nullptr;  // at least plan.gpus() GPUs; rank r on GPU r
   const hw::ComputeModel* compute = nullptr;
+  // The mean GPU's kernels, where `compute` times the slowest GPU's (the
+  // job's pace, hw/sync_pace.h): of each step's compute, the mean GPU
+  // computes this model's share and waits for the slowest the rest
+  // ("waiting on others"). Null: the representative's compute is all compute.
+  const hw::ComputeModel* compute_mean = nullptr;
   coll::LibraryModel library;
   coll::NetworkFactory make_network;
   // Where "auto" picks algorithms (coll/collective.h); empty: on make_network.

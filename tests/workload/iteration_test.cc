@@ -34,6 +34,7 @@ struct Harness {
   std::vector<double> bandwidth_bps;  // of the last run's busiest links
   std::vector<double> stage_compute_scale;  // IterationInputs::stage_compute_scale
   IterationTelemetry* telemetry = nullptr;
+  const hw::ComputeModel* compute_mean = nullptr;  // IterationInputs::compute_mean
 
   Harness() {
     coll::register_builtin_algorithms(registry);
@@ -63,6 +64,7 @@ struct Harness {
     in.link_samples = link_samples;
     in.stage_compute_scale = stage_compute_scale;
     in.telemetry = telemetry;
+    in.compute_mean = compute_mean;
     IterationResult r = simulate_iteration(in);
     for (auto& l : r.busiest_links) bandwidth_bps.push_back(t.link(l.link).bandwidth.bps());
     return r;
@@ -89,6 +91,32 @@ TEST(Iteration, OneGpuIsMicroBatchesTimesForwardAndBackwardPlusTheOptimizer) {
   EXPECT_EQ(r.stages[0].forward_compute, c.forward[0].compute * 8);
   EXPECT_EQ(r.stages[0].optimizer, opt);
   EXPECT_EQ(r.stages[0].bubble + r.stages[0].pp_comm + r.stages[0].dp_comm + r.stages[0].tp_comm, SimTime::zero());
+}
+
+TEST(Iteration, TheMeanGpuWaitsForTheSlowestWhatItDoesNotCompute) {
+  // One GPU timed at the slowest GPU's pace 0.9, the mean GPU at 0.95: the
+  // iteration is the slowest one's, unchanged; of each step's compute the
+  // mean GPU computes the share its own model gives (forward: the mean
+  // model's forward over the slowest's) and waits the rest.
+  Harness h;
+  const hw::ComputeModel base = h.compute;
+  h.compute = base.paced(0.9, "");
+  const IterationResult alone = h.run();
+  const hw::ComputeModel mean = base.paced(0.95, "");
+  h.compute_mean = &mean;
+  const IterationResult r = h.run();
+  EXPECT_EQ(r.iteration, alone.iteration);
+  EXPECT_EQ(r.stages[0].total(), r.iteration);
+  const SimTime slow_f = h.stage_cost(0).forward[0].compute, mean_f = h.stage_cost(0, mean).forward[0].compute;
+  EXPECT_NEAR(r.stages[0].forward_compute.seconds(), 8 * slow_f.seconds() * (mean_f.seconds() / slow_f.seconds()),
+              1e-9);
+  EXPECT_GT(r.stages[0].waiting, SimTime::zero());
+  EXPECT_EQ(r.stages[0].forward_compute + r.stages[0].backward_compute + r.stages[0].waiting,
+            alone.stages[0].forward_compute + alone.stages[0].backward_compute + alone.stages[0].waiting);
+  // The GEMMs and attention are the paced part: the waiting is less than
+  // the whole compute's (1 - 0.9 / 0.95) = 5.3%.
+  EXPECT_LT(r.stages[0].waiting.seconds(),
+            (alone.stages[0].forward_compute + alone.stages[0].backward_compute).seconds() * (1 - 0.9 / 0.95));
 }
 
 TEST(Iteration, AnUnfusedOptimizerStepsAtItsOwnCost) {
