@@ -682,7 +682,6 @@ void IterationSim::pair_done(int s) {
   const PipelineStep a = st.order[st.next], b = st.order[st.next + 1];
   const StepCost &ca = cost_of(s, a), &cb = cost_of(s, b);
   const SimTime t0 = st.step_start;
-  auto kind = [](const PipelineStep& x) { return x.forward ? IntervalKind::kForward : IntervalKind::kBackward; };
   account_compute(st, a, s, t0 + st.step_compute);
   account_compute(st, b, s, t0 + st.step_compute + st.pair_compute);
   st.b.recompute += (a.forward ? cb : ca).recompute;
