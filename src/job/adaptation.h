@@ -13,7 +13,7 @@
 // wall time less the time the steady job needs for the tokens it trained:
 //   cost = dt - tokens(dt) / steady tokens per second,
 // put in the bucket of the cause (a network condition: exposed
-// communication; a straggler or a pause: the bubble-and-waiting bucket;
+// communication; a straggler or a pause: waiting on others;
 // storage: checkpoint stalls; a crash: failure recovery and lost work),
 // and taken from the job's productive training.
 //

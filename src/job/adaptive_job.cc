@@ -146,7 +146,7 @@ JobResult run_adaptive_job(const JobInputs& in) {
   const workload::TimeBreakdown& b = r.steady.mean;
   const long double whole = static_cast<long double>(std::max<int64_t>(1, r.steady.iteration.count_ps()));
   const JobTime absorbed = r.cascade && !r.cascade->failed_job ? r.cascade->total : JobTime::zero();
-  const JobTime productive = r.time.compute + r.time.bubble + r.time.communication - absorbed;
+  const JobTime productive = r.time.compute + r.time.bubble + r.time.waiting + r.time.communication - absorbed;
   JobTime cost = res.total();
   if (cost > productive) {
     // Conditions cannot take more than the job trained: the rest is beyond its end.
@@ -164,7 +164,8 @@ JobResult run_adaptive_job(const JobInputs& in) {
   const JobTime comm = share(b.tp_comm + b.ep_comm + b.dp_comm + b.pp_comm);
   r.time.compute = compute;
   r.time.communication = comm + absorbed + res.communication;
-  r.time.bubble = left - compute - comm + res.waiting;
+  r.time.bubble = share(b.bubble);
+  r.time.waiting = left - compute - comm - r.time.bubble + res.waiting;
   r.time.checkpoint += res.checkpoint;
   r.time.recovery += res.recovery;
   r.time.lost_work += res.lost_work;

@@ -14,7 +14,8 @@ namespace anatomy::job {
 
 std::vector<std::pair<const char*, JobTime>> JobBuckets::named() const {
   return {{"productive compute", compute}, {"exposed communication", communication},
-          {"pipeline bubble", bubble},     {"checkpoint stalls", checkpoint},
+          {"pipeline bubble", bubble},     {"waiting on others", waiting},
+          {"checkpoint stalls", checkpoint},
           {"startup", startup},            {"lost work", lost_work},
           {"failure recovery", recovery}};
 }
@@ -396,8 +397,9 @@ JobResult JobSim::run() {
   auto share = [&](SimTime part) { return scaled(productive, part.count_ps() / whole); };
   r_.time.compute = share(b.forward_compute + b.backward_compute + b.optimizer);
   const JobTime comm = share(b.tp_comm + b.ep_comm + b.dp_comm + b.pp_comm);
-  r_.time.bubble = productive - r_.time.compute - comm;  // bubble and waiting on others
-  r_.time.communication = comm + congestion_comm;        // an absorbed congestion: outside productive training
+  r_.time.bubble = share(b.bubble);
+  r_.time.waiting = productive - r_.time.compute - comm - r_.time.bubble;  // and the split's rounding
+  r_.time.communication = comm + congestion_comm;  // an absorbed congestion: outside productive training
   r_.ettr = productive.seconds() / D_.seconds();
 
   const double per_day = failures_per_day(spec_.failures, in_.units);

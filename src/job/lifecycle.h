@@ -60,8 +60,12 @@ struct JobPhase {
 };
 
 struct JobBuckets {
-  JobTime compute, communication, bubble, checkpoint, startup, lost_work, recovery;
-  JobTime total() const { return compute + communication + bubble + checkpoint + startup + lost_work + recovery; }
+  // waiting: on other GPUs (a slower stage, the slowest GPU's compute, a
+  // condition that holds one rank up), apart from the pipeline's bubble.
+  JobTime compute, communication, bubble, waiting, checkpoint, startup, lost_work, recovery;
+  JobTime total() const {
+    return compute + communication + bubble + waiting + checkpoint + startup + lost_work + recovery;
+  }
   std::vector<std::pair<const char*, JobTime>> named() const;
 };
 
