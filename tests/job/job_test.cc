@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 #include <string>
 #include <string_view>
@@ -273,6 +275,30 @@ TEST(Lifecycle, WithoutFailuresOnlyCheckpointsAndStartupCost) {
   const double T = r.steady.iteration.seconds(), C = r.checkpoint_cost().seconds();
   const double startup = r.first_start.total().seconds() / r.wall.seconds();
   EXPECT_NEAR(r.ettr, 50 * T / (50 * T + C) * (1 - startup), 0.002);
+}
+
+// Productive training splits as the steady iteration does, and waiting on
+// others is a cause of its own beside the pipeline bubble: each is its
+// bucket's share of the iteration times the productive time (within the
+// split's rounding).
+TEST(Lifecycle, WaitingOnOthersIsACauseApartFromTheBubble) {
+  Cluster c(false);
+  c.plan.pp = 4;  // 4 micro-batches over 4 stages: a bubble
+  c.plan.dp = 8;
+  JobInputs in = job_inputs(c, SimTime::sec(6 * 3600));
+  const hw::ComputeModel slowest = c.compute.paced(0.9, ""), mean = c.compute.paced(0.95, "");
+  in.iteration.compute = &slowest;  // and the mean GPU waits for it
+  in.iteration.compute_mean = &mean;
+  const JobResult r = run_job(in);
+  ASSERT_GT(r.steady.mean.bubble, SimTime::zero());
+  ASSERT_GT(r.steady.mean.waiting, SimTime::zero());
+  const JobTime productive = r.time.compute + r.time.communication + r.time.bubble + r.time.waiting;
+  const workload::TimeBreakdown& b = r.steady.mean;
+  const double T = r.steady.iteration.seconds();
+  EXPECT_NEAR(r.time.bubble.seconds(), productive.seconds() * b.bubble.seconds() / T, 1e-6);
+  EXPECT_NEAR(r.time.waiting.seconds(), productive.seconds() * b.waiting.seconds() / T, 1e-6);
+  const auto named = r.time.named();
+  EXPECT_TRUE(std::any_of(named.begin(), named.end(), [](const auto& n) { return std::string(n.first) == "waiting on others"; }));
 }
 
 // A job of years runs past int64 picoseconds' 106 days on the job's
