@@ -91,7 +91,8 @@ class TrainingIterations {
     p.step_s = t;
     p.compute = (m.forward_compute + m.backward_compute + m.optimizer).seconds() / t;
     p.communication = (m.tp_comm + m.ep_comm + m.dp_comm + m.pp_comm).seconds() / t;
-    p.bubble = std::max(0.0, 1 - p.compute - p.communication);
+    p.bubble = m.bubble.seconds() / t;
+    p.waiting = std::max(0.0, 1 - p.compute - p.communication - p.bubble);
     const workload::StepCostModel cost(one.model, one.parallelism, one.training, *run.setup->compute,
                                        [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return core::SimTime::zero(); });
     p.traffic = plan_traffic(one, cost);
@@ -101,12 +102,12 @@ class TrainingIterations {
             : static_cast<double>(job::shard_bytes(one.model, one.parallelism, one.training, 0).count());
     const workload::ParallelPlan& plan = one.parallelism;
     p.source = fmt::format("{} TP{} PP{}{} DP{}: {:.3f} s per step alone (anatomy's iteration model, {} network), "
-                           "{:.0f}% compute, {:.0f}% exposed communication, {:.0f}% bubble",
+                           "{:.0f}% compute, {:.0f}% exposed communication, {:.0f}% bubble, {:.0f}% waiting",
                            c.model, plan.tp, plan.pp, plan.ep > 1 ? fmt::format(" EP{}", plan.ep) : std::string(), plan.dp, t,
                            !it.network_transfers                              ? "no"
                            : s_.network.model == net::NetworkModel::kPacket ? "packet"
                                                                             : "flow",
-                           100 * p.compute, 100 * p.communication, 100 * p.bubble);
+                           100 * p.compute, 100 * p.communication, 100 * p.bubble, 100 * p.waiting);
     return p;
   }
 

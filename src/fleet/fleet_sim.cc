@@ -22,10 +22,13 @@ using Ns = int64_t;
 Ns to_ns(double s) { return static_cast<Ns>(std::llround(s * 1e9)); }
 double to_s(Ns t) { return static_cast<double>(t) * 1e-9; }
 
-enum Bucket { kIdle, kQueuedIdle, kStartup, kProductive, kComm, kBubble, kContention, kCheckpoint, kFailure, kPreempt, kBuckets };
+enum Bucket {
+  kIdle, kQueuedIdle, kStartup, kProductive, kComm, kBubble, kWaiting, kContention, kCheckpoint, kFailure, kPreempt,
+  kBuckets
+};
 constexpr const char* kBucketNames[kBuckets] = {
-    "idle", "queued", "startup", "productive", "exposed communication", "pipeline bubble", "contention",
-    "checkpoint", "failure recovery", "preemption"};
+    "idle", "queued", "startup", "productive", "exposed communication", "pipeline bubble", "waiting on others",
+    "contention", "checkpoint", "failure recovery", "preemption"};
 
 enum class Phase { kNone, kStartup, kTrain, kCheckpoint, kRecovery };
 
@@ -203,6 +206,7 @@ class Fleet {
         r.buckets[kProductive] += fresh * r.prof.compute;
         r.buckets[kComm] += fresh * r.prof.communication;
         r.buckets[kBubble] += fresh * r.prof.bubble;
+        r.buckets[kWaiting] += fresh * r.prof.waiting;
         spread(prod_, from, now_, fresh * r.prof.compute * r.alloc);
         r.left -= work;
         r.work_left -= work;
@@ -559,6 +563,7 @@ class Fleet {
       r.prof.compute = compute / r.prof.step_s;
       r.prof.communication = r.comm_alone / r.prof.step_s;
       r.prof.bubble = 0;
+      r.prof.waiting = 0;
     }
     const double work = r.req.duration > JobTime::zero() ? r.req.duration.seconds()
                                                          : static_cast<double>(r.req.iterations) * r.prof.step_s;

@@ -45,7 +45,8 @@
 //              head-of-line blocking, reservations)
 //  startup     image pull, launch, NCCL init at every start
 //  productive  training steps: compute (step x its compute share)
-//  exposed communication, pipeline bubble: the rest of a step alone
+//  exposed communication, pipeline bubble, waiting on others: the rest of
+//              a step alone (waiting: on a slower stage or the slowest GPU)
 //  contention  the extra time of steps and checkpoint writes slowed by
 //              other jobs' traffic (s - 1 of every second of work)
 //  checkpoint  blocking checkpoint writes, alone
@@ -70,7 +71,7 @@ namespace anatomy::fleet {
 // class (light jobs) gives it. Fractions of `step` add up to 1.
 struct StepProfile {
   double step_s = 1;
-  double compute = 1, communication = 0, bubble = 0;
+  double compute = 1, communication = 0, bubble = 0, waiting = 0;
   PlanTraffic traffic;            // what each rank sends across hosts per step (footprint.h)
   double checkpoint_bytes_per_gpu = 0;
   std::string source;             // where the figures come from, for the report

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <tuple>
 
 #include "four_hosts.h"
@@ -164,7 +166,9 @@ TEST(Fleet, APreemptedJobPaysItsRestartAndTheWorkSinceItsCheckpoint) {
   EXPECT_NEAR(r.jobs[0].end_s, 7700, 1e-6);
   EXPECT_NEAR(r.jobs[1].queue_s, 0, 1e-9);
   // Preemption: 1000 s of work again plus 300 s of restart on 32 GPUs.
-  EXPECT_NEAR(r.causes[9].gpu_hours, 1300.0 * 32 / 3600, 1e-6);
+  const auto preemption = std::find_if(r.causes.begin(), r.causes.end(), [](const auto& c) { return std::string(c.name) == "preemption"; });
+  ASSERT_NE(preemption, r.causes.end());
+  EXPECT_NEAR(preemption->gpu_hours, 1300.0 * 32 / 3600, 1e-6);
 }
 
 TEST(Fleet, ACheckpointBurstSlowsAnotherJobsAllReduceOnTheSharedStoragePath) {
