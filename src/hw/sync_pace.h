@@ -35,8 +35,9 @@ namespace anatomy::hw {
 
 double synchronous_pace(const Accelerator& gpu, int64_t gpus);
 // The mean GPU's pace in the same job: 1 - busy_node_rate_loss from 2 GPUs
-// on. Of the time the slowest GPU computes, the mean GPU computes the
-// share synchronous_pace / busy_node_pace and waits for it the rest.
+// on. Of a step the slowest GPU computes, the mean GPU computes its own
+// time (the paced kernels at this pace, the rest as they are) and waits
+// for it the rest.
 double busy_node_pace(const Accelerator& gpu, int64_t gpus);
 
 // "the slowest of 256 B200 sustains 0.929 of one alone (busy node -2.0%,

@@ -3,7 +3,8 @@
 // schema, so a script can tell what it reads:
 //   {"schema": "anatomy.run.iteration", "schema_version": 1, ...}
 // The version rises when a key changes meaning or goes away; adding a key
-// keeps it.
+// keeps it. 2: waiting on others split from compute (the slowest GPU's
+// pace) and from the pipeline bubble in job and fleet GPU-hours.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -11,7 +12,7 @@
 
 namespace anatomy::report {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // {"schema": "anatomy.<kind>", "schema_version": kSchemaVersion}
 nlohmann::ordered_json schema_header(std::string_view kind);

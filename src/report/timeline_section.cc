@@ -51,7 +51,7 @@ Section timeline_section(const workload::IterationResult& r, const std::vector<u
       "({}). Forward and backward steps carry their micro-batch{} when they are wide enough; hover over a "
       "span for its kind, micro-batch and times. Idle time is a pipeline bubble until the upstream stage "
       "starts sending, then exposed PP communication; waiting on others is the time after a GPU has finished "
-      "while the slowest stage has not. The same intervals are in <code>--trace</code> (Perfetto) and "
+      "while the slowest stage has not, and the part of each step the mean GPU waits for the job's slowest GPU. The same intervals are in <code>--trace</code> (Perfetto) and "
       "<code>--csv</code> (timeline.csv).</p>\n",
       escape_html(human_time(r.iteration)), interleaved ? " and model chunk (micro-batch.chunk)" : "");
   s.body_html = draw_gantt(g).str();

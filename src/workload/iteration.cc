@@ -1,5 +1,7 @@
 #include "workload/iteration.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -338,6 +340,12 @@ SimTime IterationSim::slowed(SimTime compute) const {
   const double units = in_.compute->compute_units();
   const double taken = std::min(0.5, in_.library.collective_ctas / units);
   return SimTime::from_seconds(compute.seconds() / (1.0 - taken));
+}
+
+// The mean GPU's part of the slowest GPU's `t` (recomputation is part of
+// the backward compute the split books).
+SimTime at_mean_share(SimTime t, double share) {
+  return share < 1.0 ? SimTime::from_seconds(t.seconds() * share) : t;
 }
 
 void IterationSim::account_compute(Stage& st, const PipelineStep& step, int s, SimTime until) {
@@ -684,7 +692,8 @@ void IterationSim::pair_done(int s) {
   const SimTime t0 = st.step_start;
   account_compute(st, a, s, t0 + st.step_compute);
   account_compute(st, b, s, t0 + st.step_compute + st.pair_compute);
-  st.b.recompute += (a.forward ? cb : ca).recompute;
+  const PipelineStep& back = a.forward ? b : a;
+  st.b.recompute += at_mean_share((a.forward ? cb : ca).recompute, mean_share(s, back));
   account(st, IntervalKind::kTpComm, t0 + st.step_compute + st.pair_compute + ca.tp_comm + cb.tp_comm,
           b.micro_batch, b.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, b.micro_batch, b.chunk);
@@ -741,7 +750,7 @@ void IterationSim::step_done(int s, PipelineStep step) {
   const StepCost& c = step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
   const SimTime t0 = st.step_start;
   account_compute(st, step, s, t0 + st.step_compute);
-  if (!step.forward) st.b.recompute += c.recompute;
+  if (!step.forward) st.b.recompute += at_mean_share(c.recompute, mean_share(s, step));
   account(st, IntervalKind::kTpComm, t0 + st.step_compute + c.tp_comm, step.micro_batch, step.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, step.micro_batch, step.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), step.micro_batch, step.chunk);  // FSDP beyond compute
@@ -834,24 +843,30 @@ IterationResult IterationSim::run() {
   };
   StepCostModel costs(m_, p_, t_, *in_.compute, timer);
   ep_bytes_ = costs.ep_all_to_all_bytes();
-  if (in_.compute_mean != nullptr) {
-    // The same steps on the mean GPU (their collectives as before).
-    StepCostModel mean(m_, p_, t_, *in_.compute_mean, timer);
-    for (int s = 0; s < p_.pp; ++s) {
-      const StageCost slowest = costs.stage(s), average = mean.stage(s);
-      auto shares = [](const std::vector<StepCost>& slow, const std::vector<StepCost>& avg) {
-        std::vector<double> out;
-        for (size_t i = 0; i < slow.size(); ++i)
-          out.push_back(slow[i].compute > SimTime::zero() ? avg[i].compute.seconds() / slow[i].compute.seconds() : 1.0);
-        return out;
-      };
-      mean_share_.emplace_back(shares(slowest.forward, average.forward), shares(slowest.backward, average.backward));
-    }
-  }
+  // The same steps on the mean GPU (their collectives as before), for the
+  // share of each step's compute it computes.
+  std::optional<StepCostModel> mean;
+  if (in_.compute_mean != nullptr) mean.emplace(m_, p_, t_, *in_.compute_mean, timer);
   const int v = p_.virtual_stages;
   st_ = std::vector<Stage>(static_cast<size_t>(p_.pp));
   for (int s = 0; s < p_.pp; ++s) {
     cost_.push_back(costs.stage(s));
+    if (mean) {
+      // Before a straggler condition scales the stage below: the share is
+      // the spread's alone, and the scaled remainder stays the straggler's
+      // compute, as its telemetry reads it.
+      const StageCost average = mean->stage(s);
+      auto shares = [](const std::vector<StepCost>& slow, const std::vector<StepCost>& avg) {
+        std::vector<double> out;
+        for (size_t i = 0; i < slow.size(); ++i)
+          out.push_back(slow[i].compute > SimTime::zero()
+                            ? std::min(1.0, avg[i].compute.seconds() / slow[i].compute.seconds())
+                            : 1.0);
+        return out;
+      };
+      mean_share_.emplace_back(shares(cost_.back().forward, average.forward),
+                               shares(cost_.back().backward, average.backward));
+    }
     if (static_cast<size_t>(s) < in_.stage_compute_scale.size() && in_.stage_compute_scale[s] != 1.0) {
       const double k = in_.stage_compute_scale[s];
       for (auto* steps : {&cost_.back().forward, &cost_.back().backward})

@@ -24,8 +24,12 @@ TEST(Setup, ATrainingJobRunsItsKernelsAtTheSlowestGpusPace) {
   const auto paced = make_setup(eight_b200(""));
   EXPECT_NEAR(paced->compute->tensor_pace(), 0.940364, 1e-6);
   EXPECT_NE(paced->compute->describe().find("the slowest of 8 B200 sustains 0.940"), std::string::npos);
+  // The mean GPU of the busy node: 1 - 0.02.
+  ASSERT_NE(paced->inputs.compute_mean, nullptr);
+  EXPECT_DOUBLE_EQ(paced->inputs.compute_mean->tensor_pace(), 0.98);
   const auto alone = make_setup(eight_b200("compute: {gpu_rate_spread: false}\n"));
   EXPECT_DOUBLE_EQ(alone->compute->tensor_pace(), 1.0);
+  EXPECT_EQ(alone->inputs.compute_mean, nullptr);
   EXPECT_EQ(alone->compute->describe().find("slowest"), std::string::npos);
 }
 

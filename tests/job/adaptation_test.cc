@@ -39,7 +39,8 @@ nlohmann::json run_with_conditions(const std::string& conditions, const std::str
 
 TEST(Condition, PausesCostTheirLengthOnEveryGpuWhenNobodyHasSlack) {
   // A rank stops 100 ms every 10 s for 10 minutes: 60 pauses. With one
-  // pipeline stage nobody idles in the steady step (waiting 0), so every
+  // pipeline stage nobody idles in the steady step (no slack: what waiting
+  // there is, is the mean GPU's on the slowest, which has none), so every
   // GPU waits the whole 100 ms each time: 6 s per GPU, x 64 GPUs = 384
   // GPU-s = 0.10667 GPU-hours, all of it waiting.
   const nlohmann::json j = run_with_conditions(

@@ -111,6 +111,7 @@ TEST(Iteration, TheMeanGpuWaitsForTheSlowestWhatItDoesNotCompute) {
   EXPECT_NEAR(r.stages[0].forward_compute.seconds(), 8 * slow_f.seconds() * (mean_f.seconds() / slow_f.seconds()),
               1e-9);
   EXPECT_GT(r.stages[0].waiting, SimTime::zero());
+  EXPECT_EQ(r.stages[0].on_slowest, r.stages[0].waiting);  // one stage: no other waiting
   EXPECT_EQ(r.stages[0].forward_compute + r.stages[0].backward_compute + r.stages[0].waiting,
             alone.stages[0].forward_compute + alone.stages[0].backward_compute + alone.stages[0].waiting);
   // The GEMMs and attention are the paced part: the waiting is less than
