@@ -4,15 +4,14 @@
 
 namespace anatomy::hw {
 
+double busy_node_pace(const Accelerator& gpu, int64_t gpus) {
+  return gpus < 2 ? 1.0 : 1.0 - gpu.busy_node_rate_loss;
+}
+
 double synchronous_pace(const Accelerator& gpu, int64_t gpus) {
   if (gpus < 2) return 1.0;
   const double r = gpu.sustained_rate_range;
-  const double slowest = 1.0 - r / 2 + r / static_cast<double>(gpus + 1);
-  return (1.0 - gpu.busy_node_rate_loss) * slowest;
-}
-
-double busy_node_pace(const Accelerator& gpu, int64_t gpus) {
-  return gpus < 2 ? 1.0 : 1.0 - gpu.busy_node_rate_loss;
+  return busy_node_pace(gpu, gpus) * (1.0 - r / 2 + r / static_cast<double>(gpus + 1));
 }
 
 std::string synchronous_pace_text(const Accelerator& gpu, int64_t gpus) {

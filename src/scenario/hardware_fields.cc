@@ -62,6 +62,18 @@ std::vector<std::string_view> family_names() {
   return out;
 }
 
+// One of the two figures of an accelerator's spread of sustained rates
+// (hw/sync_pace.h): a share in [0, 1); setting it makes the scenario their
+// source.
+Field<Accelerator> rate_spread_field(std::string_view key, double Accelerator::*member, const char* help) {
+  return {key, Kind::kDouble, by_default("0"), number_at_least_below(0, 1), help,
+          [member](Accelerator& a, const Value& v) {
+            a.*member = v.number;
+            a.rate_spread_source = "defined in the scenario";
+          },
+          [member](const Accelerator& a) { return number_text(a.*member); }, {}};
+}
+
 }  // namespace
 
 const std::vector<Field<Accelerator>>& accelerator_fields() {
@@ -112,22 +124,13 @@ const std::vector<Field<Accelerator>>& accelerator_fields() {
        [](const A& a) { return int_text(a.compute_units); }, {}},
       {"source", Kind::kString, by_default("defined in the scenario"), {}, "where the figures come from",
        [](A& a, const Value& v) { a.source = v.text; }, [](const A& a) { return a.source; }, {}},
-      {"busy_node_rate_loss", Kind::kDouble, by_default("0"), number_at_least_below(0, 1),
-       "the sustained GEMM rate's mean loss when every GPU of a node computes, against one GPU alone, "
-       "e.g. 0.02 (0: not measured); a training job pays it (compute.gpu_rate_spread)",
-       [](A& a, const Value& v) {
-         a.busy_node_rate_loss = v.number;
-         a.rate_spread_source = "defined in the scenario";
-       },
-       [](const A& a) { return number_text(a.busy_node_rate_loss); }, {}},
-      {"sustained_rate_range", Kind::kDouble, by_default("0"), number_at_least_below(0, 1),
-       "slowest to fastest sustained GEMM rate across GPUs of a busy node, over their mean, e.g. 0.104 "
-       "(0: not measured); a synchronous job runs at its slowest GPU's (compute.gpu_rate_spread)",
-       [](A& a, const Value& v) {
-         a.sustained_rate_range = v.number;
-         a.rate_spread_source = "defined in the scenario";
-       },
-       [](const A& a) { return number_text(a.sustained_rate_range); }, {}},
+      rate_spread_field("busy_node_rate_loss", &A::busy_node_rate_loss,
+                        "the sustained GEMM rate's mean loss when every GPU of a node computes, against one GPU "
+                        "alone, e.g. 0.02 (0: not measured); a training job pays it (compute.gpu_rate_spread)"),
+      rate_spread_field("sustained_rate_range", &A::sustained_rate_range,
+                        "slowest to fastest sustained GEMM rate across GPUs of a busy node, over their mean, e.g. "
+                        "0.104 (0: not measured); a synchronous job runs at its slowest GPU's "
+                        "(compute.gpu_rate_spread)"),
       // After the two figures, whose setters name the scenario as their
       // source, so that a printed preset reads back with its citation.
       {"rate_spread_source", Kind::kString, by_default(""), {},
