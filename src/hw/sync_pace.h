@@ -8,7 +8,8 @@
 // one part do not sustain the same clock: a data-parallel step ends when
 // its slowest GPU has finished, so the job runs at the slowest one's pace.
 // Of n GPUs whose sustained rates spread evenly over the measured range
-// (r, slowest to fastest, over the mean m of a busy node), the slowest one
+// (r, slowest to fastest, over their mean m in a busy node, which the
+// chips set: each keeps its place in the range), the slowest one
 // is expected at m (1 - r/2 + r/(n + 1)): the least of n draws from
 // [m (1 - r/2), m (1 + r/2)]. No draw falls outside what was measured.
 //
@@ -18,8 +19,11 @@
 // The iteration times the slowest GPU's steps and books what the mean GPU
 // (at busy_node_pace) does not compute of them as waiting on others.
 //
-// B200 (loss 2.0%, r 10.4%): 8 GPUs 0.940, 256 GPUs 0.929; H200 (0.6%,
-// 4.5%): 8 GPUs 0.977, 256 GPUs 0.972. A part nobody measured that way
+// B200 (loss 0.5%, r 4.9%): 8 GPUs 0.976, 256 GPUs 0.971; H200 (0.2%,
+// 3.4%): 8 GPUs 0.985, 256 GPUs 0.981. The same page's whole-node summary
+// (mamf-finder-all-gpus.py) gives the slowest of 8 below the median GPU by
+// 1.3% on both (B200 1,421 / 1,439, H200 745 / 755), against the spread
+// term's 1.9% and 1.3% here. A part nobody measured that way
 // keeps pace 1. Training jobs (app::make_setup) and an edge site's
 // retraining are paced; serving is not: each accelerator serves its frames
 // alone. Simplifications: the busy node's loss applies from 2 GPUs on,
@@ -40,8 +44,8 @@ double synchronous_pace(const Accelerator& gpu, int64_t gpus);
 // for it the rest.
 double busy_node_pace(const Accelerator& gpu, int64_t gpus);
 
-// "the slowest of 256 B200 sustains 0.929 of one alone (busy node -2.0%,
-// spread 10.4%: mamf-finder on 8 B200 ...)"; "" at pace 1.
+// "the slowest of 256 B200 sustains 0.971 of one alone (busy node -0.5%,
+// spread 4.9%: mamf-finder on 8 B200 ...)"; "" at pace 1.
 std::string synchronous_pace_text(const Accelerator& gpu, int64_t gpus);
 
 }  // namespace anatomy::hw

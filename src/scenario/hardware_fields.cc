@@ -125,11 +125,11 @@ const std::vector<Field<Accelerator>>& accelerator_fields() {
       {"source", Kind::kString, by_default("defined in the scenario"), {}, "where the figures come from",
        [](A& a, const Value& v) { a.source = v.text; }, [](const A& a) { return a.source; }, {}},
       rate_spread_field("busy_node_rate_loss", &A::busy_node_rate_loss,
-                        "the sustained GEMM rate's mean loss when every GPU of a node computes, against one GPU "
-                        "alone, e.g. 0.02 (0: not measured); a training job pays it (compute.gpu_rate_spread)"),
+                        "what a GPU's sustained GEMM rate loses when the other GPUs of its node compute too, "
+                        "against it alone, e.g. 0.005 (0: not measured); a training job pays it (compute.gpu_rate_spread)"),
       rate_spread_field("sustained_rate_range", &A::sustained_rate_range,
                         "slowest to fastest sustained GEMM rate across GPUs of a busy node, over their mean, e.g. "
-                        "0.104 (0: not measured); a synchronous job runs at its slowest GPU's "
+                        "0.049 (0: not measured); a synchronous job runs at its slowest GPU's "
                         "(compute.gpu_rate_spread)"),
       // After the two figures, whose setters name the scenario as their
       // source, so that a printed preset reads back with its citation.

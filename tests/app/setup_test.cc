@@ -18,15 +18,15 @@ training: {seq_len: 8192, global_batch: 8, micro_batch: 1}
 }
 
 // A job of 8 B200 computes at its slowest GPU's pace (sync_pace.h:
-// 0.98 x (1 - 0.052 + 0.104 / 9) = 0.940364), and says so; the scenario
+// 0.995 x (1 - 0.0245 + 0.049 / 9) = 0.976040), and says so; the scenario
 // can ask for one GPU's rate instead.
 TEST(Setup, ATrainingJobRunsItsKernelsAtTheSlowestGpusPace) {
   const auto paced = make_setup(eight_b200(""));
-  EXPECT_NEAR(paced->compute->tensor_pace(), 0.940364, 1e-6);
-  EXPECT_NE(paced->compute->describe().find("the slowest of 8 B200 sustains 0.940"), std::string::npos);
-  // The mean GPU of the busy node: 1 - 0.02.
+  EXPECT_NEAR(paced->compute->tensor_pace(), 0.976040, 1e-6);
+  EXPECT_NE(paced->compute->describe().find("the slowest of 8 B200 sustains 0.976"), std::string::npos);
+  // The mean GPU of the busy node: 1 - 0.005.
   ASSERT_NE(paced->inputs.compute_mean, nullptr);
-  EXPECT_DOUBLE_EQ(paced->inputs.compute_mean->tensor_pace(), 0.98);
+  EXPECT_DOUBLE_EQ(paced->inputs.compute_mean->tensor_pace(), 0.995);
   const auto alone = make_setup(eight_b200("compute: {gpu_rate_spread: false}\n"));
   EXPECT_DOUBLE_EQ(alone->compute->tensor_pace(), 1.0);
   EXPECT_EQ(alone->inputs.compute_mean, nullptr);
@@ -34,12 +34,12 @@ TEST(Setup, ATrainingJobRunsItsKernelsAtTheSlowestGpusPace) {
 }
 
 // Placed in a larger cluster, the job is still its own GPUs: 8 B200 of a
-// 32-GPU cluster pace as 8 (0.940364), not as 32 (0.98 x (1 - 0.052 +
-// 0.104 / 33) = 0.932124).
+// 32-GPU cluster pace as 8 (0.976040), not as 32 (0.995 x (1 - 0.0245 +
+// 0.049 / 33) = 0.972100).
 TEST(Setup, APlacedJobPacesAsItsOwnGpus) {
   const auto placed = make_setup(eight_b200("placement: {cluster_gpus: 32}\n"));
   ASSERT_TRUE(placed->placement.has_value());
-  EXPECT_NEAR(placed->compute->tensor_pace(), 0.940364, 1e-6);
+  EXPECT_NEAR(placed->compute->tensor_pace(), 0.976040, 1e-6);
 }
 
 }  // namespace
