@@ -51,11 +51,12 @@ inline void cpu_relax() {
 // way) costs tens of microseconds on a VM, so the threads spin briefly,
 // then yield. Not long: a long loop of pause instructions cost more than
 // it saved here, most likely because a hypervisor takes a vCPU that runs
-// one off its core (pause-loop exiting) and it wakes late. Measured on htsim's 128-host files, 2 threads,
-// median of 30 processes: one 2 MB flow (77 windows of little work) 9.4 ms
-// with 4,096 pauses before yielding, 5.5-5.8 ms with 0-256; the
-// permutation (86 windows of ~0.5 ms) the same either way. The last to
-// arrive runs `last` before anyone goes on.
+// one off its core (pause-loop exiting) and it wakes late. Measured on
+// htsim's 128-host files, 2 threads, median of 30 processes: one 2 MB
+// flow (77 windows of little work) 9.4 ms with 4,096 pauses before
+// yielding, 5.5-5.8 ms with 0-256; the permutation (86 windows of ~0.5 ms)
+// the same either way. The last to arrive runs `last` before anyone goes
+// on.
 constexpr int kSpinsBeforeYield = 64;
 
 class WindowBarrier {
