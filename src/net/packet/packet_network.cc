@@ -219,6 +219,9 @@ void PacketNetwork::serve(uint32_t idx) {
   transmit(idx, pi, start);
   if (has_work(port)) {
     sim_.schedule_at(port.busy_until, ServeEvent{this, idx});
+    // The same for the packet that service will take, waiting in the queue.
+    if (!port.hi.empty()) __builtin_prefetch(&pool_[port.hi.front()]);
+    else if (!port.lo.empty()) __builtin_prefetch(&pool_[port.lo.front()]);
   } else {
     port.service_pending = false;
   }
@@ -258,6 +261,9 @@ void PacketNetwork::land(uint32_t idx, uint32_t pi) {
   if (--port.wire_count > 0) {
     const WireSlot& next = port.wire[port.wire_head];
     sim_.schedule_at(SimTime::ps(next.arrive_ps), LandEvent{this, idx, next.packet});
+    // Its record went cold on the wire, and its landing is often too soon
+    // for the queue's far hint (inserted after it was given): fetch it now.
+    __builtin_prefetch(&pool_[next.packet]);
   }
   forward(pi);
 }
