@@ -30,6 +30,30 @@ TEST(SprayPaths, EveryPathReachesAllEqualCostPathsBetweenPods) {
   EXPECT_EQ(all.spray(t.gpu_node(0), t.gpu_node(1)).count, 1u);
 }
 
+// Every path's compact bytes name its links, forward and back, whichever
+// way the set keeps them.
+void ExpectCompactBytesNameTheLinks(const topo::Topology& t, const PathSet& s) {
+  ASSERT_TRUE(s.compact());
+  for (uint32_t i = 0; i < s.count; ++i) {
+    uint8_t fwd[kCompactHops], rev[kCompactHops];
+    s.compact_bytes(i, false, fwd);
+    s.compact_bytes(i, true, rev);
+    for (uint32_t k = 0; k < s.len; ++k) {
+      const LinkId f = s.forward(i)[k], r = s.reverse(i)[k];
+      EXPECT_EQ(t.out_link(t.out_begin(t.link(f).from) + fwd[k]), f) << i << " " << k;
+      EXPECT_EQ(t.out_link(t.out_begin(t.link(r).from) + rev[k]), r) << i << " " << k;
+    }
+    // Every way back starts at the receiver's NIC: rev_first finds its
+    // first link without reading the path.
+    EXPECT_EQ(t.out_link(s.rev_first + rev[0]), s.reverse(i)[0]);
+    // A data packet copies kCompactHops (13) bytes: its links, then those
+    // of the way back, which its acknowledgement takes from it
+    // (send_control) instead of from the path set.
+    if (2 * s.len <= kCompactHops)
+      for (uint32_t k = 0; k < s.len; ++k) EXPECT_EQ(fwd[s.len + k], rev[k]);
+  }
+}
+
 TEST(SprayPaths, ACompactPathNamesTheSameLinksAsTheFullOne) {
   // A packet carries its route as one byte a hop, each link's place among
   // its node's out-links; Topology::out_link() must give every link back, forward and
@@ -42,21 +66,38 @@ TEST(SprayPaths, ACompactPathNamesTheSameLinksAsTheFullOne) {
   const PathSet& s = cache.spray(t.gpu_node(0), t.gpu_node(127));
   ASSERT_EQ(s.count, 16u);
   ASSERT_EQ(s.len, 6u);
-  ASSERT_TRUE(s.compact());
-  for (uint32_t i = 0; i < s.count; ++i) {
-    for (uint32_t k = 0; k < s.len; ++k) {
-      const LinkId f = s.forward(i)[k], r = s.reverse(i)[k];
-      EXPECT_EQ(t.out_link(t.out_begin(t.link(f).from) + s.forward_local(i)[k]), f);
-      EXPECT_EQ(t.out_link(t.out_begin(t.link(r).from) + s.reverse_local(i)[k]), r);
-    }
-    // Every way back starts at the receiver's NIC: rev_first finds its
-    // first link without reading the path.
-    EXPECT_EQ(t.out_link(s.rev_first + s.reverse_local(i)[0]), s.reverse(i)[0]);
-    // A data packet copies kCompactHops (13) bytes from forward_local(i):
-    // its 6 links, then the 6 of the way back, which its acknowledgement
-    // takes from it (send_control) instead of from the path set.
-    for (uint32_t k = 0; k < s.len; ++k) EXPECT_EQ(s.forward_local(i)[s.len + k], s.reverse_local(i)[k]);
-  }
+  ExpectCompactBytesNameTheLinks(t, s);
+}
+
+TEST(SprayPaths, AFatTreesPathsAreKeptAsFieldsOfTheirIndex) {
+  // Between pods of a k = 8 fat tree the 16 paths, sorted, differ in two
+  // choices, the aggregation switch (4) and the core (4): path i climbs by
+  // up-link i / 4 of the leaf and i % 4 of the aggregation switch, and
+  // comes back by the matching down-links. So each of the 12 bytes is
+  // fixed or a 2-bit field of i: 4 fields (two each way) of 4 values, and
+  // no table of 16 x 12 bytes.
+  const topo::Topology t = testing::fat_tree(128, 8, 3);
+  PacketConfig every;
+  every.spray_paths = Transport::kEveryPath;
+  PathCache cache(t, every);
+  const PathSet& s = cache.spray(t.gpu_node(0), t.gpu_node(127));
+  EXPECT_EQ(s.fields, 4);
+  EXPECT_TRUE(s.local.empty());
+  for (uint8_t k = 0; k < s.fields; ++k) EXPECT_EQ(s.field[k].mask, 3) << int(k);
+  // 4 of the 16, sampled: not a field of their index, so a table.
+  PacketConfig four;
+  four.spray_paths = 4;
+  PathCache some(t, four);
+  const PathSet& sampled = some.spray(t.gpu_node(0), t.gpu_node(127));
+  ASSERT_EQ(sampled.count, 4u);
+  ExpectCompactBytesNameTheLinks(t, sampled);
+  // On a k = 16 fat tree (1,024 hosts): 64 paths, 8 x 8.
+  const topo::Topology t16 = testing::fat_tree(1024, 16, 3);
+  PathCache cache16(t16, every);
+  const PathSet& s16 = cache16.spray(t16.gpu_node(0), t16.gpu_node(1023));
+  ASSERT_EQ(s16.count, 64u);
+  EXPECT_EQ(s16.fields, 4);
+  ExpectCompactBytesNameTheLinks(t16, s16);
 }
 
 TEST(SprayPaths, UecSpraysOverEveryPathAndEqdsOverItsSample) {

@@ -539,7 +539,7 @@ void PacketNetwork::take_path(Packet& p, const PathSet& s, uint32_t i, bool reve
   p.path = static_cast<uint16_t>(i);
   p.hops = static_cast<uint16_t>(s.len);
   p.compact = hop_cache_ && s.compact() ? 1 : 0;
-  if (p.compact) std::memcpy(p.local, reverse ? s.reverse_local(i) : s.forward_local(i), kCompactHops);
+  if (p.compact) s.compact_bytes(i, reverse, p.local);
 }
 
 void PacketNetwork::adapt(Packet& p, const PathSet& s) {

@@ -1,6 +1,7 @@
 #include "net/packet/paths.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -20,6 +21,45 @@ uint64_t hash_links(const std::vector<LinkId>& links, SimTime pre, SimTime post)
 
 SimTime wire_time(int64_t wire_bytes, double line_bps) {
   return SimTime::ps(static_cast<int64_t>(std::ceil(static_cast<double>(wire_bytes) * 8e12 / line_bps - 1e-6)));
+}
+
+// Whether every compact byte of s (from s.local) is fixed or a bit field
+// of the path's index; if so, fills s's fields (PathSet::compact_bytes).
+bool as_fields(PathSet& s) {
+  const size_t width = 2 * static_cast<size_t>(s.len);
+  if (s.count < 2 || width > 2 * kCompactHops) return false;
+  auto at = [&](uint32_t i, size_t b) { return s.local[i * width + b]; };
+  uint8_t fields = 0, values = 0;
+  for (size_t b = 0; b < width; ++b) {
+    s.fixed[b] = at(0, b);
+    uint32_t stride = 1;
+    while (stride < s.count && at(stride, b) == at(0, b)) ++stride;
+    if (stride == s.count) continue;  // the same on every path
+    // It first changes at path `stride`: a field of i from bit log2(stride)
+    // if stride is a power of two and some power-of-two width of it
+    // repeats over every path.
+    if ((stride & (stride - 1)) != 0 || fields == PathSet::kMaxFields) return false;
+    const uint8_t shift = static_cast<uint8_t>(std::countr_zero(stride));
+    bool found = false;
+    for (uint32_t width_bits = 1; !found && (stride << width_bits) <= s.count && width_bits <= 8; ++width_bits) {
+      const uint32_t n = 1u << width_bits;
+      if (values + n > PathSet::kMaxFieldValues) break;
+      found = true;
+      for (uint32_t i = 0; found && i < s.count; ++i)
+        found = at(i, b) == at(((i >> shift) & (n - 1)) << shift, b);
+      if (!found) continue;
+      PathSet::Field& f = s.field[fields++];
+      f.pos = static_cast<uint8_t>(b);
+      f.shift = shift;
+      f.mask = static_cast<uint8_t>(n - 1);
+      f.values = values;
+      for (uint32_t j = 0; j < n; ++j) s.field_values[values + j] = at(j << shift, b);
+      values = static_cast<uint8_t>(values + n);
+    }
+    if (!found) return false;
+  }
+  s.fields = fields;
+  return fields > 0;
 }
 
 }  // namespace
@@ -102,6 +142,7 @@ PathSet& PathCache::finish(std::unique_ptr<PathSet> s) {
     return true;
   };
   if (!compact_routes()) s->local.clear();
+  else if (as_fields(*s)) s->local = {};
   const NodeId start = topo_.link(s->rev[0]).from;
   s->rev_first = topo_.out_begin(start);
   for (uint32_t i = 1; i < s->count; ++i)

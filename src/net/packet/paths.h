@@ -24,6 +24,11 @@
 // turns back into the link with the topology's table (Topology::out_link)
 // instead of reading the path set, whose lines are cold by the time a
 // packet lands (a flow's 256 paths on 8,192 hosts are 100 MB in all).
+// Where every compact byte of path i is either the same for all paths or
+// picked from a few values by a bit field of i (a fat tree's equal-cost
+// paths differ only in their up-going choices, in sorted order), the set
+// keeps those fields instead of each path's bytes: a packet's copy then
+// reads the set's own record, not one cold line of a 3 KB table a flow.
 //
 // Sets are immutable once built and shared by every flow between the same
 // pair (spray) or on the same route (ECMP), so the cache grows with the
@@ -33,7 +38,9 @@
 //   const PathSet& s = cache.spray(topology.gpu_node(0), topology.gpu_node(9));
 //   const LinkId* first = s.forward(0);   // s.len links
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -59,6 +66,18 @@ struct PathSet {
   // padded with kCompactHops zeros at the end; empty when a path is longer
   // than kCompactHops or a node on it has more than 255 out-links.
   std::vector<uint8_t> local;
+  // The same bytes as fields (see the top), when they are that: with
+  // `fields` > 0, local is empty and byte b of path i's 2 x len is
+  // field_values[f.values + ((i >> f.shift) & f.mask)] for the field f at
+  // b, and fixed[b] elsewhere. fixed is zero past 2 x len.
+  struct Field {
+    uint8_t pos = 0, shift = 0, mask = 0, values = 0;
+  };
+  static constexpr size_t kMaxFields = 8, kMaxFieldValues = 64;
+  uint8_t fields = 0;
+  std::array<Field, kMaxFields> field;
+  std::array<uint8_t, kMaxFieldValues> field_values{};
+  std::array<uint8_t, 3 * kCompactHops> fixed{};
   // Topology::out_begin of the node every reverse path starts at (kNoSlot:
   // they start at different nodes).
   uint32_t rev_first = 0;
@@ -73,9 +92,23 @@ struct PathSet {
 
   const LinkId* forward(uint32_t i) const { return fwd.data() + static_cast<size_t>(i) * len; }
   const LinkId* reverse(uint32_t i) const { return rev.data() + static_cast<size_t>(i) * len; }
-  bool compact() const { return !local.empty(); }
-  const uint8_t* forward_local(uint32_t i) const { return local.data() + 2 * static_cast<size_t>(i) * len; }
-  const uint8_t* reverse_local(uint32_t i) const { return forward_local(i) + len; }
+  bool compact() const { return fields > 0 || !local.empty(); }
+  // The kCompactHops bytes a packet on path i carries (compact() only):
+  // forward, its len links then the len of the way back; reverse, the way
+  // back. Bytes past those are padding (another path's, or zero).
+  void compact_bytes(uint32_t i, bool reverse, uint8_t* out) const {
+    const size_t from = reverse ? len : 0;
+    if (fields == 0) {
+      std::memcpy(out, local.data() + 2 * static_cast<size_t>(i) * len + from, kCompactHops);
+      return;
+    }
+    std::memcpy(out, fixed.data() + from, kCompactHops);
+    for (uint8_t k = 0; k < fields; ++k) {
+      const Field& f = field[k];
+      if (f.pos >= from && f.pos < from + kCompactHops)
+        out[f.pos - from] = field_values[f.values + ((i >> f.shift) & f.mask)];
+    }
+  }
   // [begin, end) of the paths that share path i's first `hops` links.
   void block(uint32_t i, uint32_t hops, uint32_t& begin, uint32_t& end) const;
 };
