@@ -142,7 +142,7 @@ PathSet& PathCache::finish(std::unique_ptr<PathSet> s) {
     return true;
   };
   if (!compact_routes()) s->local.clear();
-  else if (as_fields(*s)) s->local = {};
+  else if (as_fields(*s)) std::vector<uint8_t>().swap(s->local);  // and free its bytes
   const NodeId start = topo_.link(s->rev[0]).from;
   s->rev_first = topo_.out_begin(start);
   for (uint32_t i = 1; i < s->count; ++i)
