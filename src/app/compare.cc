@@ -27,7 +27,7 @@ std::vector<report::CompareRun> compare_scenarios(const std::vector<std::string>
   std::vector<scenario::Scenario> scenarios;
   for (const auto& f : files) {
     scenarios.push_back(scenario::load_scenario(f, overrides));
-    if (scenarios.back().collective) throw not_an_iteration(scenarios.back());
+    if (scenarios.back().collective || scenarios.back().kernel) throw not_an_iteration(scenarios.back());
   }
   std::vector<report::CompareRun> runs;
   for (size_t i = 0; i < scenarios.size(); ++i) {

@@ -47,7 +47,7 @@ hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t, const hw::Accel
 // site's models have no dropout; unfused attention prices its dropout as a
 // memory-bound pass).
 bool flash_attention_dropout(const scenario::Scenario& s) {
-  return !s.edge && s.model.dropout && s.training.flash_attention;
+  return !s.edge && !s.kernel && s.model.dropout && s.training.flash_attention;
 }
 
 }  // namespace
@@ -67,13 +67,15 @@ std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s) 
 }
 
 core::InputError not_an_iteration(const scenario::Scenario& s) {
+  const char* section = s.kernel ? "kernel" : "collective";
   return scenario::locate_in_scenario(
-      s, core::InputError({"", 0, "collective"}, "this scenario is a collective case, not a training job: "
-                                                 "anatomy run and anatomy validate time it"));
+      s, core::InputError({"", 0, section}, fmt::format("this scenario is a {} case, not a training job: "
+                                                        "anatomy run and anatomy validate time it",
+                                                        section)));
 }
 
 std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
-  if (s.collective) throw not_an_iteration(s);
+  if (s.collective || s.kernel) throw not_an_iteration(s);
   auto setup = std::make_unique<Setup>();
   try {
     topo::ClusterSpec spec = s.cluster;

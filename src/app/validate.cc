@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "app/collective.h"
+#include "app/kernel.h"
 #include "app/edge.h"
 #include "app/data_dir.h"
 #include "app/iteration.h"
@@ -24,7 +25,10 @@ double metric_of(const std::string& metric, const workload::IterationResult& r) 
   if (metric == "mfu") return r.mfu;
   if (metric == "tokens_per_s") return r.tokens_per_s;
   if (metric == "iteration_s") return r.iteration.seconds();
-  throw core::InputError({"", 0, "expected.metric"}, fmt::format("unknown metric '{}'", metric));
+  throw core::InputError({"", 0, "expected.metric"},
+                         fmt::format("a training iteration measures tflops_per_gpu, megatron_tflops_per_gpu, mfu, "
+                                     "tokens_per_s or iteration_s, not {}",
+                                     metric));
 }
 
 }  // namespace
@@ -75,6 +79,19 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
     c.ran = true;
     return c;
   }
+  if (s.kernel) {
+    const KernelCaseRun run = run_kernel_case(s);
+    if (c.metric == "tflops")
+      c.simulated = run.flops / run.time.seconds() / 1e12;
+    else if (c.metric == "time_us")
+      c.simulated = run.time.micros();
+    else
+      throw core::InputError({path, 0, "expected.metric"}, "a kernel case measures tflops or time_us");
+    c.note = fmt::format("{}: {}", run.what, core::format_time(run.time));
+    c.simulated_time = run.time;
+    c.ran = true;
+    return c;
+  }
   if (s.collective) {
     const coll::CollectiveResult res = run_collective_case(s).result;
     if (c.metric == "busbw_GBps")
@@ -98,7 +115,11 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   }
   c.ran = true;
   c.simulated_time = r.iteration;
-  c.simulated = metric_of(c.metric, r);
+  try {
+    c.simulated = metric_of(c.metric, r);
+  } catch (const core::InputError& e) {
+    throw scenario::locate_in_scenario(s, e);
+  }
   c.note = fmt::format("iteration {:.2f} s, MFU {:.1f}% ({:.1f}% causal)", r.iteration.seconds(), 100 * r.mfu,
                        100 * r.mfu_causal);
   if (!r.memory_warning.empty()) c.note += "; memory model: " + r.memory_warning;

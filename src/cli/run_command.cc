@@ -11,6 +11,7 @@
 #include "app/fleet.h"
 #include "app/iteration.h"
 #include "app/job.h"
+#include "app/kernel.h"
 #include "cli/outputs.h"
 #include "cli/scenario_options.h"
 #include "core/error.h"
@@ -23,6 +24,7 @@
 #include "report/iteration_text.h"
 #include "report/job_ensemble.h"
 #include "report/job_section.h"
+#include "report/kernel_text.h"
 #include "report/progress.h"
 #include "workload/trace/chakra.h"
 #include "workload/trace/trace_dir.h"
@@ -42,6 +44,18 @@ void run_collective_case(const scenario::Scenario& s, const std::string& format,
     print_json(report::collective_case_json(s, run.result));
   else
     std::fputs(report::collective_case_text(s, run.result, run.topology).c_str(), stdout);
+}
+
+// A kernel case: one kernel's time on one GPU, nothing to report or trace.
+void run_kernel_case(const scenario::Scenario& s, const std::string& format, const OutputOptions& outputs) {
+  if (!outputs.report.empty() || !outputs.trace.empty() || !outputs.csv.empty())
+    throw scenario::locate_in_scenario(
+        s, core::InputError({"", 0, "kernel"}, "a kernel case has no iteration to report, trace or tabulate"));
+  const app::KernelCaseRun run = app::run_kernel_case(s);
+  if (format == "json")
+    print_json(report::kernel_case_json(s, run));
+  else
+    std::fputs(report::kernel_case_text(s, run).c_str(), stdout);
 }
 
 // An edge site: its cycles, tiers and coverage (report/edge_report.h), and
@@ -94,6 +108,7 @@ void run(const std::string& file, const std::string& format, const OutputOptions
   if (seeds_given && !s.job)
     throw core::InputError({"", 0, "--seeds"}, "needs a scenario with a job: section (one iteration draws nothing)");
   if (s.collective) return run_collective_case(s, format, outputs);
+  if (s.kernel) return run_kernel_case(s, format, outputs);
   if (s.edge) return run_edge_case(s, format, outputs);
   if (s.fleet) return run_fleet_case(s, format, outputs);
   check_iteration_outputs(outputs, s);

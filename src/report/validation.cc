@@ -40,7 +40,8 @@ double ValidationCase::error() const {
 }
 
 bool ValidationCase::is_training() const {
-  return metric != "busbw_GBps" && metric != "time_us" && metric != "interruptions" && metric != "ettr";
+  return metric != "busbw_GBps" && metric != "time_us" && metric != "interruptions" && metric != "ettr" &&
+         metric != "tflops";
 }
 
 ErrorSummary Validation::training() const { return summarize(cases, true); }
@@ -102,7 +103,7 @@ std::string validation_text(const Validation& v) {
   fmt::format_to(to, "\ntraining throughput/MFU: median |error| {:.1f}%, worst {:.1f}% over {} simulated cases",
                  100 * train.median, 100 * train.worst, train.n);
   if (train.refused > 0) fmt::format_to(to, "; {} not simulated (see notes)", train.refused);
-  fmt::format_to(to, "\nother cases (collectives, whole jobs): median |error| {:.1f}%, worst {:.1f}% over {} cases\n",
+  fmt::format_to(to, "\nother cases (collectives, kernels, whole jobs): median |error| {:.1f}%, worst {:.1f}% over {} cases\n",
                  100 * colls.median, 100 * colls.worst, colls.n);
   return out;
 }

@@ -109,10 +109,23 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
   const Present top = detail::read_section(root, "", root_line, detail::top_fields(), s, ctx);
   if (!top.count("name")) s.name = stem_of(file);
 
+  if (top.count("collective") && top.count("kernel"))
+    ctx.fail(ctx.line_for("kernel"), "kernel", "a scenario is a collective case or a kernel case, not both");
   if (top.count("collective")) {
     CollectiveCase c;
     detail::read_section(sub(top, "collective"), "collective", ctx.line_for("collective"), detail::collective_fields(), c, ctx);
     s.collective = c;
+  } else if (top.count("kernel")) {
+    KernelCase k;
+    const Present given =
+        detail::read_section(sub(top, "kernel"), "kernel", ctx.line_for("kernel"), detail::kernel_fields(), k, ctx);
+    const bool gemm = k.op == "gemm";
+    static const std::vector<std::string> gemm_keys = {"m", "n", "k"}, attention_keys = {"seq", "heads"};
+    for (const std::string& key : gemm ? gemm_keys : attention_keys)
+      if (!given.count(key))
+        ctx.fail(ctx.line_for("kernel"), "kernel." + key,
+                 fmt::format("is required for {} (a {})", k.op, gemm ? "GEMM's M, N and K" : "sequence length and heads"));
+    s.kernel = k;
   } else if (!top.count("model") && !top.count("edge") && !top.count("fleet")) {
     ctx.fail(root_line, "model", "is required (a model preset name, or a mapping of its dimensions)");
   }
@@ -196,7 +209,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
   }
   s.lines = ctx.lines;
   s.overridden = ctx.overridden;
-  if ((s.collective || s.edge || s.fleet) && !top.count("model")) return s;
+  if ((s.collective || s.kernel || s.edge || s.fleet) && !top.count("model")) return s;
   try {
     workload::validate_plan(s.model, s.parallelism, s.training, s.cluster.gpus);
   } catch (const core::InputError& e) {

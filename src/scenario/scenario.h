@@ -72,7 +72,7 @@ namespace anatomy::scenario {
 
 struct Expected {
   std::string case_id;
-  std::string metric;  // tflops_per_gpu, mfu, tokens_per_s, iteration_s, busbw_GBps, interruptions, ettr, ...
+  std::string metric;  // tflops_per_gpu, mfu, tokens_per_s, iteration_s, busbw_GBps, interruptions, ettr, tflops (a kernel), ...
   double value = 0;
   std::string source;
   // "equal" (error = relative difference), or a published bound: "at_least"
@@ -86,6 +86,19 @@ struct CollectiveCase {
   coll::Op op = coll::Op::kAllReduce;
   core::Bytes bytes;
   std::string algorithm = "auto";
+};
+
+// One kernel timed alone on one GPU of the cluster's part, at the rates the
+// compute model gives it (validation cases against published GEMM and
+// attention benchmarks, and a user's question about one shape).
+// Attention FLOPs follow FlashAttention's count: forward 4 x batch x heads
+// x seq^2 x head_dim, halved when causal; backward 2.5 times forward.
+struct KernelCase {
+  std::string op = "gemm";                          // gemm, attention_forward or attention_backward
+  int64_t m = 0, n = 0, k = 0;                      // gemm: C[m,n] = A[m,k] B[k,n]
+  hw::Precision precision = hw::Precision::kBf16;   // gemm
+  int64_t batch = 1, seq = 0, heads = 0, head_dim = 128;  // attention
+  bool causal = true;                               // attention
 };
 
 struct Scenario {
@@ -109,6 +122,7 @@ struct Scenario {
   bool gpu_rate_spread = true;
   std::optional<Expected> expected;
   std::optional<CollectiveCase> collective;
+  std::optional<KernelCase> kernel;
   std::optional<job::JobSpec> job;  // a whole training run (the seed above drives its failures)
   // Placement in a larger cluster of placement_cluster_gpus GPUs (the seed
   // above drives which hosts are busy); none: the job is the whole cluster.

@@ -66,7 +66,7 @@ const std::vector<Field<Scenario>>& top_fields() {
       {"seed", Kind::kInt, by_default("1"), int_range(0, kMaxSeed),
        "seed of every random stream (same seed, same results)",
        [](Scenario& s, const Value& v) { s.seed = static_cast<uint64_t>(v.integer); }, shows(&Scenario::seed)},
-      {"model", Kind::kSection, derived("required unless the scenario is a collective case, an edge site or a fleet"), {},
+      {"model", Kind::kSection, derived("required unless the scenario is a collective or kernel case, an edge site or a fleet"), {},
        "a model preset name, or a mapping of its dimensions", {}},
       {"cluster", Kind::kSection, required(), {}, "the system preset, GPU count, fabric and storage", {}},
       {"parallelism", Kind::kSection, derived("every key at its default"), {}, "how the GPUs split the model (TP, PP, DP, ...)", {}},
@@ -77,6 +77,9 @@ const std::vector<Field<Scenario>>& top_fields() {
        "the published figure a validation case is compared with", {}},
       {"collective", Kind::kSection, derived("none: simulate a training iteration"), {},
        "time one collective instead of a training iteration", {}},
+      {"kernel", Kind::kSection, derived("none: simulate a training iteration"), {},
+       "time one GEMM or flash-attention kernel on one GPU of the cluster's part instead of a training iteration",
+       {}},
       {"job", Kind::kSection, derived("none: one iteration"), {},
        "a whole training run: duration, startup, checkpoints, failures, cost", {}},
       {"placement", Kind::kSection, derived("none: the job is the whole cluster"), {},
@@ -534,7 +537,7 @@ const std::vector<Field<Expected>>& expected_fields() {
       {"metric", Kind::kEnum, required(), {}, "what the published figure measures",
        [](E& e, const Value& v) { e.metric = v.text; }, shows(&E::metric), {"tflops_per_gpu", "megatron_tflops_per_gpu", "mfu", "tokens_per_s", "iteration_s",
                                                           "busbw_GBps", "time_us", "interruptions", "ettr",
-                                                          "samples_per_s"}},
+                                                          "samples_per_s", "tflops"}},
       {"value", Kind::kDouble, required(), detail::number_positive(), "the published figure",
        [](E& e, const Value& v) { e.value = v.number; }, shows(&E::value)},
       {"source", Kind::kString, by_default(""), {}, "where the figure was published",
@@ -564,6 +567,35 @@ const std::vector<Field<CollectiveCase>>& collective_fields() {
   return f;
 }
 
+const std::vector<Field<KernelCase>>& kernel_fields() {
+  using K = KernelCase;
+  static const std::vector<Field<K>> f = {
+      {"op", Kind::kEnum, by_default("gemm"), {}, "the kernel",
+       [](K& c, const Value& v) { c.op = v.text; }, shows(&K::op),
+       {"gemm", "attention_forward", "attention_backward"}},
+      {"m", Kind::kInt, derived("required for gemm"), int_range(1, kMaxDim), "gemm: rows of A and C",
+       [](K& c, const Value& v) { c.m = v.integer; }, shows(&K::m)},
+      {"n", Kind::kInt, derived("required for gemm"), int_range(1, kMaxDim), "gemm: columns of B and C",
+       [](K& c, const Value& v) { c.n = v.integer; }, shows(&K::n)},
+      {"k", Kind::kInt, derived("required for gemm"), int_range(1, kMaxDim), "gemm: the inner dimension",
+       [](K& c, const Value& v) { c.k = v.integer; }, shows(&K::k)},
+      {"precision", Kind::kEnum, by_default("bf16"), {}, "gemm: input precision (fp4: NVFP4 / MXFP4 block-scaled)",
+       [](K& c, const Value& v) { c.precision = hw::parse_precision(v.text, "kernel.precision"); },
+       [](const K& c) { return std::string(hw::to_string(c.precision)); }, {"bf16", "fp8", "fp4", "fp16", "fp32"}},
+      {"batch", Kind::kInt, by_default("1"), int_range(1, kMaxDim), "attention: sequences",
+       [](K& c, const Value& v) { c.batch = v.integer; }, shows(&K::batch)},
+      {"seq", Kind::kInt, derived("required for attention"), int_range(1, kMaxDim), "attention: tokens per sequence",
+       [](K& c, const Value& v) { c.seq = v.integer; }, shows(&K::seq)},
+      {"heads", Kind::kInt, derived("required for attention"), int_range(1, kMaxDim), "attention: query heads",
+       [](K& c, const Value& v) { c.heads = v.integer; }, shows(&K::heads)},
+      {"head_dim", Kind::kInt, by_default("128"), int_range(1, kMaxDim), "attention: dimension of a head",
+       [](K& c, const Value& v) { c.head_dim = v.integer; }, shows(&K::head_dim)},
+      {"causal", Kind::kBool, by_default("true"), {}, "attention: causal mask (FLOPs counted at half)",
+       [](K& c, const Value& v) { c.causal = v.flag; }, shows(&K::causal)},
+  };
+  return f;
+}
+
 namespace {
 
 // The packet options say nothing about a flow run: its rows stop at the model.
@@ -585,7 +617,9 @@ const std::vector<Section>& sections() {
     std::vector<Section> s = {
         section<Scenario>("", top_fields(), [](const Scenario& x) { return &x; }),
         section<ModelSpec>("model", model_fields(),
-                           [](const Scenario& x) { return (x.collective || x.edge) && x.model.layers == 0 ? nullptr : &x.model; }),
+                           [](const Scenario& x) {
+                             return (x.collective || x.kernel || x.edge) && x.model.layers == 0 ? nullptr : &x.model;
+                           }),
         section<topo::ClusterSpec>("cluster", cluster_fields(), [](const Scenario& x) { return &x.cluster; }),
         section<hw::System>("cluster.system", system_fields(), [](const Scenario& x) { return &x.cluster.system; }),
         section<hw::Accelerator>("cluster.system.gpu", accelerator_fields(),
@@ -599,15 +633,16 @@ const std::vector<Section>& sections() {
         section<topo::StorageSpec>("cluster.storage", storage_fields(),
                                    [](const Scenario& x) { return &x.cluster.storage; }),
         section<ParallelPlan>("parallelism", parallelism_fields(),
-                              [](const Scenario& x) { return x.collective || x.edge ? nullptr : &x.parallelism; }),
+                              [](const Scenario& x) { return x.collective || x.kernel || x.edge ? nullptr : &x.parallelism; }),
         section<TrainingSpec>("training", training_fields(),
-                              [](const Scenario& x) { return x.collective || x.edge ? nullptr : &x.training; }),
+                              [](const Scenario& x) { return x.collective || x.kernel || x.edge ? nullptr : &x.training; }),
         network_section(),
         section<Scenario>("compute", compute_fields(), [](const Scenario& x) { return &x; }),
         section<Expected>("expected", expected_fields(),
                           [](const Scenario& x) { return x.expected ? &*x.expected : nullptr; }),
         section<CollectiveCase>("collective", collective_fields(),
                                 [](const Scenario& x) { return x.collective ? &*x.collective : nullptr; }),
+        section<KernelCase>("kernel", kernel_fields(), [](const Scenario& x) { return x.kernel ? &*x.kernel : nullptr; }),
     };
     add_job_sections(s);
     add_edge_sections(s);

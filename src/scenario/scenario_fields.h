@@ -27,6 +27,7 @@ const std::vector<Field<workload::TrainingSpec>>& training_fields();
 const std::vector<Field<Scenario>>& compute_fields();
 const std::vector<Field<Expected>>& expected_fields();
 const std::vector<Field<CollectiveCase>>& collective_fields();
+const std::vector<Field<KernelCase>>& kernel_fields();
 
 // What a kind's values are measured in, for the docs ("" for plain numbers).
 const char* unit_of(Kind k);

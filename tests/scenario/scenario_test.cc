@@ -354,9 +354,9 @@ TEST(ScenarioErrors, UnknownNetworkModelListsTheValidOnes) {
 }
 
 TEST(ScenarioErrors, UnknownExpectedMetricListsTheValidOnes) {
-  const std::string e = error_of(std::string(kMinimal) + "expected: {case: A1, metric: tflops, value: 140}\n");
-  EXPECT_EQ(e, "s.yaml:3: expected.metric: 'tflops' is not one of: tflops_per_gpu, megatron_tflops_per_gpu, mfu, "
-               "tokens_per_s, iteration_s, busbw_GBps, time_us, interruptions, ettr, samples_per_s");
+  const std::string e = error_of(std::string(kMinimal) + "expected: {case: A1, metric: tflops_per_node, value: 140}\n");
+  EXPECT_EQ(e, "s.yaml:3: expected.metric: 'tflops_per_node' is not one of: tflops_per_gpu, megatron_tflops_per_gpu, "
+               "mfu, tokens_per_s, iteration_s, busbw_GBps, time_us, interruptions, ettr, samples_per_s, tflops");
 }
 
 TEST(Scenario, ACollectiveCaseNeedsNoModel) {

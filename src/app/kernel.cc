@@ -1,0 +1,47 @@
+#include "app/kernel.h"
+
+#include <fmt/format.h>
+
+#include "app/setup.h"
+#include "core/error.h"
+#include "hw/compute_model.h"
+#include "hw/precision.h"
+
+namespace anatomy::app {
+
+KernelCaseRun run_kernel_case(const scenario::Scenario& s) {
+  const scenario::KernelCase& k = *s.kernel;
+  const hw::Accelerator& gpu = s.cluster.system.gpu;
+  try {
+    const std::optional<hw::CalibrationTable> table = calibration_of(s);
+    const hw::ComputeModel cm = hw::make_compute_model(gpu, table ? &*table : nullptr);
+    KernelCaseRun run;
+    run.compute = cm.describe();
+    if (k.op == "gemm") {
+      // The compute model runs a precision the part has no units for at
+      // BF16's rate, as a framework's fallback does; a kernel case asks
+      // for the precision itself.
+      if (hw::peak_tflops(gpu, k.precision) <= 0)
+        throw core::InputError({"", 0, "kernel.precision"},
+                               fmt::format("{} has no {} tensor units", gpu.name, hw::to_string(k.precision)));
+      run.time = cm.gemm(k.m, k.n, k.k, k.precision);
+      run.flops = 2.0 * static_cast<double>(k.m) * static_cast<double>(k.n) * static_cast<double>(k.k);
+      run.what = fmt::format("gemm {} x {} x {} {}", k.m, k.n, k.k, hw::to_string(k.precision));
+    } else {
+      const bool backward = k.op == "attention_backward";
+      run.time = backward ? cm.attention_bwd(k.batch, k.seq, k.heads, k.head_dim, k.causal)
+                          : cm.attention_fwd(k.batch, k.seq, k.heads, k.head_dim, k.causal);
+      const double forward = 4.0 * static_cast<double>(k.batch) * static_cast<double>(k.heads) *
+                             static_cast<double>(k.seq) * static_cast<double>(k.seq) *
+                             static_cast<double>(k.head_dim) * (k.causal ? 0.5 : 1.0);
+      run.flops = backward ? 2.5 * forward : forward;
+      run.what = fmt::format("flash attention {}, batch {} x seq {} x {} heads of {}{}", backward ? "backward" : "forward",
+                             k.batch, k.seq, k.heads, k.head_dim, k.causal ? ", causal" : "");
+    }
+    return run;
+  } catch (const core::InputError& e) {
+    throw scenario::locate_in_scenario(s, e);
+  }
+}
+
+}  // namespace anatomy::app

@@ -1,0 +1,25 @@
+#pragma once
+// One kernel case (a scenario's `kernel:`) as anatomy run prints it: the
+// kernel, the part, its time and TFLOP/s, and where the rates came from;
+// as text or JSON.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/time.h"
+#include "scenario/scenario.h"
+
+namespace anatomy::report {
+
+// What the compute model gave the scenario's kernel (app/kernel.h).
+struct KernelTiming {
+  core::SimTime time;
+  double flops = 0;
+  std::string what;     // "gemm 8192 x 8192 x 8192 bf16"
+  std::string compute;  // where the rates come from
+};
+
+std::string kernel_case_text(const scenario::Scenario& s, const KernelTiming& k);
+nlohmann::ordered_json kernel_case_json(const scenario::Scenario& s, const KernelTiming& k);
+
+}  // namespace anatomy::report
