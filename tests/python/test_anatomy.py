@@ -79,6 +79,18 @@ def test_collective_matches_the_collective_case_the_cli_runs(tmp_path):
     assert len(rows) == 2 and rows[0]["time_us"] < rows[1]["time_us"]
 
 
+def test_a_kernel_case_runs_as_the_cli_runs_it():
+    # A kernel case through run(): the same JSON as `anatomy run`, a GEMM's
+    # 2 m n k FLOPs.
+    path = os.path.join(ROOT, "scenarios", "kernels", "b200-gemm-8192.yaml")
+    r = anatomy.run(path)
+    assert r["schema"] == "anatomy.run.kernel"
+    assert r == cli_json("run", path)
+    assert r["flops"] == 2 * 8192 ** 3
+    small = anatomy.run(path, set={"kernel.m": 1024})
+    assert small["time_us"] < r["time_us"]
+
+
 def test_validate_one_case():
     v = anatomy.validate(os.path.join(ROOT, "validation", "a1-1_7b.yaml"))
     assert v["cases"][0]["case"] == "A1-1.7B"
