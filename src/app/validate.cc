@@ -82,7 +82,7 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   if (s.kernel) {
     const KernelCaseRun run = run_kernel_case(s);
     if (c.metric == "tflops")
-      c.simulated = run.flops / run.time.seconds() / 1e12;
+      c.simulated = report::kernel_tflops(run);
     else if (c.metric == "time_us")
       c.simulated = run.time.micros();
     else

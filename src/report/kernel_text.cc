@@ -5,18 +5,14 @@
 #include "report/schema.h"
 
 namespace anatomy::report {
-namespace {
-
-double tflops_of(const KernelTiming& k) { return k.time.seconds() > 0 ? k.flops / k.time.seconds() / 1e12 : 0; }
-
-}  // namespace
+double kernel_tflops(const KernelTiming& k) { return k.time.seconds() > 0 ? k.flops / k.time.seconds() / 1e12 : 0; }
 
 std::string kernel_case_text(const scenario::Scenario& s, const KernelTiming& k) {
   std::string out = fmt::format("# anatomy run: {}{}\n", s.name, s.file.empty() ? "" : fmt::format(" ({})", s.file));
   out += fmt::format("# kernel: {}, alone on one {} of {}\n", k.what, s.cluster.system.gpu.name, s.cluster.system.name);
   out += fmt::format("# compute: {}\n\n", k.compute);
   out += fmt::format("time              {:.3f} us\n", k.time.micros());
-  out += fmt::format("TFLOP/s           {:.1f} ({:.4g} FLOPs)\n", tflops_of(k), k.flops);
+  out += fmt::format("TFLOP/s           {:.1f} ({:.4g} FLOPs)\n", kernel_tflops(k), k.flops);
   return out;
 }
 
@@ -27,7 +23,7 @@ nlohmann::ordered_json kernel_case_json(const scenario::Scenario& s, const Kerne
   j["gpu"] = s.cluster.system.gpu.name;
   j["time_us"] = k.time.micros();
   j["flops"] = k.flops;
-  j["tflops"] = tflops_of(k);
+  j["tflops"] = kernel_tflops(k);
   j["compute"] = k.compute;
   return j;
 }

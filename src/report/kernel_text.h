@@ -19,6 +19,8 @@ struct KernelTiming {
   std::string compute;  // where the rates come from
 };
 
+// flops over time, in TFLOP/s (0 for a kernel of no time).
+double kernel_tflops(const KernelTiming& k);
 std::string kernel_case_text(const scenario::Scenario& s, const KernelTiming& k);
 nlohmann::ordered_json kernel_case_json(const scenario::Scenario& s, const KernelTiming& k);
 
