@@ -368,12 +368,13 @@ int64_t PacketNetwork::queued_bytes(LinkId l) const {
 size_t PacketNetwork::memory_bytes() const {
   size_t total = pool_.memory_bytes() + paths_->memory_bytes();
   total += slots_.capacity() * sizeof(SlotRef);
-  for (const Flow& f : flows_)
+  flows_.for_each([&](const Flow& f) {
     total += sizeof(Flow) + (f.acked_bits.capacity() + f.lost_bits.capacity() + f.rcv_bits.capacity()) * 8 +
              f.retx.capacity() * 4 + f.recycled.capacity() * 2;
+  });
   total += ports_.size() * (sizeof(Port) + sizeof(PortCold)) + port_of_link_.capacity() * 4 +
            switch_of_node_.capacity() * 4;
-  for (const Port& p : ports_) total += (p.wire ? p.wire_mask + 1 : 0) * sizeof(WireSlot);
+  ports_.for_each([&](const Port& p) { total += (p.wire ? p.wire_mask + 1 : 0) * sizeof(WireSlot); });
   for (const Feeder& fd : feeders_) total += sizeof(Feeder) + fd.ring.capacity() * 8;
   total += ingress_bytes_.capacity() * 8 + pause_sent_.capacity();
   return total;

@@ -51,7 +51,8 @@
 //
 // Time is integer picoseconds; serialization rounds up to the next ps.
 // Packets come from a pool (packet.h) and carry their route; the hot path
-// allocates nothing. Flows and ports live in deques, so references stay
+// allocates nothing. Flows and ports live in blocks that never move
+// (stable_blocks.h), so references stay
 // valid while callbacks start new transfers.
 //
 //   engine::Simulator sim;
@@ -62,7 +63,6 @@
 //   net.transfer(topology.gpu_node(0), topology.gpu_node(8), Bytes::MiB(2), [&] { ... });
 //   sim.run();
 
-#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -73,6 +73,7 @@
 #include "net/packet/buffer_policy.h"
 #include "net/packet/config.h"
 #include "net/packet/packet.h"
+#include "net/packet/stable_blocks.h"
 #include "net/packet/partition.h"
 #include "net/packet/paths.h"
 #include "net/packet/transport.h"
@@ -355,7 +356,7 @@ class PacketNetwork final : public Network, private Host {
   std::vector<std::vector<Crossing>>* outboxes_ = nullptr;
   int64_t earliest_crossing_ps_ = INT64_MAX;  // of those posted since take_earliest_crossing()
   PacketPool pool_;
-  std::deque<Flow> flows_;  // on one queue by slot; in a part, only the flows it sends or receives
+  StableBlocks<Flow> flows_;  // on one queue by slot; in a part, only the flows it sends or receives
   std::vector<uint32_t> free_slots_;
   // Partitioned: every part numbers every transfer alike, but stores a
   // flow's record only where its sender or receiver is (at 8,192 hosts in
@@ -365,8 +366,8 @@ class PacketNetwork final : public Network, private Host {
     uint32_t local = kNone;  // index in flows_, or kNone: a transit flow here
   };
   std::vector<SlotRef> slots_;
-  std::deque<Port> ports_;
-  std::deque<PortCold> cold_;  // by port index
+  StableBlocks<Port> ports_;
+  StableBlocks<PortCold> cold_;  // by port index
   std::vector<uint32_t> port_of_link_;
   std::vector<Feeder> feeders_;
   std::vector<Switch> switches_;
