@@ -125,6 +125,13 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
       if (!given.count(key))
         ctx.fail(ctx.line_for("kernel"), "kernel." + key,
                  fmt::format("is required for {} (a {})", k.op, gemm ? "GEMM's M, N and K" : "sequence length and heads"));
+    // A field of the other kind of kernel would be ignored: say so instead.
+    static const std::vector<std::string> gemm_only = {"m", "n", "k", "precision"},
+                                          attention_only = {"batch", "seq", "heads", "head_dim", "causal"};
+    for (const std::string& key : gemm ? attention_only : gemm_only)
+      if (given.count(key))
+        ctx.fail(ctx.line_for("kernel." + key), "kernel." + key,
+                 fmt::format("is not a field of {} (it belongs to {})", k.op, gemm ? "attention" : "gemm"));
     s.kernel = k;
   } else if (!top.count("model") && !top.count("edge") && !top.count("fleet")) {
     ctx.fail(root_line, "model", "is required (a model preset name, or a mapping of its dimensions)");

@@ -61,6 +61,11 @@ TEST(KernelCase, BadInputNamesTheField) {
   EXPECT_EQ(field_of("cluster: {system: dgx-a100, gpus: 8}\nkernel: {m: 64, n: 64, k: 64, precision: fp8}\n"),
             "kernel.precision");
   EXPECT_EQ(field_of("cluster: {system: dgx-b200, gpus: 8}\nkernel: {m: 0, n: 1, k: 1}\n"), "kernel.m");
+  // A field of the other kind of kernel is not silently ignored.
+  EXPECT_EQ(field_of("cluster: {system: dgx-b200, gpus: 8}\nkernel: {m: 1, n: 1, k: 1, seq: 8}\n"), "kernel.seq");
+  EXPECT_EQ(field_of("cluster: {system: dgx-b200, gpus: 8}\nkernel: {op: attention_forward, seq: 8, heads: 1, "
+                     "precision: fp8}\n"),
+            "kernel.precision");
   EXPECT_EQ(field_of("cluster: {system: dgx-b200, gpus: 8}\ncollective: {bytes: 1GiB}\nkernel: {m: 1, n: 1, k: 1}\n"),
             "kernel");
 }
