@@ -31,10 +31,7 @@ KernelCaseRun run_kernel_case(const scenario::Scenario& s) {
       const bool backward = k.op == "attention_backward";
       run.time = backward ? cm.attention_bwd(k.batch, k.seq, k.heads, k.head_dim, k.causal)
                           : cm.attention_fwd(k.batch, k.seq, k.heads, k.head_dim, k.causal);
-      const double forward = 4.0 * static_cast<double>(k.batch) * static_cast<double>(k.heads) *
-                             static_cast<double>(k.seq) * static_cast<double>(k.seq) *
-                             static_cast<double>(k.head_dim) * (k.causal ? 0.5 : 1.0);
-      run.flops = backward ? 2.5 * forward : forward;
+      run.flops = hw::attention_flops(k.batch, k.seq, k.heads, k.head_dim, k.causal, backward);
       run.what = fmt::format("flash attention {}, batch {} x seq {} x {} heads of {}{}", backward ? "backward" : "forward",
                              k.batch, k.seq, k.heads, k.head_dim, k.causal ? ", causal" : "");
     }

@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 
 #include "app/collective.h"
-#include "app/kernel.h"
 #include "app/edge.h"
 #include "app/data_dir.h"
 #include "app/iteration.h"
 #include "app/job.h"
+#include "app/kernel.h"
 #include "core/error.h"
 #include "hw/precision.h"
 #include "report/job_ensemble.h"

@@ -273,11 +273,9 @@ std::shared_ptr<const detail::CalibratedRates> build_calibrated(const Calibratio
   // rows' causal FLOPs are half the full count, backward 2.5x forward.
   for (const auto& [key, x] : attention_seconds_by_shape(t)) {
     const auto& [seq, heads, head_dim, causal] = key;
-    const double fwd_flops = 4.0 * static_cast<double>(seq) * static_cast<double>(seq) *
-                             static_cast<double>(heads) * static_cast<double>(head_dim) * (causal ? 0.5 : 1.0);
     const Point at = log2_point(seq, heads, head_dim);
-    c->attn_fwd.add(at, std::log(fwd_flops / x.fwd / 1e12));
-    c->attn_bwd.add(at, std::log(kBackwardFlopRatio * fwd_flops / x.bwd / 1e12));
+    c->attn_fwd.add(at, std::log(attention_flops(1, seq, heads, head_dim, causal, false) / x.fwd / 1e12));
+    c->attn_bwd.add(at, std::log(attention_flops(1, seq, heads, head_dim, causal, true) / x.bwd / 1e12));
   }
   c->attn_fwd.finish();
   c->attn_bwd.finish();
@@ -587,6 +585,15 @@ double sliding_window_tiles(int64_t seq, int64_t window) {
   return static_cast<double>(tiles) / static_cast<double>(blocks * (blocks + 1) / 2);
 }
 
+double attention_flops(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, bool backward,
+                       int64_t window) {
+  const double b = static_cast<double>(batch), s = static_cast<double>(seq), h = static_cast<double>(heads),
+               d = static_cast<double>(head_dim);
+  // Forward: QK^T and PV, 2 x 2 s^2 d FLOPs per head; causal skips half.
+  const double fwd_flops = 4.0 * b * s * s * h * d * (causal ? 0.5 * sliding_window_tiles(seq, window) : 1.0);
+  return backward ? kBackwardFlopRatio * fwd_flops : fwd_flops;
+}
+
 SimTime ComputeModel::attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
                                     int64_t window, AttentionKernel kernel) const {
   return attention(batch, seq, heads, head_dim, causal, window, false, kernel);
@@ -604,9 +611,7 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   if (batch == 0 || seq == 0 || heads == 0 || head_dim == 0) return SimTime::zero();
   const double b = static_cast<double>(batch), s = static_cast<double>(seq), h = static_cast<double>(heads),
                d = static_cast<double>(head_dim);
-  // Forward: QK^T and PV, 2 x 2 s^2 d FLOPs per head; causal skips half.
-  const double fwd_flops = 4.0 * b * s * s * h * d * (causal ? 0.5 * sliding_window_tiles(seq, window) : 1.0);
-  const double flops = backward ? kBackwardFlopRatio * fwd_flops : fwd_flops;
+  const double flops = attention_flops(batch, seq, heads, head_dim, causal, backward, window);
   // bf16 Q, K, V, O once (forward); Q, K, V, O, dO in and dQ, dK, dV out (backward).
   const double bytes = (backward ? 8.0 : 4.0) * b * s * h * d * 2;
   const double peak = gpu_.bf16_tflops * 1e12;

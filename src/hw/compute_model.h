@@ -151,6 +151,12 @@ CalibrationTable parse_calibration(const std::string& text, const std::string& p
 // covers the sequence (or is 0, none).
 double sliding_window_tiles(int64_t seq, int64_t window);
 
+// Flash attention's FLOPs for `batch` sequences, as FlashAttention counts
+// them: forward QK^T and PV, 4 x seq^2 x head_dim a head, causal at half
+// (the window's tiles when `window` > 0); backward 2.5 times forward.
+double attention_flops(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, bool backward,
+                       int64_t window = 0);
+
 class ComputeModel {
  public:
   // C[m,n] = A[m,k] B[k,n]: 2mnk FLOPs. A precision the part has no tensor

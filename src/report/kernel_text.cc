@@ -5,6 +5,7 @@
 #include "report/schema.h"
 
 namespace anatomy::report {
+
 double kernel_tflops(const KernelTiming& k) { return k.time.seconds() > 0 ? k.flops / k.time.seconds() / 1e12 : 0; }
 
 std::string kernel_case_text(const scenario::Scenario& s, const KernelTiming& k) {

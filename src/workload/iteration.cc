@@ -1,13 +1,12 @@
 #include "workload/iteration.h"
 
-#include <optional>
-
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>

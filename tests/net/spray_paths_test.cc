@@ -12,15 +12,23 @@
 namespace anatomy::net::packet {
 namespace {
 
+// Spraying over every equal-cost path (a PathCache keeps a reference to it).
+const PacketConfig& every_path() {
+  static const PacketConfig c = [] {
+    PacketConfig x;
+    x.spray_paths = Transport::kEveryPath;
+    return x;
+  }();
+  return c;
+}
+
 TEST(SprayPaths, EveryPathReachesAllEqualCostPathsBetweenPods) {
   // k = 8 fat tree (128 hosts): between pods a flow climbs to one of 4
   // aggregation switches and then one of 4 cores: 16 equal-cost paths, all
   // of which UEC's 16-bit entropy value reaches; the sampled default (32)
   // finds them too, while 4 samples keep 4.
   const topo::Topology t = testing::fat_tree(128, 8, 3);
-  PacketConfig every;
-  every.spray_paths = Transport::kEveryPath;
-  PathCache all(t, every);
+  PathCache all(t, every_path());
   EXPECT_EQ(all.spray(t.gpu_node(0), t.gpu_node(127)).count, 16u);
   PacketConfig four;
   four.spray_paths = 4;
@@ -60,9 +68,7 @@ TEST(SprayPaths, ACompactPathNamesTheSameLinksAsTheFullOne) {
   // reversed, or packets would take other links than their path's. k = 8:
   // 16 paths of 6 modelled links between pods.
   const topo::Topology t = testing::fat_tree(128, 8, 3);
-  PacketConfig every;
-  every.spray_paths = Transport::kEveryPath;
-  PathCache cache(t, every);
+  PathCache cache(t, every_path());
   const PathSet& s = cache.spray(t.gpu_node(0), t.gpu_node(127));
   ASSERT_EQ(s.count, 16u);
   ASSERT_EQ(s.len, 6u);
@@ -77,14 +83,14 @@ TEST(SprayPaths, AFatTreesPathsAreKeptAsFieldsOfTheirIndex) {
   // fixed or a 2-bit field of i: 4 fields (two each way) of 4 values, and
   // no table of 16 x 12 bytes.
   const topo::Topology t = testing::fat_tree(128, 8, 3);
-  PacketConfig every;
-  every.spray_paths = Transport::kEveryPath;
-  PathCache cache(t, every);
+  PathCache cache(t, every_path());
   const PathSet& s = cache.spray(t.gpu_node(0), t.gpu_node(127));
   EXPECT_EQ(s.fields, 4);
   EXPECT_TRUE(s.local.empty());
   for (uint8_t k = 0; k < s.fields; ++k) EXPECT_EQ(s.field[k].mask, 3) << int(k);
-  // 4 of the 16, sampled: not a field of their index, so a table.
+  // 4 of the 16, sampled (here they still happen to be fields of their
+  // index; a set that is not, such as any one-path ECMP set, keeps its
+  // table, which every RoCE test's packets read).
   PacketConfig four;
   four.spray_paths = 4;
   PathCache some(t, four);
@@ -93,7 +99,7 @@ TEST(SprayPaths, AFatTreesPathsAreKeptAsFieldsOfTheirIndex) {
   ExpectCompactBytesNameTheLinks(t, sampled);
   // On a k = 16 fat tree (1,024 hosts): 64 paths, 8 x 8.
   const topo::Topology t16 = testing::fat_tree(1024, 16, 3);
-  PathCache cache16(t16, every);
+  PathCache cache16(t16, every_path());
   const PathSet& s16 = cache16.spray(t16.gpu_node(0), t16.gpu_node(1023));
   ASSERT_EQ(s16.count, 64u);
   EXPECT_EQ(s16.fields, 4);

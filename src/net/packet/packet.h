@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "net/packet/stable_blocks.h"
 #include "topo/topology.h"
 
 namespace anatomy::net::packet {
@@ -106,25 +107,25 @@ class PacketPool {
     free_.push_back(i);
     --live_;
   }
-  Packet& operator[](uint32_t i) { return blocks_[i >> kBlockBits][i & (kBlock - 1)]; }
-  const Packet& operator[](uint32_t i) const { return blocks_[i >> kBlockBits][i & (kBlock - 1)]; }
+  Packet& operator[](uint32_t i) { return records_[i]; }
+  const Packet& operator[](uint32_t i) const { return records_[i]; }
 
   size_t live() const { return live_; }
   size_t peak() const { return peak_live_; }
-  size_t capacity() const { return blocks_.size() * kBlock; }
+  size_t capacity() const { return records_.size(); }
   // Bytes the pool holds (records plus the free list), for the memory figures.
   size_t memory_bytes() const { return capacity() * sizeof(Packet) + free_.capacity() * sizeof(uint32_t); }
 
  private:
   void grow() {
-    ANATOMY_CHECK(blocks_.size() < (1u << (32 - kBlockBits)) - 1, "packet pool exhausted");
-    const uint32_t base = static_cast<uint32_t>(blocks_.size()) << kBlockBits;
-    blocks_.push_back(std::make_unique<Packet[]>(kBlock));
+    ANATOMY_CHECK(records_.size() < (size_t{1} << 32) - kBlock, "packet pool exhausted");
+    const uint32_t base = static_cast<uint32_t>(records_.size());
+    for (uint32_t k = 0; k < kBlock; ++k) records_.emplace_back();
     free_.reserve(free_.size() + kBlock);
     for (uint32_t k = kBlock; k-- > 0;) free_.push_back(base + k);
   }
 
-  std::vector<std::unique_ptr<Packet[]>> blocks_;
+  StableBlocks<Packet, kBlockBits> records_;
   std::vector<uint32_t> free_;
   size_t live_ = 0;
   size_t peak_live_ = 0;

@@ -52,8 +52,8 @@
 // Time is integer picoseconds; serialization rounds up to the next ps.
 // Packets come from a pool (packet.h) and carry their route; the hot path
 // allocates nothing. Flows and ports live in blocks that never move
-// (stable_blocks.h), so references stay
-// valid while callbacks start new transfers.
+// (stable_blocks.h), so references stay valid while callbacks start new
+// transfers.
 //
 //   engine::Simulator sim;
 //   PacketConfig cfg;                       // eqds, spraying, trimming
@@ -73,9 +73,9 @@
 #include "net/packet/buffer_policy.h"
 #include "net/packet/config.h"
 #include "net/packet/packet.h"
-#include "net/packet/stable_blocks.h"
 #include "net/packet/partition.h"
 #include "net/packet/paths.h"
+#include "net/packet/stable_blocks.h"
 #include "net/packet/transport.h"
 
 namespace anatomy::net::packet {
