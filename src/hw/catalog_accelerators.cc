@@ -25,8 +25,10 @@ std::vector<Accelerator> make_accelerators() {
   // when its siblings compute (B200 1,423.8 -> 1,417.2 TFLOP/s, -0.5%;
   // H200 744.8 -> 743.4, -0.2%); the range is the 40 runs' (B200 4.9%,
   // H200 3.4%), which the page attributes to the chips themselves (each
-  // GPU keeps its place in it from round to round). No other part has been
-  // measured that way: 0 (one GPU's rate for every GPU).
+  // GPU keeps its place in it from round to round). A part of the same die
+  // borrows them (H100 the H200's, GB200 the B200's): the spread is the
+  // die's, chip to chip. No other part has been measured that way: 0 (one
+  // GPU's rate for every GPU).
   std::vector<Accelerator> out;
   // NVIDIA A100 Tensor Core GPU datasheet (2021): BF16/FP16 312 TFLOP/s
   // dense (624 with sparsity), no FP8; 80 GB HBM2e at 2,039 GB/s (SXM);
@@ -131,6 +133,11 @@ std::vector<Accelerator> make_accelerators() {
                             .tdp_watts = 1200,
                             .compute_units = 148,
                             .source = "NVIDIA GB200 NVL72 datasheet",
+                            // The chips' spread is the die's; the busy node's loss is
+                            // the board's (power, cooling), and this board's is not measured.
+                            .busy_node_rate_loss = 0,
+                            .sustained_rate_range = 0.049,
+                            .rate_spread_source = "the spread of the B200 (the same GB100 die), measured with mamf-finder on 8 B200 (stas00/ml-engineering); this board's busy-node loss not measured",
                             // Its own published GEMM peaks, below the B200's in efficiency.
                             .calibration_table = "gb200.json"});
   // NVIDIA Blackwell Ultra: HGX B300 datasheet, for 8 GPUs: FP16/BF16 36,

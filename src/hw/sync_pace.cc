@@ -17,9 +17,11 @@ double synchronous_pace(const Accelerator& gpu, int64_t gpus) {
 std::string synchronous_pace_text(const Accelerator& gpu, int64_t gpus) {
   const double pace = synchronous_pace(gpu, gpus);
   if (pace == 1.0) return "";
-  return fmt::format("the slowest of {} {} sustains {:.3f} of one alone (busy node -{:.1f}%, spread {:.1f}%: {})",
-                     gpus, gpu.name, pace, 100 * gpu.busy_node_rate_loss, 100 * gpu.sustained_rate_range,
-                     gpu.rate_spread_source);
+  // A part that borrows a die's spread may have no loss of its own board measured: its source says so.
+  const std::string loss =
+      gpu.busy_node_rate_loss > 0 ? fmt::format("busy node -{:.1f}%, ", 100 * gpu.busy_node_rate_loss) : "";
+  return fmt::format("the slowest of {} {} sustains {:.3f} of one alone ({}spread {:.1f}%: {})", gpus, gpu.name, pace,
+                     loss, 100 * gpu.sustained_rate_range, gpu.rate_spread_source);
 }
 
 }  // namespace anatomy::hw

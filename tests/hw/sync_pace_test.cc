@@ -51,12 +51,22 @@ TEST(SyncPace, TheSlowestOfManyStaysWithinTheMeasuredRange) {
   }
 }
 
-// A part nobody measured that way (GB200's board is not the B200's) keeps
-// one GPU's rate, and says nothing about it.
+// A part nobody measured that way (B300, MI300X) keeps one GPU's rate, and
+// says nothing about it.
 TEST(SyncPace, AnUnmeasuredPartKeepsOneGpusRate) {
-  EXPECT_DOUBLE_EQ(synchronous_pace(find_accelerator("GB200"), 512), 1.0);
-  EXPECT_EQ(synchronous_pace_text(find_accelerator("GB200"), 512), "");
+  EXPECT_DOUBLE_EQ(synchronous_pace(find_accelerator("B300"), 512), 1.0);
+  EXPECT_DOUBLE_EQ(synchronous_pace(find_accelerator("MI300X"), 512), 1.0);
+  EXPECT_EQ(synchronous_pace_text(find_accelerator("B300"), 512), "");
   EXPECT_NE(synchronous_pace_text(find_accelerator("B200"), 8).find("0.976"), std::string::npos);
+}
+
+// The chips' spread is the die's, the busy node's loss the board's: GB200
+// (the B200's die on another board) takes the B200's 4.9% range and no
+// loss. 512 GPUs: 1 - 0.049/2 + 0.049/513 = 0.97560.
+TEST(SyncPace, APartOnAMeasuredDieBorrowsItsSpreadNotItsBoardsLoss) {
+  EXPECT_NEAR(synchronous_pace(find_accelerator("GB200"), 512), 1 - 0.049 / 2 + 0.049 / 513, 1e-12);
+  EXPECT_DOUBLE_EQ(busy_node_pace(find_accelerator("GB200"), 512), 1.0);
+  EXPECT_NE(synchronous_pace_text(find_accelerator("GB200"), 512).find("the same GB100 die"), std::string::npos);
 }
 
 // A table's measured kernel cannot be split into compute and memory: a
