@@ -1,6 +1,7 @@
 #include "app/setup.h"
 
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -22,12 +23,23 @@ namespace {
 // attention has dropout (`dropout`), that dropout's cost; and for a table
 // of peaks without fp8 or fp4 rows, those precisions' plateaus over bf16's
 // from the table the GPU's generation names
-// (Architecture::precision_ratio_table).
+// (Architecture::precision_ratio_table). Flash attention a table of peaks
+// measured on its own part, or its family's table did, is kept.
 hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t, const hw::Accelerator& gpu, bool dropout) {
   if (t.peaks_only && !gpu.arch.precision_ratio_table.empty()) {
     // The B200's own table is its family's ratio table: nothing to lend it.
     const std::string ratios = shipped_calibration(gpu.arch.precision_ratio_table);  // data_dir.h
     if (!ratios.empty() && ratios != t.source) hw::borrow_precision_ratios(t, hw::load_calibration(ratios));
+  }
+  // A table of peaks that measured its own flash attention prices it from
+  // those rows; one that did not takes its family's shipped table's where
+  // that one measured attention (MI325X the MI300X's: the same die and
+  // kernels), else the H200's shortfall below.
+  hw::own_attention_shortfall(t);
+  std::optional<hw::CalibrationTable> family;
+  if (t.peaks_only && t.attention.empty() && !gpu.arch.calibration_table.empty()) {
+    const std::string table = shipped_calibration(gpu.arch.calibration_table);
+    if (!table.empty() && table != t.source) family = hw::load_calibration(table);
   }
   const bool needs_kernels = t.elementwise_GBps.empty() || t.peaks_only;
   const bool needs_dropout = dropout && !t.dropout_measured;
@@ -37,7 +49,8 @@ hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t, const hw::Accel
   const hw::CalibrationTable measured = hw::load_calibration(reference);
   if (needs_kernels) {
     hw::borrow_kernel_rates(t, measured);
-    hw::borrow_roofline_shortfall(t, measured);
+    hw::borrow_roofline_shortfall(t, measured);  // keeps attention measured on the part
+    if (family) hw::borrow_attention_shortfall(t, *family);
   }
   if (needs_dropout) hw::borrow_dropout_cost(t, measured);
   return t;

@@ -124,9 +124,15 @@ const Accelerator& table_accelerator(const CalibrationTable& t, const Accelerato
 std::string tflops_text(double v) { return fmt::format("{:g}", v); }
 
 std::string ratios_borrowed_text(const CalibrationTable& t) {
-  if (t.gemm_of_roofline.empty()) return "";
-  return fmt::format("; each GEMM{} shape off that roofline as far as {} measured it off its own",
-                     t.attention_of_roofline.empty() ? "" : " and attention", t.of_roofline_source);
+  const bool own_attention = !t.attention_of_roofline_source.empty();
+  std::string text;
+  if (!t.gemm_of_roofline.empty())
+    text = fmt::format("; each GEMM{} shape off that roofline as far as {} measured it off its own",
+                       t.attention_of_roofline.empty() || own_attention ? "" : " and attention", t.of_roofline_source);
+  if (own_attention)
+    text += fmt::format("; flash attention off that roofline as far as the kernels measured in {}",
+                        t.attention_of_roofline_source);
+  return text;
 }
 
 std::string kernels_borrowed_text(const CalibrationTable& t) {
@@ -393,6 +399,20 @@ void set_lent_ratios(detail::RooflineShape& s, const CalibrationTable& t) {
   s.ratio_attn_bwd = std::move(bwd);
 }
 
+// `roofline`'s time over the time `t` measured, for each causal attention
+// shape `t` has (a training step's attention is causal), forward and backward.
+std::vector<CalibrationTable::AttentionRatio> attention_of_roofline(const ComputeModel& roofline,
+                                                                  const CalibrationTable& t) {
+  std::vector<CalibrationTable::AttentionRatio> out;
+  for (const auto& [key, x] : attention_seconds_by_shape(t)) {
+    const auto& [seq, heads, head_dim, causal] = key;
+    if (!causal) continue;
+    out.push_back({seq, heads, head_dim, roofline.attention_fwd(1, seq, heads, head_dim, true).seconds() / x.fwd,
+                   roofline.attention_bwd(1, seq, heads, head_dim, true).seconds() / x.bwd});
+  }
+  return out;
+}
+
 }  // namespace
 
 CalibrationTable peaks_of(const CalibrationTable& t) {
@@ -428,16 +448,31 @@ void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& fro
     if (p != Precision::kBf16 && p != Precision::kFp8) continue;
     to.gemm_of_roofline.push_back({p, m, n, k, roofline.gemm(m, n, k, p).seconds() / seconds});
   }
-  // Attention, causal as measured.
-  to.attention_of_roofline.clear();
-  for (const auto& [key, x] : attention_seconds_by_shape(from)) {
-    const auto& [seq, heads, head_dim, causal] = key;
-    if (!causal) continue;
-    to.attention_of_roofline.push_back({seq, heads, head_dim,
-                                        roofline.attention_fwd(1, seq, heads, head_dim, true).seconds() / x.fwd,
-                                        roofline.attention_bwd(1, seq, heads, head_dim, true).seconds() / x.bwd});
-  }
   to.of_roofline_source = from.source;
+  // Attention, unless `to` measured its own part's.
+  if (to.attention_of_roofline_source.empty()) to.attention_of_roofline = attention_of_roofline(roofline, from);
+}
+
+void own_attention_shortfall(CalibrationTable& t) {
+  if (!t.peaks_only || t.attention.empty()) return;
+  const Accelerator* measured = accelerator_named_in(t.gpu_name);
+  if (!measured) return;
+  // The roofline those rows fell short of: this table's own best GEMMs.
+  const CalibrationTable peaks = peaks_of(t);
+  if (peaks.gemms.empty() || peaks.gemms.front().dtype != Precision::kBf16) return;
+  std::vector<CalibrationTable::AttentionRatio> own = attention_of_roofline(make_compute_model(*measured, &peaks), t);
+  if (own.empty()) return;
+  t.attention_of_roofline = std::move(own);
+  t.attention_of_roofline_source = t.source;
+}
+
+void borrow_attention_shortfall(CalibrationTable& to, const CalibrationTable& family) {
+  if (!to.peaks_only || !to.attention.empty()) return;
+  CalibrationTable own = family;
+  own_attention_shortfall(own);
+  if (own.attention_of_roofline_source.empty()) return;
+  to.attention_of_roofline = std::move(own.attention_of_roofline);
+  to.attention_of_roofline_source = own.attention_of_roofline_source;
 }
 
 void borrow_precision_ratios(CalibrationTable& to, const CalibrationTable& from) {

@@ -85,6 +85,10 @@ struct CalibrationTable {
   std::vector<GemmRatio> gemm_of_roofline;
   std::vector<AttentionRatio> attention_of_roofline;
   std::string of_roofline_source;
+  // Where attention_of_roofline comes from when not of_roofline_source: a
+  // table of peaks that measured its own part's flash attention
+  // (own_attention_shortfall).
+  std::string attention_of_roofline_source;
   // For a table of peaks without rows of a low precision (fp8, fp4): that
   // precision's plateau over the bf16 one as a table of peaks of the same
   // generation measured them (borrow_precision_ratios), index Precision,
@@ -126,8 +130,22 @@ void borrow_kernel_rates(CalibrationTable& to, const CalibrationTable& from);
 // and every attention shape `from` measured, the roofline time over the
 // measured time, where the roofline's plateau is `from`'s best row of that
 // precision. No-op when `to` is not a table of peaks or `from` is one, or
-// names no catalog part.
+// names no catalog part. Attention measured on `to`'s own part
+// (own_attention_shortfall) is kept.
 void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& from);
+// A table of peaks with "attention" rows (published flash-attention kernel
+// rates on its own part, causal ones used): attention's shortfall against
+// that part's roofline from those rows, replacing any lent one. Kernels
+// differ by vendor and generation (CK and AITER on CDNA, FlashAttention-3
+// or cuDNN on Hopper), so a part's own measurement beats another part's
+// shortfall. No-op without such rows or when meta.name names no catalog part.
+void own_attention_shortfall(CalibrationTable& t);
+// A table of peaks that measured no attention takes `family`'s own
+// attention shortfall (its "attention" rows, against its own roofline) in
+// place of a lent one: a part on the same die runs the same kernels
+// (MI325X the MI300X's). No-op when `to` has attention rows of its own or
+// `family` has none.
+void borrow_attention_shortfall(CalibrationTable& to, const CalibrationTable& family);
 // Lends a table of peaks `from`'s best fp8 and fp4 efficiency over its best
 // bf16 efficiency (each against the datasheet peak of the part it was
 // measured on) to a table of peaks `to` with no rows of that precision.
