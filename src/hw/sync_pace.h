@@ -25,9 +25,9 @@
 // 1.3% on both (B200 1,421 / 1,439, H200 745 / 755), against the spread
 // term's 1.9% and 1.3% here. A part on a measured die borrows its range
 // (GB200 the B200's, 512 GPUs 0.976) but not another board's loss; a part
-// nobody measured that way keeps pace 1. Training jobs (app::make_setup) and an edge site's
-// retraining are paced; serving is not: each accelerator serves its frames
-// alone. Simplifications: the busy node's loss applies from 2 GPUs on,
+// nobody measured that way keeps pace 1. Training jobs (app::make_setup)
+// and an edge site's retraining are paced; serving is not: each
+// accelerator serves its frames alone. Simplifications: the busy node's loss applies from 2 GPUs on,
 // though fewer than a node leave siblings idle; a preset whose power or
 // peak a scenario overrides keeps the preset's measured spread.
 
