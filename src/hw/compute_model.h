@@ -12,7 +12,9 @@
 //  * a table of measured peaks only (no "gemm_grid": a few published
 //    maximum-achievable GEMM rates per precision, e.g.
 //    data/calibration/b200.json): the roofline, its plateau per precision
-//    the best efficiency measured (FP8 and FP4 by their own rows).
+//    the best efficiency measured (FP8 and FP4 by their own rows), and
+//    flash attention at published kernel rates where it has "attention"
+//    rows (own_attention_shortfall).
 // A table measured on one GPU can lend its *efficiencies* (achieved/peak by
 // shape) to another GPU of the same architecture family; the model says
 // which source it used (describe()).
