@@ -11,6 +11,11 @@ namespace {
 
 Bytes GB(double v) { return Bytes(static_cast<int64_t>(v * 1e9)); }
 
+// The measured spread figures (see make_accelerators), once each: a part on
+// the same die names the measured part's.
+constexpr double kH200BusyNodeLoss = 0.002, kH200RateRange = 0.034;
+constexpr double kB200BusyNodeLoss = 0.005, kB200RateRange = 0.049;
+
 }  // namespace
 
 std::vector<Accelerator> make_accelerators() {
@@ -64,8 +69,8 @@ std::vector<Accelerator> make_accelerators() {
                             .tdp_watts = 700,
                             .compute_units = 132,
                             .source = "NVIDIA H100 datasheet (SXM5)",
-                            .busy_node_rate_loss = 0.002,
-                            .sustained_rate_range = 0.034,
+                            .busy_node_rate_loss = kH200BusyNodeLoss,
+                            .sustained_rate_range = kH200RateRange,
                             .rate_spread_source = "the H200's (the same GH100 die at 700 W), measured with mamf-finder on 8 H200 (stas00/ml-engineering)"});
   // NVIDIA H200 datasheet (SXM): the same GH100 compute as H100 SXM; 141 GB
   // HBM3e at 4.8 TB/s; NVLink 900 GB/s; up to 700 W.
@@ -83,8 +88,8 @@ std::vector<Accelerator> make_accelerators() {
                             .tdp_watts = 700,
                             .compute_units = 132,
                             .source = "NVIDIA H200 datasheet (SXM)",
-                            .busy_node_rate_loss = 0.002,
-                            .sustained_rate_range = 0.034,
+                            .busy_node_rate_loss = kH200BusyNodeLoss,
+                            .sustained_rate_range = kH200RateRange,
                             .rate_spread_source = "mamf-finder on 8 H200 (stas00/ml-engineering)"});
   // NVIDIA DGX B200 / HGX B200 datasheet: per GPU 2.25 PFLOP/s dense
   // FP16/BF16 and 4.5 PFLOP/s dense FP8 (datasheets print 2x with
@@ -108,8 +113,8 @@ std::vector<Accelerator> make_accelerators() {
                             .tdp_watts = 1000,
                             .compute_units = 148,
                             .source = "NVIDIA DGX B200 datasheet",
-                            .busy_node_rate_loss = 0.005,
-                            .sustained_rate_range = 0.049,
+                            .busy_node_rate_loss = kB200BusyNodeLoss,
+                            .sustained_rate_range = kB200RateRange,
                             .rate_spread_source = "mamf-finder on 8 B200 (stas00/ml-engineering)"});
   // NVIDIA GB200 NVL72 datasheet: 72 GPUs give 180 PFLOP/s dense
   // FP16/BF16 (360 sparse) and 360 PFLOP/s dense FP8, i.e. 2.5 / 5 PFLOP/s
@@ -136,7 +141,7 @@ std::vector<Accelerator> make_accelerators() {
                             // The chips' spread is the die's; the busy node's loss is
                             // the board's (power, cooling), and this board's is not measured.
                             .busy_node_rate_loss = 0,
-                            .sustained_rate_range = 0.049,
+                            .sustained_rate_range = kB200RateRange,
                             .rate_spread_source = "the spread of the B200 (the same GB100 die), measured with mamf-finder on 8 B200 (stas00/ml-engineering); this board's busy-node loss not measured",
                             // Its own published GEMM peaks, below the B200's in efficiency.
                             .calibration_table = "gb200.json"});

@@ -57,6 +57,16 @@ Check radix_check() {
   };
 }
 
+// A GEMM precision field (training.precision, kernel.precision): one
+// parser, one printer and one list of choices for every section that has one.
+template <typename S>
+Field<S> precision_field(hw::Precision S::*member, std::string_view where, const char* help) {
+  return {"precision", Kind::kEnum, by_default("bf16"), {}, help,
+          [member, where = std::string(where)](S& s, const Value& v) { s.*member = hw::parse_precision(v.text, where); },
+          [member](const S& s) { return std::string(hw::to_string(s.*member)); },
+          {"bf16", "fp8", "fp4", "fp16", "fp32"}};
+}
+
 }  // namespace
 
 const std::vector<Field<Scenario>>& top_fields() {
@@ -412,10 +422,7 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        [](T& t, const Value& v) { t.global_batch = v.integer; }, shows(&T::global_batch)},
       {"micro_batch", Kind::kInt, by_default("1"), int_range(1, kMaxDim), "sequences per micro-batch per DP rank",
        [](T& t, const Value& v) { t.micro_batch = v.integer; }, shows(&T::micro_batch)},
-      {"precision", Kind::kEnum, by_default("bf16"), {}, "GEMM precision (fp4: NVFP4 / MXFP4 block-scaled inputs)",
-       [](T& t, const Value& v) { t.precision = hw::parse_precision(v.text, "training.precision"); },
-       [](const T& t) { return std::string(hw::to_string(t.precision)); },
-       {"bf16", "fp8", "fp4", "fp16", "fp32"}},
+      precision_field(&T::precision, "training.precision", "GEMM precision (fp4: NVFP4 / MXFP4 block-scaled inputs)"),
       {"recompute", Kind::kEnum, by_default("none"), {},
        "activation recomputation: none, selective (recompute_modules; the attention core by default) or full (whole "
        "layers)",
@@ -579,9 +586,7 @@ const std::vector<Field<KernelCase>>& kernel_fields() {
        [](K& c, const Value& v) { c.n = v.integer; }, shows(&K::n)},
       {"k", Kind::kInt, derived("required for gemm"), int_range(1, kMaxDim), "gemm: the inner dimension",
        [](K& c, const Value& v) { c.k = v.integer; }, shows(&K::k)},
-      {"precision", Kind::kEnum, by_default("bf16"), {}, "gemm: input precision (fp4: NVFP4 / MXFP4 block-scaled)",
-       [](K& c, const Value& v) { c.precision = hw::parse_precision(v.text, "kernel.precision"); },
-       [](const K& c) { return std::string(hw::to_string(c.precision)); }, {"bf16", "fp8", "fp4", "fp16", "fp32"}},
+      precision_field(&K::precision, "kernel.precision", "gemm: input precision (fp4: NVFP4 / MXFP4 block-scaled)"),
       {"batch", Kind::kInt, by_default("1"), int_range(1, kMaxDim), "attention: sequences",
        [](K& c, const Value& v) { c.batch = v.integer; }, shows(&K::batch)},
       {"seq", Kind::kInt, derived("required for attention"), int_range(1, kMaxDim), "attention: tokens per sequence",
