@@ -91,7 +91,7 @@ StartupCost startup_cost(const StartupSpec& spec, const workload::IterationInput
     coll::Request req;
     req.op = coll::Op::kBroadcast;
     const workload::GpuParams held = workload::stage_params(*base.model, p, stage);
-    const double weight_bytes = workload::state_bytes_per_param(*base.training, p.framework).weights;
+    const double weight_bytes = workload::state_bytes_per_param(*base.training, p).weights;
     req.bytes = Bytes(static_cast<int64_t>(static_cast<double>(held.total()) * weight_bytes));
     req.fidelity = coll::Fidelity::kBulk;
     const coll::CollectiveResult r = runner.run(coll::make_group(t, group), req, "auto");

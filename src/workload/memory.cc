@@ -186,7 +186,7 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double unit = std::max(layer_unit / tp, ends / tp);  // gathered at once
   double weights_in_flight = std::min(full, shard + 2 * unit);
   double grads_in_flight = weights_in_flight;
-  const StateBytes bpp = state_bytes_per_param(t, p.framework);
+  const StateBytes bpp = state_bytes_per_param(t, p);
   if (p.framework == ShardingFramework::kDeepSpeed) {
     // Whole at once: one sub-module's weight (the largest matrix) plus the
     // prefetch bucket; its gradient plus the reduce bucket.

@@ -61,15 +61,22 @@ bool sixteen_bit_state(const TrainingSpec& t) { return !t.master_weights && t.pr
 
 }  // namespace
 
-StateBytes state_bytes_per_param(const TrainingSpec& t, ShardingFramework f) {
+StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p) {
   if (sixteen_bit_state(t)) return {2, 2, 4};
+  // Megatron-Core's DDP keeps one gradient buffer, of the dtype it reduces
+  // in (param_and_grad_buffer.py group_params_for_buffers: "torch.float if
+  // grad_reduce_in_fp32, else param.dtype"); sharded state (FSDP, ZeRO-2
+  // and 3) keeps its shard's gradient in fp32.
+  const double grads = p.framework == ShardingFramework::kMegatron && p.zero_stage <= 1
+                           ? static_cast<double>(reduced_grad_bytes(t, p))
+                           : 4.0;
   switch (t.precision) {
     case hw::Precision::kFp32: return {4, 4, 8};
     // DeepSpeed keeps no fp32 gradient copy between steps (ShardingFramework).
-    case hw::Precision::kFp16: return {2, 2, f == ShardingFramework::kDeepSpeed ? 12.0 : 16.0};
+    case hw::Precision::kFp16: return {2, 2, p.framework == ShardingFramework::kDeepSpeed ? 12.0 : 16.0};
     case hw::Precision::kBf16:
-    case hw::Precision::kFp4: return {2, 4, t.bf16_moments ? 6.0 : 12.0};  // bf16 moments: TE's remainder master
-    case hw::Precision::kFp8: return {2, 4, t.bf16_moments ? 8.0 : 12.0};  // bf16 moments: Megatron's fp32 master
+    case hw::Precision::kFp4: return {2, grads, t.bf16_moments ? 6.0 : 12.0};  // bf16 moments: TE's remainder master
+    case hw::Precision::kFp8: return {2, grads, t.bf16_moments ? 8.0 : 12.0};  // bf16 moments: Megatron's fp32 master
   }
   return {};
 }

@@ -46,13 +46,16 @@ GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage);
 // Bytes per parameter of the model state on a GPU at a training precision:
 // the weights, their gradients, and the optimizer (Adam) state. Mixed
 // precision keeps an fp32 master copy and fp32 moments (12 B); Megatron-LM
-// under fp16 keeps an fp32 gradient too (16 B), DeepSpeed does not.
+// under fp16 keeps an fp32 gradient too (16 B), DeepSpeed does not. Under
+// bf16 and the FP8 and FP4 recipes Megatron's unsharded gradient buffer
+// (ZeRO-0/1) holds the dtype it reduces in (reduced_grad_bytes: 4 B with
+// grad_reduce_in_fp32, else 2 B); sharded state keeps fp32 gradients.
 // Without master weights (TrainingSpec::master_weights false) everything
 // stays 16-bit: 2 + 2 + 4 (two bf16 moments).
 struct StateBytes {
   double weights = 2, gradients = 4, optimizer = 12;
 };
-StateBytes state_bytes_per_param(const TrainingSpec& t, ShardingFramework f);
+StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p);
 
 // Bytes per parameter that data parallelism moves and that the gradient
 // buffers hold, by dtype: the parameters as gathered (ZeRO-3 forward,

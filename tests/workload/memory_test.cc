@@ -105,7 +105,8 @@ TEST(Memory, SuggestsChangesPiledUp) {
 TEST(Memory, EachZeroStageShardsOverDataParallel) {
   // Llama 3 8B, TP 1, PP 1: 8,030,261,248 parameters on every GPU.
   //   optimizer: 12 B each = 96,363,134,976; sharded over DP 64 = 1,505,673,984 (stages 1-3)
-  //   gradients: 4 B each = 32,121,044,992; stage 2+: shard 125,472,832 + 2 x the embedding
+  //   gradients: stages 0-1, Megatron's buffer in bf16 (no grad_reduce_in_fp32), 2 B each =
+  //              16,060,522,496; stage 2+: fp32, shard 125,472,832 + 2 x the embedding
   //              (1,050,677,248, larger than a layer) in flight = 2,226,827,328 x 4 = 8,907,309,312
   //   weights:   2 B each = 16,060,522,496; stage 3: the same 2,226,827,328 x 2 = 4,453,654,656
   const ModelSpec& m = find_model("llama3-8b");
@@ -115,7 +116,7 @@ TEST(Memory, EachZeroStageShardsOverDataParallel) {
     const MemoryBreakdown b = estimate_memory(m, plan(1, 1, 64, z), t);
     EXPECT_EQ(one.optimizer.count(), 96'363'134'976) << "ZeRO-" << z;
     EXPECT_EQ(b.optimizer.count(), z == 0 ? 96'363'134'976 : 1'505'673'984) << "ZeRO-" << z;
-    EXPECT_EQ(b.gradients.count(), z >= 2 ? 8'907'309'312 : 32'121'044'992) << "ZeRO-" << z;
+    EXPECT_EQ(b.gradients.count(), z >= 2 ? 8'907'309'312 : 16'060'522'496) << "ZeRO-" << z;
     EXPECT_EQ(b.weights.count(), z >= 3 ? 4'453'654'656 : 16'060'522'496) << "ZeRO-" << z;
   }
   // Megatron's distributed optimizer shards over DP x CP: DP 32 x CP 2 is DP 64's shard.

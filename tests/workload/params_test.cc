@@ -192,7 +192,7 @@ TEST(Params, WithoutMasterWeightsEverythingStoredIsSixteenBit) {
   // 16-bit one.
   const TrainingSpec t = trained(hw::Precision::kBf16, false);
   EXPECT_EQ(checkpoint_bytes_per_param(t), 6);
-  const StateBytes s = state_bytes_per_param(t, ShardingFramework::kMegatron);
+  const StateBytes s = state_bytes_per_param(t, ParallelPlan{});
   EXPECT_EQ(s.weights, 2);
   EXPECT_EQ(s.gradients, 2);
   EXPECT_EQ(s.optimizer, 4);
@@ -210,15 +210,41 @@ TEST(Params, Bf16MomentsHalveAdamsStateAndTheMasterWeightShrinksInBf16Training) 
   // 2 + 4 + 2 + 2 = 10 B.
   TrainingSpec t = trained(hw::Precision::kBf16);
   t.bf16_moments = true;
-  EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).optimizer, 6);
+  EXPECT_EQ(state_bytes_per_param(t, ParallelPlan{}).optimizer, 6);
   EXPECT_EQ(checkpoint_bytes_per_param(t), 12);
   EXPECT_EQ(optimizer_state(t), hw::ComputeModel::OptimizerState::kBf16Moments);
   t.precision = hw::Precision::kFp4;
-  EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).optimizer, 6);
+  EXPECT_EQ(state_bytes_per_param(t, ParallelPlan{}).optimizer, 6);
   t.precision = hw::Precision::kFp8;
-  EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).optimizer, 8);
-  EXPECT_EQ(state_bytes_per_param(t, ShardingFramework::kMegatron).gradients, 4);  // fp32 main grads
+  EXPECT_EQ(state_bytes_per_param(t, ParallelPlan{}).optimizer, 8);
   EXPECT_EQ(checkpoint_bytes_per_param(t), 10);
+}
+
+TEST(Params, MegatronsGradientBufferHoldsTheDtypeItReducesIn) {
+  // Megatron-Core's DDP allocates one gradient buffer per dtype pair, the
+  // gradients as torch.float under grad_reduce_in_fp32 and in the
+  // parameter's dtype otherwise (param_and_grad_buffer.py), and the
+  // distributed optimizer (ZeRO-1) keeps that buffer whole: 4 B a
+  // parameter with fp32 reduction, 2 B with bf16 (the MLPerf recipes'
+  // grad_reduce_in_fp32=False). Sharded state (ZeRO-3, FSDP) keeps its
+  // gradient shard in fp32, 4 B.
+  TrainingSpec t = trained(hw::Precision::kFp8);
+  ParallelPlan p;
+  p.zero_stage = 1;
+  EXPECT_EQ(state_bytes_per_param(t, p).gradients, 2);
+  p.grad_reduce_in_fp32 = true;
+  EXPECT_EQ(state_bytes_per_param(t, p).gradients, 4);
+  p.grad_reduce_in_fp32 = false;
+  p.zero_stage = 3;
+  EXPECT_EQ(state_bytes_per_param(t, p).gradients, 4);
+  p.zero_stage = 0;
+  p.framework = ShardingFramework::kDeepSpeed;
+  EXPECT_EQ(state_bytes_per_param(t, p).gradients, 4);
+  t.precision = hw::Precision::kBf16;
+  p.framework = ShardingFramework::kMegatron;
+  EXPECT_EQ(state_bytes_per_param(t, p).gradients, 2);
+  EXPECT_EQ(state_bytes_per_param(t, p).weights, 2);
+  EXPECT_EQ(state_bytes_per_param(t, p).optimizer, 12);
 }
 
 TEST(Params, DataParallelCollectivesMoveTheDtypeTheyHold) {
