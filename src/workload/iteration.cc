@@ -138,6 +138,11 @@ class IterationSim {
     // stage's last step is done (Megatron reduces after the pipeline flush).
     std::vector<DpJob> after_flush;
     bool dp_busy = false;
+    // How long the DP stream has been busy in all, up to dp_since when it
+    // is busy now: what a step's compute overlapped is the difference.
+    SimTime dp_busy_total, dp_since;
+    SimTime dp_mark;     // dp_busy_until at the running step's last settlement
+    SimTime dp_stretch;  // the running step's compute time lost to DP collectives' SMs
     bool compute_done = false;
     bool finished = false;
     SimTime end;
@@ -214,7 +219,18 @@ class IterationSim {
   void start_next_dp(int s);
   void dp_done(int s, DpJob job);
   void maybe_finish(int s);
+  // The share of the SMs a collective's CTAs hold while it runs (NCCL's
+  // channels, one CTA each), and a compute time stretched by it.
+  double collective_sm_share() const;
   SimTime slowed(SimTime compute) const;
+  // The DP stream's busy time in all up to now.
+  SimTime dp_busy_until(const Stage& st) const {
+    return st.dp_busy ? st.dp_busy_total + (sim_.now() - st.dp_since) : st.dp_busy_total;
+  }
+  // At the end of a step's compute as scheduled: what the DP collectives
+  // that ran alongside took from it (their SMs), added to st.dp_stretch
+  // until nothing more overlapped; then `then`.
+  void settle_compute(int s, engine::Callback then);
   SimTime zero3_step_comm(int s, PipelineStep step);
   coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes, bool experts);
   // Every group of stage s that `group_of` gives its ranks, each once
@@ -335,10 +351,33 @@ int IterationSim::grad_buckets(int s, int chunk) const {
       (grad_bytes(s, chunk) + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes), 1, kMaxBucketsPerChunk));
 }
 
-SimTime IterationSim::slowed(SimTime compute) const {
+double IterationSim::collective_sm_share() const {
   const double units = in_.compute->compute_units();
-  const double taken = std::min(0.5, in_.library.collective_ctas / units);
-  return SimTime::from_seconds(compute.seconds() / (1.0 - taken));
+  return std::min(0.5, in_.library.collective_ctas / units);
+}
+
+SimTime IterationSim::slowed(SimTime compute) const {
+  return SimTime::from_seconds(compute.seconds() / (1.0 - collective_sm_share()));
+}
+
+// A DP collective's CTAs hold their SMs for as long as it runs, so compute
+// alongside it proceeds at (1 - taken) of its rate: each second of overlap
+// costs taken / (1 - taken) seconds more. The collectives that start or end
+// inside a step (a backward's own gradient buckets) are counted as they
+// ran, and the extension is settled again until nothing more overlapped.
+// The time is the DP collectives' doing, so the breakdown books it as DP
+// communication, not compute: a step's compute is the compute model's
+// whatever the network, and what the collectives cost shows where they do.
+void IterationSim::settle_compute(int s, engine::Callback then) {
+  Stage& st = st_[s];
+  const SimTime busy = dp_busy_until(st);
+  const SimTime overlap = busy - st.dp_mark;
+  st.dp_mark = busy;
+  const double taken = collective_sm_share();
+  const SimTime extra = SimTime::from_seconds(overlap.seconds() * taken / (1.0 - taken));
+  if (extra <= SimTime::from_seconds(1e-9)) return then();
+  st.dp_stretch += extra;
+  sim_.schedule_in(extra, [this, s, then = std::move(then)]() mutable { settle_compute(s, std::move(then)); });
 }
 
 // The mean GPU's part of the slowest GPU's `t` (recomputation is part of
@@ -520,10 +559,12 @@ void IterationSim::enqueue_dp(int s, DpJob job) {
 void IterationSim::start_next_dp(int s) {
   Stage& st = st_[s];
   if (st.dp_queue.empty()) {
+    if (st.dp_busy) st.dp_busy_total += sim_.now() - st.dp_since;
     st.dp_busy = false;
     maybe_finish(s);
     return;
   }
+  if (!st.dp_busy) st.dp_since = sim_.now();
   st.dp_busy = true;
   const DpJob job = st.dp_queue.front();
   st.dp_queue.pop_front();
@@ -615,8 +656,13 @@ void IterationSim::try_start(int s) {
     account(st, IntervalKind::kDpComm, now + comm, step.micro_batch, step.chunk);
     st.step_start = now + comm;
   }
-  // A data-parallel collective running alongside takes SMs from the step.
-  st.step_compute = (st.dp_busy || (zero3 && !zero3_serial)) ? slowed(c.compute) : c.compute;
+  // A data-parallel collective running alongside takes SMs from the step:
+  // ZeRO-3's gathers run through every step; the DP stream's collectives
+  // as they overlap the compute (settle_compute).
+  const bool own_gathers = zero3 && !zero3_serial;
+  st.step_compute = own_gathers ? slowed(c.compute) : c.compute;
+  st.dp_mark = dp_busy_until(st);
+  st.dp_stretch = SimTime::zero();
   const SimTime busy = (st.step_start - now) + st.step_compute + c.tp_comm;
   if (zero3_serial) {
     // Already accounted for above.
@@ -636,16 +682,25 @@ void IterationSim::try_start(int s) {
   // instant is queued before the step's end looks at the queue.
   // Then the step's EP all-to-alls, on the shared network: the MoE layers'
   // tokens cannot move on before their experts' outputs are back.
-  sim_.schedule_in(busy, [this, s, step, a2a = c.ep_all_to_alls] {
-    auto finish = [this, s, step] {
-      st_[s].ep_end = sim_.now();
-      if (--st_[s].pending_parts == 0) step_done(s, step);
-    };
-    if (a2a > 0)
-      launch_ep(s, a2a, std::move(finish));
-    else
-      finish();
-  });
+  auto after_compute = [this, s, step, a2a = c.ep_all_to_alls, tp = c.tp_comm] {
+    sim_.schedule_in(tp, [this, s, step, a2a] {
+      auto finish = [this, s, step] {
+        st_[s].ep_end = sim_.now();
+        if (--st_[s].pending_parts == 0) step_done(s, step);
+      };
+      if (a2a > 0)
+        launch_ep(s, a2a, std::move(finish));
+      else
+        finish();
+    });
+  };
+  if (own_gathers) {
+    sim_.schedule_in(busy - c.tp_comm, std::move(after_compute));
+  } else {
+    sim_.schedule_in(busy - c.tp_comm, [this, s, after_compute = std::move(after_compute)]() mutable {
+      settle_compute(s, std::move(after_compute));
+    });
+  }
 }
 
 // Combined 1F1B: the pair starts when both steps' inputs are there. Their
@@ -666,12 +721,17 @@ void IterationSim::start_pair(int s) {
   account(st, IntervalKind::kDpComm, now);
   const StepCost &ca = cost_of(s, a), &cb = cost_of(s, b);
   const int64_t a2a = ca.ep_all_to_alls + cb.ep_all_to_alls;
-  const bool shared_sms = a2a > 0 || st.dp_busy;
+  // The all-to-alls run through the pair and take their SMs throughout;
+  // without them the DP stream's collectives take theirs as they overlap.
+  const bool shared_sms = a2a > 0;
   st.running = true;
   st.step_start = st.ep_end = now;
   st.step_compute = shared_sms ? slowed(ca.compute) : ca.compute;
   st.pair_compute = shared_sms ? slowed(cb.compute) : cb.compute;
-  const SimTime busy = st.step_compute + st.pair_compute + ca.tp_comm + cb.tp_comm;
+  st.dp_mark = dp_busy_until(st);
+  st.dp_stretch = SimTime::zero();
+  const SimTime tp = ca.tp_comm + cb.tp_comm;
+  const SimTime busy = st.step_compute + st.pair_compute + tp;
   reduce_grads_during(s, a, st.next, busy);
   reduce_grads_during(s, b, st.next + 1, busy);
   st.pending_parts = a2a > 0 ? 2 : 1;
@@ -681,7 +741,13 @@ void IterationSim::start_pair(int s) {
     if (--cur.pending_parts == 0) pair_done(s);
   };
   if (a2a > 0) launch_ep(s, a2a, part_done);
-  sim_.schedule_in(busy, part_done);
+  if (shared_sms) {
+    sim_.schedule_in(busy, part_done);
+  } else {
+    sim_.schedule_in(busy - tp, [this, s, tp, part_done]() mutable {
+      settle_compute(s, [this, tp, part_done] { sim_.schedule_in(tp, part_done); });
+    });
+  }
 }
 
 void IterationSim::pair_done(int s) {
@@ -693,8 +759,9 @@ void IterationSim::pair_done(int s) {
   account_compute(st, b, s, t0 + st.step_compute + st.pair_compute);
   const PipelineStep& back = a.forward ? b : a;
   st.b.recompute += at_mean_share((a.forward ? cb : ca).recompute, mean_share(s, back));
-  account(st, IntervalKind::kTpComm, t0 + st.step_compute + st.pair_compute + ca.tp_comm + cb.tp_comm,
-          b.micro_batch, b.chunk);
+  const SimTime stretched = t0 + st.step_compute + st.pair_compute + st.dp_stretch;
+  account(st, IntervalKind::kDpComm, stretched, b.micro_batch, b.chunk);
+  account(st, IntervalKind::kTpComm, stretched + ca.tp_comm + cb.tp_comm, b.micro_batch, b.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, b.micro_batch, b.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), b.micro_batch, b.chunk);
   st.next += 2;
@@ -750,7 +817,9 @@ void IterationSim::step_done(int s, PipelineStep step) {
   const SimTime t0 = st.step_start;
   account_compute(st, step, s, t0 + st.step_compute);
   if (!step.forward) st.b.recompute += at_mean_share(c.recompute, mean_share(s, step));
-  account(st, IntervalKind::kTpComm, t0 + st.step_compute + c.tp_comm, step.micro_batch, step.chunk);
+  const SimTime stretched = t0 + st.step_compute + st.dp_stretch;
+  account(st, IntervalKind::kDpComm, stretched, step.micro_batch, step.chunk);
+  account(st, IntervalKind::kTpComm, stretched + c.tp_comm, step.micro_batch, step.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, step.micro_batch, step.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), step.micro_batch, step.chunk);  // FSDP beyond compute
   ++st.next;
