@@ -382,6 +382,17 @@ TEST(Iteration, Zero3GathersNotOverlappedAddToTheComputeInsteadOfHidingBehindIt)
   EXPECT_GT(serial.iteration, overlapped.iteration);
 }
 
+// ZeRO-1 over two DGX H100 nodes (DP 16), one micro-batch a replica, the
+// parameters gathered ahead of the forward and the gradients reduced
+// after the backward.
+void zero1_one_sample_over_two_nodes(Harness& h) {
+  h.plan.dp = 16;
+  h.plan.zero_stage = 1;
+  h.training.global_batch = 16;
+  h.plan.overlap_param_gather = true;
+  h.plan.overlap_grad_reduce = false;
+}
+
 TEST(Iteration, AForwardIsNotSlowedByTheGatherItWaitedFor) {
   // ZeRO-1 over two DGX H100 nodes, one micro-batch a replica: the
   // forward starts when its parameters' gather has ended, and the
@@ -391,11 +402,7 @@ TEST(Iteration, AForwardIsNotSlowedByTheGatherItWaitedFor) {
   // holds change nothing (the same iteration as with collectives that
   // hold none).
   Harness h;
-  h.plan.dp = 16;
-  h.plan.zero_stage = 1;
-  h.training.global_batch = 16;
-  h.plan.overlap_param_gather = true;
-  h.plan.overlap_grad_reduce = false;
+  zero1_one_sample_over_two_nodes(h);
   const IterationResult r = h.run();
   h.collective_ctas = 0;
   const IterationResult free_sms = h.run();
@@ -417,11 +424,7 @@ TEST(Iteration, AReduceScatterBesideTheBackwardCostsTheSmsItHoldsAsDpTime) {
   // nothing and at most 0.138 x the reduce-scatters' time (less than the
   // DP time the run without overlap exposes).
   Harness h;
-  h.plan.dp = 16;
-  h.plan.zero_stage = 1;
-  h.training.global_batch = 16;
-  h.plan.overlap_param_gather = true;
-  h.plan.overlap_grad_reduce = false;
+  zero1_one_sample_over_two_nodes(h);
   const IterationResult after = h.run();
   h.plan.overlap_grad_reduce = true;
   const IterationResult beside = h.run();
