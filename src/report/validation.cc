@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iterator>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -12,11 +13,11 @@
 namespace anatomy::report {
 namespace {
 
-ErrorSummary summarize(const std::vector<ValidationCase>& cases, bool training) {
+ErrorSummary summarize(const std::vector<ValidationCase>& cases, CaseKind kind) {
   std::vector<double> sorted;
   ErrorSummary out;
   for (const auto& c : cases) {
-    if (c.is_training() != training) continue;
+    if (c.kind() != kind) continue;
     if (c.ran)
       sorted.push_back(std::fabs(c.error()));
     else
@@ -39,16 +40,18 @@ double ValidationCase::error() const {
   return (simulated - published) / published;
 }
 
-bool ValidationCase::is_training() const {
-  return metric != "busbw_GBps" && metric != "time_us" && metric != "interruptions" && metric != "ettr" &&
-         metric != "tflops";
+CaseKind ValidationCase::kind() const {
+  if (metric == "busbw_GBps" || metric == "time_us") return CaseKind::kCollective;
+  if (metric == "tflops") return CaseKind::kKernel;
+  if (metric == "interruptions" || metric == "ettr") return CaseKind::kJob;
+  return CaseKind::kTraining;
 }
 
-ErrorSummary Validation::training() const { return summarize(cases, true); }
-ErrorSummary Validation::other() const { return summarize(cases, false); }
+ErrorSummary Validation::summary(CaseKind kind) const { return summarize(cases, kind); }
 
 nlohmann::ordered_json validation_json(const Validation& v) {
-  const ErrorSummary train = v.training(), colls = v.other();
+  const ErrorSummary train = v.summary(CaseKind::kTraining), colls = v.summary(CaseKind::kCollective);
+  const ErrorSummary kernels = v.summary(CaseKind::kKernel), jobs = v.summary(CaseKind::kJob);
   const auto& cases = v.cases;
   nlohmann::ordered_json j = schema_header("validate");
   j["cases"] = nlohmann::json::array();
@@ -76,11 +79,17 @@ nlohmann::ordered_json validation_json(const Validation& v) {
   j["collective_median_abs_error_pct"] = 100 * colls.median;
   j["collective_worst_abs_error_pct"] = 100 * colls.worst;
   j["collective_cases_simulated"] = colls.n;
+  j["kernel_median_abs_error_pct"] = 100 * kernels.median;
+  j["kernel_worst_abs_error_pct"] = 100 * kernels.worst;
+  j["kernel_cases_simulated"] = kernels.n;
+  j["job_median_abs_error_pct"] = 100 * jobs.median;
+  j["job_worst_abs_error_pct"] = 100 * jobs.worst;
+  j["job_cases_simulated"] = jobs.n;
   return j;
 }
 
 std::string validation_text(const Validation& v) {
-  const ErrorSummary train = v.training(), colls = v.other();
+  const ErrorSummary train = v.summary(CaseKind::kTraining);
   const auto& cases = v.cases;
   const std::string& dir = v.dir;
   std::string out;
@@ -103,8 +112,17 @@ std::string validation_text(const Validation& v) {
   fmt::format_to(to, "\ntraining throughput/MFU: median |error| {:.1f}%, worst {:.1f}% over {} simulated cases",
                  100 * train.median, 100 * train.worst, train.n);
   if (train.refused > 0) fmt::format_to(to, "; {} not simulated (see notes)", train.refused);
-  fmt::format_to(to, "\nother cases (collectives, kernels, whole jobs): median |error| {:.1f}%, worst {:.1f}% over {} cases\n",
-                 100 * colls.median, 100 * colls.worst, colls.n);
+  const std::pair<CaseKind, const char*> others[] = {{CaseKind::kCollective, "collectives (bus bandwidth, time)"},
+                                                     {CaseKind::kKernel, "single kernels (TFLOP/s)"},
+                                                     {CaseKind::kJob, "whole jobs (interruptions, ETTR)"}};
+  for (const auto& [kind, name] : others) {
+    const ErrorSummary e = v.summary(kind);
+    if (e.n == 0 && e.refused == 0) continue;
+    fmt::format_to(to, "\n{}: median |error| {:.1f}%, worst {:.1f}% over {} cases", name, 100 * e.median,
+                   100 * e.worst, e.n);
+    if (e.refused > 0) fmt::format_to(to, "; {} not simulated (see notes)", e.refused);
+  }
+  out += '\n';
   return out;
 }
 

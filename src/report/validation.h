@@ -1,9 +1,10 @@
 #pragma once
 // Published cases beside what anatomy simulates (`anatomy validate`): one
 // row per case, and the error summaries the validation targets are stated
-// in — over the training throughput/MFU cases, and over the rest
-// (collectives, whole jobs) on their own. Errors are (simulated - published)
-// / published, except that a published bound that holds has no error.
+// in, one per kind of case — training throughput/MFU, collectives, single
+// kernels, whole jobs — since a target for one says nothing of another.
+// Errors are (simulated - published) / published, except that a published
+// bound that holds has no error.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,14 +14,18 @@
 
 namespace anatomy::report {
 
+// What a case measures, by its metric: a training iteration's throughput,
+// TFLOP/s or MFU; a collective's bus bandwidth or time; one kernel's
+// TFLOP/s; a whole job's interruptions or effective training time ratio.
+enum class CaseKind { kTraining, kCollective, kKernel, kJob };
+
 struct ValidationCase {
   std::string file, case_id, metric, source, note, bound = "equal";
   double published = 0, simulated = 0;
   bool ran = false;  // false: the model refused the case (e.g. it does not fit in memory); `note` says why
   core::SimTime simulated_time;  // what the case simulated (for a progress line)
   double error() const;
-  // Throughput, TFLOP/s or MFU of a training iteration (not a collective or a whole job).
-  bool is_training() const;
+  CaseKind kind() const;
 };
 
 struct ErrorSummary {
@@ -31,8 +36,7 @@ struct ErrorSummary {
 struct Validation {
   std::string dir;
   std::vector<ValidationCase> cases;
-  ErrorSummary training() const;
-  ErrorSummary other() const;
+  ErrorSummary summary(CaseKind kind) const;
 };
 
 std::string validation_text(const Validation& v);
