@@ -4,7 +4,11 @@
 //   {"schema": "anatomy.run.iteration", "schema_version": 1, ...}
 // The version rises when a key changes meaning or goes away; adding a key
 // keeps it. 2: waiting on others split from compute (the slowest GPU's
-// pace) and from the pipeline bubble in job and fleet GPU-hours.
+// pace) and from the pipeline bubble in job and fleet GPU-hours. 3:
+// validate's collective_* keys summarize collectives alone (they had taken
+// kernels and whole jobs in too), beside new kernel_* and job_* keys; an
+// iteration's exposed DP comm includes the compute a step loses to the SMs
+// of a DP collective running beside it.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,7 +16,7 @@
 
 namespace anatomy::report {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // {"schema": "anatomy.<kind>", "schema_version": kSchemaVersion}
 nlohmann::ordered_json schema_header(std::string_view kind);

@@ -79,12 +79,15 @@ nlohmann::ordered_json validation_json(const Validation& v) {
   j["collective_median_abs_error_pct"] = 100 * colls.median;
   j["collective_worst_abs_error_pct"] = 100 * colls.worst;
   j["collective_cases_simulated"] = colls.n;
+  j["collective_cases_not_simulated"] = colls.refused;
   j["kernel_median_abs_error_pct"] = 100 * kernels.median;
   j["kernel_worst_abs_error_pct"] = 100 * kernels.worst;
   j["kernel_cases_simulated"] = kernels.n;
+  j["kernel_cases_not_simulated"] = kernels.refused;
   j["job_median_abs_error_pct"] = 100 * jobs.median;
   j["job_worst_abs_error_pct"] = 100 * jobs.worst;
   j["job_cases_simulated"] = jobs.n;
+  j["job_cases_not_simulated"] = jobs.refused;
   return j;
 }
 
@@ -118,7 +121,7 @@ std::string validation_text(const Validation& v) {
   for (const auto& [kind, name] : others) {
     const ErrorSummary e = v.summary(kind);
     if (e.n == 0 && e.refused == 0) continue;
-    fmt::format_to(to, "\n{}: median |error| {:.1f}%, worst {:.1f}% over {} cases", name, 100 * e.median,
+    fmt::format_to(to, "\n{}: median |error| {:.1f}%, worst {:.1f}% over {} simulated cases", name, 100 * e.median,
                    100 * e.worst, e.n);
     if (e.refused > 0) fmt::format_to(to, "; {} not simulated (see notes)", e.refused);
   }

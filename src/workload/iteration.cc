@@ -362,19 +362,23 @@ SimTime IterationSim::slowed(SimTime compute) const {
 
 // A DP collective's CTAs hold their SMs for as long as it runs, so compute
 // alongside it proceeds at (1 - taken) of its rate: each second of overlap
-// costs taken / (1 - taken) seconds more. The collectives that start or end
-// inside a step (a backward's own gradient buckets) are counted as they
-// ran, and the extension is settled again until nothing more overlapped.
-// The time is the DP collectives' doing, so the breakdown books it as DP
-// communication, not compute: a step's compute is the compute model's
-// whatever the network, and what the collectives cost shows where they do.
+// leaves `taken` seconds of the step's work undone, which runs after it,
+// itself beside whatever DP collective still runs, and is settled again
+// until nothing more overlapped. With the stream busy throughout, that is
+// the step at (1 - taken) of its rate, as slowed() prices it. The
+// collectives that start or end inside a step (a backward's own gradient
+// buckets) count as they ran. The time is the DP collectives' doing, so
+// the breakdown books it as DP communication, not compute: a step's
+// compute is the compute model's whatever the network, and what the
+// collectives cost shows where they do. (ZeRO-3's per-step gathers and a
+// pair's EP all-to-alls, which run through the whole step, still slow the
+// compute itself: slowed().)
 void IterationSim::settle_compute(int s, engine::Callback then) {
   Stage& st = st_[s];
   const SimTime busy = dp_busy_until(st);
   const SimTime overlap = busy - st.dp_mark;
   st.dp_mark = busy;
-  const double taken = collective_sm_share();
-  const SimTime extra = SimTime::from_seconds(overlap.seconds() * taken / (1.0 - taken));
+  const SimTime extra = SimTime::from_seconds(overlap.seconds() * collective_sm_share());
   if (extra <= SimTime::from_seconds(1e-9)) return then();
   st.dp_stretch += extra;
   sim_.schedule_in(extra, [this, s, then = std::move(then)]() mutable { settle_compute(s, std::move(then)); });

@@ -21,7 +21,9 @@
 //   exposed PP comm | pipeline bubble | waiting on others
 // Idle time before a step is a bubble until the upstream stage starts
 // sending its input, and PP communication after; idle time waiting for a
-// gradient or parameter collective is DP communication; the time after a
+// gradient or parameter collective is DP communication, and so is the
+// compute time a step loses to the SMs of a DP collective running beside
+// it; the time after a
 // GPU has finished while the slowest stage has not is waiting on others,
 // and so is the part of a step's compute the mean GPU does not spend while
 // the job's slowest GPU computes (IterationInputs::compute_mean).

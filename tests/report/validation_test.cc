@@ -41,10 +41,10 @@ TEST(Validation, EachKindOfCaseHasItsOwnSummary) {
   EXPECT_NEAR(j.worst, 0.01, 1e-12);
 
   const std::string text = validation_text(v);
-  EXPECT_NE(text.find("collectives (bus bandwidth, time): median |error| 4.0%, worst 4.0% over 1 cases"),
+  EXPECT_NE(text.find("collectives (bus bandwidth, time): median |error| 4.0%, worst 4.0% over 1 simulated cases"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("single kernels (TFLOP/s): median |error| 10.0%, worst 30.0% over 3 cases"), std::string::npos);
+  EXPECT_NE(text.find("single kernels (TFLOP/s): median |error| 10.0%, worst 30.0% over 3 simulated cases"), std::string::npos);
   const auto json = validation_json(v);
   EXPECT_DOUBLE_EQ(json["collective_worst_abs_error_pct"].get<double>(), 4.0);
   EXPECT_DOUBLE_EQ(json["kernel_worst_abs_error_pct"].get<double>(), 30.0);
@@ -59,6 +59,7 @@ TEST(Validation, AKindWithoutCasesPrintsNoLine) {
   EXPECT_NE(text.find("training throughput/MFU"), std::string::npos);
   EXPECT_EQ(text.find("collectives"), std::string::npos);
   EXPECT_EQ(text.find("kernels"), std::string::npos);
+  EXPECT_EQ(text.find("whole jobs"), std::string::npos);
 }
 
 }  // namespace
