@@ -50,8 +50,6 @@ CaseKind ValidationCase::kind() const {
 ErrorSummary Validation::summary(CaseKind kind) const { return summarize(cases, kind); }
 
 nlohmann::ordered_json validation_json(const Validation& v) {
-  const ErrorSummary train = v.summary(CaseKind::kTraining), colls = v.summary(CaseKind::kCollective);
-  const ErrorSummary kernels = v.summary(CaseKind::kKernel), jobs = v.summary(CaseKind::kJob);
   const auto& cases = v.cases;
   nlohmann::ordered_json j = schema_header("validate");
   j["cases"] = nlohmann::json::array();
@@ -72,22 +70,18 @@ nlohmann::ordered_json validation_json(const Validation& v) {
     row["note"] = c.note;
     j["cases"].push_back(row);
   }
-  j["training_median_abs_error_pct"] = 100 * train.median;
-  j["training_worst_abs_error_pct"] = 100 * train.worst;
-  j["training_cases_simulated"] = train.n;
-  j["training_cases_not_simulated"] = train.refused;
-  j["collective_median_abs_error_pct"] = 100 * colls.median;
-  j["collective_worst_abs_error_pct"] = 100 * colls.worst;
-  j["collective_cases_simulated"] = colls.n;
-  j["collective_cases_not_simulated"] = colls.refused;
-  j["kernel_median_abs_error_pct"] = 100 * kernels.median;
-  j["kernel_worst_abs_error_pct"] = 100 * kernels.worst;
-  j["kernel_cases_simulated"] = kernels.n;
-  j["kernel_cases_not_simulated"] = kernels.refused;
-  j["job_median_abs_error_pct"] = 100 * jobs.median;
-  j["job_worst_abs_error_pct"] = 100 * jobs.worst;
-  j["job_cases_simulated"] = jobs.n;
-  j["job_cases_not_simulated"] = jobs.refused;
+  const std::pair<CaseKind, const char*> kinds[] = {{CaseKind::kTraining, "training"},
+                                                    {CaseKind::kCollective, "collective"},
+                                                    {CaseKind::kKernel, "kernel"},
+                                                    {CaseKind::kJob, "job"}};
+  for (const auto& [kind, key] : kinds) {
+    const ErrorSummary e = v.summary(kind);
+    const std::string k = key;
+    j[k + "_median_abs_error_pct"] = 100 * e.median;
+    j[k + "_worst_abs_error_pct"] = 100 * e.worst;
+    j[k + "_cases_simulated"] = e.n;
+    j[k + "_cases_not_simulated"] = e.refused;
+  }
   return j;
 }
 
