@@ -64,10 +64,14 @@ Section breakdown_section(const workload::IterationResult& r, const std::vector<
       "<p>Every GPU's {} iteration, split into buckets that add up to it exactly (integer picoseconds). "
       "One bar for the mean over all GPUs, then one per pipeline stage for the GPU that represents it: every "
       "data-parallel, tensor-parallel and context-parallel rank of a stage does the same work at the same time. "
-      "Backward compute includes {} of recomputation{}.</p>\n",
+      "Backward compute includes {} of recomputation{}{}.</p>\n",
       escape_html(human_time(r.iteration)), escape_html(human_time(r.mean.recompute)),
       r.mean.on_slowest > core::SimTime::zero()
           ? "; waiting on others, " + escape_html(human_time(r.mean.on_slowest)) + " for the slowest GPU's compute"
+          : std::string(),
+      r.mean.on_collective_sms > core::SimTime::zero()
+          ? "; exposed communication, " + escape_html(human_time(r.mean.on_collective_sms)) +
+                " of compute lost to the SMs that collectives beside it held"
           : std::string());
   s.body_html = draw_stacked_bars(c).str() + html_table(t);
   return s;

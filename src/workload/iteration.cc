@@ -143,6 +143,7 @@ class IterationSim {
     SimTime dp_busy_total, dp_since;
     SimTime dp_mark;     // dp_busy_until at the running step's last settlement
     SimTime dp_stretch;  // the running step's compute time lost to DP collectives' SMs
+    SimTime ep_stretch;  // the running pair's compute time lost to its all-to-alls' SMs
     bool compute_done = false;
     bool finished = false;
     SimTime end;
@@ -371,8 +372,8 @@ SimTime IterationSim::slowed(SimTime compute) const {
 // the breakdown books it as DP communication, not compute: a step's
 // compute is the compute model's whatever the network, and what the
 // collectives cost shows where they do. (ZeRO-3's per-step gathers and a
-// pair's EP all-to-alls, which run through the whole step, still slow the
-// compute itself: slowed().)
+// pair's EP all-to-alls run through the whole step: slowed() prices the
+// step at once, and the difference is booked as DP or EP time alike.)
 void IterationSim::settle_compute(int s, engine::Callback then) {
   Stage& st = st_[s];
   const SimTime busy = dp_busy_until(st);
@@ -664,10 +665,11 @@ void IterationSim::try_start(int s) {
   // ZeRO-3's gathers run through every step; the DP stream's collectives
   // as they overlap the compute (settle_compute).
   const bool own_gathers = zero3 && !zero3_serial;
-  st.step_compute = own_gathers ? slowed(c.compute) : c.compute;
+  st.step_compute = c.compute;
   st.dp_mark = dp_busy_until(st);
-  st.dp_stretch = SimTime::zero();
-  const SimTime busy = (st.step_start - now) + st.step_compute + c.tp_comm;
+  st.dp_stretch = own_gathers ? slowed(c.compute) - c.compute : SimTime::zero();
+  st.ep_stretch = SimTime::zero();
+  const SimTime busy = (st.step_start - now) + st.step_compute + st.dp_stretch + c.tp_comm;
   if (zero3_serial) {
     // Already accounted for above.
   } else if (zero3) {
@@ -730,12 +732,14 @@ void IterationSim::start_pair(int s) {
   const bool shared_sms = a2a > 0;
   st.running = true;
   st.step_start = st.ep_end = now;
-  st.step_compute = shared_sms ? slowed(ca.compute) : ca.compute;
-  st.pair_compute = shared_sms ? slowed(cb.compute) : cb.compute;
+  st.step_compute = ca.compute;
+  st.pair_compute = cb.compute;
   st.dp_mark = dp_busy_until(st);
   st.dp_stretch = SimTime::zero();
+  st.ep_stretch =
+      shared_sms ? (slowed(ca.compute) - ca.compute) + (slowed(cb.compute) - cb.compute) : SimTime::zero();
   const SimTime tp = ca.tp_comm + cb.tp_comm;
-  const SimTime busy = st.step_compute + st.pair_compute + tp;
+  const SimTime busy = st.step_compute + st.pair_compute + st.ep_stretch + tp;
   reduce_grads_during(s, a, st.next, busy);
   reduce_grads_during(s, b, st.next + 1, busy);
   st.pending_parts = a2a > 0 ? 2 : 1;
@@ -763,8 +767,11 @@ void IterationSim::pair_done(int s) {
   account_compute(st, b, s, t0 + st.step_compute + st.pair_compute);
   const PipelineStep& back = a.forward ? b : a;
   st.b.recompute += at_mean_share((a.forward ? cb : ca).recompute, mean_share(s, back));
-  const SimTime stretched = t0 + st.step_compute + st.pair_compute + st.dp_stretch;
+  const SimTime computed = t0 + st.step_compute + st.pair_compute;
+  account(st, IntervalKind::kEpComm, computed + st.ep_stretch, b.micro_batch, b.chunk);
+  const SimTime stretched = computed + st.ep_stretch + st.dp_stretch;
   account(st, IntervalKind::kDpComm, stretched, b.micro_batch, b.chunk);
+  st.b.on_collective_sms += st.ep_stretch + st.dp_stretch;
   account(st, IntervalKind::kTpComm, stretched + ca.tp_comm + cb.tp_comm, b.micro_batch, b.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, b.micro_batch, b.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), b.micro_batch, b.chunk);
@@ -823,6 +830,7 @@ void IterationSim::step_done(int s, PipelineStep step) {
   if (!step.forward) st.b.recompute += at_mean_share(c.recompute, mean_share(s, step));
   const SimTime stretched = t0 + st.step_compute + st.dp_stretch;
   account(st, IntervalKind::kDpComm, stretched, step.micro_batch, step.chunk);
+  st.b.on_collective_sms += st.dp_stretch;
   account(st, IntervalKind::kTpComm, stretched + c.tp_comm, step.micro_batch, step.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, step.micro_batch, step.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), step.micro_batch, step.chunk);  // FSDP beyond compute
@@ -1013,7 +1021,8 @@ IterationResult IterationSim::run() {
   for (SimTime TimeBreakdown::*f :
        {&TimeBreakdown::forward_compute, &TimeBreakdown::backward_compute, &TimeBreakdown::optimizer,
         &TimeBreakdown::tp_comm, &TimeBreakdown::ep_comm, &TimeBreakdown::dp_comm, &TimeBreakdown::pp_comm, &TimeBreakdown::bubble,
-        &TimeBreakdown::waiting, &TimeBreakdown::recompute, &TimeBreakdown::on_slowest})
+        &TimeBreakdown::waiting, &TimeBreakdown::recompute, &TimeBreakdown::on_slowest,
+        &TimeBreakdown::on_collective_sms})
     r.mean.*f = mean_of(f);
   r.micro_batches = micro_batches_;
   const double secs = T.seconds();

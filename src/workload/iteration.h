@@ -55,6 +55,9 @@ struct TimeBreakdown {
   // its compute (IterationInputs::compute_mean), shown for information. No
   // GPU has it to spare: the slowest one does not wait.
   SimTime on_slowest;
+  // Part of dp_comm and ep_comm: compute time a step lost to the SMs the
+  // collectives beside it held, shown for information.
+  SimTime on_collective_sms;
 
   SimTime total() const {
     return forward_compute + backward_compute + optimizer + tp_comm + ep_comm + dp_comm + pp_comm + bubble + waiting;
