@@ -4,7 +4,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iterator>
-#include <utility>
 
 #include <fmt/format.h>
 
@@ -12,6 +11,17 @@
 
 namespace anatomy::report {
 namespace {
+
+// Each kind of case: its JSON key prefix and the name its summary line has.
+struct KindNames {
+  CaseKind kind;
+  const char* key;
+  const char* name;
+};
+constexpr KindNames kKinds[] = {{CaseKind::kTraining, "training", "training throughput/MFU"},
+                                {CaseKind::kCollective, "collective", "collectives (bus bandwidth, time)"},
+                                {CaseKind::kKernel, "kernel", "single kernels (TFLOP/s)"},
+                                {CaseKind::kJob, "job", "whole jobs (interruptions, ETTR)"}};
 
 ErrorSummary summarize(const std::vector<ValidationCase>& cases, CaseKind kind) {
   std::vector<double> sorted;
@@ -70,13 +80,9 @@ nlohmann::ordered_json validation_json(const Validation& v) {
     row["note"] = c.note;
     j["cases"].push_back(row);
   }
-  const std::pair<CaseKind, const char*> kinds[] = {{CaseKind::kTraining, "training"},
-                                                    {CaseKind::kCollective, "collective"},
-                                                    {CaseKind::kKernel, "kernel"},
-                                                    {CaseKind::kJob, "job"}};
-  for (const auto& [kind, key] : kinds) {
-    const ErrorSummary e = v.summary(kind);
-    const std::string k = key;
+  for (const KindNames& n : kKinds) {
+    const ErrorSummary e = v.summary(n.kind);
+    const std::string k = n.key;
     j[k + "_median_abs_error_pct"] = 100 * e.median;
     j[k + "_worst_abs_error_pct"] = 100 * e.worst;
     j[k + "_cases_simulated"] = e.n;
@@ -86,7 +92,6 @@ nlohmann::ordered_json validation_json(const Validation& v) {
 }
 
 std::string validation_text(const Validation& v) {
-  const ErrorSummary train = v.summary(CaseKind::kTraining);
   const auto& cases = v.cases;
   const std::string& dir = v.dir;
   std::string out;
@@ -106,17 +111,12 @@ std::string validation_text(const Validation& v) {
       fmt::format_to(to, "{:<22} {:<24} {:>11.4g} {:>11} {:>8}  not simulated: {}\n", c.case_id, c.metric, c.published,
                      "-", "-", c.note);
   }
-  fmt::format_to(to, "\ntraining throughput/MFU: median |error| {:.1f}%, worst {:.1f}% over {} simulated cases",
-                 100 * train.median, 100 * train.worst, train.n);
-  if (train.refused > 0) fmt::format_to(to, "; {} not simulated (see notes)", train.refused);
-  const std::pair<CaseKind, const char*> others[] = {{CaseKind::kCollective, "collectives (bus bandwidth, time)"},
-                                                     {CaseKind::kKernel, "single kernels (TFLOP/s)"},
-                                                     {CaseKind::kJob, "whole jobs (interruptions, ETTR)"}};
-  for (const auto& [kind, name] : others) {
-    const ErrorSummary e = v.summary(kind);
-    if (e.n == 0 && e.refused == 0) continue;
-    fmt::format_to(to, "\n{}: median |error| {:.1f}%, worst {:.1f}% over {} simulated cases", name, 100 * e.median,
-                   100 * e.worst, e.n);
+  // The training line always (the targets start there); the others where the directory has such cases.
+  for (const KindNames& n : kKinds) {
+    const ErrorSummary e = v.summary(n.kind);
+    if (n.kind != CaseKind::kTraining && e.n == 0 && e.refused == 0) continue;
+    fmt::format_to(to, "\n{}: median |error| {:.1f}%, worst {:.1f}% over {} simulated cases", n.name,
+                   100 * e.median, 100 * e.worst, e.n);
     if (e.refused > 0) fmt::format_to(to, "; {} not simulated (see notes)", e.refused);
   }
   out += '\n';

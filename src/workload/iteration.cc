@@ -232,6 +232,10 @@ class IterationSim {
   // that ran alongside took from it (their SMs), added to st.dp_stretch
   // until nothing more overlapped; then `then`.
   void settle_compute(int s, engine::Callback then);
+  // `then` once the running step's compute, `compute` from now, is done:
+  // settled against the DP stream as it ran, unless the step was priced
+  // whole (`priced`: collectives of its own through all of it, slowed()).
+  void after_compute(int s, SimTime compute, bool priced, engine::Callback then);
   SimTime zero3_step_comm(int s, PipelineStep step);
   coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes, bool experts);
   // Every group of stage s that `group_of` gives its ranks, each once
@@ -383,6 +387,11 @@ void IterationSim::settle_compute(int s, engine::Callback then) {
   if (extra <= SimTime::from_seconds(1e-9)) return then();
   st.dp_stretch += extra;
   sim_.schedule_in(extra, [this, s, then = std::move(then)]() mutable { settle_compute(s, std::move(then)); });
+}
+
+void IterationSim::after_compute(int s, SimTime compute, bool priced, engine::Callback then) {
+  if (priced) return sim_.schedule_in(compute, std::move(then));
+  sim_.schedule_in(compute, [this, s, then = std::move(then)]() mutable { settle_compute(s, std::move(then)); });
 }
 
 // The mean GPU's part of the slowest GPU's `t` (recomputation is part of
@@ -688,7 +697,7 @@ void IterationSim::try_start(int s) {
   // instant is queued before the step's end looks at the queue.
   // Then the step's EP all-to-alls, on the shared network: the MoE layers'
   // tokens cannot move on before their experts' outputs are back.
-  auto after_compute = [this, s, step, a2a = c.ep_all_to_alls, tp = c.tp_comm] {
+  after_compute(s, busy - c.tp_comm, own_gathers, [this, s, step, a2a = c.ep_all_to_alls, tp = c.tp_comm] {
     sim_.schedule_in(tp, [this, s, step, a2a] {
       auto finish = [this, s, step] {
         st_[s].ep_end = sim_.now();
@@ -699,14 +708,7 @@ void IterationSim::try_start(int s) {
       else
         finish();
     });
-  };
-  if (own_gathers) {
-    sim_.schedule_in(busy - c.tp_comm, std::move(after_compute));
-  } else {
-    sim_.schedule_in(busy - c.tp_comm, [this, s, after_compute = std::move(after_compute)]() mutable {
-      settle_compute(s, std::move(after_compute));
-    });
-  }
+  });
 }
 
 // Combined 1F1B: the pair starts when both steps' inputs are there. Their
@@ -749,13 +751,7 @@ void IterationSim::start_pair(int s) {
     if (--cur.pending_parts == 0) pair_done(s);
   };
   if (a2a > 0) launch_ep(s, a2a, part_done);
-  if (shared_sms) {
-    sim_.schedule_in(busy, part_done);
-  } else {
-    sim_.schedule_in(busy - tp, [this, s, tp, part_done]() mutable {
-      settle_compute(s, [this, tp, part_done] { sim_.schedule_in(tp, part_done); });
-    });
-  }
+  after_compute(s, busy - tp, shared_sms, [this, tp, part_done] { sim_.schedule_in(tp, part_done); });
 }
 
 void IterationSim::pair_done(int s) {
