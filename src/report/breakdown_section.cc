@@ -71,7 +71,7 @@ Section breakdown_section(const workload::IterationResult& r, const std::vector<
           : std::string(),
       r.mean.on_collective_sms > core::SimTime::zero()
           ? "; exposed communication, " + escape_html(human_time(r.mean.on_collective_sms)) +
-                " of compute lost to the SMs that collectives beside it held"
+                " of compute held back by the collectives beside it"
           : std::string());
   s.body_html = draw_stacked_bars(c).str() + html_table(t);
   return s;

@@ -102,9 +102,11 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
     fmt::format_to(to, "  (waiting on others includes {} for the slowest GPU's compute)\n",
                    human_time(r.mean.on_slowest));
   if (r.mean.on_collective_sms > core::SimTime::zero())
-    fmt::format_to(to, "  ({} {} of compute lost to the SMs that collectives beside it held)\n",
+    fmt::format_to(to, "  ({} {} of compute held back by the collectives beside it: {})\n",
                    r.mean.ep_comm > core::SimTime::zero() ? "exposed DP and EP comm include" : "exposed DP comm includes",
-                   human_time(r.mean.on_collective_sms));
+                   human_time(r.mean.on_collective_sms),
+                   s.parallelism.device_max_connections == 1 ? "all of it, in the one hardware queue they share"
+                                                             : "the SMs they held");
   if (r.stages.size() > 1 && r.stages.size() <= 16) {
     fmt::format_to(to, "\nper pipeline stage (ms):\n  {:<6}", "stage");
     for (const char* name : {"forward", "backward", "optim", "TP comm", "EP comm", "DP comm", "PP comm", "bubble", "waiting"})

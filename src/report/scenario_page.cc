@@ -37,6 +37,8 @@ std::string plan_text(const workload::ParallelPlan& p) {
   if (p.sequence_parallel && p.tp > 1) out += " +SP";
   out += fmt::format(", ZeRO-{}", p.zero_stage);
   if (p.zero_shards() < p.dp * p.cp) out += fmt::format(" (shard group {})", p.zero_shards());
+  if (p.fp8_param_gather) out += ", FP8 parameter gather";
+  if (p.device_max_connections == 1) out += ", one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1)";
   return out;
 }
 

@@ -358,6 +358,15 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.grad_reduce_in_fp32 = v.flag; }, shows(&P::grad_reduce_in_fp32)},
       {"overlap_param_gather", Kind::kBool, by_default("true"), {}, "gather sharded parameters during forward (ZeRO-1/2 false: after the optimizer step, bucket by bucket; ZeRO-3: beside each step's compute, false: before it)",
        [](P& p, const Value& v) { p.overlap_param_gather = v.flag; }, shows(&P::overlap_param_gather)},
+      {"fp8_param_gather", Kind::kBool, by_default("false"), {},
+       "FP8 recipes: the parameters kept in FP8 and gathered over DP in FP8, 1 byte each (Megatron-LM "
+       "--fp8-param-gather, NeMo FP8_PARAM_GATHER; false: in the 16-bit dtype)",
+       [](P& p, const Value& v) { p.fp8_param_gather = v.flag; }, shows(&P::fp8_param_gather)},
+      {"device_max_connections", Kind::kInt, by_default("8"), int_range(1, 32),
+       "hardware work queues the GPU's streams share (CUDA_DEVICE_MAX_CONNECTIONS, CUDA's default 8); 1, as "
+       "Megatron-LM requires with tp or cp > 1 before Blackwell and NeMo's recipes set: a DP collective holds back "
+       "the compute launched after it until it ends, so DP collectives (and ZeRO-3's gathers) overlap no compute",
+       [](P& p, const Value& v) { p.device_max_connections = v.as_int(); }, shows(&P::device_max_connections)},
       {"overlap_p2p_comm", Kind::kBool, by_default("false"), {},
        "pipeline sends overlap compute (false: a stage waits for its send, as Megatron-LM's blocking p2p)",
        [](P& p, const Value& v) { p.overlap_p2p_comm = v.flag; }, shows(&P::overlap_p2p_comm)},

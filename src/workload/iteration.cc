@@ -166,7 +166,7 @@ class IterationSim {
   int positions() const { return p_.pp * p_.virtual_stages; }
   int stage_of(int pos) const { return pos % p_.pp; }
   // A chunk's parameters as gathered and its gradients as reduced.
-  int64_t param_bytes(int s, int chunk) const { return cost_[s].chunk_params[chunk] * gathered_param_bytes(t_); }
+  int64_t param_bytes(int s, int chunk) const { return cost_[s].chunk_params[chunk] * gathered_param_bytes(t_, p_); }
   int64_t grad_bytes(int s, int chunk) const { return cost_[s].chunk_params[chunk] * reduced_grad_bytes(t_, p_); }
   // Of a chunk's parameters, the routed experts' that data parallelism
   // moves over their own expert-DP groups (EP > 1): `per_param` bytes
@@ -224,6 +224,12 @@ class IterationSim {
   // channels, one CTA each), and a compute time stretched by it.
   double collective_sm_share() const;
   SimTime slowed(SimTime compute) const;
+  // One hardware queue (ParallelPlan::device_max_connections 1): a
+  // collective holds back the compute launched after it until it ends.
+  bool one_queue() const { return p_.device_max_connections == 1; }
+  // Of each second a collective runs beside a step, what the step loses:
+  // the SMs the collective holds, or all of it with one queue.
+  double beside_share() const { return one_queue() ? 1.0 : collective_sm_share(); }
   // The DP stream's busy time in all up to now.
   SimTime dp_busy_until(const Stage& st) const {
     return st.dp_busy ? st.dp_busy_total + (sim_.now() - st.dp_since) : st.dp_busy_total;
@@ -378,12 +384,16 @@ SimTime IterationSim::slowed(SimTime compute) const {
 // collectives cost shows where they do. (ZeRO-3's per-step gathers and a
 // pair's EP all-to-alls run through the whole step: slowed() prices the
 // step at once, and the difference is booked as DP or EP time alike.)
+// With one hardware queue a collective holds back all the compute launched
+// after it (beside_share() 1): each second of overlap is a second of the
+// step undone, settled until the DP stream is idle; ZeRO-3's steps and a
+// pair wait for their own collectives whole.
 void IterationSim::settle_compute(int s, engine::Callback then) {
   Stage& st = st_[s];
   const SimTime busy = dp_busy_until(st);
   const SimTime overlap = busy - st.dp_mark;
   st.dp_mark = busy;
-  const SimTime extra = SimTime::from_seconds(overlap.seconds() * collective_sm_share());
+  const SimTime extra = SimTime::from_seconds(overlap.seconds() * beside_share());
   if (extra <= SimTime::from_seconds(1e-9)) return then();
   st.dp_stretch += extra;
   sim_.schedule_in(extra, [this, s, then = std::move(then)]() mutable { settle_compute(s, std::move(then)); });
@@ -676,7 +686,10 @@ void IterationSim::try_start(int s) {
   const bool own_gathers = zero3 && !zero3_serial;
   st.step_compute = c.compute;
   st.dp_mark = dp_busy_until(st);
-  st.dp_stretch = own_gathers ? slowed(c.compute) - c.compute : SimTime::zero();
+  // With one queue the step's gathers and reduce-scatters hold its compute
+  // back for as long as they run.
+  const SimTime own_comm = own_gathers ? zero3_step_comm(s, step) : SimTime::zero();
+  st.dp_stretch = !own_gathers ? SimTime::zero() : one_queue() ? own_comm : slowed(c.compute) - c.compute;
   st.ep_stretch = SimTime::zero();
   const SimTime busy = (st.step_start - now) + st.step_compute + st.dp_stretch + c.tp_comm;
   if (zero3_serial) {
@@ -687,7 +700,7 @@ void IterationSim::try_start(int s) {
     // one collective per gather unit (FSDP: a layer; DeepSpeed: its prefetch
     // bucket) on the data-parallel stream, so each pays its latency.
     ++st.pending_parts;
-    sim_.schedule_in(zero3_step_comm(s, step), [this, s, step] {
+    sim_.schedule_in(own_comm, [this, s, step] {
       if (--st_[s].pending_parts == 0) step_done(s, step);
     });
   } else {
@@ -738,18 +751,34 @@ void IterationSim::start_pair(int s) {
   st.pair_compute = cb.compute;
   st.dp_mark = dp_busy_until(st);
   st.dp_stretch = SimTime::zero();
-  st.ep_stretch =
-      shared_sms ? (slowed(ca.compute) - ca.compute) + (slowed(cb.compute) - cb.compute) : SimTime::zero();
+  st.ep_stretch = shared_sms && !one_queue()
+                      ? (slowed(ca.compute) - ca.compute) + (slowed(cb.compute) - cb.compute)
+                      : SimTime::zero();
   const SimTime tp = ca.tp_comm + cb.tp_comm;
   const SimTime busy = st.step_compute + st.pair_compute + st.ep_stretch + tp;
   reduce_grads_during(s, a, st.next, busy);
   reduce_grads_during(s, b, st.next + 1, busy);
-  st.pending_parts = a2a > 0 ? 2 : 1;
   auto part_done = [this, s] {
     Stage& cur = st_[s];
     cur.ep_end = std::max(cur.ep_end, sim_.now());
     if (--cur.pending_parts == 0) pair_done(s);
   };
+  if (shared_sms && one_queue()) {
+    // One queue: the all-to-alls hold the pair's compute back until they
+    // end (Megatron-LM asks for more connections for this overlap), so the
+    // pair computes after them, settled against the DP stream as usual; the
+    // wait is booked as EP time.
+    st.pending_parts = 1;
+    launch_ep(s, a2a, [this, s, busy, tp, part_done] {
+      Stage& cur = st_[s];
+      cur.ep_end = sim_.now();
+      cur.ep_stretch = sim_.now() - cur.step_start;
+      cur.dp_mark = dp_busy_until(cur);  // the DP stream held nothing back while no compute ran
+      after_compute(s, busy - tp, false, [this, tp, part_done] { sim_.schedule_in(tp, part_done); });
+    });
+    return;
+  }
+  st.pending_parts = a2a > 0 ? 2 : 1;
   if (a2a > 0) launch_ep(s, a2a, part_done);
   after_compute(s, busy - tp, shared_sms, [this, tp, part_done] { sim_.schedule_in(tp, part_done); });
 }
@@ -900,7 +929,7 @@ void IterationSim::gather_after_step(int s, int chunk, int bucket) {
   const int n = grad_buckets(s, chunk);
   if (bucket == n) return gather_after_step(s, chunk + 1, 0);
   // The dense part over DP x CP, then the routed experts' over their own groups.
-  const int64_t per_param = gathered_param_bytes(t_);
+  const int64_t per_param = gathered_param_bytes(t_, p_);
   const Bytes dense(dense_dp_bytes(s, chunk, per_param) / n), experts(expert_dp_bytes(s, chunk, per_param) / n);
   auto next = [this, s, chunk, bucket] { gather_after_step(s, chunk, bucket + 1); };
   if (dense.count() == 0 && experts.count() == 0) return next();  // an empty chunk
@@ -978,7 +1007,7 @@ IterationResult IterationSim::run() {
       for (int c = 0; c < v; ++c) {
         // The dense part over DP x CP, then the routed experts' over their
         // own groups; the chunk waits for the last.
-        const int64_t per_param = gathered_param_bytes(t_);
+        const int64_t per_param = gathered_param_bytes(t_, p_);
         const int64_t dense = dense_dp_bytes(s, c, per_param), experts = expert_dp_bytes(s, c, per_param);
         if (dense == 0 && experts == 0) continue;  // an empty chunk: nothing to wait for
         st_[s].param_ready[c] = kNever;

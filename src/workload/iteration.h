@@ -55,8 +55,9 @@ struct TimeBreakdown {
   // its compute (IterationInputs::compute_mean), shown for information. No
   // GPU has it to spare: the slowest one does not wait.
   SimTime on_slowest;
-  // Part of dp_comm and ep_comm: compute time a step lost to the SMs the
-  // collectives beside it held, shown for information.
+  // Part of dp_comm and ep_comm: compute time a step lost to the
+  // collectives beside it (the SMs they held, or with one hardware queue
+  // all of it), shown for information.
   SimTime on_collective_sms;
 
   SimTime total() const {

@@ -81,7 +81,10 @@ StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p) {
   return {};
 }
 
-int64_t gathered_param_bytes(const TrainingSpec& t) { return t.precision == hw::Precision::kFp32 ? 4 : 2; }
+int64_t gathered_param_bytes(const TrainingSpec& t, const ParallelPlan& p) {
+  if (p.fp8_param_gather && t.precision == hw::Precision::kFp8) return 1;
+  return t.precision == hw::Precision::kFp32 ? 4 : 2;
+}
 
 int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p) {
   return t.precision == hw::Precision::kFp32 || p.grad_reduce_in_fp32 ? 4 : 2;

@@ -60,10 +60,11 @@ StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p);
 // Bytes per parameter that data parallelism moves and that the gradient
 // buffers hold, by dtype: the parameters as gathered (ZeRO-3 forward,
 // ZeRO-1/2 after the step) are in the training dtype, 4 B in fp32 and 2 B
-// otherwise (FP8 and FP4 recipes keep 16-bit weights); the gradients as
-// reduced are 4 B in fp32 or when reduced in fp32 (grad_reduce_in_fp32),
+// otherwise (FP8 and FP4 recipes keep 16-bit weights), 1 B when an FP8
+// recipe keeps them in FP8 (ParallelPlan::fp8_param_gather); the gradients
+// as reduced are 4 B in fp32 or when reduced in fp32 (grad_reduce_in_fp32),
 // 2 B otherwise.
-int64_t gathered_param_bytes(const TrainingSpec& t);
+int64_t gathered_param_bytes(const TrainingSpec& t, const ParallelPlan& p);
 int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p);
 
 // Bytes per parameter a checkpoint stores: the weights as trained and the

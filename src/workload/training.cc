@@ -516,6 +516,15 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
                                     "Transformer Engine's fused Adam");
   if (!t.master_weights && t.precision == hw::Precision::kFp32)
     fail("training.master_weights", "false needs 16-bit parameters: fp32 training has no master copy to leave out");
+  // Megatron-LM keeps FP8 parameters only under an FP8 recipe (its FP4
+  // recipes gather 16-bit weights, fp4_param_gather aside).
+  if (p.fp8_param_gather && t.precision != hw::Precision::kFp8)
+    fail("parallelism.fp8_param_gather", fmt::format("true needs precision: fp8 (the parameters kept in FP8); "
+                                                     "precision is {}",
+                                                     hw::to_string(t.precision)));
+  if (p.device_max_connections < 1 || p.device_max_connections > 32)
+    fail("parallelism.device_max_connections",
+         fmt::format("must be 1 to 32, as CUDA takes it (got {})", p.device_max_connections));
 
   const int64_t product = int64_t{p.tp} * p.pp * p.dp * p.cp;
   if (product != gpus)

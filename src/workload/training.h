@@ -197,6 +197,19 @@ struct ParallelPlan {
   // rather than after the optimizer. ZeRO-3: a step's gathers (and
   // gradient reduce-scatters) run beside its compute; false, before it.
   bool overlap_param_gather = true;
+  // The parameters kept in FP8 and gathered so, one byte each (Megatron-LM
+  // --fp8-param-gather; NeMo's FP8_PARAM_GATHER): FP8 recipes only.
+  bool fp8_param_gather = false;
+  // Hardware work queues the GPU feeds its streams into
+  // (CUDA_DEVICE_MAX_CONNECTIONS; CUDA's default is 8). At 1, which
+  // Megatron-LM requires for tensor or context parallelism before Blackwell
+  // (arguments.py) and NeMo's recipes set, every stream shares one queue:
+  // a collective launched on the data-parallel stream holds back the
+  // compute kernels launched after it until it ends, so DP collectives and
+  // a ZeRO-3 step's gathers hide behind no compute (Megatron-LM issues
+  // #827 and #1468: no overlap in the trace at 1, overlap once unset;
+  // arguments.py asks FSDP for more than 1 "for better parallelization").
+  int device_max_connections = 8;
   bool tp_comm_overlap = false;      // TP collectives hidden behind GEMMs
   // MoE: Megatron-LM's combined 1F1B (--overlap-moe-expert-parallel-comm).
   // In the steady state a stage runs one micro-batch's forward and

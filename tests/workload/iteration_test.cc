@@ -443,25 +443,37 @@ TEST(Iteration, AReduceScatterBesideTheBackwardCostsTheSmsItHoldsAsDpTime) {
   EXPECT_LT(beside.iteration, after.iteration);
 }
 
-TEST(Iteration, ABackwardBesideAReduceScatterToItsEndComputesAtTheRestOfTheGpu) {
-  // Short sequences (256 tokens) make the backward B short beside the
-  // gradients' reduce-scatter across two nodes; two buckets, the first
-  // full halfway through B. From there to the backward's end the DP stream
-  // is busy (its first reduce-scatter outlasts the step: a DP tail follows),
-  // so the second half of the work runs at 1 - 16/132 of the rate:
-  //   step = B/2 + (B/2) / (1 - taken), i.e. a stretch of (B/2) taken / (1 - taken),
-  // booked as DP time of micro-batch 0 right after the backward, to within
-  // the settlement's 1 ns cut-off.
-  Harness h;
+// Short sequences (256 tokens) make the backward B short beside the
+// gradients' reduce-scatter across two nodes; two buckets, the first full
+// halfway through B, and its reduce-scatter outlasts the step. Returns the
+// stage's cost.
+StageCost backward_beside_two_buckets(Harness& h) {
   zero1_one_sample_over_two_nodes(h);
   h.training.seq_len = 256;
   h.plan.overlap_grad_reduce = true;
   const StageCost c = h.stage_cost(0);
   h.plan.bucket_bytes = (c.params() * 2 + 1) / 2;  // bf16 gradients in two buckets
-  const IterationResult r = h.run();
-  const std::vector<Interval>& line = r.timeline[0];
+  return c;
+}
+
+size_t backward_at(const std::vector<Interval>& line) {
   size_t b = 0;
   while (b < line.size() && line[b].kind != IntervalKind::kBackward) ++b;
+  return b;
+}
+
+TEST(Iteration, ABackwardBesideAReduceScatterToItsEndComputesAtTheRestOfTheGpu) {
+  // From the first bucket to the backward's end the DP stream is busy (a DP
+  // tail follows the step), so the second half of the work runs at
+  // 1 - 16/132 of the rate:
+  //   step = B/2 + (B/2) / (1 - taken), i.e. a stretch of (B/2) taken / (1 - taken),
+  // booked as DP time of micro-batch 0 right after the backward, to within
+  // the settlement's 1 ns cut-off.
+  Harness h;
+  const StageCost c = backward_beside_two_buckets(h);
+  const IterationResult r = h.run();
+  const std::vector<Interval>& line = r.timeline[0];
+  const size_t b = backward_at(line);
   ASSERT_LT(b + 2, line.size());
   const Interval& stretch = line[b + 1];
   ASSERT_EQ(stretch.kind, IntervalKind::kDpComm);
@@ -470,6 +482,49 @@ TEST(Iteration, ABackwardBesideAReduceScatterToItsEndComputesAtTheRestOfTheGpu) 
   const double taken = 16.0 / 132, half = c.backward[0].compute.seconds() / 2;
   EXPECT_NEAR((stretch.end - stretch.start).seconds(), half * taken / (1 - taken), 2e-9);
   EXPECT_EQ(r.mean.on_collective_sms, stretch.end - stretch.start);
+}
+
+TEST(Iteration, WithOneHardwareQueueTheComputeWaitsForTheCollectivesBesideIt) {
+  // The case above with one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1):
+  // from the first bucket on, the reduce-scatters hold back the rest of the
+  // backward until the DP stream is idle, and only then does its second half
+  // run. The DP stream itself runs as before (its buckets are queued at the
+  // same instants), so where the stage used to end with the stream's tail,
+  // it now ends B/2 later: iteration(1) - iteration(8) = B/2, and no DP tail
+  // follows the step.
+  Harness h;
+  const StageCost c = backward_beside_two_buckets(h);
+  const IterationResult shared = h.run();
+  h.plan.device_max_connections = 1;
+  const IterationResult one = h.run();
+  const double half = c.backward[0].compute.seconds() / 2;
+  EXPECT_NEAR((one.iteration - shared.iteration).seconds(), half, 2e-9);
+  const std::vector<Interval>& line = one.timeline[0];
+  const size_t b = backward_at(line);
+  ASSERT_LT(b + 2, line.size());
+  EXPECT_EQ(line[b + 1].kind, IntervalKind::kDpComm);  // the compute held back, booked as DP time
+  EXPECT_EQ(line[b + 1].micro_batch, 0);
+  EXPECT_NE(line[b + 2].kind, IntervalKind::kDpComm);  // the stream was idle before the step could end
+  EXPECT_EQ(one.mean.on_collective_sms, line[b + 1].end - line[b + 1].start);
+}
+
+TEST(Iteration, WithOneHardwareQueueZero3sOverlappedGathersCostWhatSerializedOnesDo) {
+  // ZeRO-3 overlapped, one queue: a step's gathers and reduce-scatters hold
+  // its compute back for as long as they run, so a step takes its
+  // collectives M plus its compute C, as when they run before it
+  // (overlap_param_gather false): the same iteration and DP time.
+  Harness h;
+  h.plan.dp = 16;
+  h.plan.zero_stage = 3;
+  h.training.global_batch = 32;
+  h.plan.device_max_connections = 1;
+  h.plan.overlap_param_gather = false;
+  const IterationResult serial = h.run();
+  h.plan.overlap_param_gather = true;
+  const IterationResult held = h.run();
+  EXPECT_EQ(held.iteration, serial.iteration);
+  EXPECT_EQ(held.mean.dp_comm, serial.mean.dp_comm);
+  EXPECT_GT(held.mean.dp_comm, SimTime::zero());
 }
 
 TEST(Iteration, SerializedZero3CollectivesCostAStepTheSameAtEveryMicroBatchSize) {
@@ -712,6 +767,28 @@ TEST(Iteration, CombinedOneFOneBHidesAllButTheFirstForwardsAndLastBackwardsAllTo
   EXPECT_NEAR((b.mean.ep_comm.seconds() - stretch) / a.mean.ep_comm.seconds(), 0.25, 0.01);
   EXPECT_LT(b.iteration, a.iteration);
   EXPECT_EQ(b.mean.forward_compute + b.mean.backward_compute, a.mean.forward_compute + a.mean.backward_compute);
+}
+
+TEST(Iteration, WithOneHardwareQueueCombinedOneFOneBHidesNothing) {
+  // The case above with one hardware queue: a pair's all-to-alls hold its
+  // compute back until they end (Megatron-LM asks for more connections for
+  // this overlap), so the pairs expose every micro-batch's all-to-alls as the
+  // plain schedule does. The pair's are one launch of both steps' bytes and
+  // latencies, the plain schedule's one a step, so the two EP times agree to
+  // within a percent, and the pairing no longer shortens the iteration.
+  Harness plain, paired;
+  for (Harness* h : {&plain, &paired}) {
+    moe_over_two_hosts(*h, 1);
+    h->training.global_batch = 64;
+    h->plan.zero_stage = 1;
+    h->plan.device_max_connections = 1;
+  }
+  paired.plan.ep_comm_overlap = true;
+  const IterationResult a = plain.run(), b = paired.run();
+  EXPECT_NEAR(b.mean.ep_comm.seconds() / a.mean.ep_comm.seconds(), 1.0, 0.01);
+  EXPECT_NEAR(b.iteration.seconds() / a.iteration.seconds(), 1.0, 0.01);
+  EXPECT_EQ(b.mean.forward_compute + b.mean.backward_compute, a.mean.forward_compute + a.mean.backward_compute);
+  for (const auto& st : b.stages) EXPECT_EQ(st.total(), b.iteration);
 }
 
 TEST(Iteration, ExpertAllToAllBytesAreOnTheLinksBesideTheGradients) {

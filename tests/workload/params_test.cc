@@ -249,12 +249,16 @@ TEST(Params, MegatronsGradientBufferHoldsTheDtypeItReducesIn) {
 
 TEST(Params, DataParallelCollectivesMoveTheDtypeTheyHold) {
   // Gathered weights are in the training dtype: 4 B in fp32, 2 B in bf16 and
-  // in FP8 recipes (their master-weight copy is bf16). Reduced gradients are
+  // in FP8 recipes (their master-weight copy is bf16), 1 B where an FP8
+  // recipe keeps them in FP8 (--fp8-param-gather). Reduced gradients are
   // 4 B in fp32 or when reduced in fp32 (Megatron's main_grad), else 2 B.
   ParallelPlan p;
-  EXPECT_EQ(gathered_param_bytes(trained(hw::Precision::kFp32)), 4);
-  EXPECT_EQ(gathered_param_bytes(trained(hw::Precision::kBf16)), 2);
-  EXPECT_EQ(gathered_param_bytes(trained(hw::Precision::kFp8)), 2);
+  EXPECT_EQ(gathered_param_bytes(trained(hw::Precision::kFp32), p), 4);
+  EXPECT_EQ(gathered_param_bytes(trained(hw::Precision::kBf16), p), 2);
+  EXPECT_EQ(gathered_param_bytes(trained(hw::Precision::kFp8), p), 2);
+  p.fp8_param_gather = true;
+  EXPECT_EQ(gathered_param_bytes(trained(hw::Precision::kFp8), p), 1);
+  p.fp8_param_gather = false;
   EXPECT_EQ(reduced_grad_bytes(trained(hw::Precision::kFp32), p), 4);
   EXPECT_EQ(reduced_grad_bytes(trained(hw::Precision::kBf16), p), 2);
   p.grad_reduce_in_fp32 = true;

@@ -613,6 +613,23 @@ TEST(ValidatePlan, LeavingOutMasterWeightsNeedsSixteenBitParameters) {
   EXPECT_EQ(check(find_model("gpt-1.7b"), plan_of(1, 1, 8), t, 8), "ok");
 }
 
+TEST(ValidatePlan, Fp8ParameterGatherNeedsAnFp8Recipe) {
+  // Megatron-LM keeps the parameters in FP8 only under an FP8 recipe; in
+  // bf16 there is nothing to gather in FP8, an error naming the field.
+  TrainingSpec t = training_of(2048, 64, 1);
+  ParallelPlan p = plan_of(1, 1, 8);
+  p.fp8_param_gather = true;
+  t.precision = hw::Precision::kFp8;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8), "ok");
+  t.precision = hw::Precision::kBf16;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
+            "parallelism.fp8_param_gather: true needs precision: fp8 (the parameters kept in FP8); precision is bf16");
+  p.fp8_param_gather = false;
+  p.device_max_connections = 0;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
+            "parallelism.device_max_connections: must be 1 to 32, as CUDA takes it (got 0)");
+}
+
 TEST(ValidatePlan, Bf16MomentsNeedMasterWeightsAndMegatronsOptimizer) {
   TrainingSpec t = training_of(2048, 64, 1);
   t.bf16_moments = true;
