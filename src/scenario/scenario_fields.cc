@@ -363,9 +363,10 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        "--fp8-param-gather, NeMo FP8_PARAM_GATHER; false: in the 16-bit dtype)",
        [](P& p, const Value& v) { p.fp8_param_gather = v.flag; }, shows(&P::fp8_param_gather)},
       {"device_max_connections", Kind::kInt, by_default("8"), int_range(1, 32),
-       "hardware work queues the GPU's streams share (CUDA_DEVICE_MAX_CONNECTIONS, CUDA's default 8); 1, as "
-       "Megatron-LM requires with tp or cp > 1 before Blackwell and NeMo's recipes set: a DP collective holds back "
-       "the compute launched after it until it ends, so DP collectives (and ZeRO-3's gathers) overlap no compute",
+       "hardware work queues the GPU's streams share (CUDA_DEVICE_MAX_CONNECTIONS, CUDA's default 8; every value "
+       "above 1 alike); 1, as Megatron-LM requires with tp or cp > 1 before Blackwell and NeMo's recipes set: a "
+       "collective holds back the compute launched after it until it ends, so DP collectives, ZeRO-3's gathers and "
+       "combined 1F1B's all-to-alls overlap no compute",
        [](P& p, const Value& v) { p.device_max_connections = v.as_int(); }, shows(&P::device_max_connections)},
       {"overlap_p2p_comm", Kind::kBool, by_default("false"), {},
        "pipeline sends overlap compute (false: a stage waits for its send, as Megatron-LM's blocking p2p)",

@@ -142,8 +142,12 @@ class IterationSim {
     // is busy now: what a step's compute overlapped is the difference.
     SimTime dp_busy_total, dp_since;
     SimTime dp_mark;     // dp_busy_until at the running step's last settlement
-    SimTime dp_stretch;  // the running step's compute time lost to DP collectives' SMs
-    SimTime ep_stretch;  // the running pair's compute time lost to its all-to-alls' SMs
+    SimTime dp_stretch;  // the running step's compute time lost to the DP collectives beside it
+    SimTime ep_stretch;  // the running pair's compute time lost to its all-to-alls
+    // One queue: a step's settlement parked until the DP stream is idle
+    // (`held`), since parked_at, and the compute it still owes then.
+    engine::Callback held;
+    SimTime parked_at, owed;
     bool compute_done = false;
     bool finished = false;
     SimTime end;
@@ -235,9 +239,11 @@ class IterationSim {
     return st.dp_busy ? st.dp_busy_total + (sim_.now() - st.dp_since) : st.dp_busy_total;
   }
   // At the end of a step's compute as scheduled: what the DP collectives
-  // that ran alongside took from it (their SMs), added to st.dp_stretch
-  // until nothing more overlapped; then `then`.
+  // that ran alongside took from it (their SMs, or with one queue all of
+  // it), added to st.dp_stretch until nothing more overlapped; then `then`.
+  // With one queue it waits while the stream is busy (resume_held).
   void settle_compute(int s, engine::Callback then);
+  void resume_held(int s);
   // `then` once the running step's compute, `compute` from now, is done:
   // settled against the DP stream as it ran, unless the step was priced
   // whole (`priced`: collectives of its own through all of it, slowed()).
@@ -386,17 +392,43 @@ SimTime IterationSim::slowed(SimTime compute) const {
 // step at once, and the difference is booked as DP or EP time alike.)
 // With one hardware queue a collective holds back all the compute launched
 // after it (beside_share() 1): each second of overlap is a second of the
-// step undone, settled until the DP stream is idle; ZeRO-3's steps and a
-// pair wait for their own collectives whole.
+// step undone, and a step whose compute is due while the stream is busy
+// waits for it to go idle (resume_held); ZeRO-3's steps and a pair wait
+// for their own collectives whole, before they compute.
+// Below this a settlement is done: less than a nanosecond of overlap.
+constexpr SimTime kSettled = SimTime::ps(1000);
+
 void IterationSim::settle_compute(int s, engine::Callback then) {
   Stage& st = st_[s];
   const SimTime busy = dp_busy_until(st);
   const SimTime overlap = busy - st.dp_mark;
   st.dp_mark = busy;
+  if (one_queue() && st.dp_busy && overlap > kSettled) {
+    // Held back: no compute until the stream is idle, then the work the
+    // overlap left undone (one wait a collective, not a chase of its tail).
+    // A collective queued at the compute's very end held nothing back.
+    st.owed += overlap;
+    st.parked_at = sim_.now();
+    st.held = std::move(then);
+    return;
+  }
   const SimTime extra = SimTime::from_seconds(overlap.seconds() * beside_share());
-  if (extra <= SimTime::from_seconds(1e-9)) return then();
+  if (extra <= kSettled) return then();
   st.dp_stretch += extra;
   sim_.schedule_in(extra, [this, s, then = std::move(then)]() mutable { settle_compute(s, std::move(then)); });
+}
+
+// The DP stream has gone idle: a step held back by it waits no longer and
+// does the work it owes, settled again against whatever runs meanwhile.
+void IterationSim::resume_held(int s) {
+  Stage& st = st_[s];
+  if (!st.held) return;
+  const SimTime owed = st.owed;
+  st.dp_stretch += (sim_.now() - st.parked_at) + owed;
+  st.owed = SimTime::zero();
+  st.dp_mark = dp_busy_until(st);  // the wait is counted already
+  engine::Callback then = std::move(st.held);
+  sim_.schedule_in(owed, [this, s, then = std::move(then)]() mutable { settle_compute(s, std::move(then)); });
 }
 
 void IterationSim::after_compute(int s, SimTime compute, bool priced, engine::Callback then) {
@@ -585,6 +617,7 @@ void IterationSim::start_next_dp(int s) {
   if (st.dp_queue.empty()) {
     if (st.dp_busy) st.dp_busy_total += sim_.now() - st.dp_since;
     st.dp_busy = false;
+    resume_held(s);
     maybe_finish(s);
     return;
   }
@@ -671,7 +704,9 @@ void IterationSim::try_start(int s) {
   st.step_start = now;
   st.pending_parts = 1;
   const bool zero3 = p_.zero_stage >= 3 && p_.dp * p_.cp > 1;
-  const bool zero3_serial = zero3 && !p_.overlap_param_gather;
+  // With one hardware queue the step's own gathers and reduce-scatters hold
+  // its compute back for as long as they run: serial, as without overlap.
+  const bool zero3_serial = zero3 && (!p_.overlap_param_gather || one_queue());
   if (zero3_serial) {
     // Gathers not overlapped (DeepSpeed ZeRO-3 of 2021: every parameter
     // all-gather synchronized the device before the sub-module ran): the
@@ -680,16 +715,14 @@ void IterationSim::try_start(int s) {
     account(st, IntervalKind::kDpComm, now + comm, step.micro_batch, step.chunk);
     st.step_start = now + comm;
   }
-  // A data-parallel collective running alongside takes SMs from the step:
-  // ZeRO-3's gathers run through every step; the DP stream's collectives
-  // as they overlap the compute (settle_compute).
+  // A data-parallel collective running alongside takes from the step: its
+  // SMs, or with one queue all of it. ZeRO-3's gathers run through every
+  // step (slowed()); the DP stream's collectives as they overlap the
+  // compute (settle_compute).
   const bool own_gathers = zero3 && !zero3_serial;
   st.step_compute = c.compute;
   st.dp_mark = dp_busy_until(st);
-  // With one queue the step's gathers and reduce-scatters hold its compute
-  // back for as long as they run.
-  const SimTime own_comm = own_gathers ? zero3_step_comm(s, step) : SimTime::zero();
-  st.dp_stretch = !own_gathers ? SimTime::zero() : one_queue() ? own_comm : slowed(c.compute) - c.compute;
+  st.dp_stretch = own_gathers ? slowed(c.compute) - c.compute : SimTime::zero();
   st.ep_stretch = SimTime::zero();
   const SimTime busy = (st.step_start - now) + st.step_compute + st.dp_stretch + c.tp_comm;
   if (zero3_serial) {
@@ -700,7 +733,7 @@ void IterationSim::try_start(int s) {
     // one collective per gather unit (FSDP: a layer; DeepSpeed: its prefetch
     // bucket) on the data-parallel stream, so each pays its latency.
     ++st.pending_parts;
-    sim_.schedule_in(own_comm, [this, s, step] {
+    sim_.schedule_in(zero3_step_comm(s, step), [this, s, step] {
       if (--st_[s].pending_parts == 0) step_done(s, step);
     });
   } else {
@@ -728,8 +761,9 @@ void IterationSim::try_start(int s) {
 // compute runs one after the other on the compute stream, with the SMs
 // the all-to-alls take; both steps' all-to-alls start with the pair on the
 // communication stream, each hidden behind the other step's compute (the
-// layers interleave: F.attn, B.combine, F.dispatch, B.experts, ...). The
-// pair ends when both are done, and only then are its outputs sent, as
+// layers interleave: F.attn, B.combine, F.dispatch, B.experts, ...), except
+// with one hardware queue, where they hold the compute back until they end.
+// The pair ends when both are done, and only then are its outputs sent, as
 // Megatron-LM sends after its combined forward-backward step.
 void IterationSim::start_pair(int s) {
   Stage& st = st_[s];
@@ -756,8 +790,6 @@ void IterationSim::start_pair(int s) {
                       : SimTime::zero();
   const SimTime tp = ca.tp_comm + cb.tp_comm;
   const SimTime busy = st.step_compute + st.pair_compute + st.ep_stretch + tp;
-  reduce_grads_during(s, a, st.next, busy);
-  reduce_grads_during(s, b, st.next + 1, busy);
   auto part_done = [this, s] {
     Stage& cur = st_[s];
     cur.ep_end = std::max(cur.ep_end, sim_.now());
@@ -766,18 +798,22 @@ void IterationSim::start_pair(int s) {
   if (shared_sms && one_queue()) {
     // One queue: the all-to-alls hold the pair's compute back until they
     // end (Megatron-LM asks for more connections for this overlap), so the
-    // pair computes after them, settled against the DP stream as usual; the
-    // wait is booked as EP time.
+    // pair computes after them, its gradients filled from then on, settled
+    // against the DP stream as usual; the wait is exposed EP time, as the
+    // plain schedule's all-to-alls are.
     st.pending_parts = 1;
-    launch_ep(s, a2a, [this, s, busy, tp, part_done] {
+    launch_ep(s, a2a, [this, s, a, b, busy, tp, part_done] {
       Stage& cur = st_[s];
-      cur.ep_end = sim_.now();
       cur.ep_stretch = sim_.now() - cur.step_start;
       cur.dp_mark = dp_busy_until(cur);  // the DP stream held nothing back while no compute ran
+      reduce_grads_during(s, a, cur.next, busy);
+      reduce_grads_during(s, b, cur.next + 1, busy);
       after_compute(s, busy - tp, false, [this, tp, part_done] { sim_.schedule_in(tp, part_done); });
     });
     return;
   }
+  reduce_grads_during(s, a, st.next, busy);
+  reduce_grads_during(s, b, st.next + 1, busy);
   st.pending_parts = a2a > 0 ? 2 : 1;
   if (a2a > 0) launch_ep(s, a2a, part_done);
   after_compute(s, busy - tp, shared_sms, [this, tp, part_done] { sim_.schedule_in(tp, part_done); });
@@ -796,7 +832,8 @@ void IterationSim::pair_done(int s) {
   account(st, IntervalKind::kEpComm, computed + st.ep_stretch, b.micro_batch, b.chunk);
   const SimTime stretched = computed + st.ep_stretch + st.dp_stretch;
   account(st, IntervalKind::kDpComm, stretched, b.micro_batch, b.chunk);
-  st.b.on_collective_sms += st.ep_stretch + st.dp_stretch;
+  // With one queue a pair's all-to-alls ran before its compute, not beside it.
+  st.b.on_collective_sms += (one_queue() ? SimTime::zero() : st.ep_stretch) + st.dp_stretch;
   account(st, IntervalKind::kTpComm, stretched + ca.tp_comm + cb.tp_comm, b.micro_batch, b.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, b.micro_batch, b.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), b.micro_batch, b.chunk);

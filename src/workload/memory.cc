@@ -51,7 +51,7 @@ struct LayerActivations {
 LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, LayerKind kind) {
   const bool moe = has_experts(kind), attention = has_attention(kind), with_mlp = has_mlp(kind);
   const double blocks = residual_blocks(kind);
-  const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
+  const double e = static_cast<double>(element_bytes(t));
   const double h = static_cast<double>(m.hidden);
   const double k_w = static_cast<double>(m.k_width()), v_w = static_cast<double>(m.v_width());
   const double ffn = static_cast<double>(moe ? m.ffn_hidden : m.dense_ffn());
@@ -225,7 +225,7 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   }
   act += recomputing;
   const bool sp = p.sequence_parallel && p.tp > 1;
-  const double e = t.precision == hw::Precision::kFp32 ? 4 : 2;
+  const double e = static_cast<double>(element_bytes(t));
   const double tokens = static_cast<double>(t.micro_batch * t.seq_len) / p.cp;
   // Rank 0: the embedding's dropout mask, per micro-batch of its first
   // chunk. Last rank, one micro-batch (its backward follows its forward):

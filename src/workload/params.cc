@@ -61,6 +61,9 @@ bool sixteen_bit_state(const TrainingSpec& t) { return !t.master_weights && t.pr
 
 }  // namespace
 
+// Weights kept in FP8 (ParallelPlan::fp8_param_gather) hold about as much:
+// Transformer Engine's FP8 weight carries its data and the transposed copy
+// the backward's GEMMs read, 1 byte each, so the 2 bytes below stand.
 StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p) {
   if (sixteen_bit_state(t)) return {2, 2, 4};
   // Megatron-Core's DDP keeps one gradient buffer, of the dtype it reduces
@@ -81,9 +84,11 @@ StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p) {
   return {};
 }
 
+int64_t element_bytes(const TrainingSpec& t) { return t.precision == hw::Precision::kFp32 ? 4 : 2; }
+
 int64_t gathered_param_bytes(const TrainingSpec& t, const ParallelPlan& p) {
   if (p.fp8_param_gather && t.precision == hw::Precision::kFp8) return 1;
-  return t.precision == hw::Precision::kFp32 ? 4 : 2;
+  return element_bytes(t);
 }
 
 int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p) {

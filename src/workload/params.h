@@ -57,6 +57,12 @@ struct StateBytes {
 };
 StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p);
 
+// Bytes of one element of a tensor kept in the training dtype (weights,
+// weight gradients, activations between kernels): 4 in fp32, 2 otherwise
+// (FP8 and FP4 recipes cast to their GEMM formats inside the kernels that
+// use them).
+int64_t element_bytes(const TrainingSpec& t);
+
 // Bytes per parameter that data parallelism moves and that the gradient
 // buffers hold, by dtype: the parameters as gathered (ZeRO-3 forward,
 // ZeRO-1/2 after the step) are in the training dtype, 4 B in fp32 and 2 B

@@ -478,10 +478,10 @@ SimTime StepCostModel::grad_accumulation(int64_t params) const {
   const int64_t m = t_.micro_batches(p_);
   const int64_t additions = p_.grad_reduce_in_fp32 ? m : m - 1;  // <= m, so m > 0 below
   if (additions <= 0) return SimTime::zero();
-  // The GEMM's weight gradient is 16-bit (fp32 in fp32 training), even
-  // where the weights are kept in FP8; the buffer it joins is the one data
+  // The GEMM's weight gradient is in the training dtype, even where the
+  // weights are kept in FP8; the buffer it joins is the one data
   // parallelism reduces.
-  const int64_t fresh = t_.precision == hw::Precision::kFp32 ? 4 : 2;
+  const int64_t fresh = element_bytes(t_);
   const int64_t accumulated = reduced_grad_bytes(t_, p_);
   const double bytes = static_cast<double>(params) * static_cast<double>(fresh + 2 * accumulated) *
                        static_cast<double>(additions) / static_cast<double>(m);

@@ -522,6 +522,7 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("parallelism.fp8_param_gather", fmt::format("true needs precision: fp8 (the parameters kept in FP8); "
                                                      "precision is {}",
                                                      hw::to_string(t.precision)));
+  // The scenario field checks its range too; plans built in code meet this.
   if (p.device_max_connections < 1 || p.device_max_connections > 32)
     fail("parallelism.device_max_connections",
          fmt::format("must be 1 to 32, as CUDA takes it (got {})", p.device_max_connections));

@@ -205,10 +205,12 @@ struct ParallelPlan {
   // Megatron-LM requires for tensor or context parallelism before Blackwell
   // (arguments.py) and NeMo's recipes set, every stream shares one queue:
   // a collective launched on the data-parallel stream holds back the
-  // compute kernels launched after it until it ends, so DP collectives and
-  // a ZeRO-3 step's gathers hide behind no compute (Megatron-LM issues
-  // #827 and #1468: no overlap in the trace at 1, overlap once unset;
-  // arguments.py asks FSDP for more than 1 "for better parallelization").
+  // compute kernels launched after it until it ends, so DP collectives, a
+  // ZeRO-3 step's gathers and a combined 1F1B pair's all-to-alls hide
+  // behind no compute (Megatron-LM issues #827 and #1468: no overlap in
+  // the trace at 1, overlap once unset; arguments.py asks FSDP and the MoE
+  // overlap for more than 1 "for better parallelization"). Any value above
+  // 1 is modelled alike: each stream has a queue of its own.
   int device_max_connections = 8;
   bool tp_comm_overlap = false;      // TP collectives hidden behind GEMMs
   // MoE: Megatron-LM's combined 1F1B (--overlap-moe-expert-parallel-comm).

@@ -508,6 +508,29 @@ TEST(Iteration, WithOneHardwareQueueTheComputeWaitsForTheCollectivesBesideIt) {
   EXPECT_EQ(one.mean.on_collective_sms, line[b + 1].end - line[b + 1].start);
 }
 
+TEST(Iteration, WithOneHardwareQueueACollectiveQueuedAtTheComputesEndHoldsNothingBack) {
+  // Two pipeline stages over two DGX H100 nodes (DP 8), gradients reduced
+  // with overlap: Megatron buckets only the first stage's chunk, so the
+  // last stage reduces its gradients in one collective queued as its last
+  // backward's compute ends, after every kernel of it. With one queue that
+  // collective holds back no compute of that step: the last stage loses
+  // none to collectives, and its exposed DP time is the same as with eight
+  // queues.
+  Harness h;
+  h.plan.pp = 2;
+  h.plan.dp = 8;
+  h.plan.zero_stage = 1;
+  h.plan.overlap_grad_reduce = true;
+  h.plan.overlap_param_gather = false;
+  h.training.global_batch = 32;  // 4 micro-batches a pipeline
+  const IterationResult shared = h.run();
+  h.plan.device_max_connections = 1;
+  const IterationResult one = h.run();
+  EXPECT_EQ(one.stages[1].on_collective_sms, SimTime::zero());
+  EXPECT_EQ(one.stages[1].dp_comm, shared.stages[1].dp_comm);
+  EXPECT_GT(one.stages[1].dp_comm, SimTime::zero());
+}
+
 TEST(Iteration, WithOneHardwareQueueZero3sOverlappedGathersCostWhatSerializedOnesDo) {
   // ZeRO-3 overlapped, one queue: a step's gathers and reduce-scatters hold
   // its compute back for as long as they run, so a step takes its
@@ -525,6 +548,32 @@ TEST(Iteration, WithOneHardwareQueueZero3sOverlappedGathersCostWhatSerializedOne
   EXPECT_EQ(held.iteration, serial.iteration);
   EXPECT_EQ(held.mean.dp_comm, serial.mean.dp_comm);
   EXPECT_GT(held.mean.dp_comm, SimTime::zero());
+  // Nothing ran beside the compute: no compute was lost to collectives.
+  EXPECT_EQ(held.mean.on_collective_sms, SimTime::zero());
+}
+
+TEST(Iteration, Fp8WeightsGatherInHalfTheTime) {
+  // ZeRO-1 over two DGX H100 nodes without gradient-reduce overlap: the DP
+  // stream gathers the updated parameters before the forward (the first
+  // interval) and reduces the gradients after the backward. Kept in FP8
+  // (fp8_param_gather), the parameters are gathered as 1 byte each instead
+  // of 2: a ring all-gather of that size across two nodes is bandwidth-bound,
+  // so the gather takes about half as long (its fixed latency aside), and
+  // the gradients' reduce-scatter, in bf16 either way, does not change.
+  Harness h;
+  zero1_one_sample_over_two_nodes(h);
+  h.training.precision = hw::Precision::kFp8;
+  const IterationResult bf16 = h.run();
+  h.plan.fp8_param_gather = true;
+  const IterationResult fp8 = h.run();
+  const Interval& g16 = bf16.timeline[0].front();
+  const Interval& g8 = fp8.timeline[0].front();
+  ASSERT_EQ(g16.kind, IntervalKind::kDpComm);
+  ASSERT_EQ(g8.kind, IntervalKind::kDpComm);
+  EXPECT_NEAR((g8.end - g8.start).seconds() / (g16.end - g16.start).seconds(), 0.5, 0.05);
+  const SimTime reduce16 = bf16.mean.dp_comm - (g16.end - g16.start);
+  const SimTime reduce8 = fp8.mean.dp_comm - (g8.end - g8.start);
+  EXPECT_NEAR(reduce8.seconds(), reduce16.seconds(), 1e-9);
 }
 
 TEST(Iteration, SerializedZero3CollectivesCostAStepTheSameAtEveryMicroBatchSize) {

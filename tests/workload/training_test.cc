@@ -624,10 +624,18 @@ TEST(ValidatePlan, Fp8ParameterGatherNeedsAnFp8Recipe) {
   t.precision = hw::Precision::kBf16;
   EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
             "parallelism.fp8_param_gather: true needs precision: fp8 (the parameters kept in FP8); precision is bf16");
+  t.precision = hw::Precision::kFp4;  // Megatron's FP4 recipes gather 16-bit weights
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
+            "parallelism.fp8_param_gather: true needs precision: fp8 (the parameters kept in FP8); precision is fp4");
   p.fp8_param_gather = false;
   p.device_max_connections = 0;
   EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
             "parallelism.device_max_connections: must be 1 to 32, as CUDA takes it (got 0)");
+  p.device_max_connections = 33;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8),
+            "parallelism.device_max_connections: must be 1 to 32, as CUDA takes it (got 33)");
+  p.device_max_connections = 32;
+  EXPECT_EQ(check(find_model("gpt-1.7b"), p, t, 8), "ok");
 }
 
 TEST(ValidatePlan, Bf16MomentsNeedMasterWeightsAndMegatronsOptimizer) {
