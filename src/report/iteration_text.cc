@@ -105,7 +105,7 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
     fmt::format_to(to, "  ({} {} of compute held back by the collectives beside it: {})\n",
                    r.mean.ep_comm > core::SimTime::zero() ? "exposed DP and EP comm include" : "exposed DP comm includes",
                    human_time(r.mean.on_collective_sms),
-                   s.parallelism.device_max_connections == 1 ? "one hardware queue, it waits for them whole"
+                   s.parallelism.one_hardware_queue() ? "one hardware queue, it waits for them whole"
                                                              : "the SMs they held");
   if (r.stages.size() > 1 && r.stages.size() <= 16) {
     fmt::format_to(to, "\nper pipeline stage (ms):\n  {:<6}", "stage");

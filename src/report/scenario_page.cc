@@ -38,7 +38,7 @@ std::string plan_text(const workload::ParallelPlan& p) {
   out += fmt::format(", ZeRO-{}", p.zero_stage);
   if (p.zero_shards() < p.dp * p.cp) out += fmt::format(" (shard group {})", p.zero_shards());
   if (p.fp8_param_gather) out += ", FP8 parameter gather";
-  if (p.device_max_connections == 1) out += ", one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1)";
+  if (p.one_hardware_queue()) out += ", one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1)";
   return out;
 }
 

@@ -50,6 +50,8 @@ const char* to_string(IntervalKind k) {
 namespace {
 
 constexpr int kMaxBucketsPerChunk = 16;
+// Below this a step's settlement is done: less than a nanosecond of overlap.
+constexpr SimTime kSettled = SimTime::ps(1000);
 const SimTime kNever = SimTime::max();
 
 uint32_t gpu_of(const IterationInputs& in, uint32_t rank) {
@@ -228,12 +230,10 @@ class IterationSim {
   // channels, one CTA each), and a compute time stretched by it.
   double collective_sm_share() const;
   SimTime slowed(SimTime compute) const;
-  // One hardware queue (ParallelPlan::device_max_connections 1): a
-  // collective holds back the compute launched after it until it ends.
-  bool one_queue() const { return p_.device_max_connections == 1; }
   // Of each second a collective runs beside a step, what the step loses:
-  // the SMs the collective holds, or all of it with one queue.
-  double beside_share() const { return one_queue() ? 1.0 : collective_sm_share(); }
+  // the SMs the collective holds, or with one hardware queue
+  // (ParallelPlan::one_hardware_queue) all of it.
+  double beside_share() const { return p_.one_hardware_queue() ? 1.0 : collective_sm_share(); }
   // The DP stream's busy time in all up to now.
   SimTime dp_busy_until(const Stage& st) const {
     return st.dp_busy ? st.dp_busy_total + (sim_.now() - st.dp_since) : st.dp_busy_total;
@@ -395,19 +395,16 @@ SimTime IterationSim::slowed(SimTime compute) const {
 // step undone, and a step whose compute is due while the stream is busy
 // waits for it to go idle (resume_held); ZeRO-3's steps and a pair wait
 // for their own collectives whole, before they compute.
-// Below this a settlement is done: less than a nanosecond of overlap.
-constexpr SimTime kSettled = SimTime::ps(1000);
-
 void IterationSim::settle_compute(int s, engine::Callback then) {
   Stage& st = st_[s];
   const SimTime busy = dp_busy_until(st);
   const SimTime overlap = busy - st.dp_mark;
   st.dp_mark = busy;
-  if (one_queue() && st.dp_busy && overlap > kSettled) {
+  if (p_.one_hardware_queue() && st.dp_busy && overlap > kSettled) {
     // Held back: no compute until the stream is idle, then the work the
     // overlap left undone (one wait a collective, not a chase of its tail).
     // A collective queued at the compute's very end held nothing back.
-    st.owed += overlap;
+    st.owed = overlap;
     st.parked_at = sim_.now();
     st.held = std::move(then);
     return;
@@ -706,7 +703,7 @@ void IterationSim::try_start(int s) {
   const bool zero3 = p_.zero_stage >= 3 && p_.dp * p_.cp > 1;
   // With one hardware queue the step's own gathers and reduce-scatters hold
   // its compute back for as long as they run: serial, as without overlap.
-  const bool zero3_serial = zero3 && (!p_.overlap_param_gather || one_queue());
+  const bool zero3_serial = zero3 && (!p_.overlap_param_gather || p_.one_hardware_queue());
   if (zero3_serial) {
     // Gathers not overlapped (DeepSpeed ZeRO-3 of 2021: every parameter
     // all-gather synchronized the device before the sub-module ran): the
@@ -785,7 +782,7 @@ void IterationSim::start_pair(int s) {
   st.pair_compute = cb.compute;
   st.dp_mark = dp_busy_until(st);
   st.dp_stretch = SimTime::zero();
-  st.ep_stretch = shared_sms && !one_queue()
+  st.ep_stretch = shared_sms && !p_.one_hardware_queue()
                       ? (slowed(ca.compute) - ca.compute) + (slowed(cb.compute) - cb.compute)
                       : SimTime::zero();
   const SimTime tp = ca.tp_comm + cb.tp_comm;
@@ -795,7 +792,7 @@ void IterationSim::start_pair(int s) {
     cur.ep_end = std::max(cur.ep_end, sim_.now());
     if (--cur.pending_parts == 0) pair_done(s);
   };
-  if (shared_sms && one_queue()) {
+  if (shared_sms && p_.one_hardware_queue()) {
     // One queue: the all-to-alls hold the pair's compute back until they
     // end (Megatron-LM asks for more connections for this overlap), so the
     // pair computes after them, its gradients filled from then on, settled
@@ -833,7 +830,7 @@ void IterationSim::pair_done(int s) {
   const SimTime stretched = computed + st.ep_stretch + st.dp_stretch;
   account(st, IntervalKind::kDpComm, stretched, b.micro_batch, b.chunk);
   // With one queue a pair's all-to-alls ran before its compute, not beside it.
-  st.b.on_collective_sms += (one_queue() ? SimTime::zero() : st.ep_stretch) + st.dp_stretch;
+  st.b.on_collective_sms += (p_.one_hardware_queue() ? SimTime::zero() : st.ep_stretch) + st.dp_stretch;
   account(st, IntervalKind::kTpComm, stretched + ca.tp_comm + cb.tp_comm, b.micro_batch, b.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, b.micro_batch, b.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), b.micro_batch, b.chunk);

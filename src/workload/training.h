@@ -245,6 +245,8 @@ struct ParallelPlan {
   // latency is exposed in the critical path").
   bool cp_all_gather = false;
 
+  // Every stream in one hardware queue (device_max_connections 1).
+  bool one_hardware_queue() const { return device_max_connections == 1; }
   int gpus() const { return tp * pp * dp * cp; }
   int etp() const { return expert_tp > 0 ? expert_tp : tp; }
   // The ranks an expert is replicated over in a stage (expert data parallelism).
