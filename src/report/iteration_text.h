@@ -18,5 +18,9 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
 // ("exposed DP comm" -> exposed_DP_comm), as every JSON writer gives them.
 nlohmann::ordered_json breakdown_json(const workload::TimeBreakdown& b);
 nlohmann::ordered_json iteration_json(const scenario::Scenario& s, const workload::IterationResult& r);
+// How many gradient buckets the plan has and how many were simulated, with
+// the latency left unpaid (IterationResult::dp_buckets); "" when every
+// bucket was simulated.
+std::string gradient_buckets_text(const scenario::Scenario& s, const workload::IterationResult& r);
 
 }  // namespace anatomy::report

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/units.h"
+#include "report/iteration_text.h"
 
 namespace anatomy::report {
 namespace {
@@ -61,6 +62,8 @@ PageInfo scenario_page_info(const scenario::Scenario& s, const std::string& topo
     info.facts.push_back({"compute", result->compute_source});
     info.facts.push_back({"network", fmt::format("{} model; library: {}; gradient collectives: {}",
                                                  net::to_string(s.network), result->library, result->dp_algorithm)});
+    if (const std::string buckets = gradient_buckets_text(s, *result); !buckets.empty())
+      info.facts.push_back({"gradient buckets", buckets});
   }
 
   // Every input, from the scenario's field tables (scenario::input_rows).

@@ -49,6 +49,10 @@ const char* to_string(IntervalKind k) {
 
 namespace {
 
+// Each simulated bucket costs a collective's worth of events; past 16 a
+// chunk the overlap's granularity barely moves while the run slows. The
+// buckets past it are merged, bytes kept; IterationResult::dp_buckets
+// reports how many the plan has, so the latency left unpaid is named.
 constexpr int kMaxBucketsPerChunk = 16;
 // Below this a step's settlement is done: less than a nanosecond of overlap.
 constexpr SimTime kSettled = SimTime::ps(1000);
@@ -187,6 +191,9 @@ class IterationSim {
     const int64_t experts = p_.ep > 1 ? cost_[s].chunk_expert_params[chunk] : 0;
     return (cost_[s].chunk_params[chunk] - experts) * per_param;
   }
+  // A chunk's gradient buckets at bucket_size, and the collectives that
+  // simulate them (at most kMaxBucketsPerChunk, IterationResult::dp_buckets).
+  int64_t configured_buckets(int s, int chunk) const;
   int grad_buckets(int s, int chunk) const;
   void gather_after_step(int s, int chunk, int bucket);
   size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
@@ -361,11 +368,14 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
 // data-parallel communication on these stages is not on the critical
 // path)", and training.py disables it for the chunks after the first.
 // DeepSpeed buckets every chunk.
-int IterationSim::grad_buckets(int s, int chunk) const {
+int64_t IterationSim::configured_buckets(int s, int chunk) const {
   if (!p_.overlap_grad_reduce) return 1;
   if (p_.framework == ShardingFramework::kMegatron && (s > 0 || chunk > 0)) return 1;
-  return static_cast<int>(std::clamp<int64_t>(
-      (grad_bytes(s, chunk) + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes), 1, kMaxBucketsPerChunk));
+  return std::max<int64_t>(1, (grad_bytes(s, chunk) + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes));
+}
+
+int IterationSim::grad_buckets(int s, int chunk) const {
+  return static_cast<int>(std::min<int64_t>(configured_buckets(s, chunk), kMaxBucketsPerChunk));
 }
 
 double IterationSim::collective_sm_share() const {
@@ -1098,6 +1108,14 @@ IterationResult IterationSim::run() {
   r.compute_source = in_.compute->describe();
   r.library = in_.library.name;
   r.dp_algorithm = dp_algorithm_.empty() ? "none (no data parallelism)" : dp_algorithm_;
+  if (p_.overlap_grad_reduce && p_.zero_stage < 3 && p_.dp * p_.cp > 1) {
+    for (int s = 0; s < p_.pp; ++s)
+      for (int c = 0; c < p_.virtual_stages; ++c)
+        if (configured_buckets(s, c) > r.dp_buckets) {
+          r.dp_buckets = configured_buckets(s, c);
+          r.dp_buckets_simulated = grad_buckets(s, c);
+        }
+  }
   r.algorithms_chosen_elsewhere = dp_chosen_elsewhere_;
   r.network_transfers = static_cast<int64_t>(net_->counters().transfers_started);
   r.background_finished = background_finished;

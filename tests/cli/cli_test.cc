@@ -290,6 +290,32 @@ TEST(CliRun, PlanThatDoesNotFitSaysByHowMuch) {
   EXPECT_NE(r.err.find("GB over"), std::string::npos) << r.err;
 }
 
+TEST(CliRun, BucketsPastWhatIsSimulatedAreNamedWithTheLatencyLeftUnpaid) {
+  // Llama 3 8B on 16 DGX H100 (DP 128, ZeRO-1), its 16 GB of bf16 gradients
+  // in 100 MB buckets: 161 a chunk (16.06 GB / 100 MB, rounded up), 16
+  // simulated, so the run names the latency of the other 145 as not paid.
+  // With 2 GB buckets (9 of them) there is no such line.
+  const std::string path = write_temp("buckets.yaml",
+                                      "model: llama3-8b\n"
+                                      "cluster: {system: dgx-h100, gpus: 128}\n"
+                                      "parallelism: {bucket_size: 100MB}\n"
+                                      "training: {seq_len: 2048, global_batch: 128}\n");
+  Result r = run("run -q " + path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("# gradient buckets: 161 a chunk at bucket_size 100MB, simulated as 16 (their bytes kept; "
+                       "the latency of the other 145 collectives not paid)"),
+            std::string::npos)
+      << r.out;
+  Result j = run("run -q --format json " + path);
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["dp_buckets"], 161);
+  EXPECT_EQ(doc["dp_buckets_simulated"], 16);
+  r = run("run -q " + path + " --set parallelism.bucket_size=2GB");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("# gradient buckets:"), std::string::npos) << r.out;
+}
+
 TEST(CliRun, EdgeRunReadsTheGpusOwnCalibrationTable) {
   // MI325X ships its own table (data/calibration/mi325x.json); the edge path
   // once read only the CDNA 3 family's (mi300x.json), so an MI325X site ran

@@ -484,6 +484,30 @@ TEST(Iteration, ABackwardBesideAReduceScatterToItsEndComputesAtTheRestOfTheGpu) 
   EXPECT_EQ(r.mean.on_collective_sms, stretch.end - stretch.start);
 }
 
+TEST(Iteration, ItSaysHowManyGradientBucketsThePlanHasAndHowManyItSimulates) {
+  // Gradients reduced with overlap over two nodes, buckets of a 40th of the
+  // chunk's bf16 gradients: the plan has 40 of them, one bucket closing per
+  // 1/40 of the backward, and anatomy simulates 16 (their bytes merged).
+  // With two buckets nothing is merged: 2 and 2. Without overlap: 0 and 0.
+  Harness h;
+  zero1_one_sample_over_two_nodes(h);
+  h.training.seq_len = 256;
+  h.plan.overlap_grad_reduce = true;
+  const StageCost c = h.stage_cost(0);
+  h.plan.bucket_bytes = (c.params() * 2 + 39) / 40;
+  IterationResult r = h.run();
+  EXPECT_EQ(r.dp_buckets, 40);
+  EXPECT_EQ(r.dp_buckets_simulated, 16);
+  h.plan.bucket_bytes = (c.params() * 2 + 1) / 2;
+  r = h.run();
+  EXPECT_EQ(r.dp_buckets, 2);
+  EXPECT_EQ(r.dp_buckets_simulated, 2);
+  h.plan.overlap_grad_reduce = false;
+  r = h.run();
+  EXPECT_EQ(r.dp_buckets, 0);
+  EXPECT_EQ(r.dp_buckets_simulated, 0);
+}
+
 TEST(Iteration, WithOneHardwareQueueTheComputeWaitsForTheCollectivesBesideIt) {
   // The case above with one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1):
   // from the first bucket on, the reduce-scatters hold back the rest of the
