@@ -16,7 +16,7 @@ holds a few CTAs and waits) and GEMMs for the compute:
      first spin, the others (G - g) after the second (host order C1, M1, C2, M2)
 
 With T about G / 2 the three rules part:
-  full:      A = T + G        B = 2T + G
+  full:      A = T + G        B = max(T + g, 2T) + G - g   (M2 waits for C2 to end)
   one ahead: A = max(T, G)    B = max(T, g) + max(T, G - g)   (M2 waits behind C2, C2 behind C1)
   none:      A = max(T, G)    B = max(2T, G)
 
@@ -94,7 +94,7 @@ def main() -> int:
     A = min(timed(case_a) for _ in range(3))
     B = min(timed(case_b) for _ in range(3))
     predicted = {
-        "full": {"A": T + G, "B": 2 * T + G},
+        "full": {"A": T + G, "B": max(T + g, 2 * T) + G - g},
         "one_ahead": {"A": max(T, G), "B": max(T, g) + max(T, G - g)},
         "none": {"A": max(T, G), "B": max(2 * T, G)},
     }
