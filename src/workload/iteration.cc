@@ -1110,11 +1110,8 @@ IterationResult IterationSim::run() {
   r.dp_algorithm = dp_algorithm_.empty() ? "none (no data parallelism)" : dp_algorithm_;
   if (p_.overlap_grad_reduce && p_.zero_stage < 3 && p_.dp * p_.cp > 1) {
     for (int s = 0; s < p_.pp; ++s)
-      for (int c = 0; c < p_.virtual_stages; ++c)
-        if (configured_buckets(s, c) > r.dp_buckets) {
-          r.dp_buckets = configured_buckets(s, c);
-          r.dp_buckets_simulated = grad_buckets(s, c);
-        }
+      for (int c = 0; c < p_.virtual_stages; ++c) r.dp_buckets = std::max(r.dp_buckets, configured_buckets(s, c));
+    r.dp_buckets_simulated = static_cast<int>(std::min<int64_t>(r.dp_buckets, kMaxBucketsPerChunk));
   }
   r.algorithms_chosen_elsewhere = dp_chosen_elsewhere_;
   r.network_transfers = static_cast<int64_t>(net_->counters().transfers_started);

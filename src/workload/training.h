@@ -210,7 +210,10 @@ struct ParallelPlan {
   // behind no compute (Megatron-LM issues #827 and #1468: no overlap in
   // the trace at 1, overlap once unset; arguments.py asks FSDP and the MoE
   // overlap for more than 1 "for better parallelization"). Any value above
-  // 1 is modelled alike: each stream has a queue of its own.
+  // 1 is modelled alike: each stream has a queue of its own. Megatron-Core's
+  // own comment on bucket groups (partition_buckets) reads the queue more
+  // weakly, holding compute back only behind a second queued collective;
+  // which rule holds is open (docs/research/one-queue-evidence.md).
   int device_max_connections = 8;
   bool tp_comm_overlap = false;      // TP collectives hidden behind GEMMs
   // MoE: Megatron-LM's combined 1F1B (--overlap-moe-expert-parallel-comm).
