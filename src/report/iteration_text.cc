@@ -52,15 +52,16 @@ nlohmann::ordered_json iteration_json(const scenario::Scenario& s, const workloa
   j["dp_algorithm"] = r.dp_algorithm;
   j["dp_buckets"] = r.dp_buckets;
   j["dp_buckets_simulated"] = r.dp_buckets_simulated;
+  j["dp_bucket_bytes"] = r.dp_bucket_bytes;
   if (r.algorithms_chosen_elsewhere) j["algorithms_chosen_on"] = "flow";
   return j;
 }
 
-std::string gradient_buckets_text(const scenario::Scenario& s, const workload::IterationResult& r) {
+std::string gradient_buckets_text(const workload::IterationResult& r) {
   if (r.dp_buckets <= r.dp_buckets_simulated) return "";
   return fmt::format("{} a chunk at bucket_size {}, simulated as {} (their bytes kept; the latency of the other {} "
                      "collectives not paid)",
-                     r.dp_buckets, core::format_bytes(core::Bytes(s.parallelism.bucket_bytes)), r.dp_buckets_simulated,
+                     r.dp_buckets, core::format_bytes(core::Bytes(r.dp_bucket_bytes)), r.dp_buckets_simulated,
                      r.dp_buckets - r.dp_buckets_simulated);
 }
 
@@ -83,7 +84,7 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
   fmt::format_to(to, "# compute: {}\n", r.compute_source);
   fmt::format_to(to, "# network: {} model; library: {}; gradient collectives: {}{}\n", net::to_string(s.network),
                  r.library, r.dp_algorithm, r.algorithms_chosen_elsewhere ? " (chosen on the flow model)" : "");
-  if (const std::string buckets = gradient_buckets_text(s, r); !buckets.empty())
+  if (const std::string buckets = gradient_buckets_text(r); !buckets.empty())
     fmt::format_to(to, "# gradient buckets: {}\n", buckets);
   fmt::format_to(to,
                  "# memory per GPU: {} of {} (weights {}, gradients {}, optimizer {}, activations {}, workspace {})\n",

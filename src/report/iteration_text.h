@@ -21,6 +21,6 @@ nlohmann::ordered_json iteration_json(const scenario::Scenario& s, const workloa
 // How many gradient buckets the plan has and how many were simulated, with
 // the latency left unpaid (IterationResult::dp_buckets); "" when every
 // bucket was simulated.
-std::string gradient_buckets_text(const scenario::Scenario& s, const workload::IterationResult& r);
+std::string gradient_buckets_text(const workload::IterationResult& r);
 
 }  // namespace anatomy::report

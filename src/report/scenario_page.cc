@@ -62,7 +62,7 @@ PageInfo scenario_page_info(const scenario::Scenario& s, const std::string& topo
     info.facts.push_back({"compute", result->compute_source});
     info.facts.push_back({"network", fmt::format("{} model; library: {}; gradient collectives: {}",
                                                  net::to_string(s.network), result->library, result->dp_algorithm)});
-    if (const std::string buckets = gradient_buckets_text(s, *result); !buckets.empty())
+    if (const std::string buckets = gradient_buckets_text(*result); !buckets.empty())
       info.facts.push_back({"gradient buckets", buckets});
   }
 

@@ -25,8 +25,8 @@ using workload::TrainingSpec;
 
 constexpr int64_t kMaxGpus = 1'048'576;  // what topo::build_cluster accepts
 constexpr int64_t kMaxDim = 1'000'000'000;
-// Smallest gradient bucket or parameter gather: 1 MB (Megatron's default
-// bucket is 80 MB, DeepSpeed's 100-1,000 MB).
+// Smallest ZeRO-3 parameter gather: 1 MB (DeepSpeed's default is 100 MB).
+// Gradient buckets have no such floor: they hold whole tensors.
 constexpr int64_t kMinBucketBytes = 1'000'000;
 constexpr int64_t kMaxSeeds = 1000;  // as --seeds
 constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
@@ -393,8 +393,8 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        },
        [](const P& p) { return std::string(p.moe_dispatcher == workload::MoeDispatcher::kFlex ? "flex" : "alltoall"); },
        {"alltoall", "flex"}},
-      {"bucket_size", Kind::kBytes, by_default("80MB"), detail::bytes_at_least(core::Bytes(kMinBucketBytes), false),
-       "gradients reduced together, e.g. 40MB (Megatron: 40M bf16 elements = 80MB, and buckets only pipeline stage 0's first chunk: every other chunk in one collective; DeepSpeed: every chunk)",
+      {"bucket_size", Kind::kBytes, by_default("0"), detail::bytes_at_least(core::Bytes(1), true),
+       "gradients reduced together, counted in the bytes they are reduced in; a bucket holds whole tensors, closed after the one that fills it, so a size below the smallest tensor gives one bucket a tensor. 0: the framework's default, Megatron-Core's max(40M, 1M x DP) parameters (2 B each in bf16: 80MB up to DP 40), DeepSpeed's 5e8. Megatron buckets only pipeline stage 0's first chunk (every other chunk in one collective) and with FP8 weights reduces the other tensors with the last bucket; DeepSpeed buckets every chunk",
        [](P& p, const Value& v) { p.bucket_bytes = v.bytes.count(); },
        [](const P& p) { return show_value(core::Bytes(p.bucket_bytes)); }},
       {"param_gather_size", Kind::kBytes, by_default("0"), detail::bytes_at_least(core::Bytes(kMinBucketBytes), true),

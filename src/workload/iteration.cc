@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "net/link_recorder.h"
 #include "workload/flops.h"
+#include "workload/grad_buckets.h"
 #include "workload/layout.h"
 #include "workload/moe_routing.h"
 #include "workload/params.h"
@@ -49,11 +50,15 @@ const char* to_string(IntervalKind k) {
 
 namespace {
 
-// Each simulated bucket costs a collective's worth of events; past 16 a
-// chunk the overlap's granularity barely moves while the run slows. The
-// buckets past it are merged, bytes kept; IterationResult::dp_buckets
-// reports how many the plan has, so the latency left unpaid is named.
-constexpr int kMaxBucketsPerChunk = 16;
+// Each simulated bucket costs a collective's worth of events and pays its
+// latency. A plan's buckets stay under this but where a bucket is a tensor
+// (bucket_size below one) in a deep chunk; past it neighbours are merged,
+// bytes kept, and IterationResult::dp_buckets reports how many the plan
+// has, so the latency left unpaid is named.
+constexpr int kMaxBucketsPerChunk = 256;
+// ZeRO-3's gradient reduce-scatter units (zero3_step_comm).
+constexpr int64_t kZero3ReduceBytes = 80'000'000;
+constexpr int64_t kZero3MinReduceBytes = 1'000'000;
 // Below this a step's settlement is done: less than a nanosecond of overlap.
 constexpr SimTime kSettled = SimTime::ps(1000);
 const SimTime kNever = SimTime::max();
@@ -191,10 +196,14 @@ class IterationSim {
     const int64_t experts = p_.ep > 1 ? cost_[s].chunk_expert_params[chunk] : 0;
     return (cost_[s].chunk_params[chunk] - experts) * per_param;
   }
-  // A chunk's gradient buckets at bucket_size, and the collectives that
-  // simulate them (at most kMaxBucketsPerChunk, IterationResult::dp_buckets).
-  int64_t configured_buckets(int s, int chunk) const;
-  int grad_buckets(int s, int chunk) const;
+  // A chunk's gradient buckets as the plan forms them, and the collectives
+  // that simulate them (at most kMaxBucketsPerChunk, IterationResult::dp_buckets),
+  // worked out once (plan_buckets).
+  std::vector<GradBucket> configured_buckets(int s, int chunk) const;
+  void plan_buckets();
+  const std::vector<GradBucket>& grad_buckets(int s, int chunk) const {
+    return buckets_[static_cast<size_t>(s)][static_cast<size_t>(chunk)];
+  }
   void gather_after_step(int s, int chunk, int bucket);
   size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
   topo::NodeId rep_node(int stage) const {
@@ -286,6 +295,7 @@ class IterationSim {
   engine::Simulator sim_;
   std::unique_ptr<net::Network> net_;
   std::vector<StageCost> cost_;
+  std::vector<std::vector<std::vector<GradBucket>>> buckets_;  // per stage, per chunk, as simulated
   // Per stage, per chunk: the mean GPU's share of a forward and a backward
   // step's compute (empty: all of it).
   std::vector<std::pair<std::vector<double>, std::vector<double>>> mean_share_;
@@ -336,7 +346,12 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   if (regather) t += gather.time * (gathers * recomputed_layers(t_, chunk_layers)) / layers;
   if (!step.forward) {
     const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
-    const int64_t unit = std::max<int64_t>(1, std::min(p_.bucket_bytes, chunk_grad_bytes));
+    // The reduce-scatter unit: bucket_size, or unset 40M 16-bit elements
+    // (the size ZeRO-3 plans have always been priced at here), at least
+    // 1 MB: these units are not whole tensors, and a bucket_size of a few
+    // bytes would otherwise launch a collective per few bytes.
+    const int64_t bucket = p_.bucket_bytes > 0 ? std::max(p_.bucket_bytes, kZero3MinReduceBytes) : kZero3ReduceBytes;
+    const int64_t unit = std::max<int64_t>(1, std::min(bucket, chunk_grad_bytes));
     const int64_t buckets = (chunk_grad_bytes + unit - 1) / unit;
     const SimTime reduce = isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time;
     if (shard < all.size()) {
@@ -367,16 +382,43 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
 // off bucketing if we are on a pipeline stage that is not the first (since
 // data-parallel communication on these stages is not on the critical
 // path)", and training.py disables it for the chunks after the first.
-// DeepSpeed buckets every chunk.
-int64_t IterationSim::configured_buckets(int s, int chunk) const {
-  if (!p_.overlap_grad_reduce) return 1;
-  if (p_.framework == ShardingFramework::kMegatron && (s > 0 || chunk > 0)) return 1;
-  return std::max<int64_t>(1, (grad_bytes(s, chunk) + p_.bucket_bytes - 1) / std::max<int64_t>(1, p_.bucket_bytes));
+// DeepSpeed buckets every chunk. A bucket is whole tensors (grad_buckets.h),
+// bucket_size counted in the gradients' bytes.
+std::vector<GradBucket> IterationSim::configured_buckets(int s, int chunk) const {
+  const std::vector<GradTensor> tensors = backward_tensors(m_, p_, s, chunk, p_.ep <= 1);
+  int64_t all = 0;
+  for (const GradTensor& t : tensors) all += t.params;
+  if (!p_.overlap_grad_reduce || (p_.framework == ShardingFramework::kMegatron && (s > 0 || chunk > 0)))
+    return {GradBucket{all, all}};
+  const int64_t bucket_params = std::max<int64_t>(1, gradient_bucket_bytes(t_, p_) / reduced_grad_bytes(t_, p_));
+  const bool split = p_.fp8_param_gather && t_.precision == hw::Precision::kFp8;
+  return form_buckets(tensors, bucket_params, split);
 }
 
-int IterationSim::grad_buckets(int s, int chunk) const {
-  return static_cast<int>(std::min<int64_t>(configured_buckets(s, chunk), kMaxBucketsPerChunk));
+void IterationSim::plan_buckets() {
+  buckets_.assign(static_cast<size_t>(p_.pp), {});
+  for (int s = 0; s < p_.pp; ++s)
+    for (int c = 0; c < p_.virtual_stages; ++c)
+      buckets_[static_cast<size_t>(s)].push_back(merge_buckets(configured_buckets(s, c), kMaxBucketsPerChunk));
 }
+
+namespace {
+
+// Of `bytes`, the share of bucket j: what the buckets before it and it hold
+// together, less what those before it hold, so the shares add up exactly.
+Bytes bucket_share(int64_t bytes, const std::vector<GradBucket>& buckets, size_t j) {
+  int64_t all = 0, upto = 0, before = 0;
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    all += buckets[i].params;
+    if (i < j) before += buckets[i].params;
+    if (i <= j) upto += buckets[i].params;
+  }
+  if (all == 0) return Bytes(j + 1 == buckets.size() ? bytes : 0);
+  auto part = [&](int64_t p) { return static_cast<int64_t>(static_cast<double>(bytes) * p / all); };
+  return Bytes(j + 1 == buckets.size() ? bytes - part(before) : part(upto) - part(before));
+}
+
+}  // namespace
 
 double IterationSim::collective_sm_share() const {
   const double units = in_.compute->compute_units();
@@ -672,12 +714,18 @@ void IterationSim::reduce_grads_during(int s, const PipelineStep& step, size_t a
   const int64_t dense = p_.dp * p_.cp > 1 ? dense_dp_bytes(s, step.chunk, per_param) : 0;
   const int64_t experts = expert_dp_bytes(s, step.chunk, per_param);
   if (dense == 0 && experts == 0) return;
-  const int buckets = grad_buckets(s, step.chunk);
+  const std::vector<GradBucket>& buckets = grad_buckets(s, step.chunk);
+  if (buckets.empty()) return;
   const coll::Op op = p_.zero_stage >= 1 ? coll::Op::kReduceScatter : coll::Op::kAllReduce;
-  for (int j = 0; j < buckets; ++j) {
+  // A bucket is full once the backward has done its last tensor: at that
+  // share of the step, the chunk's work taken as its parameters.
+  const double done = static_cast<double>(std::max<int64_t>(1, buckets.back().ready));
+  for (size_t j = 0; j < buckets.size(); ++j) {
     std::vector<DpJob> jobs;
-    if (dense > 0) jobs.push_back(DpJob{op, Bytes(dense / buckets), -1, false});
-    if (experts > 0) jobs.push_back(DpJob{op, Bytes(experts / buckets), -1, true});
+    if (dense > 0) jobs.push_back(DpJob{op, bucket_share(dense, buckets, j), -1, false});
+    if (experts > 0) jobs.push_back(DpJob{op, bucket_share(experts, buckets, j), -1, true});
+    const SimTime ready =
+        j + 1 == buckets.size() ? busy : SimTime::from_seconds(busy.seconds() * buckets[j].ready / done);
     for (const DpJob& job : jobs) {
       if (!p_.overlap_grad_reduce) {
         // Megatron without overlap (the 2021 stack's train_step, and
@@ -687,7 +735,7 @@ void IterationSim::reduce_grads_during(int s, const PipelineStep& step, size_t a
         st.after_flush.push_back(job);
         continue;
       }
-      sim_.schedule_in(busy * (j + 1) / buckets, [this, s, job] { enqueue_dp(s, job); });
+      sim_.schedule_in(ready, [this, s, job] { enqueue_dp(s, job); });
     }
   }
 }
@@ -970,11 +1018,13 @@ void IterationSim::gather_after_step(int s, int chunk, int bucket) {
     st.end = sim_.now();
     return;
   }
-  const int n = grad_buckets(s, chunk);
-  if (bucket == n) return gather_after_step(s, chunk + 1, 0);
+  const std::vector<GradBucket>& buckets = grad_buckets(s, chunk);
+  if (bucket == static_cast<int>(buckets.size())) return gather_after_step(s, chunk + 1, 0);
   // The dense part over DP x CP, then the routed experts' over their own groups.
   const int64_t per_param = gathered_param_bytes(t_, p_);
-  const Bytes dense(dense_dp_bytes(s, chunk, per_param) / n), experts(expert_dp_bytes(s, chunk, per_param) / n);
+  const size_t j = static_cast<size_t>(bucket);
+  const Bytes dense = bucket_share(dense_dp_bytes(s, chunk, per_param), buckets, j);
+  const Bytes experts = bucket_share(expert_dp_bytes(s, chunk, per_param), buckets, j);
   auto next = [this, s, chunk, bucket] { gather_after_step(s, chunk, bucket + 1); };
   if (dense.count() == 0 && experts.count() == 0) return next();  // an empty chunk
   launch_shared(s, coll::Op::kAllGather, dense, [this, s, experts, next] {
@@ -987,6 +1037,7 @@ void IterationSim::gather_after_step(int s, int chunk, int bucket) {
 
 IterationResult IterationSim::run() {
   micro_batches_ = t_.micro_batches(p_);
+  plan_buckets();
   CommTimer timer = [this](coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks) {
     return isolated_.run(op, bytes, ranks).time;
   };
@@ -1110,8 +1161,10 @@ IterationResult IterationSim::run() {
   r.dp_algorithm = dp_algorithm_.empty() ? "none (no data parallelism)" : dp_algorithm_;
   if (p_.overlap_grad_reduce && p_.zero_stage < 3 && p_.dp * p_.cp > 1) {
     for (int s = 0; s < p_.pp; ++s)
-      for (int c = 0; c < p_.virtual_stages; ++c) r.dp_buckets = std::max(r.dp_buckets, configured_buckets(s, c));
+      for (int c = 0; c < p_.virtual_stages; ++c)
+        r.dp_buckets = std::max(r.dp_buckets, static_cast<int64_t>(configured_buckets(s, c).size()));
     r.dp_buckets_simulated = static_cast<int>(std::min<int64_t>(r.dp_buckets, kMaxBucketsPerChunk));
+    r.dp_bucket_bytes = gradient_bucket_bytes(t_, p_);
   }
   r.algorithms_chosen_elsewhere = dp_chosen_elsewhere_;
   r.network_transfers = static_cast<int64_t>(net_->counters().transfers_started);

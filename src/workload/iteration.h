@@ -111,13 +111,15 @@ struct IterationResult {
   std::string compute_source;
   std::string library;
   std::string dp_algorithm;              // what "auto" chose for the gradient collectives
-  // The gradient buckets bucket_size makes of the chunk with the most, and
-  // how many collectives stand for them: at most 16 a chunk are simulated,
-  // each carrying its share of the bytes and paying one collective's
-  // latency, so past 16 the latency of the rest is not paid. 0 and 0
-  // without overlapped grad reduce over data parallelism.
+  // The gradient buckets the plan forms of the chunk with the most
+  // (grad_buckets.h) at dp_bucket_bytes (gradient_bucket_bytes), and how
+  // many collectives stand for them: at most 256 a chunk are simulated,
+  // each carrying its buckets' bytes and paying one collective's latency,
+  // so past 256 the latency of the rest is not paid. 0 and 0 without
+  // overlapped grad reduce over data parallelism.
   int64_t dp_buckets = 0;
   int dp_buckets_simulated = 0;
+  int64_t dp_bucket_bytes = 0;
   bool algorithms_chosen_elsewhere = false;  // ... on IterationInputs::choose_network, not on the network itself
   int64_t network_transfers = 0;
   // The busiest links: those of highest mean utilization over the iteration

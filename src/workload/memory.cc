@@ -192,7 +192,7 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
     // prefetch bucket; its gradient plus the reduce bucket.
     const double largest = std::max(largest_matrix(m) / tp, ends / tp);
     weights_in_flight = std::min(full, shard + largest + static_cast<double>(p.param_gather_bytes) / bpp.weights);
-    grads_in_flight = std::min(full, shard + largest + static_cast<double>(p.bucket_bytes) / bpp.gradients);
+    grads_in_flight = std::min(full, shard + largest + static_cast<double>(gradient_bucket_bytes(t, p)) / bpp.gradients);
   }
 
   MemoryBreakdown b;

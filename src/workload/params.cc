@@ -95,6 +95,14 @@ int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p) {
   return t.precision == hw::Precision::kFp32 || p.grad_reduce_in_fp32 ? 4 : 2;
 }
 
+int64_t gradient_bucket_bytes(const TrainingSpec& t, const ParallelPlan& p) {
+  if (p.bucket_bytes > 0) return p.bucket_bytes;
+  const int64_t params = p.framework == ShardingFramework::kDeepSpeed
+                             ? 500'000'000
+                             : std::max<int64_t>(40'000'000, int64_t{1'000'000} * p.dp);
+  return params * reduced_grad_bytes(t, p);
+}
+
 double checkpoint_bytes_per_param(const TrainingSpec& t) {
   if (sixteen_bit_state(t)) return 2 + 4;
   // bf16 moments, Megatron's default dp_reshardable checkpoint

@@ -72,6 +72,12 @@ int64_t element_bytes(const TrainingSpec& t);
 // 2 B otherwise.
 int64_t gathered_param_bytes(const TrainingSpec& t, const ParallelPlan& p);
 int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p);
+// The gradient bytes a bucket gathers before it is reduced: the plan's
+// bucket_size, or when it is 0 the framework's default: Megatron-Core's
+// max(40M, 1M x DP) parameters (distributed_data_parallel.py, since
+// 2024-04: "larger DP sizes need larger buckets to ensure collectives do
+// not become latency-bound"), DeepSpeed's reduce_bucket_size of 5e8.
+int64_t gradient_bucket_bytes(const TrainingSpec& t, const ParallelPlan& p);
 
 // Bytes per parameter a checkpoint stores: the weights as trained and the
 // optimizer state (no gradients): 2 + 12 under mixed precision (the bf16

@@ -228,7 +228,8 @@ struct ParallelPlan {
   // --overlap-p2p-communication); otherwise a stage waits for its send to
   // complete before its next step, as Megatron-LM's blocking p2p does.
   bool overlap_p2p_comm = false;
-  int64_t bucket_bytes = 80'000'000;  // gradients reduced together (Megatron: 40M bf16 elements)
+  // Gradients reduced together; 0: the framework's default (gradient_bucket_bytes).
+  int64_t bucket_bytes = 0;
   // ZeRO-3: parameters all-gathered per collective; 0 = one transformer
   // layer (FSDP's per-block wrapping). DeepSpeed gathers in prefetch buckets
   // (stage3_prefetch_bucket_size, 5e7 elements = 100 MB in fp16).

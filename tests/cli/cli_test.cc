@@ -291,27 +291,29 @@ TEST(CliRun, PlanThatDoesNotFitSaysByHowMuch) {
 }
 
 TEST(CliRun, BucketsPastWhatIsSimulatedAreNamedWithTheLatencyLeftUnpaid) {
-  // Llama 3 8B on 16 DGX H100 (DP 128, ZeRO-1), its 16 GB of bf16 gradients
-  // in 100 MB buckets: 161 a chunk (16.06 GB / 100 MB, rounded up), 16
-  // simulated, so the run names the latency of the other 145 as not paid.
-  // With 2 GB buckets (9 of them) there is no such line.
+  // Llama 3 70B on 16 DGX H100 (TP 8, DP 16, ZeRO-1) with a bucket_size of
+  // one byte: every tensor is a bucket, 6 in each of 80 layers plus the
+  // output layer, the final norm and the embedding, 483; 256 are simulated,
+  // so the run names the latency of the other 227 as not paid. With the
+  // default (80 MB at DP 16, a few tensors a bucket) there is no such line.
   const std::string path = write_temp("buckets.yaml",
-                                      "model: llama3-8b\n"
+                                      "model: llama3-70b\n"
                                       "cluster: {system: dgx-h100, gpus: 128}\n"
-                                      "parallelism: {bucket_size: 100MB}\n"
-                                      "training: {seq_len: 2048, global_batch: 128}\n");
+                                      "parallelism: {tp: 8, bucket_size: 1B}\n"
+                                      "training: {seq_len: 2048, global_batch: 16}\n");
   Result r = run("run -q " + path);
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("# gradient buckets: 161 a chunk at bucket_size 100MB, simulated as 16 (their bytes kept; "
-                       "the latency of the other 145 collectives not paid)"),
+  EXPECT_NE(r.out.find("# gradient buckets: 483 a chunk at bucket_size 1B, simulated as 256 (their bytes kept; "
+                       "the latency of the other 227 collectives not paid)"),
             std::string::npos)
       << r.out;
   Result j = run("run -q --format json " + path);
   ASSERT_EQ(j.code, 0) << j.err;
   const auto doc = nlohmann::json::parse(j.out);
-  EXPECT_EQ(doc["dp_buckets"], 161);
-  EXPECT_EQ(doc["dp_buckets_simulated"], 16);
-  r = run("run -q " + path + " --set parallelism.bucket_size=2GB");
+  EXPECT_EQ(doc["dp_buckets"], 483);
+  EXPECT_EQ(doc["dp_buckets_simulated"], 256);
+  EXPECT_EQ(doc["dp_bucket_bytes"], 1);
+  r = run("run -q " + path + " --set parallelism.bucket_size=0");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.find("# gradient buckets:"), std::string::npos) << r.out;
 }

@@ -146,7 +146,7 @@ TEST(Scenario, DefaultsApplyToEveryOmittedKey) {
   EXPECT_EQ(s.parallelism.cp, 1);
   EXPECT_EQ(s.parallelism.zero_stage, 1);
   EXPECT_TRUE(s.parallelism.sequence_parallel);
-  EXPECT_EQ(s.parallelism.bucket_bytes, 80'000'000);
+  EXPECT_EQ(s.parallelism.bucket_bytes, 0);  // the framework's default (gradient_bucket_bytes)
   EXPECT_EQ(s.parallelism.framework, workload::ShardingFramework::kMegatron);
   EXPECT_EQ(s.training.seq_len, 2048);
   EXPECT_EQ(s.training.global_batch, 512);
@@ -594,7 +594,7 @@ TEST(Scenario, SchemaDocumentsEveryKeyWithItsDefault) {
     if (d.path == "parallelism.bucket_size") {
       found = true;
       EXPECT_EQ(d.kind, "size");
-      EXPECT_EQ(d.default_value, "80MB");
+      EXPECT_EQ(d.default_value, "0");
     }
   }
   EXPECT_TRUE(found);

@@ -9,6 +9,7 @@
 #include "hw/catalog.h"
 #include "net/flow/flow_network.h"
 #include "topo/builders.h"
+#include "workload/grad_buckets.h"
 #include "workload/params.h"
 #include "workload/pipeline_schedule.h"
 #include "workload/step_cost.h"
@@ -312,7 +313,11 @@ TEST(Iteration, MegatronBucketsOnlyTheFirstStagesFirstChunk) {
   // overlapped gathers, its distributed optimizer then all-gathers each
   // chunk's parameters bucket by bucket, in the same buckets. PP 2 x 2
   // chunks of gpt-1.7b cut to 16 layers: 4 layers of 12 x 2304^2 = 63.7M
-  // parameters a chunk, 0.51 GB of bf16 gradients, 7 buckets of 80 MB.
+  // parameters a chunk, 0.51 GB of bf16 gradients, 7 buckets of whole
+  // tensors at Megatron's default of 40M parameters (DP 16): in backward
+  // order a layer is down and up projections of 21.2M, output 5.3M and QKV
+  // 15.9M, so two layers make three buckets of about 42M (6 for the 4
+  // layers) and the embedding with the norms one more.
   // Stage 0 runs 7 + 1 reduce-scatters and as many all-gathers (16 DP
   // collectives), stage 1 runs 1 + 1 of each (4). DeepSpeed buckets every
   // chunk: 7 + 7 of each on both stages (28). Without overlap, one of each
@@ -333,8 +338,8 @@ TEST(Iteration, MegatronBucketsOnlyTheFirstStagesFirstChunk) {
     h.run();
     return std::make_pair(count["dp stage 0"], count["dp stage 1"]);
   };
-  const int64_t chunk_bytes = h.stage_cost(0).chunk_params[0] * 2;
-  ASSERT_EQ((chunk_bytes + h.plan.bucket_bytes - 1) / h.plan.bucket_bytes, 7);
+  h.plan.bucket_bytes = 80'000'000;  // set, so that DeepSpeed's buckets below are the same
+  ASSERT_EQ(h.run().dp_buckets, 7);
   EXPECT_EQ(collectives(), std::make_pair(16, 4));
   h.plan.framework = ShardingFramework::kDeepSpeed;
   EXPECT_EQ(collectives(), std::make_pair(28, 28));
@@ -445,14 +450,20 @@ TEST(Iteration, AReduceScatterBesideTheBackwardCostsTheSmsItHoldsAsDpTime) {
 
 // Short sequences (256 tokens) make the backward B short beside the
 // gradients' reduce-scatter across two nodes; two buckets, the first full
-// halfway through B, and its reduce-scatter outlasts the step. Returns the
-// stage's cost.
-StageCost backward_beside_two_buckets(Harness& h) {
+// about halfway through B (at the tensor that reaches half the gradients:
+// `rest` of B is then still to run), and its reduce-scatter outlasts the
+// step. Returns the stage's cost.
+StageCost backward_beside_two_buckets(Harness& h, double* rest) {
   zero1_one_sample_over_two_nodes(h);
   h.training.seq_len = 256;
   h.plan.overlap_grad_reduce = true;
   const StageCost c = h.stage_cost(0);
   h.plan.bucket_bytes = (c.params() * 2 + 1) / 2;  // bf16 gradients in two buckets
+  const std::vector<GradBucket> b =
+      form_buckets(backward_tensors(h.model, h.plan, 0, 0, true), h.plan.bucket_bytes / 2, false);
+  EXPECT_EQ(b.size(), 2u);
+  *rest = 1.0 - static_cast<double>(b[0].ready) / static_cast<double>(b[1].ready);
+  EXPECT_NEAR(*rest, 0.5, 0.05);
   return c;
 }
 
@@ -464,13 +475,14 @@ size_t backward_at(const std::vector<Interval>& line) {
 
 TEST(Iteration, ABackwardBesideAReduceScatterToItsEndComputesAtTheRestOfTheGpu) {
   // From the first bucket to the backward's end the DP stream is busy (a DP
-  // tail follows the step), so the second half of the work runs at
+  // tail follows the step), so the rest of the work, R = rest x B, runs at
   // 1 - 16/132 of the rate:
-  //   step = B/2 + (B/2) / (1 - taken), i.e. a stretch of (B/2) taken / (1 - taken),
+  //   step = (B - R) + R / (1 - taken), i.e. a stretch of R taken / (1 - taken),
   // booked as DP time of micro-batch 0 right after the backward, to within
   // the settlement's 1 ns cut-off.
   Harness h;
-  const StageCost c = backward_beside_two_buckets(h);
+  double rest = 0;
+  const StageCost c = backward_beside_two_buckets(h, &rest);
   const IterationResult r = h.run();
   const std::vector<Interval>& line = r.timeline[0];
   const size_t b = backward_at(line);
@@ -479,25 +491,34 @@ TEST(Iteration, ABackwardBesideAReduceScatterToItsEndComputesAtTheRestOfTheGpu) 
   ASSERT_EQ(stretch.kind, IntervalKind::kDpComm);
   EXPECT_EQ(stretch.micro_batch, 0);
   EXPECT_EQ(line[b + 2].kind, IntervalKind::kDpComm);  // the tail: still busy at the step's end
-  const double taken = 16.0 / 132, half = c.backward[0].compute.seconds() / 2;
-  EXPECT_NEAR((stretch.end - stretch.start).seconds(), half * taken / (1 - taken), 2e-9);
+  const double taken = 16.0 / 132, R = c.backward[0].compute.seconds() * rest;
+  EXPECT_NEAR((stretch.end - stretch.start).seconds(), R * taken / (1 - taken), 2e-9);
   EXPECT_EQ(r.mean.on_collective_sms, stretch.end - stretch.start);
 }
 
 TEST(Iteration, ItSaysHowManyGradientBucketsThePlanHasAndHowManyItSimulates) {
-  // Gradients reduced with overlap over two nodes, buckets of a 40th of the
-  // chunk's bf16 gradients: the plan has 40 of them, one bucket closing per
-  // 1/40 of the backward, and anatomy simulates 16 (their bytes merged).
-  // With two buckets nothing is merged: 2 and 2. Without overlap: 0 and 0.
+  // Gradients reduced with overlap over two nodes, at a bucket_size of one
+  // byte: a bucket holds whole tensors, so each is its own. The small GPT's
+  // 16 layers have 6 each (MLP down and up, norm, attention output and
+  // QKV, norm), plus the final norm and the tied embedding with its
+  // positions: 98, all simulated. With 64 layers, 386, of which 256 are
+  // simulated (their bytes merged). With half the chunk a bucket: 2 and 2.
+  // Without overlap: 0 and 0.
   Harness h;
   zero1_one_sample_over_two_nodes(h);
   h.training.seq_len = 256;
   h.plan.overlap_grad_reduce = true;
-  const StageCost c = h.stage_cost(0);
-  h.plan.bucket_bytes = (c.params() * 2 + 39) / 40;
+  h.plan.bucket_bytes = 1;
   IterationResult r = h.run();
-  EXPECT_EQ(r.dp_buckets, 40);
-  EXPECT_EQ(r.dp_buckets_simulated, 16);
+  EXPECT_EQ(r.dp_buckets, 98);
+  EXPECT_EQ(r.dp_buckets_simulated, 98);
+  EXPECT_EQ(r.dp_bucket_bytes, 1);
+  h.model.layers = 64;
+  r = h.run();
+  EXPECT_EQ(r.dp_buckets, 386);
+  EXPECT_EQ(r.dp_buckets_simulated, 256);
+  h.model.layers = 16;
+  const StageCost c = h.stage_cost(0);
   h.plan.bucket_bytes = (c.params() * 2 + 1) / 2;
   r = h.run();
   EXPECT_EQ(r.dp_buckets, 2);
@@ -508,21 +529,41 @@ TEST(Iteration, ItSaysHowManyGradientBucketsThePlanHasAndHowManyItSimulates) {
   EXPECT_EQ(r.dp_buckets_simulated, 0);
 }
 
+TEST(Iteration, UnsetBucketSizeIsMegatronsRuleOfAMillionParametersARank) {
+  // bucket_size 0: Megatron-Core's max(40M, 1M x DP) parameters in the
+  // gradients' dtype, bf16 here: 80 MB at DP 16, 256 MB at DP 128; an
+  // fp32 reduce doubles it; DeepSpeed's 5e8 parameters are 1 GB in 16 bits.
+  Harness h;
+  zero1_one_sample_over_two_nodes(h);
+  h.training.seq_len = 256;
+  h.plan.overlap_grad_reduce = true;
+  h.plan.bucket_bytes = 0;
+  EXPECT_EQ(h.run().dp_bucket_bytes, 80'000'000);
+  EXPECT_EQ(gradient_bucket_bytes(h.training, h.plan), 80'000'000);
+  h.plan.dp = 128;
+  EXPECT_EQ(gradient_bucket_bytes(h.training, h.plan), 256'000'000);
+  h.plan.grad_reduce_in_fp32 = true;
+  EXPECT_EQ(gradient_bucket_bytes(h.training, h.plan), 512'000'000);
+  h.plan.grad_reduce_in_fp32 = false;
+  h.plan.framework = ShardingFramework::kDeepSpeed;
+  EXPECT_EQ(gradient_bucket_bytes(h.training, h.plan), 1'000'000'000);
+}
+
 TEST(Iteration, WithOneHardwareQueueTheComputeWaitsForTheCollectivesBesideIt) {
   // The case above with one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1):
   // from the first bucket on, the reduce-scatters hold back the rest of the
-  // backward until the DP stream is idle, and only then does its second half
-  // run. The DP stream itself runs as before (its buckets are queued at the
-  // same instants), so where the stage used to end with the stream's tail,
-  // it now ends B/2 later: iteration(1) - iteration(8) = B/2, and no DP tail
-  // follows the step.
+  // backward until the DP stream is idle, and only then does the rest of it,
+  // R, run. The DP stream itself runs as before (its buckets are queued at
+  // the same instants), so where the stage used to end with the stream's
+  // tail, it now ends R later: iteration(1) - iteration(8) = R, and no DP
+  // tail follows the step.
   Harness h;
-  const StageCost c = backward_beside_two_buckets(h);
+  double rest = 0;
+  const StageCost c = backward_beside_two_buckets(h, &rest);
   const IterationResult shared = h.run();
   h.plan.device_max_connections = 1;
   const IterationResult one = h.run();
-  const double half = c.backward[0].compute.seconds() / 2;
-  EXPECT_NEAR((one.iteration - shared.iteration).seconds(), half, 2e-9);
+  EXPECT_NEAR((one.iteration - shared.iteration).seconds(), c.backward[0].compute.seconds() * rest, 2e-9);
   const std::vector<Interval>& line = one.timeline[0];
   const size_t b = backward_at(line);
   ASSERT_LT(b + 2, line.size());
