@@ -34,7 +34,8 @@ struct Architecture {
   // issue efficiency).
   double tensor_clock_fraction = 0.9;
   // Dense BF16 tensor FLOPs per exponential of the softmax unit, per clock
-  // per SM: what makes attention slower than a GEMM of the same FLOPs.
+  // per SM: attention whose matmul work per score is below this waits on the
+  // exponentials (they overlap the matmuls, ComputeModel::attention).
   double flops_per_exp = 256;
   // FP8 GEMMs take their operands in either layout (Transformer Engine's
   // nvte_is_non_tn_fp8_gemm_supported, compute capability 10 on): a

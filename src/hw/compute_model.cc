@@ -676,8 +676,15 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   // plateau (the measured one where a table of peaks gives it).
   const detail::RooflineShape& sh = *shape_;
   // Tensor FLOPs per score element: 4d forward, 10d backward; one exp each.
+  // The exponentials run beside the matmuls, not after them: FlashAttention-3
+  // ping-pongs two warpgroups so one's softmax overlaps the other's GEMMs
+  // (arXiv 2407.08608, 3.1), and FlashAttention-4 on SM100 gives softmax its
+  // own warps beside the MMA warp and moves part of the exp2s onto the FMA
+  // pipes (flash_attn/cute/flash_fwd_sm100.py: num_regs_softmax, ex2_emu_freq).
+  // A tile costs the longer of the two; the exp unit only limits where the
+  // matmul work per element is below what it can feed (flops_per_exp).
   const double matmul_per_element = (backward ? kBackwardFlopRatio : 1.0) * 4.0 * d;
-  const double softmax_factor = matmul_per_element / (matmul_per_element + sh.flops_per_exp);
+  const double softmax_factor = std::min(1.0, matmul_per_element / sh.flops_per_exp);
   const double sm_rate = peak * sh.plateau(Precision::kBf16) * softmax_factor / sh.sms;
   const int64_t ctas = batch * heads * ceil_div(seq, kAttentionBlock);
   const int64_t waves = ceil_div(ctas, sh.sms);

@@ -919,8 +919,12 @@ TEST(Peaks, ATableOfPeaksThatMeasuredAttentionPricesItsOwnKernels) {
   const double bwd = (2.5 * flops / 481.895e12 + 2.5 * flops / 480.06e12) / 2;
   EXPECT_NEAR(own.attention_fwd(1, 8192, 64, 128, true).seconds() / fwd, 1.0, 1e-6);
   EXPECT_NEAR(own.attention_bwd(1, 8192, 64, 128, true).seconds() / bwd, 1.0, 1e-6);
-  // The H200's shortfall had the MI300X forward 1.25x faster than aiter's kernels.
-  EXPECT_LT(lent.attention_fwd(1, 8192, 64, 128, true).seconds(), 0.85 * fwd);
+  // The H200's shortfall, lent, prices the MI300X forward within 10% of
+  // aiter's kernels (1.25x faster while the exponentials were priced after
+  // the matmuls, not beside them), but not as its own rows do.
+  const double lent_fwd = lent.attention_fwd(1, 8192, 64, 128, true).seconds();
+  EXPECT_NEAR(lent_fwd / fwd, 1.0, 0.1);
+  EXPECT_GT(std::abs(lent_fwd / fwd - 1.0), 0.01);
   EXPECT_EQ(own.gemm(8192, 8192, 8192, Precision::kBf16), lent.gemm(8192, 8192, 8192, Precision::kBf16));
   EXPECT_NE(own.describe().find("each GEMM shape off that roofline as far as " + kH200Table), std::string::npos);
   EXPECT_NE(own.describe().find("flash attention off that roofline as far as the kernels measured in " + mi300x.source),
