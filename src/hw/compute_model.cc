@@ -21,9 +21,10 @@
 //
 // Flash attention is the same picture with CTAs = batch x heads x
 // ceil(seq / 128) query blocks, and a softmax factor: each score element
-// costs 4 x head_dim tensor FLOPs (forward) but also one exp on the special
+// costs 4 x head_dim tensor FLOPs (forward) and one exp on the special
 // function unit, which runs at a small fraction of the tensor rate (FA3
-// paper: H100 SXM has 989 TFLOP/s of matmul but 3.9 TFLOP/s of exp).
+// paper: H100 SXM has 989 TFLOP/s of matmul but 3.9 TFLOP/s of exp), beside
+// the matmuls: the exp unit limits only where it cannot keep up.
 //
 // Calibrated: efficiencies (achieved / peak) interpolated in log2 shape space
 // over the table's measurements (compute_interpolation.h), then time =
@@ -676,13 +677,16 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   // plateau (the measured one where a table of peaks gives it).
   const detail::RooflineShape& sh = *shape_;
   // Tensor FLOPs per score element: 4d forward, 10d backward; one exp each.
-  // The exponentials run beside the matmuls, not after them: FlashAttention-3
-  // ping-pongs two warpgroups so one's softmax overlaps the other's GEMMs
-  // (arXiv 2407.08608, 3.1), and FlashAttention-4 on SM100 gives softmax its
-  // own warps beside the MMA warp and moves part of the exp2s onto the FMA
-  // pipes (flash_attn/cute/flash_fwd_sm100.py: num_regs_softmax, ex2_emu_freq).
-  // A tile costs the longer of the two; the exp unit only limits where the
-  // matmul work per element is below what it can feed (flops_per_exp).
+  // The exponentials run beside the matmuls, not after them: they issue on
+  // another pipe while other warps' matmuls run, and the kernels schedule
+  // it so: FlashAttention-3 ping-pongs two warpgroups so one's softmax
+  // overlaps the other's GEMMs (arXiv 2407.08608, 3.1), and FlashAttention-4
+  // on SM100 gives softmax its own warps beside the MMA warp and moves part
+  // of the exp2s onto the FMA pipes (flash_attn/cute/flash_fwd_sm100.py:
+  // num_regs_softmax, ex2_emu_freq). A tile costs the longer of the two; the
+  // exp unit limits only where the matmul work per element is below what it
+  // can feed (flops_per_exp). So priced, the H200's shortfall lent to an
+  // MI300X lands within 5% of aiter's kernels as its table measured them.
   const double matmul_per_element = (backward ? kBackwardFlopRatio : 1.0) * 4.0 * d;
   const double softmax_factor = std::min(1.0, matmul_per_element / sh.flops_per_exp);
   const double sm_rate = peak * sh.plateau(Precision::kBf16) * softmax_factor / sh.sms;

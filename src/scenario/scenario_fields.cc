@@ -29,6 +29,9 @@ constexpr int64_t kMaxDim = 1'000'000'000;
 // Gradient buckets have no such floor: they hold whole tensors.
 constexpr int64_t kMinBucketBytes = 1'000'000;
 constexpr int64_t kMaxSeeds = 1000;  // as --seeds
+
+// A size whose 0 means "the default rule", shown as its default is written.
+std::string show_size_or_rule(int64_t bytes) { return bytes == 0 ? "0" : show_value(core::Bytes(bytes)); }
 constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
 
 // training.cross_entropy's help, its byte counts read from the table the
@@ -393,14 +396,14 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        },
        [](const P& p) { return std::string(p.moe_dispatcher == workload::MoeDispatcher::kFlex ? "flex" : "alltoall"); },
        {"alltoall", "flex"}},
-      {"bucket_size", Kind::kBytes, by_default("0"), detail::bytes_at_least(core::Bytes(1), true),
+      {"bucket_size", Kind::kBytes, by_default("0"), {},
        "gradients reduced together, counted in the bytes they are reduced in; a bucket holds whole tensors, closed after the one that fills it, so a size below the smallest tensor gives one bucket a tensor. 0: the framework's default, Megatron-Core's max(40M, 1M x DP) parameters (2 B each in bf16: 80MB up to DP 40), DeepSpeed's 5e8. Megatron buckets only pipeline stage 0's first chunk (every other chunk in one collective) and with FP8 weights reduces the other tensors with the last bucket; DeepSpeed buckets every chunk",
        [](P& p, const Value& v) { p.bucket_bytes = v.bytes.count(); },
-       [](const P& p) { return show_value(core::Bytes(p.bucket_bytes)); }},
+       [](const P& p) { return show_size_or_rule(p.bucket_bytes); }},
       {"param_gather_size", Kind::kBytes, by_default("0"), detail::bytes_at_least(core::Bytes(kMinBucketBytes), true),
        "ZeRO-3: parameters gathered per collective (0: one layer, as FSDP wraps blocks; DeepSpeed: 100MB)",
        [](P& p, const Value& v) { p.param_gather_bytes = v.bytes.count(); },
-       [](const P& p) { return show_value(core::Bytes(p.param_gather_bytes)); }},
+       [](const P& p) { return show_size_or_rule(p.param_gather_bytes); }},
       {"shard_group", Kind::kInt, by_default("0"), int_range(0, kMaxWays),
        "ZeRO-3: ranks that share one copy of the sharded state, consecutive (a node's GPUs first); the copies "
        "all-reduce each gradient shard (FSDP HYBRID_SHARD, DeepSpeed MiCS). 0: every DP x CP rank (FULL_SHARD)",

@@ -51,13 +51,14 @@ const char* to_string(IntervalKind k) {
 namespace {
 
 // Each simulated bucket costs a collective's worth of events and pays its
-// latency. A plan's buckets stay under this but where a bucket is a tensor
-// (bucket_size below one) in a deep chunk; past it neighbours are merged,
-// bytes kept, and IterationResult::dp_buckets reports how many the plan
-// has, so the latency left unpaid is named.
+// latency. Only a chunk of many tensors at a bucket_size below one tensor
+// has more buckets than this; past it neighbours are merged, bytes kept,
+// and IterationResult::dp_buckets reports how many the plan has, so the
+// latency left unpaid is named.
 constexpr int kMaxBucketsPerChunk = 256;
-// ZeRO-3's gradient reduce-scatter units (zero3_step_comm).
-constexpr int64_t kZero3ReduceBytes = 80'000'000;
+// ZeRO-3's gradient reduce-scatters are units of bytes, not whole tensors:
+// at least this, so that a bucket_size of a few bytes does not launch a
+// collective per few bytes.
 constexpr int64_t kZero3MinReduceBytes = 1'000'000;
 // Below this a step's settlement is done: less than a nanosecond of overlap.
 constexpr SimTime kSettled = SimTime::ps(1000);
@@ -196,12 +197,17 @@ class IterationSim {
     const int64_t experts = p_.ep > 1 ? cost_[s].chunk_expert_params[chunk] : 0;
     return (cost_[s].chunk_params[chunk] - experts) * per_param;
   }
-  // A chunk's gradient buckets as the plan forms them, and the collectives
-  // that simulate them (at most kMaxBucketsPerChunk, IterationResult::dp_buckets),
-  // worked out once (plan_buckets).
+  // A chunk's gradient buckets as the plan forms them (configured), and
+  // the collectives that simulate them: at most kMaxBucketsPerChunk, each
+  // with the parameters of those before it and it (for bucket_share).
+  struct ChunkBuckets {
+    size_t configured = 0;
+    std::vector<GradBucket> simulated;
+    std::vector<int64_t> params_through;
+  };
   std::vector<GradBucket> configured_buckets(int s, int chunk) const;
-  void plan_buckets();
-  const std::vector<GradBucket>& grad_buckets(int s, int chunk) const {
+  void plan_buckets();  // worked out once a run
+  const ChunkBuckets& grad_buckets(int s, int chunk) const {
     return buckets_[static_cast<size_t>(s)][static_cast<size_t>(chunk)];
   }
   void gather_after_step(int s, int chunk, int bucket);
@@ -295,7 +301,7 @@ class IterationSim {
   engine::Simulator sim_;
   std::unique_ptr<net::Network> net_;
   std::vector<StageCost> cost_;
-  std::vector<std::vector<std::vector<GradBucket>>> buckets_;  // per stage, per chunk, as simulated
+  std::vector<std::vector<ChunkBuckets>> buckets_;  // per stage, per chunk
   // Per stage, per chunk: the mean GPU's share of a forward and a backward
   // step's compute (empty: all of it).
   std::vector<std::pair<std::vector<double>, std::vector<double>>> mean_share_;
@@ -346,11 +352,7 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   if (regather) t += gather.time * (gathers * recomputed_layers(t_, chunk_layers)) / layers;
   if (!step.forward) {
     const int64_t chunk_grad_bytes = grad_bytes(s, step.chunk);
-    // The reduce-scatter unit: bucket_size, or unset 40M 16-bit elements
-    // (the size ZeRO-3 plans have always been priced at here), at least
-    // 1 MB: these units are not whole tensors, and a bucket_size of a few
-    // bytes would otherwise launch a collective per few bytes.
-    const int64_t bucket = p_.bucket_bytes > 0 ? std::max(p_.bucket_bytes, kZero3MinReduceBytes) : kZero3ReduceBytes;
+    const int64_t bucket = std::max(gradient_bucket_bytes(t_, p_), kZero3MinReduceBytes);
     const int64_t unit = std::max<int64_t>(1, std::min(bucket, chunk_grad_bytes));
     const int64_t buckets = (chunk_grad_bytes + unit - 1) / unit;
     const SimTime reduce = isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time;
@@ -373,7 +375,7 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   return t;
 }
 
-// How many collectives reduce a chunk's gradients under ZeRO-0/1/2. Without
+// The buckets that reduce a chunk's gradients under ZeRO-0/1/2. Without
 // overlap, one a chunk: Megatron-Core sets no bucket size then
 // (distributed_data_parallel.py: "Set bucket_size to infinity if
 // overlap_grad_reduce is False"), and the 2021 stack all-reduces each
@@ -391,31 +393,35 @@ std::vector<GradBucket> IterationSim::configured_buckets(int s, int chunk) const
   if (!p_.overlap_grad_reduce || (p_.framework == ShardingFramework::kMegatron && (s > 0 || chunk > 0)))
     return {GradBucket{all, all}};
   const int64_t bucket_params = std::max<int64_t>(1, gradient_bucket_bytes(t_, p_) / reduced_grad_bytes(t_, p_));
-  const bool split = p_.fp8_param_gather && t_.precision == hw::Precision::kFp8;
-  return form_buckets(tensors, bucket_params, split);
+  const BucketRule rule =
+      p_.framework == ShardingFramework::kDeepSpeed ? BucketRule::kCloseBefore : BucketRule::kCloseAfter;
+  return form_buckets(tensors, bucket_params, rule, fp8_weights(t_, p_));
 }
 
 void IterationSim::plan_buckets() {
   buckets_.assign(static_cast<size_t>(p_.pp), {});
   for (int s = 0; s < p_.pp; ++s)
-    for (int c = 0; c < p_.virtual_stages; ++c)
-      buckets_[static_cast<size_t>(s)].push_back(merge_buckets(configured_buckets(s, c), kMaxBucketsPerChunk));
+    for (int c = 0; c < p_.virtual_stages; ++c) {
+      ChunkBuckets b;
+      const std::vector<GradBucket> configured = configured_buckets(s, c);
+      b.configured = configured.size();
+      b.simulated = merge_buckets(configured, kMaxBucketsPerChunk);
+      int64_t through = 0;
+      for (const GradBucket& g : b.simulated) b.params_through.push_back(through += g.params);
+      buckets_[static_cast<size_t>(s)].push_back(std::move(b));
+    }
 }
 
 namespace {
 
-// Of `bytes`, the share of bucket j: what the buckets before it and it hold
-// together, less what those before it hold, so the shares add up exactly.
-Bytes bucket_share(int64_t bytes, const std::vector<GradBucket>& buckets, size_t j) {
-  int64_t all = 0, upto = 0, before = 0;
-  for (size_t i = 0; i < buckets.size(); ++i) {
-    all += buckets[i].params;
-    if (i < j) before += buckets[i].params;
-    if (i <= j) upto += buckets[i].params;
-  }
-  if (all == 0) return Bytes(j + 1 == buckets.size() ? bytes : 0);
-  auto part = [&](int64_t p) { return static_cast<int64_t>(static_cast<double>(bytes) * p / all); };
-  return Bytes(j + 1 == buckets.size() ? bytes - part(before) : part(upto) - part(before));
+// Of `bytes`, the share of bucket j: what the buckets through it hold, less
+// what those before it hold, so that the shares add up exactly.
+Bytes bucket_share(int64_t bytes, const std::vector<int64_t>& params_through, size_t j) {
+  const int64_t all = params_through.back();
+  if (all == 0) return Bytes(j + 1 == params_through.size() ? bytes : 0);
+  auto part = [&](size_t i) { return static_cast<int64_t>(static_cast<double>(bytes) * params_through[i] / all); };
+  const int64_t before = j == 0 ? 0 : part(j - 1);
+  return Bytes(j + 1 == params_through.size() ? bytes - before : part(j) - before);
 }
 
 }  // namespace
@@ -709,21 +715,24 @@ void IterationSim::reduce_grads_during(int s, const PipelineStep& step, size_t a
   if (step.forward || at != st.last_backward[step.chunk]) return;
   // The last micro-batch's backward finishes each layer's gradients in
   // turn; each bucket is reduced as soon as it is full: the dense part
-  // over DP x CP, the routed experts' over their expert-DP groups.
+  // over DP x CP, the routed experts' over their expert-DP groups. (With
+  // EP > 1 Megatron keeps the experts in buffers of their own; here each
+  // bucket carries their share of the bytes, at the dense bucket's time.)
   const int64_t per_param = reduced_grad_bytes(t_, p_);
   const int64_t dense = p_.dp * p_.cp > 1 ? dense_dp_bytes(s, step.chunk, per_param) : 0;
   const int64_t experts = expert_dp_bytes(s, step.chunk, per_param);
   if (dense == 0 && experts == 0) return;
-  const std::vector<GradBucket>& buckets = grad_buckets(s, step.chunk);
-  if (buckets.empty()) return;
+  const ChunkBuckets& chunk = grad_buckets(s, step.chunk);
+  const std::vector<GradBucket>& buckets = chunk.simulated;
+  ANATOMY_CHECK(!buckets.empty(), "a chunk with gradients to reduce has buckets");
   const coll::Op op = p_.zero_stage >= 1 ? coll::Op::kReduceScatter : coll::Op::kAllReduce;
-  // A bucket is full once the backward has done its last tensor: at that
-  // share of the step, the chunk's work taken as its parameters.
+  // A bucket is full once the backward has done its last tensor: at the
+  // share of the step's work (its GEMMs' multiply-adds) done by then.
   const double done = static_cast<double>(std::max<int64_t>(1, buckets.back().ready));
   for (size_t j = 0; j < buckets.size(); ++j) {
     std::vector<DpJob> jobs;
-    if (dense > 0) jobs.push_back(DpJob{op, bucket_share(dense, buckets, j), -1, false});
-    if (experts > 0) jobs.push_back(DpJob{op, bucket_share(experts, buckets, j), -1, true});
+    if (dense > 0) jobs.push_back(DpJob{op, bucket_share(dense, chunk.params_through, j), -1, false});
+    if (experts > 0) jobs.push_back(DpJob{op, bucket_share(experts, chunk.params_through, j), -1, true});
     const SimTime ready =
         j + 1 == buckets.size() ? busy : SimTime::from_seconds(busy.seconds() * buckets[j].ready / done);
     for (const DpJob& job : jobs) {
@@ -1018,13 +1027,13 @@ void IterationSim::gather_after_step(int s, int chunk, int bucket) {
     st.end = sim_.now();
     return;
   }
-  const std::vector<GradBucket>& buckets = grad_buckets(s, chunk);
-  if (bucket == static_cast<int>(buckets.size())) return gather_after_step(s, chunk + 1, 0);
+  const ChunkBuckets& buckets = grad_buckets(s, chunk);
+  if (bucket == static_cast<int>(buckets.simulated.size())) return gather_after_step(s, chunk + 1, 0);
   // The dense part over DP x CP, then the routed experts' over their own groups.
   const int64_t per_param = gathered_param_bytes(t_, p_);
   const size_t j = static_cast<size_t>(bucket);
-  const Bytes dense = bucket_share(dense_dp_bytes(s, chunk, per_param), buckets, j);
-  const Bytes experts = bucket_share(expert_dp_bytes(s, chunk, per_param), buckets, j);
+  const Bytes dense = bucket_share(dense_dp_bytes(s, chunk, per_param), buckets.params_through, j);
+  const Bytes experts = bucket_share(expert_dp_bytes(s, chunk, per_param), buckets.params_through, j);
   auto next = [this, s, chunk, bucket] { gather_after_step(s, chunk, bucket + 1); };
   if (dense.count() == 0 && experts.count() == 0) return next();  // an empty chunk
   launch_shared(s, coll::Op::kAllGather, dense, [this, s, experts, next] {
@@ -1162,7 +1171,7 @@ IterationResult IterationSim::run() {
   if (p_.overlap_grad_reduce && p_.zero_stage < 3 && p_.dp * p_.cp > 1) {
     for (int s = 0; s < p_.pp; ++s)
       for (int c = 0; c < p_.virtual_stages; ++c)
-        r.dp_buckets = std::max(r.dp_buckets, static_cast<int64_t>(configured_buckets(s, c).size()));
+        r.dp_buckets = std::max(r.dp_buckets, static_cast<int64_t>(grad_buckets(s, c).configured));
     r.dp_buckets_simulated = static_cast<int>(std::min<int64_t>(r.dp_buckets, kMaxBucketsPerChunk));
     r.dp_bucket_bytes = gradient_bucket_bytes(t_, p_);
   }

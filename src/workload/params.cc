@@ -86,10 +86,11 @@ StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p) {
 
 int64_t element_bytes(const TrainingSpec& t) { return t.precision == hw::Precision::kFp32 ? 4 : 2; }
 
-int64_t gathered_param_bytes(const TrainingSpec& t, const ParallelPlan& p) {
-  if (p.fp8_param_gather && t.precision == hw::Precision::kFp8) return 1;
-  return element_bytes(t);
+bool fp8_weights(const TrainingSpec& t, const ParallelPlan& p) {
+  return p.fp8_param_gather && t.precision == hw::Precision::kFp8;
 }
+
+int64_t gathered_param_bytes(const TrainingSpec& t, const ParallelPlan& p) { return fp8_weights(t, p) ? 1 : element_bytes(t); }
 
 int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p) {
   return t.precision == hw::Precision::kFp32 || p.grad_reduce_in_fp32 ? 4 : 2;
@@ -97,6 +98,7 @@ int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p) {
 
 int64_t gradient_bucket_bytes(const TrainingSpec& t, const ParallelPlan& p) {
   if (p.bucket_bytes > 0) return p.bucket_bytes;
+  if (p.zero_stage >= 3) return 80'000'000;
   const int64_t params = p.framework == ShardingFramework::kDeepSpeed
                              ? 500'000'000
                              : std::max<int64_t>(40'000'000, int64_t{1'000'000} * p.dp);

@@ -71,12 +71,16 @@ int64_t element_bytes(const TrainingSpec& t);
 // as reduced are 4 B in fp32 or when reduced in fp32 (grad_reduce_in_fp32),
 // 2 B otherwise.
 int64_t gathered_param_bytes(const TrainingSpec& t, const ParallelPlan& p);
+// Whether an FP8 recipe keeps its GEMM weights in FP8 (fp8_param_gather).
+bool fp8_weights(const TrainingSpec& t, const ParallelPlan& p);
 int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p);
 // The gradient bytes a bucket gathers before it is reduced: the plan's
 // bucket_size, or when it is 0 the framework's default: Megatron-Core's
 // max(40M, 1M x DP) parameters (distributed_data_parallel.py, since
 // 2024-04: "larger DP sizes need larger buckets to ensure collectives do
-// not become latency-bound"), DeepSpeed's reduce_bucket_size of 5e8.
+// not become latency-bound"), DeepSpeed's reduce_bucket_size of 5e8. ZeRO-3
+// plans reduce-scatter in units of 40M 16-bit elements when none is set,
+// as anatomy has always priced them.
 int64_t gradient_bucket_bytes(const TrainingSpec& t, const ParallelPlan& p);
 
 // Bytes per parameter a checkpoint stores: the weights as trained and the

@@ -493,7 +493,7 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("training.recompute_layers", fmt::format("{} needs recompute: full (whole layers recomputed); recompute is {}",
                                                   t.recompute_layers, to_string(t.recompute)));
   validate_recompute_modules(m, t);
-  if (p.bucket_bytes < 0) fail("parallelism.bucket_bytes", fmt::format("must be >= 0 (got {})", p.bucket_bytes));
+  if (p.bucket_bytes < 0) fail("parallelism.bucket_size", fmt::format("must be >= 0 (got {})", p.bucket_bytes));
   if (t.bf16_moments && !t.master_weights)
     fail("training.optimizer_moments", "bf16 with master_weights: false: without master weights the moments are "
                                        "16-bit already");

@@ -376,6 +376,22 @@ TEST(Roofline, AttentionStaysBelowPeakAndBackwardCostsMore) {
     }
 }
 
+TEST(Roofline, TheExponentialsLimitAttentionOnlyWhereTheyCannotKeepUp) {
+  // A score element costs 4d tensor FLOPs forward and one exp beside them.
+  // B200's exp unit feeds 512 tensor FLOPs: at d = 128 (512) the matmuls
+  // set the pace, at d = 64 (256) the exponentials, at half the rate: each
+  // FLOP takes twice as long. H100's feeds 256: both run at the matmuls'
+  // rate. Long sequences, so that per-tile and launch costs vanish.
+  auto per_flop = [](const ComputeModel& cm, int64_t d) {
+    const double flops = 4.0 * 32768.0 * 32768.0 * 64 * d / 2;
+    return cm.attention_fwd(1, 32768, 64, d, true).seconds() / flops;
+  };
+  const ComputeModel b200 = make_compute_model(find_accelerator("B200"), nullptr);
+  EXPECT_NEAR(per_flop(b200, 64) / per_flop(b200, 128), 2.0, 0.05);
+  const ComputeModel h100 = make_compute_model(find_accelerator("H100"), nullptr);
+  EXPECT_NEAR(per_flop(h100, 64) / per_flop(h100, 128), 1.0, 0.05);
+}
+
 // --- the calibrated model -------------------------------------------------
 
 TEST(Calibrated, NamesTheTable) {

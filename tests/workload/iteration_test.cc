@@ -312,15 +312,20 @@ TEST(Iteration, MegatronBucketsOnlyTheFirstStagesFirstChunk) {
   // chunk's gradients go in one collective after its last backward. Without
   // overlapped gathers, its distributed optimizer then all-gathers each
   // chunk's parameters bucket by bucket, in the same buckets. PP 2 x 2
-  // chunks of gpt-1.7b cut to 16 layers: 4 layers of 12 x 2304^2 = 63.7M
-  // parameters a chunk, 0.51 GB of bf16 gradients, 7 buckets of whole
-  // tensors at Megatron's default of 40M parameters (DP 16): in backward
-  // order a layer is down and up projections of 21.2M, output 5.3M and QKV
-  // 15.9M, so two layers make three buckets of about 42M (6 for the 4
-  // layers) and the embedding with the norms one more.
-  // Stage 0 runs 7 + 1 reduce-scatters and as many all-gathers (16 DP
-  // collectives), stage 1 runs 1 + 1 of each (4). DeepSpeed buckets every
-  // chunk: 7 + 7 of each on both stages (28). Without overlap, one of each
+  // chunks of gpt-1.7b cut to 16 layers, 4 a chunk, DP 16, 40M parameters a
+  // bucket. In backward order a layer is down and up projections of 21.2M,
+  // a norm, output 5.3M and QKV 15.9M, a norm. Megatron closes a bucket at
+  // the tensor that reaches 40M: the last layer's MLP (42.4M), then each
+  // layer's attention with the next layer's down projection, each up
+  // projection with its attention: 6 for 4 layers; the first layer's norm
+  // alone, as the tied embedding (shared with the last stage) takes a
+  // bucket of its own: 8. Stage 0 runs 8 + 1 reduce-scatters and as many
+  // all-gathers (18 DP collectives), stage 1 runs 1 + 1 of each (4).
+  // DeepSpeed buckets every chunk and reduces before the tensor that would
+  // pass 40M: the last layer's down projection alone, then up projection
+  // with attention (26.5M), then QKV with the next down projection (37.1M),
+  // up projection with attention, ...: 8 for 4 layers and the rest, 9 a
+  // chunk, 9 + 9 of each on both stages (36). Without overlap, one of each
   // a chunk everywhere (4).
   Harness h;
   h.plan.pp = 2;
@@ -339,10 +344,11 @@ TEST(Iteration, MegatronBucketsOnlyTheFirstStagesFirstChunk) {
     return std::make_pair(count["dp stage 0"], count["dp stage 1"]);
   };
   h.plan.bucket_bytes = 80'000'000;  // set, so that DeepSpeed's buckets below are the same
-  ASSERT_EQ(h.run().dp_buckets, 7);
-  EXPECT_EQ(collectives(), std::make_pair(16, 4));
+  ASSERT_EQ(h.run().dp_buckets, 8);
+  EXPECT_EQ(collectives(), std::make_pair(18, 4));
   h.plan.framework = ShardingFramework::kDeepSpeed;
-  EXPECT_EQ(collectives(), std::make_pair(28, 28));
+  EXPECT_EQ(h.run().dp_buckets, 9);
+  EXPECT_EQ(collectives(), std::make_pair(36, 36));
   h.plan.framework = ShardingFramework::kMegatron;
   h.plan.overlap_grad_reduce = false;
   EXPECT_EQ(collectives(), std::make_pair(4, 4));
@@ -460,7 +466,7 @@ StageCost backward_beside_two_buckets(Harness& h, double* rest) {
   const StageCost c = h.stage_cost(0);
   h.plan.bucket_bytes = (c.params() * 2 + 1) / 2;  // bf16 gradients in two buckets
   const std::vector<GradBucket> b =
-      form_buckets(backward_tensors(h.model, h.plan, 0, 0, true), h.plan.bucket_bytes / 2, false);
+      form_buckets(backward_tensors(h.model, h.plan, 0, 0, true), h.plan.bucket_bytes / 2, BucketRule::kCloseAfter, false);
   EXPECT_EQ(b.size(), 2u);
   *rest = 1.0 - static_cast<double>(b[0].ready) / static_cast<double>(b[1].ready);
   EXPECT_NEAR(*rest, 0.5, 0.05);
