@@ -8,10 +8,11 @@
 // hop and, where the path is short, the route itself in one byte a hop
 // (PathSet's compact form), so forwarding reads no path set; it never owns
 // memory. Packets live in a
-// pool of fixed-size blocks: `alloc()` reuses a freed slot, and a new block
-// (4,096 packets) is added only when more packets are in flight than ever
-// before, so the steady state allocates nothing per packet and a reference
-// to a packet stays valid while it is alive (blocks never move).
+// pool of fixed-size blocks: `alloc()` reuses a freed slot, and makes a new
+// record (in a new block of 4,096 when the last is full) only when more
+// packets are in flight than ever before, so the steady state allocates
+// nothing per packet and a reference to a packet stays valid while it is
+// alive (blocks never move).
 //
 // Queues are intrusive FIFOs threaded through Packet::next, so enqueueing is
 // two stores and no allocation.
@@ -94,13 +95,19 @@ class PacketPool {
   static constexpr uint32_t kBlockBits = 12;
   static constexpr uint32_t kBlock = 1u << kBlockBits;
 
+  // A freed slot, the most recently freed first, or else a new one: slots
+  // come in address order and a block's records are made only as needed.
   uint32_t alloc() {
-    if (free_.empty()) grow();
+    if (++live_ > peak_live_) peak_live_ = live_;
+    if (free_.empty()) {
+      ANATOMY_CHECK(records_.size() < (size_t{1} << 32) - 1, "packet pool exhausted");
+      const uint32_t i = static_cast<uint32_t>(records_.size());
+      records_.emplace_back();
+      return i;
+    }
     const uint32_t i = free_.back();
     free_.pop_back();
-    if (++live_ > peak_live_) peak_live_ = live_;
-    Packet& p = (*this)[i];
-    p = Packet{};
+    (*this)[i] = Packet{};
     return i;
   }
   void free(uint32_t i) {
@@ -112,19 +119,11 @@ class PacketPool {
 
   size_t live() const { return live_; }
   size_t peak() const { return peak_live_; }
-  size_t capacity() const { return records_.size(); }
+  size_t capacity() const { return records_.capacity(); }
   // Bytes the pool holds (records plus the free list), for the memory figures.
   size_t memory_bytes() const { return capacity() * sizeof(Packet) + free_.capacity() * sizeof(uint32_t); }
 
  private:
-  void grow() {
-    ANATOMY_CHECK(records_.size() < (size_t{1} << 32) - kBlock, "packet pool exhausted");
-    const uint32_t base = static_cast<uint32_t>(records_.size());
-    for (uint32_t k = 0; k < kBlock; ++k) records_.emplace_back();
-    free_.reserve(free_.size() + kBlock);
-    for (uint32_t k = kBlock; k-- > 0;) free_.push_back(base + k);
-  }
-
   StableBlocks<Packet, kBlockBits> records_;
   std::vector<uint32_t> free_;
   size_t live_ = 0;
