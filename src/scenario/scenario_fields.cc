@@ -397,7 +397,7 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](const P& p) { return std::string(p.moe_dispatcher == workload::MoeDispatcher::kFlex ? "flex" : "alltoall"); },
        {"alltoall", "flex"}},
       {"bucket_size", Kind::kBytes, by_default("0"), {},
-       "gradients reduced together, counted in the bytes they are reduced in; a bucket holds whole tensors, closed after the one that fills it, so a size below the smallest tensor gives one bucket a tensor. 0: the framework's default, Megatron-Core's max(40M, 1M x DP) parameters (2 B each in bf16: 80MB up to DP 40), DeepSpeed's 5e8. Megatron buckets only pipeline stage 0's first chunk (every other chunk in one collective) and with FP8 weights reduces the other tensors with the last bucket; DeepSpeed buckets every chunk",
+       "gradients reduced together, counted in the bytes they are reduced in; a bucket holds whole tensors (Megatron closes it after the tensor that fills it, DeepSpeed before the one that would overflow it), so a size below the smallest tensor gives one bucket a tensor. 0: the framework's default, Megatron-Core's max(40M, 1M x DP) parameters (2 B each in bf16: 80MB up to DP 40), DeepSpeed's 5e8. Megatron buckets only pipeline stage 0's first chunk (every other chunk in one collective) and with FP8 weights reduces the other tensors with the last bucket; DeepSpeed buckets every chunk",
        [](P& p, const Value& v) { p.bucket_bytes = v.bytes.count(); },
        [](const P& p) { return show_size_or_rule(p.bucket_bytes); }},
       {"param_gather_size", Kind::kBytes, by_default("0"), detail::bytes_at_least(core::Bytes(kMinBucketBytes), true),

@@ -167,15 +167,13 @@ class IterationSim {
     std::vector<Interval> timeline;
     // The running step.
     SimTime step_start;
-    SimTime step_compute;  // this step's compute, after any SM contention
     SimTime ep_end;        // when its EP all-to-alls finished (= compute + TP comm without)
     bool send_blocking = false;  // waiting for its own pipeline send to complete
     int pending_parts = 0;
     // Combined 1F1B (ParallelPlan::ep_comm_overlap): whether the step at
     // each index of `order` starts a forward-backward pair with the next;
-    // the running pair's second compute and its blocking sends still to arrive.
+    // the running pair's blocking sends still to arrive.
     std::vector<bool> starts_pair;
-    SimTime pair_compute;
     int pair_sends = 0;
   };
 
@@ -388,10 +386,14 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
 // bucket_size counted in the gradients' bytes.
 std::vector<GradBucket> IterationSim::configured_buckets(int s, int chunk) const {
   const std::vector<GradTensor> tensors = backward_tensors(m_, p_, s, chunk, p_.ep <= 1);
-  int64_t all = 0;
-  for (const GradTensor& t : tensors) all += t.params;
-  if (!p_.overlap_grad_reduce || (p_.framework == ShardingFramework::kMegatron && (s > 0 || chunk > 0)))
-    return {GradBucket{all, all}};
+  if (!p_.overlap_grad_reduce || (p_.framework == ShardingFramework::kMegatron && (s > 0 || chunk > 0))) {
+    GradBucket whole;  // full when the backward is done
+    for (const GradTensor& t : tensors) {
+      whole.params += t.params;
+      whole.ready += t.work;
+    }
+    return {whole};
+  }
   const int64_t bucket_params = std::max<int64_t>(1, gradient_bucket_bytes(t_, p_) / reduced_grad_bytes(t_, p_));
   const BucketRule rule =
       p_.framework == ShardingFramework::kDeepSpeed ? BucketRule::kCloseBefore : BucketRule::kCloseAfter;
@@ -784,11 +786,10 @@ void IterationSim::try_start(int s) {
   // step (slowed()); the DP stream's collectives as they overlap the
   // compute (settle_compute).
   const bool own_gathers = zero3 && !zero3_serial;
-  st.step_compute = c.compute;
   st.dp_mark = dp_busy_until(st);
   st.dp_stretch = own_gathers ? slowed(c.compute) - c.compute : SimTime::zero();
   st.ep_stretch = SimTime::zero();
-  const SimTime busy = (st.step_start - now) + st.step_compute + st.dp_stretch + c.tp_comm;
+  const SimTime busy = (st.step_start - now) + c.compute + st.dp_stretch + c.tp_comm;
   if (zero3_serial) {
     // Already accounted for above.
   } else if (zero3) {
@@ -845,15 +846,13 @@ void IterationSim::start_pair(int s) {
   const bool shared_sms = a2a > 0;
   st.running = true;
   st.step_start = st.ep_end = now;
-  st.step_compute = ca.compute;
-  st.pair_compute = cb.compute;
   st.dp_mark = dp_busy_until(st);
   st.dp_stretch = SimTime::zero();
   st.ep_stretch = shared_sms && !p_.one_hardware_queue()
                       ? (slowed(ca.compute) - ca.compute) + (slowed(cb.compute) - cb.compute)
                       : SimTime::zero();
   const SimTime tp = ca.tp_comm + cb.tp_comm;
-  const SimTime busy = st.step_compute + st.pair_compute + st.ep_stretch + tp;
+  const SimTime busy = ca.compute + cb.compute + st.ep_stretch + tp;
   auto part_done = [this, s] {
     Stage& cur = st_[s];
     cur.ep_end = std::max(cur.ep_end, sim_.now());
@@ -888,11 +887,11 @@ void IterationSim::pair_done(int s) {
   const PipelineStep a = st.order[st.next], b = st.order[st.next + 1];
   const StepCost &ca = cost_of(s, a), &cb = cost_of(s, b);
   const SimTime t0 = st.step_start;
-  account_compute(st, a, s, t0 + st.step_compute);
-  account_compute(st, b, s, t0 + st.step_compute + st.pair_compute);
+  account_compute(st, a, s, t0 + ca.compute);
+  account_compute(st, b, s, t0 + ca.compute + cb.compute);
   const PipelineStep& back = a.forward ? b : a;
   st.b.recompute += at_mean_share((a.forward ? cb : ca).recompute, mean_share(s, back));
-  const SimTime computed = t0 + st.step_compute + st.pair_compute;
+  const SimTime computed = t0 + ca.compute + cb.compute;
   account(st, IntervalKind::kEpComm, computed + st.ep_stretch, b.micro_batch, b.chunk);
   const SimTime stretched = computed + st.ep_stretch + st.dp_stretch;
   account(st, IntervalKind::kDpComm, stretched, b.micro_batch, b.chunk);
@@ -950,11 +949,11 @@ void IterationSim::send(int from_stage, int to_pos, int64_t mb, bool forward, en
 
 void IterationSim::step_done(int s, PipelineStep step) {
   Stage& st = st_[s];
-  const StepCost& c = step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
+  const StepCost& c = cost_of(s, step);
   const SimTime t0 = st.step_start;
-  account_compute(st, step, s, t0 + st.step_compute);
+  account_compute(st, step, s, t0 + c.compute);
   if (!step.forward) st.b.recompute += at_mean_share(c.recompute, mean_share(s, step));
-  const SimTime stretched = t0 + st.step_compute + st.dp_stretch;
+  const SimTime stretched = t0 + c.compute + st.dp_stretch;
   account(st, IntervalKind::kDpComm, stretched, step.micro_batch, step.chunk);
   st.b.on_collective_sms += st.dp_stretch;
   account(st, IntervalKind::kTpComm, stretched + c.tp_comm, step.micro_batch, step.chunk);

@@ -79,8 +79,8 @@ int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p);
 // max(40M, 1M x DP) parameters (distributed_data_parallel.py, since
 // 2024-04: "larger DP sizes need larger buckets to ensure collectives do
 // not become latency-bound"), DeepSpeed's reduce_bucket_size of 5e8. ZeRO-3
-// plans reduce-scatter in units of 40M 16-bit elements when none is set,
-// as anatomy has always priced them.
+// plans reduce-scatter in units of 40M 16-bit elements when none is set:
+// Megatron-LM's fixed bucket before that change (commit 0fda386c04).
 int64_t gradient_bucket_bytes(const TrainingSpec& t, const ParallelPlan& p);
 
 // Bytes per parameter a checkpoint stores: the weights as trained and the
