@@ -24,9 +24,10 @@ KernelCaseRun run_kernel_case(const scenario::Scenario& s) {
       if (hw::peak_tflops(gpu, k.precision) <= 0)
         throw core::InputError({"", 0, "kernel.precision"},
                                fmt::format("{} has no {} tensor units", gpu.name, hw::to_string(k.precision)));
-      run.time = cm.gemm(k.m, k.n, k.k, k.precision);
+      run.time = k.block_scaled ? cm.gemm_fp8_blockwise(k.m, k.n, k.k) : cm.gemm(k.m, k.n, k.k, k.precision);
       run.flops = 2.0 * static_cast<double>(k.m) * static_cast<double>(k.n) * static_cast<double>(k.k);
-      run.what = fmt::format("gemm {} x {} x {} {}", k.m, k.n, k.k, hw::to_string(k.precision));
+      run.what = fmt::format("gemm {} x {} x {} {}{}", k.m, k.n, k.k, hw::to_string(k.precision),
+                             k.block_scaled ? ", a scale per 128 of k" : "");
     } else {
       const bool backward = k.op == "attention_backward";
       run.time = backward ? cm.attention_bwd(k.batch, k.seq, k.heads, k.head_dim, k.causal)

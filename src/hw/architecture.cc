@@ -53,6 +53,10 @@ std::vector<Architecture> make_architectures() {
                              .typical_compute_units = 132,  // H100 / H200 SXM
                              .tensor_clock_fraction = 0.90,
                              .flops_per_exp = 256,
+                             // NVIDIA H100 Tensor Core GPU Architecture whitepaper: an SM has
+                             // 128 FP32 cores, and 1,979 dense FP8 TFLOP/s over 132 SMs at the
+                             // 1,830 MHz boost is 8,192 FLOPs a clock: 8,192 / 128.
+                             .fp8_flops_per_fp32_fma = 64,
                              .nvls_efficiency = 0.85,
                              // nccl-tests all_reduce_perf on one 8x H100 (NVIDIA/nccl-tests
                              // issue 290, NVLS per an NVIDIA maintainer there; 2 iterations

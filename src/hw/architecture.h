@@ -43,6 +43,11 @@ struct Architecture {
   bool fp8_gemm_any_layout = false;
   // The tensor cores scale FP8 by blocks (MXFP8: OCP microscaling).
   bool mx_formats = false;
+  // Where FP8 GEMMs with a scale per 128 values of k run in software
+  // (Hopper, without mx_formats): dense FP8 tensor FLOPs per FP32 CUDA-core
+  // multiply-add, per SM per clock, the rate at which the partial sums are
+  // scaled into the FP32 accumulators every 128 of k. 0: not supported.
+  double fp8_flops_per_fp32_fma = 0;
   // FP4 training means NVFP4 (Transformer Engine's NVFP4BlockScaling): a
   // per-tensor FP32 scale from the tensor's amax above an E4M3 scale per 16
   // values. false: MXFP4, whose scales are per 32 values alone.

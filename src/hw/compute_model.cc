@@ -552,6 +552,20 @@ SimTime ComputeModel::gemm(int64_t m, int64_t n, int64_t k, Precision p) const {
   return calibrated_ ? at_pace(table_gemm(m, n, k, p)) : roofline_gemm(m, n, k, p);
 }
 
+SimTime ComputeModel::gemm_fp8_blockwise(int64_t m, int64_t n, int64_t k) const {
+  const SimTime mma = gemm(m, n, k, Precision::kFp8);
+  const Architecture& a = gpu_.arch;
+  if (a.mx_formats || a.fp8_flops_per_fp32_fma <= 0 || mma == SimTime::zero() ||
+      runnable(gpu_, Precision::kFp8) != Precision::kFp8)
+    return mma;
+  // The CUDA cores run at the tensor cores' sustained clock.
+  const double fma_per_s =
+      peak_tflops(gpu_, Precision::kFp8) * 1e12 / a.fp8_flops_per_fp32_fma * a.tensor_clock_fraction * tensor_pace_;
+  constexpr int64_t kScaleBlock = 128;
+  const double fmas = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(ceil_div(k, kScaleBlock));
+  return mma + SimTime::from_seconds(fmas / fma_per_s);
+}
+
 SimTime ComputeModel::at_pace(SimTime t) const {
   return tensor_pace_ == 1.0 ? t : SimTime::from_seconds(t.seconds() / tensor_pace_);
 }

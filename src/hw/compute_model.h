@@ -182,6 +182,16 @@ class ComputeModel {
   // C[m,n] = A[m,k] B[k,n]: 2mnk FLOPs. A precision the part has no tensor
   // units for (peak_tflops() == 0, e.g. FP8 on A100) runs at the BF16 rate.
   SimTime gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
+  // An FP8 GEMM whose inputs carry a scale per 128 values of k (DeepSeek-V3's
+  // block scaling, Transformer Engine's Float8BlockScaling). Where the tensor
+  // cores scale by blocks (Architecture::mx_formats) it is an FP8 GEMM; on
+  // Hopper every 128 of k each output's partial sum is scaled into its FP32
+  // accumulator on the CUDA cores (DeepSeek-V3, arXiv 2412.19437, 3.3.2:
+  // promotion at N_C = 128), m n ceil(k / 128) multiply-adds at the FP32
+  // rate (Architecture::fp8_flops_per_fp32_fma), taken as not overlapping
+  // the MMAs (TE's docs: "on Hopper, block-scaled GEMMs are software-
+  // emulated"). A part with neither runs it as gemm() does an FP8 GEMM.
+  SimTime gemm_fp8_blockwise(int64_t m, int64_t n, int64_t k) const;
   // Flash attention for `batch` sequences: forward, and backward alone.
   // `window` > 0: causal sliding-window attention, each query seeing
   // itself and the window - 1 keys before it; the kernel computes whole

@@ -126,12 +126,16 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
         ctx.fail(ctx.line_for("kernel"), "kernel." + key,
                  fmt::format("is required for {} (a {})", k.op, gemm ? "GEMM's M, N and K" : "sequence length and heads"));
     // A field of the other kind of kernel would be ignored: say so instead.
-    static const std::vector<std::string> gemm_only = {"m", "n", "k", "precision"},
+    static const std::vector<std::string> gemm_only = {"m", "n", "k", "precision", "scaling"},
                                           attention_only = {"batch", "seq", "heads", "head_dim", "causal"};
     for (const std::string& key : gemm ? attention_only : gemm_only)
       if (given.count(key))
         ctx.fail(ctx.line_for("kernel." + key), "kernel." + key,
                  fmt::format("is not a field of {} (it belongs to {})", k.op, gemm ? "attention" : "gemm"));
+    if (k.block_scaled && k.precision != hw::Precision::kFp8)
+      ctx.fail(ctx.line_for("kernel.scaling"), "kernel.scaling",
+               fmt::format("block scales FP8 inputs; kernel.precision is {} (use fp8, or leave scaling out)",
+                           hw::to_string(k.precision)));
     s.kernel = k;
   } else if (!top.count("model") && !top.count("edge") && !top.count("fleet")) {
     ctx.fail(root_line, "model", "is required (a model preset name, or a mapping of its dimensions)");
@@ -171,6 +175,14 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
     ctx.fail(ctx.line_for("training.fp8_recipe"), "training.fp8_recipe",
              fmt::format("mxfp8 needs tensor cores that scale by blocks, which the {} does not have (use delayed or "
                          "tensorwise)",
+                         s.cluster.system.gpu.name));
+  // Transformer Engine runs Float8BlockScaling on Hopper and, as MXFP8, on
+  // NVIDIA's Blackwell families (the ones with NVFP4); ROCm's has no such recipe.
+  if (s.training.fp8_recipe == workload::Fp8Recipe::kBlockwise && !s.cluster.system.gpu.arch.nvfp4 &&
+      s.cluster.system.gpu.arch.fp8_flops_per_fp32_fma <= 0)
+    ctx.fail(ctx.line_for("training.fp8_recipe"), "training.fp8_recipe",
+             fmt::format("blockwise needs Hopper's or Blackwell's FP8 tensor cores (Transformer Engine's "
+                         "Float8BlockScaling), which the {} does not have (use delayed or tensorwise)",
                          s.cluster.system.gpu.name));
   if (s.training.attention_kernel == hw::AttentionKernel::kFlash2) {
     const std::string& family = s.cluster.system.gpu.arch.family;

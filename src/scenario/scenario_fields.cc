@@ -514,14 +514,17 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "iterations' amaxes, the cast fused into the norm or activation before it; tensorwise, Transformer Engine's "
        "current scaling: each tensor's own amax, which costs another pass over it in 16 bits, a scale kernel, and "
        "under sequence parallelism an amax all-reduce over TP; mxfp8, a scale per 32 elements, the cast after a "
-       "norm a kernel of its own",
+       "norm a kernel of its own; blockwise, DeepSeek-V3's scale per 128 values (per 128 x 128 of a weight): every "
+       "cast a kernel of its own writing two copies, and on Hopper the scales applied on the CUDA cores every 128 of "
+       "the GEMM's k (Blackwell runs it as MXFP8)",
        [](T& t, const Value& v) {
-         t.fp8_recipe = v.text == "tensorwise" ? workload::Fp8Recipe::kTensorwise
-                        : v.text == "mxfp8"    ? workload::Fp8Recipe::kMxfp8
-                                               : workload::Fp8Recipe::kDelayed;
+         t.fp8_recipe = v.text == "tensorwise"  ? workload::Fp8Recipe::kTensorwise
+                        : v.text == "mxfp8"     ? workload::Fp8Recipe::kMxfp8
+                        : v.text == "blockwise" ? workload::Fp8Recipe::kBlockwise
+                                                : workload::Fp8Recipe::kDelayed;
        },
        [](const T& t) { return std::string(workload::to_string(t.fp8_recipe)); },
-       {"delayed", "tensorwise", "mxfp8"}},
+       {"delayed", "tensorwise", "mxfp8", "blockwise"}},
       {"te_activation", Kind::kBool, by_default("false"), {},
        "with precision fp8 or fp4, the MLP's activation runs in Transformer Engine (its op fuser, NeMo's USE_TE_OPS) "
        "and writes the next GEMM's quantized input itself; false: Megatron-Core's own activation kernel, 16-bit out, "
@@ -600,6 +603,11 @@ const std::vector<Field<KernelCase>>& kernel_fields() {
       {"k", Kind::kInt, derived("required for gemm"), int_range(1, kMaxDim), "gemm: the inner dimension",
        [](K& c, const Value& v) { c.k = v.integer; }, shows(&K::k)},
       precision_field(&K::precision, "kernel.precision", "gemm: input precision (fp4: NVFP4 / MXFP4 block-scaled)"),
+      {"scaling", Kind::kEnum, by_default("tensor"), {},
+       "gemm at fp8: tensor, one scale per operand; block, a scale per 128 values of k (DeepSeek-V3's, Transformer "
+       "Engine's Float8BlockScaling), which Hopper applies on its CUDA cores every 128 of k",
+       [](K& c, const Value& v) { c.block_scaled = v.text == "block"; },
+       [](const K& c) { return std::string(c.block_scaled ? "block" : "tensor"); }, {"tensor", "block"}},
       {"batch", Kind::kInt, by_default("1"), int_range(1, kMaxDim), "attention: sequences",
        [](K& c, const Value& v) { c.batch = v.integer; }, shows(&K::batch)},
       {"seq", Kind::kInt, derived("required for attention"), int_range(1, kMaxDim), "attention: tokens per sequence",

@@ -71,11 +71,18 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const int64_t heads_local = m_.heads / tp;
   const int64_t kv_local = m_.mla() ? heads_local : std::max<int64_t>(1, m_.kv_heads / tp);
 
+  const Fp8Recipe recipe = prec == hw::Precision::kFp8 ? t_.fp8_recipe : Fp8Recipe::kDelayed;
+  const bool blockwise = recipe == Fp8Recipe::kBlockwise;
+  // A Transformer Engine linear layer's GEMM; its block scales cost the
+  // Hopper CUDA cores their share (ComputeModel::gemm_fp8_blockwise).
+  auto linear_gemm = [&](int64_t mm, int64_t n, int64_t k) {
+    return blockwise ? cm_.gemm_fp8_blockwise(mm, n, k) : cm_.gemm(mm, n, k, prec);
+  };
   auto gemm_fb = [&](int64_t mm, int64_t n, int64_t k, SimTime* fwd, SimTime* bwd) {
-    const SimTime g = cm_.gemm(mm, n, k, prec);
+    const SimTime g = linear_gemm(mm, n, k);
     *fwd += g;
     // Data gradient dX[m,k] = dY[m,n] W^T, weight gradient dW[k,n] = X^T dY.
-    *bwd += cm_.gemm(mm, k, n, prec) + cm_.gemm(k, n, mm, prec);
+    *bwd += linear_gemm(mm, k, n) + linear_gemm(k, n, mm);
     return g;
   };
 
@@ -95,7 +102,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // more where its scale is not known before the pass that casts it:
   // current scaling after every producer (its amax first, fused into a norm
   // or a TE activation, else a kernel of its own, then a scale kernel),
-  // MXFP8 after a norm, whose TE kernel does not write it. NVFP4 (FP4 on a
+  // MXFP8 after a norm, whose TE kernel does not write it; block scaling
+  // after any producer, and in two copies on every part. NVFP4 (FP4 on a
   // part that scales it so) takes its amax first too, and every one of its
   // casts pays an amax pass: its random Hadamard transform of the weight
   // gradient's inputs needs the amax after the transform, which TE finds in
@@ -105,12 +113,14 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // NVFP4Quantizer::quantize_impl).
   const bool quantized = prec == hw::Precision::kFp8 || prec == hw::Precision::kFp4;
   const double qbytes = hw::bytes_of(prec);
-  const Fp8Recipe recipe = prec == hw::Precision::kFp8 ? t_.fp8_recipe : Fp8Recipe::kDelayed;
   const bool tensorwise = recipe == Fp8Recipe::kTensorwise;
   const bool nvfp4 = prec == hw::Precision::kFp4 && cm_.accelerator().arch.nvfp4;
   const bool amax_first = tensorwise || nvfp4;
   const double copies =
-      prec == hw::Precision::kFp8 && recipe != Fp8Recipe::kMxfp8 && cm_.accelerator().arch.fp8_gemm_any_layout ? 1 : 2;
+      prec == hw::Precision::kFp8 && (recipe == Fp8Recipe::kDelayed || tensorwise) &&
+              cm_.accelerator().arch.fp8_gemm_any_layout
+          ? 1
+          : 2;
   // compute_scale_from_amax: one float in, one out; a launch, nothing to stream.
   const SimTime scale_kernel = tensorwise ? cm_.memory_bound(Bytes(8)) : SimTime::zero();
   enum class Producer { kNorm, kActivation, kOther };  // what wrote the GEMM's input
@@ -134,7 +144,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       *fwd += cast(x) * 2;
       *bwd += cast(dy) * 2;
     } else {
-      const bool cast_reads_input = in == Producer::kOther || tensorwise ||
+      const bool cast_reads_input = in == Producer::kOther || tensorwise || blockwise ||
                                     (recipe == Fp8Recipe::kMxfp8 && in == Producer::kNorm);
       *fwd += cm_.memory_bound(
           Bytes(static_cast<int64_t>(x * ((cast_reads_input ? kActivationBytes : 0) + copies * qbytes))));

@@ -22,6 +22,7 @@ const char* to_string(Fp8Recipe r) {
     case Fp8Recipe::kDelayed: return "delayed";
     case Fp8Recipe::kTensorwise: return "tensorwise";
     case Fp8Recipe::kMxfp8: return "mxfp8";
+    case Fp8Recipe::kBlockwise: return "blockwise";
   }
   return "?";
 }

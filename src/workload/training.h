@@ -84,7 +84,20 @@ CrossEntropyBytes cross_entropy_bytes(CrossEntropy c);
 //                unfused for these quantizers unless
 //                NVTE_NORM_FWD_USE_CUDNN), so the cast after a norm reads
 //                its 16-bit output again.
-enum class Fp8Recipe { kDelayed, kTensorwise, kMxfp8 };
+//   kBlockwise   Float8BlockScaling, DeepSeek-V3's scheme: a scale per 128
+//                consecutive values of an input or gradient, per 128 x 128
+//                tile of a weight, found in the cast's one pass (no amax
+//                first). TE's norm and activation run unfused for these
+//                quantizers (normalization.cpp, activation.cpp), so every
+//                cast reads its 16-bit input; a value's rowwise and
+//                columnwise blocks differ, so each cast writes two copies
+//                (TE docs, "FP8 Blockwise Scaling": both quantized from the
+//                high-precision source). Hopper scales in software: every
+//                128 of k the partial sums leave the tensor cores for an
+//                FP32 multiply-add on the CUDA cores
+//                (ComputeModel::gemm_fp8_blockwise); Blackwell runs the
+//                recipe as MXFP8 (the same docs, "Supported devices").
+enum class Fp8Recipe { kDelayed, kTensorwise, kMxfp8, kBlockwise };
 const char* to_string(Fp8Recipe r);
 
 // The parts of a layer selective recomputation replays in the backward

@@ -495,7 +495,7 @@ TEST(ScenarioErrors, Fp8RecipeNeedsFp8Training) {
             "s.yaml:4: training.fp8_recipe: tensorwise scales FP8 GEMM inputs; training.precision is bf16 (use fp8, or "
             "leave fp8_recipe out)");
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-b200, gpus: 8}\ntraining: {fp8_recipe: current}\n"),
-            "s.yaml:3: training.fp8_recipe: 'current' is not one of: delayed, tensorwise, mxfp8");
+            "s.yaml:3: training.fp8_recipe: 'current' is not one of: delayed, tensorwise, mxfp8, blockwise");
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-b200, gpus: 8}\n"
                      "training: {precision: fp8, fp8_recipe: mxfp8}\n"),
             "no error");
@@ -504,6 +504,38 @@ TEST(ScenarioErrors, Fp8RecipeNeedsFp8Training) {
                      "training: {precision: fp8, fp8_recipe: mxfp8}\n"),
             "s.yaml:3: training.fp8_recipe: mxfp8 needs tensor cores that scale by blocks, which the H100 does not "
             "have (use delayed or tensorwise)");
+  // Block scaling runs where Transformer Engine has Float8BlockScaling:
+  // Hopper, and Blackwell as MXFP8; not on AMD's parts, whose FP8 it cannot
+  // name, nor on a part without FP8.
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\n"
+                     "training: {precision: fp8, fp8_recipe: blockwise}\n"),
+            "no error");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-b200, gpus: 8}\n"
+                     "training: {precision: fp8, fp8_recipe: blockwise}\n"),
+            "no error");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: mi355x-8, gpus: 8}\n"
+                     "training: {precision: fp8, fp8_recipe: blockwise}\n"),
+            "s.yaml:3: training.fp8_recipe: blockwise needs Hopper's or Blackwell's FP8 tensor cores (Transformer "
+            "Engine's Float8BlockScaling), which the MI355X does not have (use delayed or tensorwise)");
+}
+
+// A GEMM kernel case scales FP8 inputs by blocks only: block scales on a
+// 16-bit GEMM would say nothing.
+TEST(ScenarioErrors, BlockScalingIsAnFp8GemmsAlone) {
+  EXPECT_EQ(error_of("cluster: {system: dgx-h100, gpus: 8}\n"
+                     "kernel: {op: gemm, m: 128, n: 128, k: 128, precision: fp8, scaling: block}\n"),
+            "no error");
+  EXPECT_EQ(error_of("cluster: {system: dgx-h100, gpus: 8}\n"
+                     "kernel:\n"
+                     "  op: gemm\n  m: 128\n  n: 128\n  k: 128\n"
+                     "  scaling: block\n"),
+            "s.yaml:7: kernel.scaling: block scales FP8 inputs; kernel.precision is bf16 (use fp8, or leave scaling "
+            "out)");
+  EXPECT_EQ(error_of("cluster: {system: dgx-h100, gpus: 8}\n"
+                     "kernel:\n"
+                     "  op: attention_forward\n  seq: 128\n  heads: 8\n"
+                     "  scaling: block\n"),
+            "s.yaml:6: kernel.scaling: is not a field of attention_forward (it belongs to gemm)");
 }
 
 // A GPU's spread of sustained rates is a share of its mean: 1 or more (or

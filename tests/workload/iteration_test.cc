@@ -1279,6 +1279,62 @@ TEST(StepCost, BlackwellCastsPerTensorFp8OnceAndMxfp8BothWaysAfterANorm) {
   EXPECT_EQ(mx.backward[0].compute - delayed.backward[0].compute, bwd * layers);
 }
 
+TEST(StepCost, BlackwellRunsBlockScalingAsMxfp8ButNoActivationWritesIt) {
+  // On Blackwell Transformer Engine runs Float8BlockScaling as MXFP8: two
+  // copies of every cast, the GEMMs at the FP8 rate. The one difference is
+  // where a kernel before the cast writes it: TE's activation writes MXFP8
+  // itself but runs unfused for block scales (activation.cpp), so the down
+  // projection's cast reads the activation's bf16 output again: T f 2 bytes
+  // a layer, forward; the backward casts read dY under both.
+  Harness h;
+  const hw::ComputeModel b200 = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  h.training.precision = hw::Precision::kFp8;
+  h.training.te_activation = true;
+  auto stage = [&](Fp8Recipe r) {
+    h.training.fp8_recipe = r;
+    return h.stage_cost(0, b200);
+  };
+  const StageCost mx = stage(Fp8Recipe::kMxfp8), block = stage(Fp8Recipe::kBlockwise);
+  const int64_t T = h.training.seq_len, f = h.model.ffn_hidden, layers = h.model.layers;
+  const auto mb = [&](int64_t bytes) { return b200.memory_bound(core::Bytes(bytes)); };
+  EXPECT_EQ(block.forward[0].compute - mx.forward[0].compute, (mb(T * f * 4) - mb(T * f * 2)) * layers);
+  EXPECT_EQ(block.backward[0].compute, mx.backward[0].compute);
+}
+
+TEST(StepCost, HopperBlockScalingCastsEveryInputAndPromotesEvery128OfK) {
+  // On an H100 each FP8 linear's three GEMMs (forward, data and weight
+  // gradient) run as block-scaled GEMMs, and each forward cast reads its
+  // input where delayed scaling's norm wrote FP8 itself: QKV's and the up
+  // projection's inputs, T h 2 bytes each a layer (both write two copies
+  // on Hopper, so the writes match). Everything else is the same: the
+  // attention output and Megatron's activation take casts of their own
+  // under both, and every backward cast reads dY.
+  Harness h;
+  const hw::ComputeModel h100 = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  h.training.precision = hw::Precision::kFp8;
+  auto stage = [&](Fp8Recipe r) {
+    h.training.fp8_recipe = r;
+    return h.stage_cost(0, h100);
+  };
+  const StageCost delayed = stage(Fp8Recipe::kDelayed), block = stage(Fp8Recipe::kBlockwise);
+  const int64_t T = h.training.seq_len, hid = h.model.hidden, f = h.model.ffn_hidden, layers = h.model.layers;
+  const int64_t qkv = (h.model.heads + 2 * h.model.kv_heads) * h.model.head_dim(), attn = h.model.heads * h.model.head_dim();
+  const int64_t up = (h.model.gated_mlp ? 2 : 1) * f;
+  const auto mb = [&](int64_t bytes) { return h100.memory_bound(core::Bytes(bytes)); };
+  // What block scales add to a linear's GEMMs: forward [T, n] from k,
+  // backward the data gradient [T, k] from n and the weight's [k, n] from T.
+  const auto promo = [&](int64_t m, int64_t n, int64_t k) {
+    return h100.gemm_fp8_blockwise(m, n, k) - h100.gemm(m, n, k, hw::Precision::kFp8);
+  };
+  SimTime fwd = (mb(T * hid * 4) - mb(T * hid * 2)) * 2, bwd;
+  for (const auto& [n, k] : {std::pair{qkv, hid}, std::pair{hid, attn}, std::pair{up, hid}, std::pair{hid, f}}) {
+    fwd += promo(T, n, k);
+    bwd += promo(T, k, n) + promo(k, n, T);
+  }
+  EXPECT_EQ(block.forward[0].compute - delayed.forward[0].compute, fwd * layers);
+  EXPECT_EQ(block.backward[0].compute - delayed.backward[0].compute, bwd * layers);
+}
+
 TEST(StepCost, Nvfp4ReadsEachCastTensorThreeTimes) {
   // NVFP4 scales each tensor by its amax, and its random Hadamard transform
   // of the weight gradient's inputs needs the amax after the transform,
