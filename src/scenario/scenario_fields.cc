@@ -324,6 +324,12 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.sequence_parallel = v.flag; }, shows(&P::sequence_parallel)},
       {"virtual_stages", Kind::kInt, by_default("1"), int_range(1, 1024),
        "model chunks per pipeline rank (interleaved 1F1B)", [](P& p, const Value& v) { p.virtual_stages = v.as_int(); }, shows(&P::virtual_stages)},
+      {"microbatch_group", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "interleaved 1F1B: micro-batches each chunk takes at a time before the next chunk (Megatron-Core's "
+       "--microbatch-group-size-per-virtual-pipeline-stage), from PP to all of them; a last group left over must "
+       "hold at least PP. More than PP lets the micro-batches be other than a multiple of PP and warms up (v - 1) "
+       "groups. 0: PP",
+       [](P& p, const Value& v) { p.microbatch_group = v.integer; }, shows(&P::microbatch_group)},
       {"pipeline_layout", Kind::kString, by_default(""),
        [](const Value& v) {
          workload::PipelineLayout parsed;

@@ -1087,7 +1087,7 @@ IterationResult IterationSim::run() {
     // Combined 1F1B runs one more warm-up forward with interleaving, so
     // that every steady-state pair is independent (Megatron-LM).
     const bool pairs = p_.ep_comm_overlap && m_.moe() && p_.ep > 1;
-    st.order = pipeline_order(s, p_.pp, micro_batches_, v, pairs && v > 1 ? 1 : 0);
+    st.order = pipeline_order(s, p_.pp, micro_batches_, v, pairs && v > 1 ? 1 : 0, p_.microbatch_group);
     const size_t n = static_cast<size_t>(micro_batches_ * v);
     st.fwd_ready.assign(n, kNever);
     st.bwd_ready.assign(n, kNever);
@@ -1098,7 +1098,8 @@ IterationResult IterationSim::run() {
       if (!st.order[i].forward) st.last_backward[st.order[i].chunk] = i;
     if (pairs) {
       st.starts_pair.assign(st.order.size(), false);
-      for (const size_t first : combined_pairs(s, p_.pp, micro_batches_, v)) st.starts_pair[first] = true;
+      for (const size_t first : combined_pairs(s, p_.pp, micro_batches_, v, p_.microbatch_group))
+        st.starts_pair[first] = true;
     }
     st.param_ready.assign(v, SimTime::zero());
   }

@@ -129,19 +129,19 @@ int64_t chunks_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r) {
   const int64_t M = std::max<int64_t>(1, t.micro_batches(p));
   const int v = p.virtual_stages;
   const int extra = p.ep_comm_overlap && v > 1 ? 1 : 0;
-  return std::min<int64_t>(warmup_steps(r, p.pp, M, v, extra) + 1, v * M);
+  return std::min<int64_t>(warmup_steps(r, p.pp, M, v, extra, p.microbatch_group) + 1, v * M);
 }
 
 // Micro-batches of each of rank r's chunks in flight at that peak: the
 // first chunks_in_flight forwards of its schedule, which interleaving
-// takes PP micro-batches at a time from chunk after chunk (pipeline_order).
+// takes PP (or microbatch_group) micro-batches at a time from chunk after chunk (pipeline_order).
 std::vector<int64_t> chunk_micro_batches_in_flight(const ParallelPlan& p, const TrainingSpec& t, int r) {
   const int64_t M = std::max<int64_t>(1, t.micro_batches(p));
   const int v = p.virtual_stages;
   const int extra = p.ep_comm_overlap && v > 1 ? 1 : 0;
   std::vector<int64_t> out(static_cast<size_t>(v), 0);
   int64_t left = chunks_in_flight(p, t, r);
-  for (const PipelineStep& step : pipeline_order(r, p.pp, M, v, extra)) {
+  for (const PipelineStep& step : pipeline_order(r, p.pp, M, v, extra, p.microbatch_group)) {
     if (left == 0) break;
     if (!step.forward) continue;
     ++out[static_cast<size_t>(step.chunk)];

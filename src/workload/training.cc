@@ -649,10 +649,27 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (t.global_batch % per_step != 0)
     fail("training.global_batch", fmt::format("{} is not a multiple of micro_batch {} x DP {}", t.global_batch,
                                               t.micro_batch, p.dp));
-  if (p.virtual_stages > 1 && t.micro_batches(p) % p.pp != 0)
+  if (p.microbatch_group > 0 && p.virtual_stages == 1)
+    fail("parallelism.microbatch_group", "groups the micro-batches of interleaved 1F1B; virtual_stages is 1");
+  const int64_t M = t.micro_batches(p);
+  if (p.virtual_stages > 1 && p.microbatch_group == 0 && M % p.pp != 0)
     fail("parallelism.virtual_stages",
-         fmt::format("interleaved 1F1B needs the micro-batches per iteration ({}) to be a multiple of PP {}",
-                     t.micro_batches(p), p.pp));
+         fmt::format("interleaved 1F1B needs the micro-batches per iteration ({}) to be a multiple of PP {} (or "
+                     "parallelism.microbatch_group set so that they divide into groups of it)",
+                     M, p.pp));
+  // Megatron-Core's checks (schedules.py, forward_backward_pipelining_with_
+  // interleaving): a group between PP and M; a short last group of fewer
+  // than PP would wait on its own chunks.
+  if (p.virtual_stages > 1 && p.microbatch_group > 0) {
+    if (p.microbatch_group < p.pp || p.microbatch_group > M)
+      fail("parallelism.microbatch_group",
+           fmt::format("{} is not between PP {} and the {} micro-batches per iteration", p.microbatch_group, p.pp, M));
+    if (const int64_t last = M % p.microbatch_group; last > 0 && last < p.pp)
+      fail("parallelism.microbatch_group",
+           fmt::format("leaves a last group of {} of the {} micro-batches, fewer than PP {} (Megatron-Core refuses "
+                       "it: the group would wait on its own chunks)",
+                       last, M, p.pp));
+  }
 }
 
 }  // namespace anatomy::workload

@@ -183,6 +183,10 @@ struct ParallelPlan {
   int expert_tp = 0;
   bool sequence_parallel = true;  // with TP: norms/dropout sharded, all-gather + reduce-scatter instead of all-reduce
   int virtual_stages = 1;       // interleaved 1F1B: model chunks per pipeline rank
+  // Interleaved 1F1B: micro-batches a chunk takes at a time before the next
+  // chunk (Megatron-Core's --microbatch-group-size-per-virtual-pipeline-
+  // stage, pipeline_schedule.h); 0: PP, Megatron's default.
+  int64_t microbatch_group = 0;
   // The layers of every chunk by hand (Megatron-LM's
   // --pipeline-model-parallel-layout); empty: split evenly
   // (layers_per_stage, chunk_layers).
@@ -413,8 +417,9 @@ std::string kernels_text(const TrainingSpec& t);
 // the field ("parallelism.tp", "training.global_batch", ...) with the reason
 // (e.g. "parallelism.tp: 3 does not divide 64 attention heads"). Layers may
 // split unevenly over PP (layers_per_stage); interleaving (virtual_stages >
-// 1) needs a layer in every chunk and micro-batches a multiple of PP, as
-// Megatron-LM does. A layout must list PP x virtual_stages stages holding
+// 1) needs a layer in every chunk and micro-batches in groups of N from PP
+// to all of them, the last group whole or at least PP (N = PP: a multiple
+// of PP), as Megatron-LM does. A layout must list PP x virtual_stages stages holding
 // the model's layers and MTP modules, the MTP modules in their rank's last
 // chunk (Megatron-LM's checks); its chunks may hold no layer. TP must divide the
 // attention heads and the MLP's inner size, and divide the KV heads or be a

@@ -1489,6 +1489,29 @@ TEST(PipelineOrder, InterleavedRunsEveryChunkOfEveryMicroBatchOnce) {
   EXPECT_FALSE(o[9].forward);
 }
 
+TEST(PipelineOrder, MegatronCoreGroupsTakeNMicroBatchesAChunkAndTheRestLast) {
+  // PP 2, 2 chunks, 5 micro-batches in groups of 3 (Megatron-Core's
+  // get_schedule_table): forwards run chunk 0 then chunk 1 of micro-batches
+  // 0-2, then of the last group's 3-4; backwards the same table with the
+  // chunks reversed. Stage 0 warms up with (2 - 0 - 1) x 2 + (2 - 1) x 3 = 5
+  // forwards, stage 1 with 3.
+  const auto o = pipeline_order(0, 2, 5, 2, 0, 3);
+  ASSERT_EQ(o.size(), 20u);
+  std::string seq;
+  for (const auto& s : o) seq += fmt::format("{}{}.{} ", s.forward ? "F" : "B", s.micro_batch, s.chunk);
+  EXPECT_EQ(seq,
+            "F0.0 F1.0 F2.0 F0.1 F1.1 F2.1 B0.1 F3.0 B1.1 F4.0 B2.1 F3.1 B0.0 F4.1 B1.0 B2.0 B3.1 B4.1 B3.0 B4.0 ");
+  EXPECT_EQ(warmup_steps(1, 2, 5, 2, 0, 3), 3);
+  // A group of PP is the plain interleaved order.
+  const auto plain = pipeline_order(1, 4, 8, 2), grouped = pipeline_order(1, 4, 8, 2, 0, 4);
+  ASSERT_EQ(plain.size(), grouped.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(plain[i].micro_batch, grouped[i].micro_batch);
+    EXPECT_EQ(plain[i].chunk, grouped[i].chunk);
+    EXPECT_EQ(plain[i].forward, grouped[i].forward);
+  }
+}
+
 TEST(PipelineOrder, CombinedPairsAreTheSteadyStatesIndependentForwardBackwardSteps) {
   // Without pipelining, 4 micro-batches: F0 B0 F1 B1 F2 B2 F3 B3 pairs as
   // (B0, F1), (B1, F2), (B2, F3), at indices 1, 3, 5.

@@ -106,8 +106,23 @@ TEST(ValidatePlan, PipelineLayers) {
   p.virtual_stages = 2;
   EXPECT_EQ(check(m, p, training_of(8192, 6, 1), 4),
             "parallelism.virtual_stages: interleaved 1F1B needs the micro-batches per iteration (6) to be a multiple "
-            "of PP 4");
+            "of PP 4 (or parallelism.microbatch_group set so that they divide into groups of it)");
   EXPECT_EQ(check(m, p, training_of(8192, 8, 1), 4), "ok");
+  // Megatron-Core's groups of N micro-batches a chunk lift that rule: N from
+  // PP to M, the last group whole or at least PP. 6 in one group of 6, or 10
+  // as 6 + 4, run; 9 as 6 + 3 leaves a group shorter than PP 4.
+  p.microbatch_group = 6;
+  EXPECT_EQ(check(m, p, training_of(8192, 6, 1), 4), "ok");
+  EXPECT_EQ(check(m, p, training_of(8192, 10, 1), 4), "ok");
+  EXPECT_EQ(check(m, p, training_of(8192, 9, 1), 4),
+            "parallelism.microbatch_group: leaves a last group of 3 of the 9 micro-batches, fewer than PP 4 "
+            "(Megatron-Core refuses it: the group would wait on its own chunks)");
+  p.microbatch_group = 3;
+  EXPECT_EQ(check(m, p, training_of(8192, 6, 1), 4),
+            "parallelism.microbatch_group: 3 is not between PP 4 and the 6 micro-batches per iteration");
+  p.virtual_stages = 1;
+  EXPECT_EQ(check(m, p, training_of(8192, 6, 1), 4),
+            "parallelism.microbatch_group: groups the micro-batches of interleaved 1F1B; virtual_stages is 1");
 }
 
 TEST(ValidatePlan, ContextAndExpertParallel) {
