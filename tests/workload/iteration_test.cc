@@ -221,6 +221,31 @@ TEST(Iteration, InterleavingShrinksTheBubble) {
   EXPECT_NEAR(interleaved.seconds() / plain.seconds(), 0.5, 0.1);
 }
 
+TEST(Iteration, MicroBatchGroupsRunEveryStepAndAGroupOfPpChangesNothing) {
+  // PP 4 x 2 chunks, 8 micro-batches: groups of 4 (PP) are the plain
+  // interleaved schedule, to the picosecond. 10 micro-batches are no
+  // multiple of PP 4 but run in groups of 5 (Megatron-Core's
+  // microbatch_group_size_per_vp_stage): every stage computes 10 micro-
+  // batches' forwards, 10 / 8 of the 8's.
+  Harness h;
+  h.plan.pp = 4;
+  h.plan.virtual_stages = 2;
+  h.plan.overlap_p2p_comm = true;
+  h.training.global_batch = 8;
+  const IterationResult plain = h.run();
+  h.plan.microbatch_group = 4;
+  const IterationResult grouped = h.run();
+  EXPECT_EQ(grouped.iteration, plain.iteration);
+  EXPECT_EQ(grouped.mean.bubble, plain.mean.bubble);
+  h.training.global_batch = 10;
+  h.plan.microbatch_group = 5;
+  const IterationResult ten = h.run();
+  for (size_t s = 0; s < ten.stages.size(); ++s)
+    EXPECT_NEAR(ten.stages[s].forward_compute.seconds() / plain.stages[s].forward_compute.seconds(), 10.0 / 8, 1e-6)
+        << "stage " << s;
+  EXPECT_GT(ten.iteration, plain.iteration);
+}
+
 TEST(Iteration, ALayoutOfTheEvenSplitChangesNothingAndAnUnevenOneWidensTheBubble) {
   // 16 layers on PP 4 x 2 chunks split evenly are 2 a chunk; the layout
   // saying so gives the same iteration to the picosecond. Moving a layer
