@@ -555,8 +555,7 @@ SimTime ComputeModel::gemm(int64_t m, int64_t n, int64_t k, Precision p) const {
 SimTime ComputeModel::gemm_fp8_blockwise(int64_t m, int64_t n, int64_t k) const {
   const SimTime mma = gemm(m, n, k, Precision::kFp8);
   const Architecture& a = gpu_.arch;
-  if (a.mx_formats || a.fp8_flops_per_fp32_fma <= 0 || mma == SimTime::zero() ||
-      runnable(gpu_, Precision::kFp8) != Precision::kFp8)
+  if (a.mx_formats || a.fp8_flops_per_fp32_fma <= 0 || runnable(gpu_, Precision::kFp8) != Precision::kFp8)
     return mma;
   // The CUDA cores run at the tensor cores' sustained clock.
   const double fma_per_s =

@@ -101,10 +101,10 @@ std::vector<GradTensor> backward_tensors(const ModelSpec& m, const ParallelPlan&
     const int64_t on_gpu = (full - whole) / tp + whole;
     int64_t left = on_gpu;
     GradTensor* biggest = nullptr;
+    // In floating point: a trillion-parameter layer times itself overflows
+    // 64 bits; the remainder below makes the sum exact.
+    const double scale = full > 0 ? static_cast<double>(on_gpu) / static_cast<double>(full) : 0.0;
     for (GradTensor& t : layer) {
-      // In floating point: a trillion-parameter layer times itself overflows
-      // 64 bits; the remainder below makes the sum exact.
-      const double scale = full > 0 ? static_cast<double>(on_gpu) / static_cast<double>(full) : 0.0;
       t.params = static_cast<int64_t>(static_cast<double>(t.params) * scale);
       t.work = static_cast<int64_t>(static_cast<double>(t.work) * scale);
       left -= t.params;

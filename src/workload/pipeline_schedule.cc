@@ -35,19 +35,7 @@ std::vector<PipelineStep> pipeline_order(int stage, int stages, int64_t micro_ba
     s.forward = false;
     return s;
   };
-  if (v == 1) {
-    auto f1 = [](int64_t k) { return PipelineStep{k, 0, true}; };
-    auto b1 = [](int64_t k) { return PipelineStep{k, 0, false}; };
-    std::vector<PipelineStep> out;
-    const int64_t warm = warmup_steps(stage, stages, M, chunks, 0);
-    for (int64_t k = 0; k < warm; ++k) out.push_back(f1(k));
-    for (int64_t i = 0; i < M - warm; ++i) {
-      out.push_back(f1(warm + i));
-      out.push_back(b1(i));
-    }
-    for (int64_t k = M - warm; k < M; ++k) out.push_back(b1(k));
-    return out;
-  }
+  // One chunk is the table's plain run of micro-batches and 1F1B's warm-up.
   std::vector<PipelineStep> out;
   const int64_t warm = warmup_steps(stage, stages, M, chunks, extra_warmup, group);
   for (int64_t k = 0; k < warm; ++k) out.push_back(fwd(k));

@@ -114,13 +114,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const bool quantized = prec == hw::Precision::kFp8 || prec == hw::Precision::kFp4;
   const double qbytes = hw::bytes_of(prec);
   const bool tensorwise = recipe == Fp8Recipe::kTensorwise;
+  const bool per_tensor = prec == hw::Precision::kFp8 && (recipe == Fp8Recipe::kDelayed || tensorwise);
   const bool nvfp4 = prec == hw::Precision::kFp4 && cm_.accelerator().arch.nvfp4;
   const bool amax_first = tensorwise || nvfp4;
-  const double copies =
-      prec == hw::Precision::kFp8 && (recipe == Fp8Recipe::kDelayed || tensorwise) &&
-              cm_.accelerator().arch.fp8_gemm_any_layout
-          ? 1
-          : 2;
+  const double copies = per_tensor && cm_.accelerator().arch.fp8_gemm_any_layout ? 1 : 2;
   // compute_scale_from_amax: one float in, one out; a launch, nothing to stream.
   const SimTime scale_kernel = tensorwise ? cm_.memory_bound(Bytes(8)) : SimTime::zero();
   enum class Producer { kNorm, kActivation, kOther };  // what wrote the GEMM's input
