@@ -357,6 +357,30 @@ TEST(CliValidate, MegatronWeakScalingWithinTenPercentMedian) {
   EXPECT_LE((a1[4] + a1[5]) / 2, 10.0);
 }
 
+TEST(CliValidate, APublishedPlanTheMemoryModelRefusesIsStillTimedWithTheReasonBesideIt) {
+  // The plan `run` refuses in PlanThatDoesNotFitSaysByHowMuch (GPT-3 175B on
+  // 8 H100), given as a published case without memory_check: a published
+  // case ran, so validate times it and puts the memory model's verdict in
+  // the note instead of leaving the row without a number.
+  const std::string dir = ::testing::TempDir() + "anatomy_memory_case";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream f(dir + "/too-big.yaml");
+    f << "model: gpt3-175b\n"
+         "cluster: {system: dgx-h100, gpus: 8}\n"
+         "parallelism: {tp: 8}\n"
+         "training: {global_batch: 8}\n"
+         "expected: {case: TOO-BIG, metric: iteration_s, value: 10, source: a test}\n";
+  }
+  Result r = run("validate " + dir + " --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto c = nlohmann::json::parse(r.out)["cases"][0];
+  ASSERT_FALSE(c["simulated"].is_null()) << c.dump();
+  EXPECT_GT(c["simulated"].get<double>(), 0);
+  EXPECT_NE(c["note"].get<std::string>().find("memory model: needs"), std::string::npos) << c.dump();
+  EXPECT_NE(c["note"].get<std::string>().find("GB over"), std::string::npos) << c.dump();
+}
+
 }  // namespace
 
 namespace {
