@@ -72,8 +72,16 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // projections), whole on every TP rank.
   // Under recompute_modules layernorm, the norms that are modules of their
   // own (MLA's input norm, a MoE layer's pre-MLP norm) keep no output.
-  const double replayed_norms = (mods & kRecomputeLayernorm) ? standalone_norms(m, moe) : 0;
-  const double replicated = blocks * e * h + (blocks - replayed_norms) * e * h + (m.dropout ? blocks * h : 0) +
+  // A norm's output is kept by the GEMM it feeds, quantized under FP8 and
+  // FP4 (saved_gemm_input_bytes), except a MoE layer's pre-MLP norm, whose
+  // output the router's own linear keeps in 16 bits.
+  const double q = saved_gemm_input_bytes(t);
+  const double moe_norm = moe ? 1 : 0;
+  double norm_outputs = (blocks - moe_norm) * q + moe_norm * e;
+  // The layernorm module replays the standalone norms (standalone_norms):
+  // MLA's input norm and a MoE layer's pre-MLP norm.
+  if (mods & kRecomputeLayernorm) norm_outputs -= (m.mla() ? q : 0) + moe_norm * e;
+  const double replicated = blocks * e * h + norm_outputs * h + (m.dropout ? blocks * h : 0) +
                             e * static_cast<double>(m.latent_width());
   // Per token, split over TP: Q, K, V, the attention output (input of the
   // output projection), the MLP's up (and gate) output and its activation
@@ -83,7 +91,9 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   const double qkv = e * q_w + e * (k_w + v_w);
   // An MLP's inner activations for `copies` of each token: up (and gate),
   // then the activation's output.
-  const double up = e * (m.gated_mlp ? 2 : 1) * ffn, act_out = e * ffn;
+  // The activation keeps its 16-bit input (up); its output is kept only by
+  // the down projection, quantized under FP8 and FP4.
+  const double up = e * (m.gated_mlp ? 2 : 1) * ffn, act_out = q * ffn;
   double mlp = 0;
   if (!with_mlp) {
   } else if (!moe) {
@@ -92,18 +102,25 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
     const double routed = static_cast<double>(m.top_k), shared = static_cast<double>(m.shared_experts);
     // The dispatched copies: T x top_k tokens per GPU, or its own T / tp x
     // top_k when the experts are folded below TP (x etp / tp either way).
-    mlp = routed * (up + kept(kRecomputeMoeAct) * act_out) + kept(kRecomputeSharedExperts) * shared * (up + act_out) +
-          e * h * routed * p.etp();
+    // The shared experts' first GEMM quantizes the norm's output for itself
+    // (the router keeps the 16-bit one).
+    const double shared_input = shared > 0 && q < e ? q * h : 0;
+    mlp = routed * (up + kept(kRecomputeMoeAct) * act_out) +
+          kept(kRecomputeSharedExperts) * (shared * (up + act_out) + shared_input) + q * h * routed * p.etp();
     if (mods & kRecomputeMoe) mlp = 0;
   }
-  const double attention_out = attention ? (m.mla() ? kept(kRecomputeMlaUpProj) : 1.0) * qkv + e * o_w : 0;
+  // The attention output is kept by the flash kernel (its backward reads
+  // it) and by the output projection: one 16-bit tensor, or under FP8 and
+  // FP4 the kernel's and the projection's quantized copy.
+  const double out_kept = q < e ? (t.flash_attention ? e : 0) + q : e;
+  const double attention_out = attention ? (m.mla() ? kept(kRecomputeMlaUpProj) : 1.0) * qkv + out_kept * o_w : 0;
   // A Mamba-2 mixer on Megatron-LM's default path (use_mamba_mem_eff_path:
   // mamba_ssm's fused conv + SSD, which recomputes the conv's output in
   // backward) keeps in_proj's output (z, x, B, C, dt), the SSD's output
-  // and the gated norm's (out_proj's input).
-  const double mamba = kind == LayerKind::kMamba
-                           ? e * static_cast<double>(m.mamba_in_proj_width() + 2 * m.mamba_inner())
-                           : 0;
+  // and the gated norm's (out_proj's input, quantized under FP8 and FP4).
+  const double mamba = kind == LayerKind::kMamba ? e * static_cast<double>(m.mamba_in_proj_width() + m.mamba_inner()) +
+                                                      q * static_cast<double>(m.mamba_inner())
+                                                : 0;
   const double sharded = attention_out + mlp + mamba;
   // The s x s scores: softmax output (and, with dropout, its mask and
   // output), per head, per sequence. CP ranks run FlashAttention in

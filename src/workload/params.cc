@@ -86,6 +86,15 @@ StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p) {
 
 int64_t element_bytes(const TrainingSpec& t) { return t.precision == hw::Precision::kFp32 ? 4 : 2; }
 
+double saved_gemm_input_bytes(const TrainingSpec& t) {
+  switch (t.precision) {
+    case hw::Precision::kFp8:
+      return t.fp8_recipe == Fp8Recipe::kMxfp8 || t.fp8_recipe == Fp8Recipe::kBlockwise ? 1 + 1.0 / 32 : 1;
+    case hw::Precision::kFp4: return 0.5 + 1.0 / 16;
+    default: return static_cast<double>(element_bytes(t));
+  }
+}
+
 bool fp8_weights(const TrainingSpec& t, const ParallelPlan& p) {
   return p.fp8_param_gather && t.precision == hw::Precision::kFp8;
 }

@@ -62,6 +62,14 @@ StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p);
 // (FP8 and FP4 recipes cast to their GEMM formats inside the kernels that
 // use them).
 int64_t element_bytes(const TrainingSpec& t);
+// Bytes a GEMM's input takes where its layer keeps it for the weight
+// gradient: element_bytes, except that Transformer Engine's FP8 and FP4
+// linears keep the quantized copy they made, column-wise (module/linear.py:
+// update_usage(rowwise_usage=False, columnwise_usage=True); layernorm_linear.py
+// and layernorm_mlp.py keep ln_out and the activation's output likewise):
+// FP8 1 B, plus a 1-byte scale a block of 32 (MXFP8) or a 4-byte one a block
+// of 128 (blockwise); FP4 (NVFP4) half a byte and a 1-byte scale a block of 16.
+double saved_gemm_input_bytes(const TrainingSpec& t);
 
 // Bytes per parameter that data parallelism moves and that the gradient
 // buffers hold, by dtype: the parameters as gathered (ZeRO-3 forward,

@@ -304,6 +304,28 @@ TEST(Memory, SelectiveModulesDropWhatTheyReplay) {
   EXPECT_EQ(x_attention - activations(x, kRecomputeCoreAttn | kRecomputeLayernorm), 32LL * 4096 * 8192);
 }
 
+TEST(Memory, Fp8LinearsKeepTheirInputsQuantized) {
+  // Llama 3 8B on one GPU, 4,096 tokens. Transformer Engine's FP8 linears
+  // keep the FP8 copy of their input for the weight gradient, so per token
+  // per layer the two norms' outputs (2 x 4096) and the SwiGLU output
+  // (14336) take 1 byte instead of 2, while the attention output (4096) is
+  // kept twice, 2 bytes by the flash kernel and 1 by the output projection:
+  // 2 x 4096 + 14336 - 4096 = 18,432 bytes less, x 32 layers x 4096 tokens.
+  // MXFP8 adds a 1-byte scale a block of 32 to each quantized copy:
+  // (1 - 1/32) x (8192 + 14336) - (1 + 1/32) x 4096 = 17,600.
+  const ModelSpec& m = find_model("llama3-8b");
+  const ParallelPlan p = plan(1, 1, 1, 1);
+  TrainingSpec t = training(4096, 1, 1);
+  const auto activations = [&](hw::Precision precision, Fp8Recipe recipe) {
+    t.precision = precision;
+    t.fp8_recipe = recipe;
+    return estimate_memory_per_stage(m, p, t)[0].activations.count();
+  };
+  const int64_t bf16 = activations(hw::Precision::kBf16, Fp8Recipe::kDelayed);
+  EXPECT_EQ(bf16 - activations(hw::Precision::kFp8, Fp8Recipe::kTensorwise), 32LL * 4096 * 18432);
+  EXPECT_EQ(bf16 - activations(hw::Precision::kFp8, Fp8Recipe::kMxfp8), 32LL * 4096 * 17600);
+}
+
 TEST(Memory, AStandaloneMtpModuleKeepsItsActivationsOnItsOwnRank) {
   // DeepSeek-V3 on PP 16 x VPP 2, 64 micro-batches: with the MTP module
   // beside the loss ("...,|mL") rank 15 keeps its layer's activations and
