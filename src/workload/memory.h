@@ -48,6 +48,13 @@
 //       4-byte log-sum-exp per head per token) or when selective recompute
 //       replays the attention core. The other recompute_modules drop their
 //       own outputs (training.h).
+// Under FP8 and FP4 the tensors kept only as a GEMM's input for its weight
+// gradient take saved_gemm_input_bytes instead of e (Transformer Engine
+// keeps the quantized copy): the norms' outputs (not a MoE layer's pre-MLP
+// norm, which the router keeps in 16 bits), the activation's output, the
+// dispatched copies, a shared expert's input, the gated norm's output; the
+// attention output is kept twice, e by the flash kernel and quantized by
+// the output projection.
 // A hybrid block (model.h) keeps one norm's input and output and one mask,
 // and its part of the above; a Mamba-2 mixer, on Megatron-LM's default
 // fused path, in_proj's output e (2d + 2GN + heads), the SSD's output and
