@@ -19,15 +19,20 @@
 namespace anatomy::app {
 namespace {
 
-double metric_of(const std::string& metric, const workload::IterationResult& r) {
+// A training iteration's figure as sources publish it; the per-GPU and
+// per-sample forms (Megatron-Bridge's tokens/s/GPU, MLPerf's samples/s) are
+// the same iteration divided by the plan's GPUs or the global batch.
+double metric_of(const std::string& metric, const workload::IterationResult& r, const scenario::Scenario& s) {
   if (metric == "tflops_per_gpu") return r.tflops_per_gpu;
   if (metric == "megatron_tflops_per_gpu") return r.megatron_tflops_per_gpu;
   if (metric == "mfu") return r.mfu;
   if (metric == "tokens_per_s") return r.tokens_per_s;
+  if (metric == "tokens_per_s_per_gpu") return r.tokens_per_s / s.parallelism.gpus();
+  if (metric == "samples_per_s") return static_cast<double>(s.training.global_batch) / r.iteration.seconds();
   if (metric == "iteration_s") return r.iteration.seconds();
   throw core::InputError({"", 0, "expected.metric"},
                          fmt::format("a training iteration measures tflops_per_gpu, megatron_tflops_per_gpu, mfu, "
-                                     "tokens_per_s or iteration_s, not {}",
+                                     "tokens_per_s, tokens_per_s_per_gpu, samples_per_s or iteration_s, not {}",
                                      metric));
 }
 
@@ -120,7 +125,7 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   c.ran = true;
   c.simulated_time = r.iteration;
   try {
-    c.simulated = metric_of(c.metric, r);
+    c.simulated = metric_of(c.metric, r, s);
   } catch (const core::InputError& e) {
     throw scenario::locate_in_scenario(s, e);
   }

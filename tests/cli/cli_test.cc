@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "shell.h"
@@ -355,6 +356,32 @@ TEST(CliValidate, MegatronWeakScalingWithinTenPercentMedian) {
   ASSERT_EQ(a1.size(), 10u);
   std::sort(a1.begin(), a1.end());
   EXPECT_LE((a1[4] + a1[5]) / 2, 10.0);
+}
+
+TEST(CliValidate, PerGpuAndPerSampleMetricsAreTheSameIterationDivided) {
+  // One plan (Llama 3 8B on 8 H100, global batch 16 of 4,096 tokens)
+  // published three ways: tokens/s/GPU is 16 x 4096 / (iteration x 8) and
+  // samples/s is 16 / iteration, for the iteration the third case times.
+  const std::string dir = ::testing::TempDir() + "anatomy_metric_cases";
+  std::filesystem::create_directories(dir);
+  for (const char* metric : {"iteration_s", "tokens_per_s_per_gpu", "samples_per_s"}) {
+    std::ofstream f(dir + "/" + metric + ".yaml");
+    f << "model: llama3-8b\n"
+         "cluster: {system: dgx-h100, gpus: 8}\n"
+         "training: {seq_len: 4096, global_batch: 16}\n"
+         "expected: {case: "
+      << metric << ", metric: " << metric << ", value: 1, source: a test}\n";
+  }
+  Result r = run("validate " + dir + " --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::map<std::string, double> got;
+  const auto doc = nlohmann::json::parse(r.out);
+  for (const auto& c : doc["cases"]) got[c["case"].get<std::string>()] = c["simulated"].get<double>();
+  ASSERT_EQ(got.size(), 3u) << r.out;
+  const double iteration = got["iteration_s"];
+  ASSERT_GT(iteration, 0);
+  EXPECT_NEAR(got["tokens_per_s_per_gpu"], 16.0 * 4096 / (iteration * 8), 1e-9 * got["tokens_per_s_per_gpu"]);
+  EXPECT_NEAR(got["samples_per_s"], 16 / iteration, 1e-12);
 }
 
 TEST(CliValidate, APublishedPlanTheMemoryModelRefusesIsStillTimedWithTheReasonBesideIt) {
