@@ -71,15 +71,14 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // GEMM: QKV, the MLP's or in_proj). MLA adds its latents (input of the up
   // projections), whole on every TP rank.
   // Under recompute_modules layernorm, the norms that are modules of their
-  // own (MLA's input norm, a MoE layer's pre-MLP norm) keep no output.
+  // own (standalone_norms: MLA's input norm, a MoE layer's pre-MLP norm)
+  // keep no output.
   // A norm's output is kept by the GEMM it feeds, quantized under FP8 and
   // FP4 (saved_gemm_input_bytes), except a MoE layer's pre-MLP norm, whose
   // output the router's own linear keeps in 16 bits.
   const double q = saved_gemm_input_bytes(t);
   const double moe_norm = moe ? 1 : 0;
   double norm_outputs = (blocks - moe_norm) * q + moe_norm * e;
-  // The layernorm module replays the standalone norms (standalone_norms):
-  // MLA's input norm and a MoE layer's pre-MLP norm.
   if (mods & kRecomputeLayernorm) norm_outputs -= (m.mla() ? q : 0) + moe_norm * e;
   const double replicated = blocks * e * h + norm_outputs * h + (m.dropout ? blocks * h : 0) +
                             e * static_cast<double>(m.latent_width());
