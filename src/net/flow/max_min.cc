@@ -23,7 +23,6 @@ const std::vector<double>& MaxMinSolver::solve(const MaxMinProblem& p) {
   frozen_.assign(nf, 0);
   remaining_.assign(p.capacity.begin(), p.capacity.end());
   unfrozen_.assign(nl, 0);
-  version_.assign(nl, 0);
   // Transpose flow->links into link->flows (CSR).
   for (uint32_t l : p.flow_links) ++unfrozen_[l];
   link_begin_.assign(nl + 1, 0);
@@ -38,16 +37,22 @@ const std::vector<double>& MaxMinSolver::solve(const MaxMinProblem& p) {
   };
   heap_.clear();
   for (uint32_t l = 0; l < nl; ++l)
-    if (unfrozen_[l] > 0) heap_.push_back({remaining_[l] / unfrozen_[l], l, 0});
+    if (unfrozen_[l] > 0) heap_.push_back({remaining_[l] / unfrozen_[l], l});
   std::make_heap(heap_.begin(), heap_.end(), greater);
 
+  // Keys refreshed only on top (max_min.h): the link on top whose share now
+  // is still no more than the next key (ties by link id) is the bottleneck.
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), greater);
-    const HeapItem top = heap_.back();
+    const uint32_t l = heap_.back().link;
     heap_.pop_back();
-    const uint32_t l = top.link;
-    if (top.version != version_[l] || unfrozen_[l] == 0) continue;
-    const double share = std::max(0.0, remaining_[l] / unfrozen_[l]);
+    if (unfrozen_[l] == 0) continue;
+    const double share = std::max(0.0, remaining_[l]) / unfrozen_[l];
+    if (!heap_.empty() && greater({share, l}, heap_.front())) {
+      heap_.push_back({share, l});
+      std::push_heap(heap_.begin(), heap_.end(), greater);
+      continue;
+    }
     for (uint32_t i = link_begin_[l]; i < link_begin_[l + 1]; ++i) {
       const uint32_t f = link_flows_[i];
       if (frozen_[f]) continue;
@@ -56,10 +61,7 @@ const std::vector<double>& MaxMinSolver::solve(const MaxMinProblem& p) {
       for (uint32_t k = p.flow_begin[f]; k < p.flow_begin[f + 1]; ++k) {
         const uint32_t l2 = p.flow_links[k];
         remaining_[l2] -= share;
-        if (--unfrozen_[l2] > 0 && l2 != l) {
-          heap_.push_back({std::max(0.0, remaining_[l2]) / unfrozen_[l2], l2, ++version_[l2]});
-          std::push_heap(heap_.begin(), heap_.end(), greater);
-        }
+        --unfrozen_[l2];
       }
     }
     unfrozen_[l] = 0;
