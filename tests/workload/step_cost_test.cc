@@ -82,6 +82,41 @@ TEST(SelectiveRecompute, AWholeMoeLayerReplaysItsAllToAlls) {
   EXPECT_LT(act.recompute, layer.recompute);
 }
 
+TEST(MoeDispatch, TheAllToAllDispatcherCopiesSortsAndRestoresEveryToken) {
+  // Mixtral 8x7B on EP 4 (2 local experts), 4,096 tokens a GPU, top 2: the
+  // alltoall dispatcher copies each token once per expert it visits
+  // (reads 4,096 rows of h, writes 8,192), sorts the 8,192 received rows
+  // by local expert and unsorts them after (a read and a write of each),
+  // and sums the copies back (reads 8,192, writes 4,096): rows of 4,096
+  // x 2 bytes. Backward moves the same rows, and the probabilities'
+  // gradient reads the copies once more. The flex dispatcher's kernels
+  // place the tokens themselves: the difference is these passes, in each
+  // of the 32 layers.
+  const ModelSpec& m = find_model("mixtral-8x7b");
+  ParallelPlan p;
+  p.dp = 4;
+  p.ep = 4;
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = 4;
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const auto chunk = [&](MoeDispatcher d) {
+    p.moe_dispatcher = d;
+    const StepCostModel cost(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+      return SimTime::from_seconds(1e-6);
+    });
+    const StageCost s = cost.stage(0);
+    return std::make_pair(s.forward[0].compute, s.backward[0].compute);
+  };
+  const auto pass = [&](int64_t rows) { return cm.memory_bound(core::Bytes(rows * 4096 * 2)); };
+  const SimTime fwd = pass(4096 + 8192) * 2 + pass(2 * 8192) * 2;
+  const SimTime bwd = pass(8192 + 4096) + pass(4096 + 8192 + 8192) + pass(2 * 8192) * 2;
+  const auto [a2a_f, a2a_b] = chunk(MoeDispatcher::kAllToAll);
+  const auto [flex_f, flex_b] = chunk(MoeDispatcher::kFlex);
+  EXPECT_EQ(a2a_f - flex_f, fwd * 32);
+  EXPECT_EQ(a2a_b - flex_b, bwd * 32);
+}
+
 TEST(SlidingWindow, EachSlidingLayerRunsTheWindowedKernel) {
   // GPT-OSS 120B on one GPU at 4,096 tokens: 18 of its 36 layers slide, so
   // forward is 18 x (full - windowed attention kernel) shorter than the same
