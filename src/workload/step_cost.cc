@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "workload/moe_routing.h"
 #include "workload/params.h"
 
 namespace anatomy::workload {
@@ -322,25 +323,34 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       quantize(per_expert, per_expert, h, f / etp, In::kOther, false, &fwd, &bwd);
     }
     act_elems = T * m_.top_k * f;
-    // The alltoall dispatcher's token rearrangement (Megatron-Core
-    // token_dispatcher.py, MoEAlltoAllTokenDispatcher), each a memory-bound
-    // kernel over 16-bit rows of h: "permutation 1" copies each of the
-    // T_ep tokens once per expert it visits (reads T_ep rows, writes
-    // T_ep top_k) and "unpermutation 1" sums them back, weighted by their
-    // probabilities (the reverse); with several local experts the received
-    // rows are sorted by expert before the experts and unsorted after
-    // (sort_chunks_by_idxs, a read and a write of every row each). Their
-    // backwards move the same rows, and the probabilities' gradient reads
-    // the copies once more. The flex dispatcher's kernels place tokens by
-    // expert themselves (HybridEP; DeepEP's own permutation is left out).
-    if (p_.moe_dispatcher == MoeDispatcher::kAllToAll) {
+    // The dispatcher's token rearrangement (Megatron-Core
+    // token_dispatcher.py), each a memory-bound kernel over 16-bit rows of
+    // h. The alltoall dispatcher's "permutation 1" copies each of the T_ep
+    // tokens once per expert it visits (reads T_ep rows, writes T_ep top_k)
+    // and "unpermutation 1" sums them back, weighted by their probabilities
+    // (the reverse); with several local experts the received rows are
+    // sorted by expert before the experts and unsorted after
+    // (sort_chunks_by_idxs, a read and a write of every row each). The
+    // flex dispatcher receives each token once per rank holding any of its
+    // experts (moe_routing.h: T_ep x ep x rank_hit rows) and permutes those
+    // into one copy per local expert and back (DeepEP's manager calls
+    // permute and unpermute; HybridEP's dispatch and combine run the same
+    // rearrangement unless moe_permute_fusion_into_hybridep folds it into
+    // the communication kernels). Their backwards move the same rows, and
+    // the probabilities' gradient reads the copies once more.
+    {
       const int64_t copies = T_ep * m_.top_k;
+      const bool flex = p_.moe_dispatcher == MoeDispatcher::kFlex && p_.ep > 1 && m_.experts % p_.ep == 0;
+      const int64_t rows =
+          flex ? static_cast<int64_t>(std::llround(static_cast<double>(T_ep * p_.ep) *
+                                                   token_spread(m_, {p_.ep}).rank_hit))
+               : T_ep;
       const auto pass = [&](int64_t rows_read, int64_t rows_written) {
         return cm_.memory_bound(Bytes((rows_read + rows_written) * h * kActivationBytes));
       };
-      const SimTime sorts = local_experts > 1 ? pass(copies, copies) * 2 : SimTime::zero();
-      fwd += pass(T_ep, copies) + pass(copies, T_ep) + sorts;
-      bwd += pass(copies, T_ep) + pass(T_ep + copies, copies) + sorts;
+      const SimTime sorts = !flex && local_experts > 1 ? pass(copies, copies) * 2 : SimTime::zero();
+      fwd += pass(rows, copies) + pass(copies, rows) + sorts;
+      bwd += pass(copies, rows) + pass(rows + copies, copies) + sorts;
     }
     mlp_gemms = fwd - mlp_start;
     if (m_.shared_experts > 0) {  // every token, one MLP of shared x ffn

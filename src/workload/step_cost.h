@@ -17,10 +17,10 @@
 // full recomputation replays the forward first, selective replays its
 // modules (the attention core unless told others, training.h). A hybrid
 // model's blocks (model.h) cost their one mixer or MLP, norm and residual;
-// a Mamba-2 mixer's kernels are listed in step_cost.cc. A MoE layer under
-// the alltoall dispatcher also copies its tokens into expert order and back
-// (Megatron-Core's permutation, sort and unpermutation kernels, memory-
-// bound; step_cost.cc).
+// a Mamba-2 mixer's kernels are listed in step_cost.cc. A MoE layer also
+// copies the tokens it receives into expert order and back (Megatron-Core's
+// permutation kernels, and the alltoall dispatcher's sort by expert;
+// memory-bound, step_cost.cc).
 //
 // Model-parallel communication inside a step runs on the GPU's critical
 // path unless overlapped: per layer, forward, two all-gathers and two
