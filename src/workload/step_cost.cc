@@ -314,7 +314,14 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const int64_t etp = p_.etp(), T_ep = expert_tokens();
     const int64_t local_experts = std::max<int64_t>(1, m_.experts / p_.ep);
     const int64_t per_expert = std::max<int64_t>(1, T_ep * m_.top_k / local_experts);
-    gemm_fb(T_ep, m_.experts, h, &fwd, &bwd);  // router
+    // The router's logits: Megatron-Core's RouterGatingLinearFunction calls
+    // te_general_gemm on the 16-bit input and weight (an fp32 output under
+    // --moe-router-dtype fp32), outside any FP8 recipe: a BF16 GEMM.
+    {
+      constexpr hw::Precision kRouter = hw::Precision::kBf16;
+      fwd += cm_.gemm(T_ep, m_.experts, h, kRouter);
+      bwd += cm_.gemm(T_ep, h, m_.experts, kRouter) + cm_.gemm(h, m_.experts, T_ep, kRouter);
+    }
     for (int64_t e = 0; e < local_experts; ++e) {
       g_up += gemm_fb(per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, &fwd, &bwd);
       g_down += gemm_fb(per_expert, h, f / etp, &fwd, &bwd);
