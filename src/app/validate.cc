@@ -20,8 +20,8 @@ namespace anatomy::app {
 namespace {
 
 // A training iteration's figure as sources publish it; the per-GPU and
-// per-sample forms (Megatron-Bridge's tokens/s/GPU, MLPerf's samples/s) are
-// the same iteration divided by the plan's GPUs or the global batch.
+// per-sample forms (tokens/s/GPU, MLPerf's samples/s) are the same
+// iteration divided by the plan's GPUs or the global batch.
 double metric_of(const std::string& metric, const workload::IterationResult& r, const scenario::Scenario& s) {
   if (metric == "tflops_per_gpu") return r.tflops_per_gpu;
   if (metric == "megatron_tflops_per_gpu") return r.megatron_tflops_per_gpu;
