@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "workload/grad_buckets.h"
 #include "workload/model.h"
 #include "workload/params.h"
@@ -16,6 +19,13 @@ int64_t sum(const std::vector<GradTensor>& tensors) {
 // Tensors with as much work as parameters (GEMM weights) or none.
 GradTensor weight(int64_t params) { return {params, params, true, false}; }
 GradTensor other(int64_t params) { return {params, 0, false, false}; }
+
+// Each bucket's parameters and the work done when it is full, in order.
+std::vector<std::pair<int64_t, int64_t>> params_ready(const std::vector<GradBucket>& buckets) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const GradBucket& b : buckets) out.emplace_back(b.params, b.ready);
+  return out;
+}
 
 TEST(GradBuckets, AChunksTensorsAreTheParametersItHoldsItemized) {
   // Llama 3 8B on TP 2, one stage: the output layer and final norm, 32
@@ -61,15 +71,9 @@ TEST(GradBuckets, ABucketClosesAfterTheTensorThatFillsIt) {
   // is done; 5 + 30 = 35 the second, full at 65. At 100 one bucket holds
   // all 65.
   const std::vector<GradTensor> t = {weight(10), weight(20), weight(5), weight(30)};
-  const std::vector<GradBucket> b = form_buckets(t, 25, BucketRule::kCloseAfter, false);
-  ASSERT_EQ(b.size(), 2u);
-  EXPECT_EQ(b[0].params, 30);
-  EXPECT_EQ(b[0].ready, 30);
-  EXPECT_EQ(b[1].params, 35);
-  EXPECT_EQ(b[1].ready, 65);
-  const std::vector<GradBucket> one = form_buckets(t, 100, BucketRule::kCloseAfter, false);
-  ASSERT_EQ(one.size(), 1u);
-  EXPECT_EQ(one[0].params, 65);
+  using V = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(params_ready(form_buckets(t, 25, BucketRule::kCloseAfter, false)), (V{{30, 30}, {35, 65}}));
+  EXPECT_EQ(params_ready(form_buckets(t, 100, BucketRule::kCloseAfter, false)), (V{{65, 65}}));
 }
 
 TEST(GradBuckets, DeepSpeedReducesBeforeTheTensorThatWouldOverflow) {
@@ -77,14 +81,8 @@ TEST(GradBuckets, DeepSpeedReducesBeforeTheTensorThatWouldOverflow) {
   // when the 20's gradient is ready (30 done); 20 + 5 = 25 fits, 25 + 30
   // would not: {20, 5} when the 30's is (65); {30} at the end (65).
   const std::vector<GradTensor> t = {weight(10), weight(20), weight(5), weight(30)};
-  const std::vector<GradBucket> b = form_buckets(t, 25, BucketRule::kCloseBefore, false);
-  ASSERT_EQ(b.size(), 3u);
-  EXPECT_EQ(b[0].params, 10);
-  EXPECT_EQ(b[0].ready, 30);
-  EXPECT_EQ(b[1].params, 25);
-  EXPECT_EQ(b[1].ready, 65);
-  EXPECT_EQ(b[2].params, 30);
-  EXPECT_EQ(b[2].ready, 65);
+  using V = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(params_ready(form_buckets(t, 25, BucketRule::kCloseBefore, false)), (V{{10, 30}, {25, 65}, {30, 65}}));
 }
 
 TEST(GradBuckets, WithFp8WeightsTheOtherTensorsGoWithTheLastBucket) {
