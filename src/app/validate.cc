@@ -132,6 +132,7 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   c.note = fmt::format("iteration {:.2f} s, MFU {:.1f}% ({:.1f}% causal)", r.iteration.seconds(), 100 * r.mfu,
                        100 * r.mfu_causal);
   if (!r.memory_warning.empty()) c.note += "; memory model: " + r.memory_warning;
+  if (!r.placement_note.empty()) c.note += "; placement: " + r.placement_note;
   return c;
 }
 

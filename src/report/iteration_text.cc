@@ -44,6 +44,7 @@ nlohmann::ordered_json iteration_json(const scenario::Scenario& s, const workloa
   j["micro_batches"] = r.micro_batches;
   j["memory_per_gpu_GB"] = r.memory.total().as_double() / 1e9;
   if (!r.memory_warning.empty()) j["memory_warning"] = r.memory_warning;
+  if (!r.placement_note.empty()) j["placement_note"] = r.placement_note;
   nlohmann::ordered_json stages = nlohmann::json::array();
   for (const auto& b : r.stages) stages.push_back(breakdown_json(b));
   j["stages_breakdown_s"] = stages;
@@ -92,6 +93,7 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
                  human_gb(r.memory.gradients), human_gb(r.memory.optimizer), human_gb(r.memory.activations),
                  human_gb(r.memory.workspace));
   if (!r.memory_warning.empty()) fmt::format_to(to, "# WARNING (memory_check: warn): {}\n", r.memory_warning);
+  if (!r.placement_note.empty()) fmt::format_to(to, "# placement: {}\n", r.placement_note);
   fmt::format_to(to, "\n");
   fmt::format_to(to, "iteration time    {}\n", human_time(r.iteration));
   fmt::format_to(to, "tokens/s          {:.0f}\n", r.tokens_per_s);

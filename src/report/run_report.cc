@@ -22,6 +22,7 @@ std::string run_report_html(const workload::IterationResult& r, const PageInfo& 
   page.add_figure("memory per GPU", human_gb(r.memory.total()),
                   hbm_capacity.count() > 0 ? "of " + human_gb(hbm_capacity) : "");
   if (!r.memory_warning.empty()) page.add_warning("memory_check: warn — " + r.memory_warning);
+  if (!r.placement_note.empty()) page.add_warning("placement — " + r.placement_note);
   for (const auto& section : extra) page.add_section(section);
   page.add_section(breakdown_section(r, stage_gpus));
   page.add_section(timeline_section(r, stage_gpus));

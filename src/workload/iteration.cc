@@ -22,6 +22,7 @@
 #include "workload/params.h"
 #include "workload/pipeline_schedule.h"
 #include "workload/step_cost.h"
+#include "workload/unlike_groups.h"
 
 namespace anatomy::workload {
 
@@ -270,10 +271,6 @@ class IterationSim {
   void after_compute(int s, SimTime compute, bool priced, engine::Callback then);
   SimTime zero3_step_comm(int s, PipelineStep step);
   coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes, bool experts);
-  // Every group of stage s that `group_of` gives its ranks, each once
-  // (found at its lowest rank).
-  std::vector<std::vector<uint32_t>> distinct_groups(int s,
-                                                     std::vector<uint32_t> (Layout::*group_of)(RankCoord) const) const;
   void launch_shared(int s, coll::Op op, Bytes bytes, engine::Callback done, bool experts = false);
   // One merged schedule of `a` run by every group in `groups` at once.
   using GroupSchedule = std::function<coll::Schedule(const coll::Group&)>;
@@ -534,19 +531,6 @@ void IterationSim::account(Stage& st, IntervalKind kind, SimTime until, int64_t 
   st.cursor = until;
 }
 
-std::vector<std::vector<uint32_t>> IterationSim::distinct_groups(
-    int s, std::vector<uint32_t> (Layout::*group_of)(RankCoord) const) const {
-  std::vector<std::vector<uint32_t>> groups;
-  for (int dp = 0; dp < p_.dp; ++dp)
-    for (int cp = 0; cp < p_.cp; ++cp)
-      for (int tp = 0; tp < p_.tp; ++tp) {
-        const RankCoord c{tp, cp, dp, s};
-        std::vector<uint32_t> g = (layout_.*group_of)(c);
-        if (*std::min_element(g.begin(), g.end()) == layout_.rank(c)) groups.push_back(std::move(g));
-      }
-  return groups;
-}
-
 coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes, bool experts) {
   // Every (tp, cp) slice of the stage has its own data-parallel communicator
   // (over dp x cp ranks for gradients); they all run at once. "auto" picks
@@ -556,7 +540,7 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes, b
   if (!experts) {
     for (int tp = 0; tp < p_.tp; ++tp) groups.push_back(layout_.dp_cp_group({tp, 0, 0, s}));
   } else {
-    groups = distinct_groups(s, &Layout::expert_dp_group);
+    groups = layout_.distinct_groups(s, &Layout::expert_dp_group);
   }
   const auto first = experts ? groups.front() : layout_.dp_cp_group({0, 0, 0, s});
   const coll::CollectiveResult& choice = isolated_.run(op, bytes, first, in_.dp_algorithm);
@@ -603,7 +587,7 @@ const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
   auto& slot = ep_schedules_[{s, all_to_alls}];
   if (slot) return *slot;
   // Every EP group of the stage exchanges its tokens at the same time.
-  const std::vector<std::vector<uint32_t>> groups = distinct_groups(s, &Layout::ep_group);
+  const std::vector<std::vector<uint32_t>> groups = layout_.distinct_groups(s, &Layout::ep_group);
   if (p_.moe_dispatcher == MoeDispatcher::kFlex) {
     // A token's hidden state goes once to each rank and each other domain
     // holding some of its experts (moe_routing.h), all the step's
@@ -1243,6 +1227,7 @@ IterationResult simulate_iteration(const IterationInputs& in) {
   IterationSim sim(in);
   IterationResult r = sim.run();
   r.memory_warning = warning;
+  r.placement_note = unlike_groups_note(unlike_groups(Layout(*in.plan), *in.topology, in.rank_to_gpu));
   r.memory = estimate_memory(*in.model, *in.plan, *in.training);
   return r;
 }

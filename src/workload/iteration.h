@@ -108,6 +108,10 @@ struct IterationResult {
   double peak_tflops = 0;
   MemoryBreakdown memory;
   std::string memory_warning;  // set when the plan does not fit and enforce_memory was false
+  // Set when the TP, CP or EP groups of one dimension span different
+  // numbers of scale-up domains (unlike_groups.h): how, and what the prices
+  // make of it.
+  std::string placement_note;
   std::string compute_source;
   std::string library;
   std::string dp_algorithm;              // what "auto" chose for the gradient collectives

@@ -1,5 +1,7 @@
 #include "workload/layout.h"
 
+#include <algorithm>
+
 namespace anatomy::workload {
 
 RankCoord Layout::coord(uint32_t r) const {
@@ -63,6 +65,19 @@ std::vector<uint32_t> Layout::expert_dp_group(RankCoord c) const {
   const uint32_t in_group = i % (etp * ep);  // expert-TP and EP rank
   for (uint32_t e = 0; e < static_cast<uint32_t>(p_.expert_dp()); ++e) g.push_back(base + in_group + etp * ep * e);
   return g;
+}
+
+std::vector<std::vector<uint32_t>> Layout::distinct_groups(
+    int stage, std::vector<uint32_t> (Layout::*group_of)(RankCoord) const) const {
+  std::vector<std::vector<uint32_t>> groups;
+  for (int dp = 0; dp < p_.dp; ++dp)
+    for (int cp = 0; cp < p_.cp; ++cp)
+      for (int tp = 0; tp < p_.tp; ++tp) {
+        const RankCoord c{tp, cp, dp, stage};
+        std::vector<uint32_t> g = (this->*group_of)(c);
+        if (*std::min_element(g.begin(), g.end()) == rank(c)) groups.push_back(std::move(g));
+      }
+  return groups;
 }
 
 }  // namespace anatomy::workload

@@ -37,6 +37,10 @@ class Layout {
   // The ranks holding the same experts as `c` (expert data parallelism):
   // its gradients are reduced over them.
   std::vector<uint32_t> expert_dp_group(RankCoord c) const;
+  // Every group of pipeline stage `stage` that `group_of` gives its ranks,
+  // each once (found at its lowest rank), in order of that rank.
+  std::vector<std::vector<uint32_t>> distinct_groups(int stage,
+                                                     std::vector<uint32_t> (Layout::*group_of)(RankCoord) const) const;
   const ParallelPlan& plan() const { return p_; }
 
  private:
