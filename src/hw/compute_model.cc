@@ -644,20 +644,33 @@ double attention_flops(int64_t batch, int64_t seq, int64_t heads, int64_t head_d
 }
 
 SimTime ComputeModel::attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                                    int64_t window, AttentionKernel kernel) const {
-  return attention(batch, seq, heads, head_dim, causal, window, false, kernel);
+                                    int64_t window, AttentionKernel kernel, Precision precision) const {
+  return attention(batch, seq, heads, head_dim, causal, window, false, kernel, precision);
 }
 
 SimTime ComputeModel::attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                                    int64_t window, AttentionKernel kernel) const {
-  return attention(batch, seq, heads, head_dim, causal, window, true, kernel);
+                                    int64_t window, AttentionKernel kernel, Precision precision) const {
+  return attention(batch, seq, heads, head_dim, causal, window, true, kernel, precision);
 }
 
 SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                                int64_t window, bool backward, AttentionKernel kernel) const {
+                                int64_t window, bool backward, AttentionKernel kernel, Precision precision) const {
   ANATOMY_CHECK(batch >= 0 && seq >= 0 && heads >= 0 && head_dim >= 0, "attention dimensions must be non-negative");
   ANATOMY_CHECK(shape_ != nullptr, "a ComputeModel comes from make_compute_model()");
+  ANATOMY_CHECK(precision == Precision::kBf16 || precision == Precision::kFp8, "attention runs at bf16 or fp8");
   if (batch == 0 || seq == 0 || heads == 0 || head_dim == 0) return SimTime::zero();
+  const SimTime bf16 = attention_bf16(batch, seq, heads, head_dim, causal, window, backward, kernel);
+  if (precision == Precision::kBf16) return bf16;
+  ANATOMY_CHECK(gpu_.fp8_tflops > 0, "FP8 attention needs FP8 tensor cores, which the " + gpu_.name + " does not have");
+  ANATOMY_CHECK(kernel == AttentionKernel::kFlash, "FP8 attention is the part's own flash kernel, not FlashAttention-2");
+  return SimTime::from_seconds(
+      bf16.seconds() *
+      attention_roofline_seconds(batch, seq, heads, head_dim, causal, window, backward, Precision::kFp8) /
+      attention_roofline_seconds(batch, seq, heads, head_dim, causal, window, backward, Precision::kBf16));
+}
+
+SimTime ComputeModel::attention_bf16(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
+                                     int64_t window, bool backward, AttentionKernel kernel) const {
   const double b = static_cast<double>(batch), s = static_cast<double>(seq), h = static_cast<double>(heads),
                d = static_cast<double>(head_dim);
   const double flops = attention_flops(batch, seq, heads, head_dim, causal, backward, window);
@@ -686,8 +699,27 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
     return at_pace(SimTime::from_seconds(std::max(measured, ideal)));
   }
 
-  // Attention's matmuls run on the same tensor pipes as a BF16 GEMM, at its
-  // plateau (the measured one where a table of peaks gives it).
+  return SimTime::from_seconds(
+      attention_roofline_seconds(batch, seq, heads, head_dim, causal, window, backward, Precision::kBf16) /
+      shape_->attention_roofline_over_measured(seq, batch * heads, head_dim, backward));
+}
+
+double ComputeModel::attention_roofline_seconds(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim,
+                                                bool causal, int64_t window, bool backward,
+                                                Precision precision) const {
+  const double b = static_cast<double>(batch), s = static_cast<double>(seq), h = static_cast<double>(heads),
+               d = static_cast<double>(head_dim);
+  const double flops = attention_flops(batch, seq, heads, head_dim, causal, backward, window);
+  const bool fp8 = precision == Precision::kFp8;
+  // Bytes a (batch, seq, head) row of width d: bf16 Q, K, V, O once
+  // (forward); Q, K, V, O, dO in and dQ, dK, dV out (backward). FP8: Q, K,
+  // V and dO at one byte, O and the gradients 16-bit (Transformer Engine
+  // keeps the output 16-bit under current scaling, NVTE_DPA_FP8CS_O_in_F16).
+  const double row_bytes = fp8 ? (backward ? 3 * 1 + 2 + 1 + 3 * 2 : 3 * 1 + 2) : (backward ? 8.0 : 4.0) * 2;
+  const double bytes = row_bytes * b * s * h * d;
+  const double hbm = gpu_.hbm_bandwidth.bytes_per_second();
+  // Attention's matmuls run on the same tensor pipes as a GEMM of their
+  // precision, at its plateau (the measured one where a table of peaks gives it).
   const detail::RooflineShape& sh = *shape_;
   // Tensor FLOPs per score element: 4d forward, 10d backward; one exp each.
   // The exponentials run beside the matmuls, not after them: they issue on
@@ -698,18 +730,21 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   // of the exp2s onto the FMA pipes (flash_attn/cute/flash_fwd_sm100.py:
   // num_regs_softmax, ex2_emu_freq). A tile costs the longer of the two; the
   // exp unit limits only where the matmul work per element is below what it
-  // can feed (flops_per_exp). So priced, the H200's shortfall lent to an
-  // MI300X lands within 5% of aiter's kernels as its table measured them.
+  // can feed (flops_per_exp, counted in BF16 tensor FLOPs: FP8 matmuls,
+  // twice as many a clock, need twice the work per exponential). So priced,
+  // the H200's shortfall lent to an MI300X lands within 5% of aiter's
+  // kernels as its table measured them.
+  const double peak = peak_tflops(gpu_, precision) * 1e12;
+  const double per_clock_over_bf16 = peak / (gpu_.bf16_tflops * 1e12);
   const double matmul_per_element = (backward ? kBackwardFlopRatio : 1.0) * 4.0 * d;
-  const double softmax_factor = std::min(1.0, matmul_per_element / sh.flops_per_exp);
-  const double sm_rate = peak * sh.plateau(Precision::kBf16) * softmax_factor / sh.sms;
+  const double softmax_factor = std::min(1.0, matmul_per_element / (sh.flops_per_exp * per_clock_over_bf16));
+  const double sm_rate = peak * sh.plateau(precision) * softmax_factor / sh.sms;
   const int64_t ctas = batch * heads * ceil_div(seq, kAttentionBlock);
   const int64_t waves = ceil_div(ctas, sh.sms);
   const double cta_seconds = flops / static_cast<double>(ctas) / sm_rate + kTileFixedSeconds;
   const double compute = static_cast<double>(waves) * cta_seconds / tensor_pace_;
   const double memory = bytes / (hbm * kMemoryEfficiency);
-  return SimTime::from_seconds((std::max(compute, memory) + kLaunchSeconds) /
-                               sh.attention_roofline_over_measured(seq, batch * heads, head_dim, backward));
+  return std::max(compute, memory) + kLaunchSeconds;
 }
 
 SimTime ComputeModel::attention_dropout(int64_t batch, int64_t seq, int64_t heads, bool causal, int64_t window,

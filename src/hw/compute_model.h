@@ -198,11 +198,19 @@ class ComputeModel {
   // 128 x 128 tiles of scores, those the window overlaps, at the rate the
   // full causal kernel runs at on that sequence (sliding_window_tiles).
   // `kernel`: the part's best flash kernel, or FlashAttention-2's rates
-  // (kernel_choice.h).
+  // (kernel_choice.h). `precision` kFp8: FP8 attention (cuDNN's, Transformer
+  // Engine's FP8 DotProductAttention): the two matmuls on the FP8 tensor
+  // pipes, the softmax's exponentials on the same unit at the same rate, so
+  // a head width whose matmuls already only just keep the unit busy gains
+  // nothing; Q, K, V and the output gradient read at one byte, the output
+  // and dQ, dK, dV 16-bit. The time at bf16 (measured or roofline) times the
+  // roofline's FP8 / BF16 ratio at that shape. The casts are the caller's.
   SimTime attention_fwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                        int64_t window = 0, AttentionKernel kernel = AttentionKernel::kFlash) const;
+                        int64_t window = 0, AttentionKernel kernel = AttentionKernel::kFlash,
+                        Precision precision = Precision::kBf16) const;
   SimTime attention_bwd(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
-                        int64_t window = 0, AttentionKernel kernel = AttentionKernel::kFlash) const;
+                        int64_t window = 0, AttentionKernel kernel = AttentionKernel::kFlash,
+                        Precision precision = Precision::kBf16) const;
   // What attention dropout adds to a flash kernel, forward or backward: a
   // random number per score element it computes (the causal and sliding-
   // window tiles as attention_fwd counts them), at the table's measured cost
@@ -263,7 +271,14 @@ class ComputeModel {
   SimTime roofline_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
   SimTime table_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
   SimTime attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, int64_t window,
-                    bool backward, AttentionKernel kernel) const;
+                    bool backward, AttentionKernel kernel, Precision precision) const;
+  SimTime attention_bf16(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, int64_t window,
+                         bool backward, AttentionKernel kernel) const;
+  // The roofline's flash attention at bf16 or fp8 matmuls, in seconds,
+  // before a table's shortfall: the longer of its tiles and its HBM
+  // traffic, plus a launch.
+  double attention_roofline_seconds(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
+                                    int64_t window, bool backward, Precision precision) const;
   SimTime at_pace(SimTime t) const;
 
   Accelerator gpu_;

@@ -194,6 +194,21 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
                fmt::format("flash2 is measured on Hopper and native on Ampere; the {} is {}: use flash",
                            s.cluster.system.gpu.name, family));
   }
+  if (s.training.fp8_attention) {
+    const auto fail = [&](const std::string& why) {
+      ctx.fail(ctx.line_for("training.fp8_attention"), "training.fp8_attention", why);
+    };
+    if (s.training.precision != hw::Precision::kFp8 && s.training.precision != hw::Precision::kFp4)
+      fail(fmt::format("true needs FP8 or FP4 training (Transformer Engine's FP8 attention runs inside its FP8 "
+                       "autocast); training.precision is {}",
+                       hw::to_string(s.training.precision)));
+    else if (hw::peak_tflops(s.cluster.system.gpu, hw::Precision::kFp8) <= 0)
+      fail(fmt::format("true needs FP8 tensor cores, which the {} does not have", s.cluster.system.gpu.name));
+    else if (!s.training.flash_attention)
+      fail("true is a flash attention kernel's; flash_attention is false");
+    else if (s.training.attention_kernel != hw::AttentionKernel::kFlash)
+      fail("true is the part's own flash kernel (cuDNN's); attention_kernel is flash2");
+  }
   s.network = detail::read_network(sub(top, "network"), ctx.line_for("network"), ctx);
   if (fabric_switch) apply_switch_buffer(*fabric_switch, sub(top, "network"), s.network);
   detail::read_section(sub(top, "compute"), "compute", ctx.line_for("compute"), detail::compute_fields(), s, ctx);
@@ -221,6 +236,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
   if (top.count("edge")) {
     s.edge = detail::read_edge(sub(top, "edge"), ctx.line_for("edge"), ctx, s.cluster.gpus);
     s.edge->seed = s.seed;
+    if (s.training.fp8_attention)
+      ctx.fail(ctx.line_for("training.fp8_attention"), "training.fp8_attention",
+               "the edge site's fine-tuning model runs attention in 16 bits; FP8 attention is modelled in training "
+               "iterations");
   }
   if (top.count("fleet")) {
     s.fleet = detail::read_fleet(sub(top, "fleet"), ctx.line_for("fleet"), ctx, s.cluster.gpus);

@@ -507,6 +507,13 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        },
        [](const T& t) { return std::string(t.attention_kernel == hw::AttentionKernel::kFlash2 ? "flash2" : "flash"); },
        {"flash", "flash2"}},
+      {"fp8_attention", Kind::kBool, by_default("false"), {},
+       "with precision fp8 or fp4, Transformer Engine's FP8 dot-product attention (Megatron-Core "
+       "--fp8-dot-product-attention, NeMo's FP8_DPA): the flash kernel's two matmuls on the FP8 tensor pipes while "
+       "the softmax's exponentials keep their rate (so the gain depends on the head width), Q, K and V cast to FP8 "
+       "before it and the output gradient before its backward (with an amax pass under current scaling), the "
+       "output 16-bit",
+       [](T& t, const Value& v) { t.fp8_attention = v.flag; }, shows(&T::fp8_attention)},
       {"cross_entropy", Kind::kEnum, by_default("megatron"), {}, cross_entropy_help(),
        [](T& t, const Value& v) {
          t.cross_entropy = v.text == "fused"            ? workload::CrossEntropy::kFused

@@ -87,7 +87,10 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // output (input of the down projection), and for MoE the tokens'
   // dispatched copies (input of the experts' first GEMM).
   const double q_w = static_cast<double>(m.q_width()), o_w = static_cast<double>(m.out_width());
-  const double qkv = e * q_w + e * (k_w + v_w);
+  // FP8 attention keeps the FP8 copies of Q, K and V it cast (Transformer
+  // Engine's FusedAttnFunc saves q_fp8, k_fp8, v_fp8), not the 16-bit ones.
+  const double qkv_bytes = t.fp8_attention ? 1.0 : e;
+  const double qkv = qkv_bytes * q_w + qkv_bytes * (k_w + v_w);
   // An MLP's inner activations for `copies` of each token: up (and gate),
   // then the activation's output.
   // The activation keeps its 16-bit input (up); its output is kept only by

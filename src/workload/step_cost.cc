@@ -233,9 +233,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const int64_t width = (hd + v_hd) / 2;
     const hw::AttentionKernel kernel = t_.attention_kernel;
     const int64_t mb = t_.micro_batch, seq = t_.seq_len;
+    const hw::Precision attn_prec = t_.fp8_attention ? hw::Precision::kFp8 : hw::Precision::kBf16;
     auto flash = [&](int64_t s, bool causal, int64_t w, bool backward) {
-      return backward ? cm_.attention_bwd(mb, s, heads_local, width, causal, w, kernel)
-                      : cm_.attention_fwd(mb, s, heads_local, width, causal, w, kernel);
+      return backward ? cm_.attention_bwd(mb, s, heads_local, width, causal, w, kernel, attn_prec)
+                      : cm_.attention_fwd(mb, s, heads_local, width, causal, w, kernel, attn_prec);
     };
     // Ring attention (the default, !cp_all_gather; Transformer Engine's
     // AttnFuncWithCPAndKVP2P) runs one kernel per ring step. Each CP rank
@@ -262,6 +263,22 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     };
     attn_f = kernel_time(0, false);
     attn_b = kernel_time(0, true);
+    if (t_.fp8_attention) {
+      // Transformer Engine casts the kernel's 16-bit inputs to FP8 before it:
+      // Q, K and V forward, the output gradient backward (dQ, dK, dV and the
+      // output stay 16-bit). Each cast reads the tensor and writes a byte an
+      // element; current scaling, which NVFP4 training gives its attention
+      // (NVTE_DPA_FP8_RECIPE), reads it once more for its amax first.
+      const bool amax_pass = tensorwise || prec == hw::Precision::kFp4;
+      const double per_element = (amax_pass ? 2 : 1) * kActivationBytes + 1;
+      const auto cast = [&](int64_t width_elems) {
+        return cm_.memory_bound(Bytes(static_cast<int64_t>(static_cast<double>(T * width_elems) * per_element)));
+      };
+      const int64_t k_width = m_.mla() ? heads_local * hd : kv_local * hd;
+      const int64_t v_width = m_.mla() ? heads_local * v_hd : kv_local * v_hd;
+      attn_f += cast(heads_local * hd + k_width + v_width);
+      attn_b += cast(heads_local * v_hd);
+    }
     if (m_.sliding_window > 0) {
       c.window_saving_fwd = attn_f - kernel_time(m_.sliding_window, false);
       c.window_saving_bwd = attn_b - kernel_time(m_.sliding_window, true);

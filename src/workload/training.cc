@@ -240,6 +240,7 @@ std::string recompute_text(const TrainingSpec& t) {
 std::string kernels_text(const TrainingSpec& t) {
   std::string text;
   if (t.flash_attention && t.attention_kernel == hw::AttentionKernel::kFlash2) text += ", FlashAttention-2 attention";
+  if (t.fp8_attention) text += ", FP8 attention";
   if (t.optimizer_impl != hw::OptimizerImpl::kFused) text += fmt::format(", {} AdamW", hw::to_string(t.optimizer_impl));
   if (t.precision == hw::Precision::kFp8 && t.fp8_recipe != Fp8Recipe::kDelayed)
     text += fmt::format(", {} scaling", to_string(t.fp8_recipe));

@@ -337,6 +337,12 @@ struct TrainingSpec {
   // The flash attention kernel (with flash_attention): the part's best, or
   // an Ampere-style one such as FlashAttention-2 (hw/kernel_choice.h).
   hw::AttentionKernel attention_kernel = hw::AttentionKernel::kFlash;
+  // Transformer Engine's FP8 dot-product attention (Megatron-Core
+  // --fp8-dot-product-attention; NeMo's and the MLPerf configs' FP8_DPA):
+  // the flash kernel's matmuls at FP8 (ComputeModel::attention_fwd), Q, K
+  // and V cast to FP8 before it and the output gradient before its
+  // backward; the output stays 16-bit. With precision fp8 or fp4.
+  bool fp8_attention = false;
   // The loss over the logits (see CrossEntropy); Megatron's own default.
   CrossEntropy cross_entropy = CrossEntropy::kMegatron;
   // How FP8 GEMM inputs are scaled (see Fp8Recipe); with precision fp8.

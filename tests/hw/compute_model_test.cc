@@ -392,6 +392,40 @@ TEST(Roofline, TheExponentialsLimitAttentionOnlyWhereTheyCannotKeepUp) {
   EXPECT_NEAR(per_flop(h100, 64) / per_flop(h100, 128), 1.0, 0.05);
 }
 
+TEST(Roofline, Fp8AttentionSpeedsOnlyTheMatmulsTheExponentialsDoNotLimit) {
+  // FP8 matmuls do twice the tensor FLOPs a clock; the exp unit's rate is
+  // the same. B200's unit feeds 512 BF16 FLOPs an exponential, so 1,024 FP8
+  // ones. Forward at d = 128 has 4d = 512 per score element: at FP8 the
+  // exponentials set the pace and the time stays the BF16 time (the matmuls
+  // were exactly as fast as the unit). Backward has 2.5 x 512 = 1,280 per
+  // element, above 1,024: the matmuls still set the pace, at twice the rate,
+  // so the backward takes 1/2 of its BF16 time, times the FP8 / BF16
+  // plateaus (both the roofline's 81%). H100's unit feeds 256 (512 at FP8):
+  // the forward halves too. Long sequences, so per-tile, launch and memory
+  // costs vanish.
+  auto ratio = [](const ComputeModel& cm, bool backward) {
+    const auto t = [&](Precision p) {
+      return (backward ? cm.attention_bwd(1, 32768, 64, 128, true, 0, AttentionKernel::kFlash, p)
+                       : cm.attention_fwd(1, 32768, 64, 128, true, 0, AttentionKernel::kFlash, p))
+          .seconds();
+    };
+    return t(Precision::kFp8) / t(Precision::kBf16);
+  };
+  const ComputeModel b200 = make_compute_model(find_accelerator("B200"), nullptr);
+  EXPECT_NEAR(ratio(b200, false), 1.0, 0.02);
+  EXPECT_NEAR(ratio(b200, true), 0.5, 0.02);
+  const ComputeModel h100 = make_compute_model(find_accelerator("H100"), nullptr);
+  EXPECT_NEAR(ratio(h100, false), 0.5, 0.02);
+  EXPECT_NEAR(ratio(h100, true), 0.5, 0.02);
+  // A measured table keeps its BF16 time and takes the roofline's ratio:
+  // the H200's measured rows, halved at this shape.
+  const CalibrationTable t = load_calibration(kH200Table);
+  const ComputeModel h200 = make_compute_model(find_accelerator("H200"), &t);
+  const ComputeModel h200_roof = make_compute_model(find_accelerator("H200"), nullptr);
+  EXPECT_NEAR(ratio(h200, true), ratio(h200_roof, true), 1e-9);
+  EXPECT_NEAR(ratio(h200, true), 0.5, 0.02);
+}
+
 TEST(Roofline, HopperScalesFp8BlocksOnItsCudaCoresEvery128OfK) {
   // A 4096^3 FP8 GEMM with a scale per 128 values of k: every output's
   // partial sum is scaled into its FP32 accumulator k / 128 = 32 times,

@@ -584,6 +584,41 @@ TEST(ScenarioErrors, Flash2OnlyOnHopperOrAmpereAndWithFlashAttention) {
   EXPECT_EQ(error_of(fine), "no error");
 }
 
+// FP8 attention runs inside Transformer Engine's FP8 autocast, on FP8
+// tensor cores, as the part's own flash kernel: a bf16 plan, an A100, an
+// unfused or FlashAttention-2 plan and an edge site's fine-tuning are each
+// refused at the field's line; FP8 and FP4 plans on Hopper or Blackwell pass.
+TEST(ScenarioErrors, Fp8AttentionNeedsFp8TrainingTensorCoresAndTheFlashKernel) {
+  const auto plan = [](const std::string& system, const std::string& training) {
+    return "model: llama3-8b\ncluster: {system: " + system + ", gpus: 8}\ntraining:\n" + training +
+           "  fp8_attention: true\n";
+  };
+  EXPECT_EQ(error_of(plan("dgx-h100", "  precision: bf16\n")),
+            "s.yaml:5: training.fp8_attention: true needs FP8 or FP4 training (Transformer Engine's FP8 attention "
+            "runs inside its FP8 autocast); training.precision is bf16");
+  EXPECT_EQ(error_of(plan("dgx-h100", "  precision: fp8\n  flash_attention: false\n")),
+            "s.yaml:6: training.fp8_attention: true is a flash attention kernel's; flash_attention is false");
+  EXPECT_EQ(error_of(plan("dgx-h100", "  precision: fp8\n  attention_kernel: flash2\n")),
+            "s.yaml:6: training.fp8_attention: true is the part's own flash kernel (cuDNN's); attention_kernel is "
+            "flash2");
+  EXPECT_EQ(error_of(plan("dgx-h100", "  precision: fp8\n")), "no error");
+  EXPECT_EQ(error_of(plan("dgx-b200", "  precision: fp4\n")), "no error");
+  const std::string a100 = "model: llama3-8b\ncluster: {system: dgx-a100, gpus: 8}\ntraining:\n  fp8_attention: true\n";
+  EXPECT_NE(error_of(a100).find("training.fp8_attention"), std::string::npos) << error_of(a100);
+  const std::string edge =
+      "cluster: {system: dgx-h100, gpus: 8}\n"
+      "training: {precision: fp8, fp8_attention: true}\n"
+      "edge:\n"
+      "  duration: 1h\n"
+      "  model: llama2-70b\n"
+      "  serving: {nodes: 1, shared: true, lines: 1}\n"
+      "  retrain: {interval: 1h, mode: lora, lora_rank: 16, samples: 64, epochs: 1, batch_per_gpu: 1, seq_len: 8192,\n"
+      "            validate_samples: 0}\n";
+  EXPECT_EQ(error_of(edge),
+            "s.yaml:2: training.fp8_attention: the edge site's fine-tuning model runs attention in 16 bits; FP8 "
+            "attention is modelled in training iterations");
+}
+
 // The cross-entropy implementation is one of the three counted: another
 // name is refused at its line with the choices.
 TEST(ScenarioErrors, CrossEntropyIsOneOfTheCountedImplementations) {

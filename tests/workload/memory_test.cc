@@ -324,6 +324,11 @@ TEST(Memory, Fp8LinearsKeepTheirInputsQuantized) {
   const int64_t bf16 = activations(hw::Precision::kBf16, Fp8Recipe::kDelayed);
   EXPECT_EQ(bf16 - activations(hw::Precision::kFp8, Fp8Recipe::kTensorwise), 32LL * 4096 * 18432);
   EXPECT_EQ(bf16 - activations(hw::Precision::kFp8, Fp8Recipe::kMxfp8), 32LL * 4096 * 17600);
+  // FP8 attention keeps its FP8 Q, K and V instead of the 16-bit ones:
+  // (4096 + 1024 + 1024) bytes a token a layer less again.
+  const int64_t fp8 = activations(hw::Precision::kFp8, Fp8Recipe::kTensorwise);
+  t.fp8_attention = true;
+  EXPECT_EQ(fp8 - activations(hw::Precision::kFp8, Fp8Recipe::kTensorwise), 32LL * 4096 * 6144);
 }
 
 TEST(Memory, AStandaloneMtpModuleKeepsItsActivationsOnItsOwnRank) {

@@ -172,6 +172,40 @@ TEST(AttentionKernel, FlashAttention2ChangesOnlyTheAttentionKernels) {
   EXPECT_GT(fwd, SimTime::zero());
 }
 
+TEST(AttentionKernel, Fp8AttentionRunsTheKernelsAtFp8AndCastsTheirInputs) {
+  // Llama 3 8B on one B200 at 4,096 tokens in FP8 with delayed scaling: with
+  // FP8 attention each of its 32 layers runs its flash kernels (32 heads of
+  // 128, causal) at FP8 and casts their 16-bit inputs first, a read of 2 B
+  // and a write of 1 B an element: forward Q (32 x 128 = 4,096 wide), K and
+  // V (8 KV heads: 1,024 each), 6,144 x 4,096 tokens x 3 B = 75.5 MB;
+  // backward the output gradient, 4,096 wide, 50.3 MB. Nothing else moves.
+  const ModelSpec& m = find_model("llama3-8b");
+  ParallelPlan p;
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = 1;
+  t.precision = hw::Precision::kFp8;
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  const auto stage = [&](bool fp8) {
+    t.fp8_attention = fp8;
+    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+             return SimTime::zero();
+           }).stage(0);
+  };
+  const StageCost fp8 = stage(true), bf16 = stage(false);
+  const auto f8 = hw::AttentionKernel::kFlash;
+  const auto kernel_f = [&](hw::Precision q) { return cm.attention_fwd(1, 4096, 32, 128, true, 0, f8, q); };
+  const auto kernel_b = [&](hw::Precision q) { return cm.attention_bwd(1, 4096, 32, 128, true, 0, f8, q); };
+  const SimTime fwd = kernel_f(hw::Precision::kFp8) - kernel_f(hw::Precision::kBf16) +
+                      cm.memory_bound(core::Bytes(int64_t{6144} * 4096 * 3));
+  const SimTime bwd = kernel_b(hw::Precision::kFp8) - kernel_b(hw::Precision::kBf16) +
+                      cm.memory_bound(core::Bytes(int64_t{4096} * 4096 * 3));
+  EXPECT_EQ(fp8.forward[0].compute - bf16.forward[0].compute, fwd * 32);
+  EXPECT_EQ(fp8.backward[0].compute - bf16.backward[0].compute, bwd * 32);
+  // On B200 the backward's kernel gains more than its cast costs.
+  EXPECT_LT(fp8.backward[0].compute, bf16.backward[0].compute);
+}
+
 TEST(AttentionKernel, DropoutAddsItsRandomNumbersToEachFlashKernel) {
   // GPT 1.7B (Megatron-Core, dropout 0.1) on one H200 at 4,096 tokens: with
   // dropout each of its 24 layers' flash kernels also draws a number per
