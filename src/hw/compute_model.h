@@ -272,6 +272,8 @@ class ComputeModel {
   SimTime table_gemm(int64_t m, int64_t n, int64_t k, Precision p) const;
   SimTime attention(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, int64_t window,
                     bool backward, AttentionKernel kernel, Precision precision) const;
+  // attention() with 16-bit matmuls: FlashAttention-2's measured rates, a
+  // measured table's, or the roofline's over the table's shortfall.
   SimTime attention_bf16(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal, int64_t window,
                          bool backward, AttentionKernel kernel) const;
   // The roofline's flash attention at bf16 or fp8 matmuls, in seconds,
