@@ -387,8 +387,8 @@ std::vector<ModelSpec> make_presets() {
   grok.tied_embeddings = true;
   v.push_back(grok);
 
-  // NVIDIA Nemotron-H (arXiv 2504.03624; Megatron-Bridge's
-  // NemotronHModelProvider8B/47B/56B and the released config.json): hybrid
+  // NVIDIA Nemotron-H (arXiv 2504.03624 and the released config.json of
+  // the 8B, 47B and 56B models): hybrid
   // layers of Mamba-2 ('M'), attention ('*', heads of 128 with 8 KV heads)
   // and squared-ReLU MLPs ('-'), RMSNorm, no biases, no position
   // embedding, untied output layer, vocabulary 131,072, no dropout; Mamba-2
