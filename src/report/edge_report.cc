@@ -43,10 +43,12 @@ std::string edge_text(const scenario::Scenario& s, const EdgeResult& r, const Ed
       e.serving.lines, core::format_time(e.serving.budget), core::format_time(e.serving.network_budget),
       core::format_time(r.inference_time), 100 * r.serving_load);
   out += fmt::format(
-      "# retrain: every {}, {} on {} GPU(s), {} samples x {} epoch(s), batch {}/GPU; step {} (all-reduce {} of {} "
+      "# retrain: every {}, {} on {} GPU(s), {} samples x {} epoch(s), batch {}/{}; step {} (all-reduce {} of {} "
       "trainable parameters)\n",
       core::format_time(e.retrain.interval), workload::to_string(e.retrain.mode), r.training_gpus, e.retrain.samples,
-      e.retrain.epochs, e.retrain.batch_per_gpu, core::format_time(r.step_time), core::format_time(r.allreduce_time),
+      e.retrain.epochs, e.retrain.batch_per_gpu,
+      e.retrain.context_parallel > 1 ? fmt::format("{} GPUs (context parallel)", e.retrain.context_parallel) : "GPU",
+      core::format_time(r.step_time), core::format_time(r.allreduce_time),
       m.trainable_params(e.retrain.mode, e.retrain.lora_rank));
   out += fmt::format("# rollout: {} to {} node(s), package {}, weights {} ({}), warmup {}\n",
                      job::edge::to_string(e.rollout.strategy), e.rollout.nodes ? e.rollout.nodes : e.serving.nodes,

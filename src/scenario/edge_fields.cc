@@ -197,6 +197,11 @@ const std::vector<Field<Retrain>>& retrain_fields() {
       {"recompute_layers", Kind::kInt, by_default("0"), int_range(0, 1 << 20),
        "layers whose forward runs again in the backward (Megatron's full recompute, block method)",
        [](R& r, const Value& v) { r.recompute_layers = v.integer; }, shows(&R::recompute_layers)},
+      {"context_parallel", Kind::kInt, by_default("1"), int_range(1, 1024),
+       "accelerators that split each sample's sequence (Megatron-Core's context parallelism, Transformer Engine's "
+       "ring attention): each runs every product on seq / context_parallel tokens and its share of the attention "
+       "ring; batch_per_gpu then counts the samples of each group of that many accelerators (transformer models)",
+       [](R& r, const Value& v) { r.context_parallel = v.as_int(); }, shows(&R::context_parallel)},
       {"bytes_per_sample", Kind::kBytes, by_default("200KB"), bytes_positive(), "stored size of one sample",
        [](R& r, const Value& v) { r.bytes_per_sample = v.bytes; }, shows(&R::bytes_per_sample)},
       {"staging_rate", Kind::kBandwidth, by_default("2GB/s"), rate_positive(), "collected data to the training hosts",

@@ -98,6 +98,7 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
   m.name = t.name;
   m.description = t.description;
   m.sample = fmt::format("{} tokens", seq);
+  m.seq = seq;
   const int64_t h = t.hidden, q = t.q_width(), o = t.out_width();
   const int64_t l = t.layers, l_moe = t.moe_layers();
   if (!t.mla()) {
@@ -177,8 +178,10 @@ ModelSpec llama2_70b() {
 
 double op_flops(const ModelOp& op) {
   if (op.kind == ModelOp::kAttention) {
-    // Counted as workload/flops.h counts a layer's attention core.
-    return 4.0 * static_cast<double>(op.m) * attended_keys(op.m, op.window) * op.heads * op.head_dim * op.repeat;
+    // Counted as workload/flops.h counts a layer's attention core; a ring
+    // shares it evenly among its accelerators.
+    return 4.0 * static_cast<double>(op.m) * attended_keys(op.m, op.window) * op.heads * op.head_dim * op.repeat /
+           static_cast<double>(op.ring);
   }
   return 2.0 * op.m * op.n * op.k * op.repeat;
 }
@@ -207,9 +210,20 @@ SimTime cast_time(const ModelOp& op, int64_t width, int64_t batch, const hw::Com
   return t * op.repeat;
 }
 
+// An attention op's kernels, forward or backward: one over the sequence,
+// or under context parallelism the ring's (split_sequence).
+SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, bool backward) {
+  const auto kernel = [&](int64_t seq, bool causal, int64_t window) {
+    return backward ? c.attention_bwd(batch, seq, op.heads, op.head_dim, causal, window)
+                    : c.attention_fwd(batch, seq, op.heads, op.head_dim, causal, window);
+  };
+  if (op.ring <= 1) return kernel(op.m, op.causal, op.window) * op.repeat;
+  const int64_t block = op.m / op.ring;
+  return (kernel(block, op.causal, 0) + kernel(block, false, 0) * (op.ring - 1) / 2) * op.repeat;
+}
+
 SimTime op_forward(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
-  if (op.kind == ModelOp::kAttention)
-    return c.attention_fwd(batch, op.m, op.heads, op.head_dim, op.causal, op.window) * op.repeat;
+  if (op.kind == ModelOp::kAttention) return attention_time(op, batch, c, false);
   return c.gemm(op.m * batch, op.n, op.k, p) * op.repeat + passes_time(op, batch, c) + cast_time(op, op.k, batch, c, p);
 }
 
@@ -287,6 +301,31 @@ EdgeModel find_edge_model(std::string_view name, int64_t seq_len) {
   throw core::InputError({"", 0, "model"}, fmt::format("unknown model '{}' (known: {})", name, names));
 }
 
+EdgeModel split_sequence(const EdgeModel& m, int cp) {
+  if (cp == 1) return m;
+  const auto fail = [](const std::string& why) {
+    throw core::InputError({"", 0, "edge.retrain.context_parallel"}, why);
+  };
+  if (cp < 1) fail(fmt::format("must be at least 1 (got {})", cp));
+  if (m.seq == 0) fail(fmt::format("{} is not a sequence model; context parallelism splits a transformer's tokens", m.name));
+  if (m.seq % (2 * cp) != 0)
+    fail(fmt::format("{} splits the {} tokens of a sample into {} chunks (two an accelerator); they do not divide",
+                     cp, m.seq, 2 * cp));
+  EdgeModel out = m;
+  out.sample = fmt::format("{} tokens of {} (context parallel {})", m.seq / cp, m.seq, cp);
+  for (ModelOp& op : out.ops) {
+    if (op.kind == ModelOp::kGemm) {
+      op.m /= cp;  // every product of a transformer is one row a token
+    } else {
+      if (op.window > 0)
+        fail(fmt::format("{} has sliding-window attention, which Transformer Engine's ring attention does not run",
+                         m.name));
+      op.ring = cp;
+    }
+  }
+  return out;
+}
+
 SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
   SimTime t;
   for (const ModelOp& op : m.ops) t += op_forward(op, batch, c, p);
@@ -302,7 +341,7 @@ SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_
     const bool weights = mode == FineTune::kFull || (mode == FineTune::kFrozenBackbone && op.head);
     const bool inputs = mode == FineTune::kFull || mode == FineTune::kLora;
     if (op.kind == ModelOp::kAttention) {
-      if (inputs) t += c.attention_bwd(batch, op.m, op.heads, op.head_dim, op.causal, op.window) * op.repeat;
+      if (inputs) t += attention_time(op, batch, c, true);
       continue;
     }
     if (inputs || weights) t += cast_time(op, op.n, batch, c, p);  // dY, once for both products

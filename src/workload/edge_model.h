@@ -63,6 +63,9 @@ struct ModelOp {
   int64_t heads = 0, head_dim = 0;
   bool causal = false;
   int64_t window = 0;       // kAttention, causal: a sliding window of this many tokens (0: none)
+  // kAttention: the sequence is split over this many accelerators (context
+  // parallelism, split_sequence): ring attention, one kernel a ring step.
+  int64_t ring = 1;
   int64_t repeat = 1;       // identical layers
   int64_t params = 0;       // weights of one repeat (and biases / norms)
   bool head = false;        // the task head (trained with a frozen backbone)
@@ -84,6 +87,7 @@ struct EdgeModel {
   std::string sample;       // what one sample is: "224x224 image", "4096 tokens"
   std::vector<ModelOp> ops;
   int64_t extra_params = 0;  // weights no product touches as a GEMM (embeddings, position tables, norms)
+  int64_t seq = 0;           // tokens per sample of a transformer (0: not a sequence model)
 
   int64_t params() const;
   double forward_flops() const;  // per sample
@@ -97,6 +101,21 @@ const std::vector<EdgeModel>& edge_model_presets();
 EdgeModel find_edge_model(std::string_view name, int64_t seq_len);
 // A transformer (model.h) at `seq` tokens per sample, layer by layer.
 EdgeModel from_transformer(const ModelSpec& t, int64_t seq);
+
+// One accelerator's share of `m` when each sample's sequence is split over
+// `cp` of them (Megatron-Core's context parallelism, Transformer Engine's
+// ring attention, which NeMo runs by default): every product on seq / cp
+// tokens; attention as the ring runs it, each accelerator holding two of
+// the sequence's 2 cp chunks (which balances the causal work): its own
+// chunks under the causal mask, a causal kernel over seq / cp tokens, then
+// cp - 1 steps of seq / cp queries against seq / (2 cp) keys without a
+// mask, each half an unmasked seq / cp kernel (workload/step_cost.cc prices
+// training iterations alike). The K and V the ring passes on are taken as
+// hidden behind those kernels, as TE overlaps them. Throws InputError
+// (field edge.retrain.context_parallel) for a model that is not a
+// transformer, a sequence that does not split into 2 cp chunks, or
+// sliding-window attention (TE's ring refuses it).
+EdgeModel split_sequence(const EdgeModel& m, int cp);
 
 // One forward pass of `batch` samples on one accelerator.
 core::SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p);

@@ -69,6 +69,38 @@ TEST(EdgeSite, RetrainingStepsAtTheSlowestOfItsAcceleratorsPace) {
   EXPECT_GT(p.step_time, a.step_time);
 }
 
+// Context parallelism: 8 accelerators in pairs train 4 samples a step of
+// batch 1 each pair, every accelerator on half of each sample's tokens;
+// a CP that does not divide the training accelerators is refused.
+TEST(EdgeSite, ContextParallelPairsShareEachSample) {
+  Site s;
+  s.in.model = workload::find_edge_model("llama2-70b", 4096);
+  s.in.spec.retrain.mode = workload::FineTune::kLora;
+  s.in.spec.retrain.batch_per_gpu = 1;
+  s.in.spec.retrain.samples = 64;
+  s.in.spec.serving.shared = true;
+  s.in.spec.sensor.streams.clear();
+  s.in.hbm_per_gpu = Bytes(512'000'000'000);
+  s.in.pace_training = false;
+  s.in.spec.retrain.context_parallel = 2;
+  const EdgeResult r = s.run();
+  EXPECT_EQ(r.training_gpus, 8);
+  EXPECT_EQ(r.samples_per_step, 4);
+  EXPECT_EQ(r.cycles[0].steps, 16);  // 64 samples, 4 a step
+  const Retrain& rt = s.in.spec.retrain;
+  EXPECT_EQ(r.step_time - r.allreduce_time,
+            workload::train_step_time(workload::split_sequence(s.in.model, 2), rt.mode, rt.lora_rank, 1, s.compute,
+                                      s.in.precision));
+  s.in.spec.retrain.context_parallel = 3;
+  try {
+    s.run();
+    FAIL() << "a CP of 3 over 8 accelerators ran";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "edge.retrain.context_parallel");
+    EXPECT_EQ(e.message(), "3 does not divide the 8 training accelerators");
+  }
+}
+
 TEST(EdgeSite, EveryAcceleratorSecondIsAccountedFor) {
   const EdgeResult r = Site().run();
   const double total = r.acc_inference_s + r.acc_training_s + r.acc_rollout_s + r.acc_down_s + r.acc_idle_s;

@@ -126,6 +126,70 @@ TEST(EdgeModel, RecomputedLayersAddTheirForwardToTheStep) {
   EXPECT_EQ(step(40), step(12));  // no more layers than the model has
 }
 
+TEST(EdgeModel, ContextParallelismSplitsEveryProductAndRunsTheAttentionRing) {
+  // Llama 2 70B at 8,192 tokens split over CP 2: each accelerator runs every
+  // product on 4,096 tokens, and its attention as Transformer Engine's ring
+  // does: a causal kernel over its 4,096 tokens, then one step of 4,096
+  // queries against 2,048 keys without a mask, half an unmasked 4,096
+  // kernel. Its FLOPs are half the whole sequence's. At CP 4: 2,048 tokens,
+  // a causal kernel over them and 3 half kernels.
+  const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("MI300X"), nullptr);
+  const EdgeModel m = find_edge_model("llama2-70b", 8192);
+  const EdgeModel half = split_sequence(m, 2);
+  ASSERT_EQ(half.ops.size(), m.ops.size());
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    if (m.ops[i].kind == ModelOp::kGemm) EXPECT_EQ(half.ops[i].m, 4096) << m.ops[i].name;
+  }
+  EXPECT_NEAR(half.forward_flops() / m.forward_flops(), 0.5, 1e-12);
+  const auto attention = [](const EdgeModel& e) {
+    for (const ModelOp& op : e.ops)
+      if (op.kind == ModelOp::kAttention) return op;
+    return ModelOp{};
+  };
+  const ModelOp a = attention(m);
+  const auto ring = [&](int cp, bool backward) {
+    const int64_t block = 8192 / cp;
+    const auto k = [&](bool causal) {
+      return backward ? c.attention_bwd(1, block, a.heads, a.head_dim, causal)
+                      : c.attention_fwd(1, block, a.heads, a.head_dim, causal);
+    };
+    return (k(true) + k(false) * (cp - 1) / 2) * a.repeat;
+  };
+  const auto only_attention = [](EdgeModel e) {
+    std::erase_if(e.ops, [](const ModelOp& op) { return op.kind != ModelOp::kAttention; });
+    return e;
+  };
+  EXPECT_EQ(inference_time(only_attention(half), 1, c, hw::Precision::kBf16), ring(2, false));
+  EXPECT_EQ(inference_time(only_attention(split_sequence(m, 4)), 1, c, hw::Precision::kBf16), ring(4, false));
+  // The LoRA step's backward runs the ring's backward kernels too.
+  EXPECT_EQ(train_step_time(only_attention(half), FineTune::kLora, 16, 1, c, hw::Precision::kBf16) -
+                inference_time(only_attention(half), 1, c, hw::Precision::kBf16) -
+                c.optimizer_step(only_attention(half).trainable_params(FineTune::kLora, 16)),
+            ring(2, true));
+  // CP 1 is the model itself.
+  EXPECT_EQ(train_step_time(split_sequence(m, 1), FineTune::kLora, 16, 1, c, hw::Precision::kFp8),
+            train_step_time(m, FineTune::kLora, 16, 1, c, hw::Precision::kFp8));
+}
+
+TEST(EdgeModel, ContextParallelismNeedsATransformerWhoseSequenceSplits) {
+  const auto error = [](const EdgeModel& m, int cp) {
+    try {
+      split_sequence(m, cp);
+    } catch (const core::InputError& e) {
+      return e.where().field + ": " + e.message();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(find_edge_model("resnet-50", 0), 2),
+            "edge.retrain.context_parallel: resnet-50 is not a sequence model; context parallelism splits a "
+            "transformer's tokens");
+  EXPECT_EQ(error(find_edge_model("llama2-70b", 8190), 2),
+            "edge.retrain.context_parallel: 2 splits the 8190 tokens of a sample into 4 chunks (two an "
+            "accelerator); they do not divide");
+  EXPECT_NE(error(find_edge_model("gpt-oss-20b", 8192), 2).find("sliding-window"), std::string::npos);
+  EXPECT_EQ(error(find_edge_model("llama2-70b", 8192), 8), "no error");
+}
+
 TEST(EdgeModel, Fp8ProductsPayTheCastOfTheirInputs) {
   // One 4096 x 8192 x 8192 product: its FP8 forward reads the bf16 input
   // X[4096, 8192] (2 bytes an element) and writes it in FP8 (1 byte) before

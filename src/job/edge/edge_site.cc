@@ -66,8 +66,13 @@ class Site {
     r_.inference_time = workload::inference_time(m, 1, c, in_.precision);
     const hw::ComputeModel train =
         in_.pace_training ? c.paced(hw::synchronous_pace(c.accelerator(), r_.training_gpus), "") : c;
-    step_compute_ = workload::train_step_time(m, rt.mode, rt.lora_rank, rt.batch_per_gpu, train, in_.precision,
-                                              rt.recompute_layers);
+    if (r_.training_gpus % rt.context_parallel != 0)
+      throw InputError({"", 0, "edge.retrain.context_parallel"},
+                       fmt::format("{} does not divide the {} training accelerators", rt.context_parallel,
+                                   r_.training_gpus));
+    r_.samples_per_step = rt.batch_per_gpu * (r_.training_gpus / rt.context_parallel);
+    step_compute_ = workload::train_step_time(workload::split_sequence(m, rt.context_parallel), rt.mode, rt.lora_rank,
+                                              rt.batch_per_gpu, train, in_.precision, rt.recompute_layers);
     const int64_t trainable = m.trainable_params(rt.mode, rt.lora_rank);
     r_.allreduce_time = r_.training_gpus > 1 && in_.allreduce ? in_.allreduce(Bytes(trainable * 2), r_.training_gpus)
                                                               : SimTime::zero();
@@ -172,7 +177,7 @@ class Site {
     }
     // Train, step by step (throttling, a link failure and a power event
     // change single steps).
-    const int64_t global = rt.batch_per_gpu * r_.training_gpus;
+    const int64_t global = r_.samples_per_step;
     c.steps = (rt.samples * rt.epochs + global - 1) / global;
     SimTime t = start + c.collect;
     const PowerEvent& pw = sp_.faults.power;

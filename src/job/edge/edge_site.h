@@ -111,6 +111,7 @@ struct EdgeResult {
   SimTime base_pull;            // each site's base-model pull (0: none)
   SimTime step_time, allreduce_time, inference_time;
   int training_gpus = 0;
+  int64_t samples_per_step = 0;  // batch_per_gpu x the training GPUs / context_parallel
   double serving_load = 0;      // busy fraction of each serving node
   Bytes package_bytes, model_bytes;
   bool hot_swap = false;

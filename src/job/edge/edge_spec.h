@@ -83,6 +83,10 @@ struct Retrain {
   int64_t batch_per_gpu = 64;
   int64_t seq_len = 4096;  // transformer models
   int64_t recompute_layers = 0;  // layers whose forward runs again in the backward
+  // Accelerators that split each sample's sequence (context parallelism,
+  // workload::split_sequence); batch_per_gpu then counts the samples of
+  // each such group.
+  int context_parallel = 1;
   Bytes bytes_per_sample = Bytes(200000);
   Bandwidth staging_rate = Bandwidth::gigabytes_per_s(2);  // collected data to the training hosts
   int64_t validate_samples = 5000;
