@@ -734,11 +734,13 @@ double ComputeModel::attention_roofline_seconds(int64_t batch, int64_t seq, int6
   // twice as many a clock, need twice the work per exponential). So priced,
   // the H200's shortfall lent to an MI300X lands within 5% of aiter's
   // kernels as its table measured them.
-  const double peak = peak_tflops(gpu_, precision) * 1e12;
-  const double per_clock_over_bf16 = peak / (gpu_.bf16_tflops * 1e12);
+  // The exp unit's pace is the same at any matmul precision: the BF16
+  // plateau's rate, scaled by the matmul work an exponential can feed.
+  const double matmul_rate = peak_tflops(gpu_, precision) * 1e12 * sh.plateau(precision);
   const double matmul_per_element = (backward ? kBackwardFlopRatio : 1.0) * 4.0 * d;
-  const double softmax_factor = std::min(1.0, matmul_per_element / (sh.flops_per_exp * per_clock_over_bf16));
-  const double sm_rate = peak * sh.plateau(precision) * softmax_factor / sh.sms;
+  const double exp_rate =
+      gpu_.bf16_tflops * 1e12 * sh.plateau(Precision::kBf16) * (matmul_per_element / sh.flops_per_exp);
+  const double sm_rate = std::min(matmul_rate, exp_rate) / sh.sms;
   const int64_t ctas = batch * heads * ceil_div(seq, kAttentionBlock);
   const int64_t waves = ceil_div(ctas, sh.sms);
   const double cta_seconds = flops / static_cast<double>(ctas) / sm_rate + kTileFixedSeconds;

@@ -88,8 +88,10 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // dispatched copies (input of the experts' first GEMM).
   const double q_w = static_cast<double>(m.q_width()), o_w = static_cast<double>(m.out_width());
   // FP8 attention keeps the FP8 copies of Q, K and V it cast (Transformer
-  // Engine's FusedAttnFunc saves q_fp8, k_fp8, v_fp8), not the 16-bit ones.
-  const double qkv_bytes = t.fp8_attention ? 1.0 : e;
+  // Engine's FusedAttnFunc saves q_fp8, k_fp8, v_fp8), not the 16-bit ones,
+  // unless core attention is replayed: the checkpoint then keeps its 16-bit
+  // inputs and the FP8 copies live only inside the replay.
+  const double qkv_bytes = t.fp8_attention && !(mods & kRecomputeCoreAttn) ? 1.0 : e;
   const double qkv = qkv_bytes * q_w + qkv_bytes * (k_w + v_w);
   // An MLP's inner activations for `copies` of each token: up (and gate),
   // then the activation's output.

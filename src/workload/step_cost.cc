@@ -263,12 +263,18 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     };
     attn_f = kernel_time(0, false);
     attn_b = kernel_time(0, true);
+    // A window shortens the kernel, not the casts below.
+    if (m_.sliding_window > 0) {
+      c.window_saving_fwd = attn_f - kernel_time(m_.sliding_window, false);
+      c.window_saving_bwd = attn_b - kernel_time(m_.sliding_window, true);
+    }
     if (t_.fp8_attention) {
       // Transformer Engine casts the kernel's 16-bit inputs to FP8 before it:
       // Q, K and V forward, the output gradient backward (dQ, dK, dV and the
       // output stay 16-bit). Each cast reads the tensor and writes a byte an
       // element; current scaling, which NVFP4 training gives its attention
-      // (NVTE_DPA_FP8_RECIPE), reads it once more for its amax first.
+      // (NVTE_DPA_FP8_RECIPE), reads it once more for its amax first (taken
+      // the same for MXFP4, whose attention recipe is not published).
       const bool amax_pass = tensorwise || prec == hw::Precision::kFp4;
       const double per_element = (amax_pass ? 2 : 1) * kActivationBytes + 1;
       const auto cast = [&](int64_t width_elems) {
@@ -278,10 +284,6 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       const int64_t v_width = m_.mla() ? heads_local * v_hd : kv_local * v_hd;
       attn_f += cast(heads_local * hd + k_width + v_width);
       attn_b += cast(heads_local * v_hd);
-    }
-    if (m_.sliding_window > 0) {
-      c.window_saving_fwd = attn_f - kernel_time(m_.sliding_window, false);
-      c.window_saving_bwd = attn_b - kernel_time(m_.sliding_window, true);
     }
   } else {
     // Unfused attention: per head, scores = Q K^T and context = P V as

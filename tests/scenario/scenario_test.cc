@@ -584,10 +584,11 @@ TEST(ScenarioErrors, Flash2OnlyOnHopperOrAmpereAndWithFlashAttention) {
   EXPECT_EQ(error_of(fine), "no error");
 }
 
-// FP8 attention runs inside Transformer Engine's FP8 autocast, on FP8
-// tensor cores, as the part's own flash kernel: a bf16 plan, an A100, an
-// unfused or FlashAttention-2 plan and an edge site's fine-tuning are each
-// refused at the field's line; FP8 and FP4 plans on Hopper or Blackwell pass.
+// FP8 attention runs inside Transformer Engine's FP8 autocast, as the
+// part's own flash kernel: a bf16 plan (an A100's too, whose training
+// cannot be FP8 at all), an unfused or FlashAttention-2 plan and an edge
+// site's fine-tuning are each refused at the field's line; FP8 and FP4
+// plans on Hopper or Blackwell pass.
 TEST(ScenarioErrors, Fp8AttentionNeedsFp8TrainingTensorCoresAndTheFlashKernel) {
   const auto plan = [](const std::string& system, const std::string& training) {
     return "model: llama3-8b\ncluster: {system: " + system + ", gpus: 8}\ntraining:\n" + training +

@@ -329,6 +329,13 @@ TEST(Memory, Fp8LinearsKeepTheirInputsQuantized) {
   const int64_t fp8 = activations(hw::Precision::kFp8, Fp8Recipe::kTensorwise);
   t.fp8_attention = true;
   EXPECT_EQ(fp8 - activations(hw::Precision::kFp8, Fp8Recipe::kTensorwise), 32LL * 4096 * 6144);
+  // Under selective recomputation core attention is replayed: its checkpoint
+  // keeps the 16-bit Q, K and V, and the FP8 copies live only inside the
+  // replay, so FP8 attention saves nothing.
+  t.recompute = Recompute::kSelective;
+  const int64_t replayed_fp8 = activations(hw::Precision::kFp8, Fp8Recipe::kTensorwise);
+  t.fp8_attention = false;
+  EXPECT_EQ(replayed_fp8, activations(hw::Precision::kFp8, Fp8Recipe::kTensorwise));
 }
 
 TEST(Memory, AStandaloneMtpModuleKeepsItsActivationsOnItsOwnRank) {

@@ -206,6 +206,42 @@ TEST(AttentionKernel, Fp8AttentionRunsTheKernelsAtFp8AndCastsTheirInputs) {
   EXPECT_LT(fp8.backward[0].compute, bf16.backward[0].compute);
 }
 
+TEST(AttentionKernel, Fp8AttentionCastsOnSlidingLayersToo) {
+  // GPT-OSS 120B on one B200 at 4,096 tokens in FP8 (delayed scaling): 18
+  // of its 36 layers attend to a 128-token window, the other 18 to the
+  // whole causal sequence. A window shortens the kernel, not the casts:
+  // every layer casts Q (64 heads of 64 = 4,096 wide), K and V (8 KV heads:
+  // 512 each) forward, 5,120 x 4,096 tokens x 3 B, and the output gradient
+  // (4,096 wide) backward, 4,096 x 4,096 x 3 B; and every layer's kernel
+  // moves from its BF16 to its FP8 time.
+  const ModelSpec& m = find_model("gpt-oss-120b");
+  ParallelPlan p;
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = 1;
+  t.precision = hw::Precision::kFp8;
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  const auto stage = [&](bool fp8) {
+    t.fp8_attention = fp8;
+    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+             return SimTime::zero();
+           }).stage(0);
+  };
+  const StageCost fp8 = stage(true), bf16 = stage(false);
+  const auto k = hw::AttentionKernel::kFlash;
+  const auto kernel_f = [&](int64_t w, hw::Precision q) { return cm.attention_fwd(1, 4096, 64, 64, true, w, k, q); };
+  const auto kernel_b = [&](int64_t w, hw::Precision q) { return cm.attention_bwd(1, 4096, 64, 64, true, w, k, q); };
+  const auto f8 = hw::Precision::kFp8, b16 = hw::Precision::kBf16;
+  const SimTime cast_f = cm.memory_bound(core::Bytes(int64_t{5120} * 4096 * 3));
+  const SimTime cast_b = cm.memory_bound(core::Bytes(int64_t{4096} * 4096 * 3));
+  const SimTime fwd = (kernel_f(0, f8) - kernel_f(0, b16)) * 18 + (kernel_f(128, f8) - kernel_f(128, b16)) * 18 +
+                      cast_f * 36;
+  const SimTime bwd = (kernel_b(0, f8) - kernel_b(0, b16)) * 18 + (kernel_b(128, f8) - kernel_b(128, b16)) * 18 +
+                      cast_b * 36;
+  EXPECT_EQ(fp8.forward[0].compute - bf16.forward[0].compute, fwd);
+  EXPECT_EQ(fp8.backward[0].compute - bf16.backward[0].compute, bwd);
+}
+
 TEST(AttentionKernel, DropoutAddsItsRandomNumbersToEachFlashKernel) {
   // GPT 1.7B (Megatron-Core, dropout 0.1) on one H200 at 4,096 tokens: with
   // dropout each of its 24 layers' flash kernels also draws a number per
