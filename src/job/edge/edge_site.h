@@ -8,7 +8,7 @@
 // model whose inputs EdgeInputs names:
 //   collect   samples x bytes_per_sample / staging_rate (+ the rest of a
 //             base-model pull still in progress)
-//   train     ceil(samples x epochs / (batch_per_gpu x training GPUs)) steps of
+//   train     ceil(samples x epochs / (batch_per_gpu x training GPUs / cp)) steps of
 //             workload::train_step_time (slowed by 1 / clock_fraction while a
 //             thermal throttle lasts) + the gradient all-reduce of the
 //             trainable parameters (bf16, not overlapped), delayed by a
