@@ -53,6 +53,11 @@ SimTime LibraryModel::hop_latency(LinkClass l, AlgoClass a, Protocol p) const {
   return ideal ? SimTime::zero() : us(kHwLat[idx(l)][idx(a)][idx(p)]);
 }
 
+SimTime LibraryModel::ring_step_floor(Protocol p, int domains) const {
+  if (ideal || domains <= 1) return SimTime::zero();
+  return us(net_overhead_us * (p == Protocol::kSimple ? 3.0 : 1.0));
+}
+
 SimTime LibraryModel::nvls_tree_net_latency() const { return ideal ? SimTime::zero() : us(20.9); }
 
 double LibraryModel::ll_max_busbw_GBps(int nodes) const {
@@ -112,6 +117,7 @@ LibraryModel nccl_library(const hw::System& system) {
   m.ll_max_GBps[0] = arch.ll_max_one_node_GBps;
   m.ll_max_GBps[1] = amd_cpu ? 22.5 : 39.0;
   m.ll_max_GBps[2] = amd_cpu ? 19.0 : 20.4;
+  m.net_overhead_us = amd_cpu ? 2.0 : 1.0;
   return m;
 }
 

@@ -48,6 +48,9 @@ struct LibraryModel {
   // that overlaps a collective loses this many SMs.
   int collective_ctas = 0;
   double ll_max_GBps[3] = {0, 0, 0};  // LL bus-bandwidth cap: 1 node, 2 nodes, 3 or more
+  // NCCL's cost to post a network operation (tuning.cc getNetOverhead: 1 us
+  // on Intel hosts and by default, 2 us on AMD x86 hosts).
+  double net_overhead_us = 1.0;
 
   double efficiency(Protocol p) const;
   // NCCL's cap on an LL collective's bus bandwidth (llMaxBws, GB/s): by GPU
@@ -61,6 +64,13 @@ struct LibraryModel {
   // more; Blackwell 96.0 / 80.0; 0 = none (one node, or no NVLS).
   double nvls_tree_max_per_head_GBps(int nodes) const;
   SimTime base_latency(AlgoClass a, Protocol p) const;
+  // The least a step of a ring all-reduce, all-gather or reduce-scatter
+  // takes once the ring crosses domains: NCCL's ring latency charges every
+  // intra-node step max(its hop latency, the network post overhead), x3
+  // for Simple (tuning.cc: intraLat = max(intraLat, netOverhead)), because
+  // every step waits on the proxy that posts the ring's network hops.
+  // Zero on one domain.
+  SimTime ring_step_floor(Protocol p, int domains) const;
   SimTime hop_latency(LinkClass l, AlgoClass a, Protocol p) const;
   // One level of NVLSTree's tree across domains (tuning.cc hwLat[NET]
   // [NVLS_TREE][Simple] = 20.9 us, above the plain tree's 14).

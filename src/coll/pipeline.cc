@@ -158,7 +158,7 @@ void add_parallel_edges(Schedule& s, const Group& g, const std::vector<Edge>& ed
 }
 
 SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
-                         Protocol p) {
+                         Protocol p, SimTime floor) {
   if (edges.empty()) return SimTime::zero();
   // An even, deterministic sample of at most 4,096 edges keeps 100k-rank
   // rings from routing every edge just to average a latency.
@@ -169,7 +169,7 @@ SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const L
     const Edge& e = edges[i];
     const SimTime hw = lib.hop_latency(link_class(g, e.src, e.dst), a, p);
     const SimTime phys = physical_latency(*g.topo, g.node(e.src), g.node(e.dst));
-    sum += static_cast<long double>(std::max(hw, phys).count_ps());
+    sum += static_cast<long double>(std::max({hw, phys, floor}).count_ps());
   }
   return SimTime::ps(static_cast<int64_t>(std::llround(sum / n)));
 }

@@ -57,9 +57,9 @@ void add_parallel_edges(Schedule& s, const Group& g, const std::vector<Edge>& ed
                         int64_t loops, Fidelity f, const std::string& label);
 
 // max(library hop latency for the edge's link class, physical path
-// latency), averaged over the edges.
+// latency, floor), averaged over the edges.
 SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
-                         Protocol p);
+                         Protocol p, SimTime floor = SimTime::zero());
 
 // NCCL-style double binary tree over m nodes: parent of each (-1 = root).
 std::vector<int> btree_parents(int m, int tree);

@@ -66,8 +66,11 @@ Schedule build_ring(const Group& g, const Request& r, const LibraryModel& lib) {
   // Broadcast and reduce chains keep the ring's.
   const bool one_per_node = g.domains.size() == static_cast<size_t>(n) && n > 1;
   const bool exposed = one_per_node && (r.op == Op::kAllReduce || r.op == Op::kAllGather || r.op == Op::kReduceScatter);
+  const bool whole_ring = r.op == Op::kAllReduce || r.op == Op::kAllGather || r.op == Op::kReduceScatter;
+  const SimTime floor =
+      whole_ring ? lib.ring_step_floor(r.protocol, static_cast<int>(g.domains.size())) : SimTime::zero();
   const SimTime hop =
-      detail::mean_hop_latency(g, all_edges, lib, exposed ? AlgoClass::kTree : AlgoClass::kRing, r.protocol);
+      detail::mean_hop_latency(g, all_edges, lib, exposed ? AlgoClass::kTree : AlgoClass::kRing, r.protocol, floor);
   int64_t nsteps = 0;
   switch (r.op) {
     case Op::kAllReduce:

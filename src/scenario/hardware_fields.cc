@@ -207,7 +207,8 @@ const std::vector<Field<System>>& system_fields() {
       {"cpu", Kind::kString, by_default(""), {}, "the host CPU, for reports",
        [](S& s, const Value& v) { s.cpu = v.text; }, [](const S& s) { return s.cpu; }, {}},
       {"cpu_vendor", Kind::kEnum, by_default("intel"), {},
-       "the host CPU's vendor (NCCL caps LL bandwidth across nodes lower on AMD hosts)",
+       "the host CPU's vendor (on AMD hosts NCCL caps LL bandwidth across nodes lower and a ring that crosses "
+       "nodes waits 2 us, not 1, to post each network step)",
        [](S& s, const Value& v) {
          s.cpu_vendor = v.text == "amd" ? hw::CpuVendor::kAmd
                         : v.text == "nvidia" ? hw::CpuVendor::kNvidia

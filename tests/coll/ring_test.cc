@@ -156,6 +156,32 @@ TEST(Ring, OneRankPerNodeExposesTheTreesNetworkLatency) {
   EXPECT_LT(two_per_node.time.micros(), 50.0);
 }
 
+TEST(Ring, AcrossNodesEveryStepWaitsAtLeastTheNetworkPostOverhead) {
+  // NCCL's ring latency (tuning.cc) charges each intra-node step of a ring
+  // that crosses nodes max(its hop latency, the network post overhead),
+  // x3 for Simple: 1 us on Intel hosts (3 us, under NVLink's 3.4), 2 us on
+  // AMD hosts (6 us). A 4 KB Simple all-reduce on 2 DGX H100 nodes (16
+  // ranks, 30 steps; each channel's ring has 14 NVLink edges and 2 network
+  // ones): with AMD hosts the mean hop grows by 14/16 x (6 - 3.4) = 2.275
+  // us, 68.25 us over the 30 steps. On one node there is no network to
+  // post to and the host makes no difference.
+  const auto run = [](int gpus, hw::CpuVendor vendor) {
+    topo::ClusterSpec s = testing::cluster_spec("dgx-h100", gpus);
+    s.system.cpu_vendor = vendor;
+    Fixture fx(topo::build_cluster(s), nccl_library(s.system));
+    std::vector<uint32_t> all(gpus);
+    for (int i = 0; i < gpus; ++i) all[i] = static_cast<uint32_t>(i);
+    CollectiveRunner runner(fx.topo, fx.reg, fx.lib, testing::flow);
+    Request r;
+    r.op = Op::kAllReduce;
+    r.bytes = Bytes(4096);
+    r.protocol = Protocol::kSimple;
+    return runner.run(make_group(fx.topo, all), r, "ring").time.micros();
+  };
+  EXPECT_NEAR(run(16, hw::CpuVendor::kAmd) - run(16, hw::CpuVendor::kIntel), 68.25, 1.0);
+  EXPECT_DOUBLE_EQ(run(8, hw::CpuVendor::kAmd), run(8, hw::CpuVendor::kIntel));
+}
+
 TEST(Hierarchical, CrossesTheFabricWithOnlyASlicePerGpu) {
   // 4 DGX H100 nodes: the inter-node stage carries 2(m-1)/m of S/8 per NIC.
   auto fx = cluster("dgx-h100", 32);
