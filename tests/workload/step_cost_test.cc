@@ -7,6 +7,7 @@
 
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "hw/catalog.h"
 #include "hw/compute_model.h"
@@ -21,6 +22,22 @@ struct Step {
   SimTime recompute, tp_comm;
   int64_t all_to_alls = 0;
 };
+
+// Stage 0 of `m` on one GPU at `t`, its collectives free: what the compute
+// costs alone.
+StageCost compute_only(const ModelSpec& m, const TrainingSpec& t, const hw::ComputeModel& cm) {
+  return StepCostModel(m, ParallelPlan{}, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+           return SimTime::zero();
+         }).stage(0);
+}
+
+// One sequence of 4,096 tokens a step.
+TrainingSpec one_sequence() {
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = 1;
+  return t;
+}
 
 // Stage 0's one chunk, backward, of `m` on TP `tp` (sequence-parallel) and
 // EP `ep`, 4,096 tokens, selective with `modules`; every collective takes
@@ -128,17 +145,8 @@ TEST(SlidingWindow, EachSlidingLayerRunsTheWindowedKernel) {
   ModelSpec full = m;
   full.sliding_window = 0;
   full.full_attention_step = 0;
-  ParallelPlan p;
-  TrainingSpec t;
-  t.seq_len = 4096;
-  t.global_batch = 1;
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
-  const auto stage = [&](const ModelSpec& model) {
-    return StepCostModel(model, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
-             return SimTime::zero();
-           }).stage(0);
-  };
-  const StageCost slides = stage(m), attends = stage(full);
+  const StageCost slides = compute_only(m, one_sequence(), cm), attends = compute_only(full, one_sequence(), cm);
   const SimTime fwd_saving = cm.attention_fwd(1, 4096, 64, 64, true) - cm.attention_fwd(1, 4096, 64, 64, true, 128);
   const SimTime bwd_saving = cm.attention_bwd(1, 4096, 64, 64, true) - cm.attention_bwd(1, 4096, 64, 64, true, 128);
   EXPECT_EQ(attends.forward[0].compute - slides.forward[0].compute, fwd_saving * 18);
@@ -152,16 +160,11 @@ TEST(AttentionKernel, FlashAttention2ChangesOnlyTheAttentionKernels) {
   // FlashAttention-2's H100 rate instead of the part's best; nothing else in
   // the step changes, so forward and backward move by 32 x the difference.
   const ModelSpec& m = find_model("llama3-8b");
-  ParallelPlan p;
-  TrainingSpec t;
-  t.seq_len = 4096;
-  t.global_batch = 1;
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
   const auto stage = [&](hw::AttentionKernel kernel) {
+    TrainingSpec t = one_sequence();
     t.attention_kernel = kernel;
-    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
-             return SimTime::zero();
-           }).stage(0);
+    return compute_only(m, t, cm);
   };
   const StageCost best = stage(hw::AttentionKernel::kFlash), fa2 = stage(hw::AttentionKernel::kFlash2);
   const auto k2 = hw::AttentionKernel::kFlash2;
@@ -172,6 +175,17 @@ TEST(AttentionKernel, FlashAttention2ChangesOnlyTheAttentionKernels) {
   EXPECT_GT(fwd, SimTime::zero());
 }
 
+// Stage 0 of `m` in FP8 with delayed scaling, with FP8 attention and
+// without.
+std::pair<StageCost, StageCost> with_and_without_fp8_attention(const ModelSpec& m, const hw::ComputeModel& cm) {
+  TrainingSpec t = one_sequence();
+  t.precision = hw::Precision::kFp8;
+  t.fp8_attention = true;
+  const StageCost on = compute_only(m, t, cm);
+  t.fp8_attention = false;
+  return {on, compute_only(m, t, cm)};
+}
+
 TEST(AttentionKernel, Fp8AttentionRunsTheKernelsAtFp8AndCastsTheirInputs) {
   // Llama 3 8B on one B200 at 4,096 tokens in FP8 with delayed scaling: with
   // FP8 attention each of its 32 layers runs its flash kernels (32 heads of
@@ -180,19 +194,8 @@ TEST(AttentionKernel, Fp8AttentionRunsTheKernelsAtFp8AndCastsTheirInputs) {
   // V (8 KV heads: 1,024 each), 6,144 x 4,096 tokens x 3 B = 75.5 MB;
   // backward the output gradient, 4,096 wide, 50.3 MB. Nothing else moves.
   const ModelSpec& m = find_model("llama3-8b");
-  ParallelPlan p;
-  TrainingSpec t;
-  t.seq_len = 4096;
-  t.global_batch = 1;
-  t.precision = hw::Precision::kFp8;
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
-  const auto stage = [&](bool fp8) {
-    t.fp8_attention = fp8;
-    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
-             return SimTime::zero();
-           }).stage(0);
-  };
-  const StageCost fp8 = stage(true), bf16 = stage(false);
+  const auto [fp8, bf16] = with_and_without_fp8_attention(m, cm);
   const auto f8 = hw::AttentionKernel::kFlash;
   const auto kernel_f = [&](hw::Precision q) { return cm.attention_fwd(1, 4096, 32, 128, true, 0, f8, q); };
   const auto kernel_b = [&](hw::Precision q) { return cm.attention_bwd(1, 4096, 32, 128, true, 0, f8, q); };
@@ -215,19 +218,8 @@ TEST(AttentionKernel, Fp8AttentionCastsOnSlidingLayersToo) {
   // (4,096 wide) backward, 4,096 x 4,096 x 3 B; and every layer's kernel
   // moves from its BF16 to its FP8 time.
   const ModelSpec& m = find_model("gpt-oss-120b");
-  ParallelPlan p;
-  TrainingSpec t;
-  t.seq_len = 4096;
-  t.global_batch = 1;
-  t.precision = hw::Precision::kFp8;
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
-  const auto stage = [&](bool fp8) {
-    t.fp8_attention = fp8;
-    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
-             return SimTime::zero();
-           }).stage(0);
-  };
-  const StageCost fp8 = stage(true), bf16 = stage(false);
+  const auto [fp8, bf16] = with_and_without_fp8_attention(m, cm);
   const auto k = hw::AttentionKernel::kFlash;
   const auto kernel_f = [&](int64_t w, hw::Precision q) { return cm.attention_fwd(1, 4096, 64, 64, true, w, k, q); };
   const auto kernel_b = [&](int64_t w, hw::Precision q) { return cm.attention_bwd(1, 4096, 64, 64, true, w, k, q); };
@@ -251,19 +243,13 @@ TEST(AttentionKernel, DropoutAddsItsRandomNumbersToEachFlashKernel) {
   // there either way (memory-bound passes).
   ModelSpec with = find_model("mcore-1.7b");
   ASSERT_TRUE(with.dropout);
-  ParallelPlan p;
-  TrainingSpec t;
-  t.seq_len = 4096;
-  t.global_batch = 1;
   const hw::CalibrationTable table =
       hw::load_calibration(std::string(ANATOMY_SOURCE_DIR) + "/data/calibration/h200.json");
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H200"), &table);
   const auto stage = [&](bool drop) {
     ModelSpec m = with;
     m.dropout = drop;
-    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
-             return SimTime::zero();
-           }).stage(0);
+    return compute_only(m, one_sequence(), cm);
   };
   const StageCost on = stage(true), off = stage(false);
   const SimTime fwd = cm.attention_dropout(1, 4096, 16, true, 0, false);
