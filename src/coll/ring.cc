@@ -64,9 +64,9 @@ Schedule build_ring(const Group& g, const Request& r, const LibraryModel& lib) {
   // exposed", so a ring's network hops take the tree's network latency
   // (LL 5.0 and LL128 8.5 us instead of 2.7 and 4.0; Simple 14 either way).
   // Broadcast and reduce chains keep the ring's.
-  const bool one_per_node = g.domains.size() == static_cast<size_t>(n) && n > 1;
-  const bool exposed = one_per_node && (r.op == Op::kAllReduce || r.op == Op::kAllGather || r.op == Op::kReduceScatter);
   const bool whole_ring = r.op == Op::kAllReduce || r.op == Op::kAllGather || r.op == Op::kReduceScatter;
+  const bool one_per_node = g.domains.size() == static_cast<size_t>(n) && n > 1;
+  const bool exposed = one_per_node && whole_ring;
   const SimTime floor =
       whole_ring ? lib.ring_step_floor(r.protocol, static_cast<int>(g.domains.size())) : SimTime::zero();
   const SimTime hop =
