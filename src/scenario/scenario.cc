@@ -202,6 +202,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
       fail(fmt::format("true needs FP8 or FP4 training (Transformer Engine's FP8 attention runs inside its FP8 "
                        "autocast); training.precision is {}",
                        hw::to_string(s.training.precision)));
+    // FP4 training can be asked of a part with FP4 but no FP8 tensor cores
+    // (a custom accelerator); its attention would then have nothing to run on.
+    else if (hw::peak_tflops(s.cluster.system.gpu, hw::Precision::kFp8) <= 0)
+      fail(fmt::format("true needs FP8 tensor cores, which the {} does not have", s.cluster.system.gpu.name));
     else if (!s.training.flash_attention)
       fail("true is a flash attention kernel's; flash_attention is false");
     else if (s.training.attention_kernel != hw::AttentionKernel::kFlash)

@@ -159,27 +159,40 @@ TEST(Ring, OneRankPerNodeExposesTheTreesNetworkLatency) {
 TEST(Ring, AcrossNodesEveryStepWaitsAtLeastTheNetworkPostOverhead) {
   // NCCL's ring latency (tuning.cc) charges each intra-node step of a ring
   // that crosses nodes max(its hop latency, the network post overhead),
-  // x3 for Simple: 1 us on Intel hosts (3 us, under NVLink's 3.4), 2 us on
-  // AMD hosts (6 us). A 4 KB Simple all-reduce on 2 DGX H100 nodes (16
-  // ranks, 30 steps; each channel's ring has 14 NVLink edges and 2 network
-  // ones): with AMD hosts the mean hop grows by 14/16 x (6 - 3.4) = 2.275
-  // us, 68.25 us over the 30 steps. On one node there is no network to
-  // post to and the host makes no difference.
-  const auto run = [](int gpus, hw::CpuVendor vendor) {
+  // x3 for Simple: 1 us on Intel hosts (3 us for Simple, under NVLink's
+  // 3.4; for LL, 1 us is above NVLink's 0.6), 2 us on AMD hosts (6 us for
+  // Simple). A 4 KB Simple all-reduce on 2 DGX H100 nodes (16 ranks, 30
+  // steps; each channel's ring has 14 NVLink edges and 2 network ones):
+  // with AMD hosts the mean hop grows by 14/16 x (6 - 3.4) = 2.275 us,
+  // 68.25 us over the 30 steps. On one node there is no network to post
+  // to and the host makes no difference.
+  // Each run against the same library with no post overhead (NCCL_NET_OVERHEAD=0).
+  const auto extra_us = [](int gpus, hw::CpuVendor vendor, Op op, Protocol protocol) {
     topo::ClusterSpec s = testing::cluster_spec("dgx-h100", gpus);
     s.system.cpu_vendor = vendor;
     Fixture fx(topo::build_cluster(s), nccl_library(s.system));
+    LibraryModel none = fx.lib;
+    none.net_overhead_us = 0;
     std::vector<uint32_t> all(gpus);
     for (int i = 0; i < gpus; ++i) all[i] = static_cast<uint32_t>(i);
-    CollectiveRunner runner(fx.topo, fx.reg, fx.lib, testing::flow);
     Request r;
-    r.op = Op::kAllReduce;
+    r.op = op;
     r.bytes = Bytes(4096);
-    r.protocol = Protocol::kSimple;
-    return runner.run(make_group(fx.topo, all), r, "ring").time.micros();
+    r.protocol = protocol;
+    const auto time_us = [&](const LibraryModel& lib) {
+      CollectiveRunner runner(fx.topo, fx.reg, lib, testing::flow);
+      return runner.run(make_group(fx.topo, all), r, "ring").time.micros();
+    };
+    return time_us(fx.lib) - time_us(none);
   };
-  EXPECT_NEAR(run(16, hw::CpuVendor::kAmd) - run(16, hw::CpuVendor::kIntel), 68.25, 1.0);
-  EXPECT_DOUBLE_EQ(run(8, hw::CpuVendor::kAmd), run(8, hw::CpuVendor::kIntel));
+  EXPECT_NEAR(extra_us(16, hw::CpuVendor::kAmd, Op::kAllReduce, Protocol::kSimple), 68.25, 1.0);
+  EXPECT_NEAR(extra_us(16, hw::CpuVendor::kIntel, Op::kAllReduce, Protocol::kSimple), 0.0, 1e-6);
+  // LL on Intel hosts: 1 us over the NVLink hop's max(0.6, the 0.7 us
+  // physical path), 14/16 x 0.3 x 30 = 7.875 us.
+  EXPECT_NEAR(extra_us(16, hw::CpuVendor::kIntel, Op::kAllReduce, Protocol::kLL), 7.875, 0.5);
+  // A broadcast's chain and a ring on one node pay none of it.
+  EXPECT_NEAR(extra_us(16, hw::CpuVendor::kAmd, Op::kBroadcast, Protocol::kSimple), 0.0, 1e-6);
+  EXPECT_NEAR(extra_us(8, hw::CpuVendor::kAmd, Op::kAllReduce, Protocol::kSimple), 0.0, 1e-6);
 }
 
 TEST(Hierarchical, CrossesTheFabricWithOnlyASlicePerGpu) {

@@ -584,11 +584,12 @@ TEST(ScenarioErrors, Flash2OnlyOnHopperOrAmpereAndWithFlashAttention) {
   EXPECT_EQ(error_of(fine), "no error");
 }
 
-// FP8 attention runs inside Transformer Engine's FP8 autocast, as the
-// part's own flash kernel: a bf16 plan (an A100's too, whose training
-// cannot be FP8 at all), an unfused or FlashAttention-2 plan and an edge
-// site's fine-tuning are each refused at the field's line; FP8 and FP4
-// plans on Hopper or Blackwell pass.
+// FP8 attention runs inside Transformer Engine's FP8 autocast, on FP8
+// tensor cores, as the part's own flash kernel: a bf16 plan (an A100's
+// too, whose training cannot be FP8 at all), FP4 training on a part
+// without FP8 tensor cores, an unfused or FlashAttention-2 plan and an
+// edge site's fine-tuning are each refused at the field's line; FP8 and
+// FP4 plans on Hopper or Blackwell pass.
 TEST(ScenarioErrors, Fp8AttentionNeedsFp8TrainingTensorCoresAndTheFlashKernel) {
   const auto plan = [](const std::string& system, const std::string& training) {
     return "model: llama3-8b\ncluster: {system: " + system + ", gpus: 8}\ntraining:\n" + training +
@@ -606,6 +607,20 @@ TEST(ScenarioErrors, Fp8AttentionNeedsFp8TrainingTensorCoresAndTheFlashKernel) {
   EXPECT_EQ(error_of(plan("dgx-b200", "  precision: fp4\n")), "no error");
   const std::string a100 = "model: llama3-8b\ncluster: {system: dgx-a100, gpus: 8}\ntraining:\n  fp8_attention: true\n";
   EXPECT_NE(error_of(a100).find("training.fp8_attention"), std::string::npos) << error_of(a100);
+  // A custom part with FP4 tensor cores and no FP8 ones trains in FP4, but
+  // FP8 attention has nothing to run on.
+  const std::string fp4_only =
+      "model: llama3-8b\n"
+      "cluster:\n"
+      "  system:\n"
+      "    preset: dgx-b200\n"
+      "    gpu: {preset: B200, name: fp4-only, fp8_tflops: 0}\n"
+      "  gpus: 8\n"
+      "training:\n"
+      "  precision: fp4\n"
+      "  fp8_attention: true\n";
+  EXPECT_EQ(error_of(fp4_only),
+            "s.yaml:9: training.fp8_attention: true needs FP8 tensor cores, which the fp4-only does not have");
   const std::string edge =
       "cluster: {system: dgx-h100, gpus: 8}\n"
       "training: {precision: fp8, fp8_attention: true}\n"
