@@ -171,19 +171,9 @@ TEST(Ring, AcrossNodesEveryStepWaitsAtLeastTheNetworkPostOverhead) {
     topo::ClusterSpec s = testing::cluster_spec("dgx-h100", gpus);
     s.system.cpu_vendor = vendor;
     Fixture fx(topo::build_cluster(s), nccl_library(s.system));
-    LibraryModel none = fx.lib;
-    none.net_overhead_us = 0;
-    std::vector<uint32_t> all(gpus);
-    for (int i = 0; i < gpus; ++i) all[i] = static_cast<uint32_t>(i);
-    Request r;
-    r.op = op;
-    r.bytes = Bytes(4096);
-    r.protocol = protocol;
-    const auto time_us = [&](const LibraryModel& lib) {
-      CollectiveRunner runner(fx.topo, fx.reg, lib, testing::flow);
-      return runner.run(make_group(fx.topo, all), r, "ring").time.micros();
-    };
-    return time_us(fx.lib) - time_us(none);
+    const double with = fx.run(op, Bytes(4096), "ring", Fidelity::kStep, protocol).time.micros();
+    fx.lib.net_overhead_us = 0;
+    return with - fx.run(op, Bytes(4096), "ring", Fidelity::kStep, protocol).time.micros();
   };
   EXPECT_NEAR(extra_us(16, hw::CpuVendor::kAmd, Op::kAllReduce, Protocol::kSimple), 68.25, 1.0);
   EXPECT_NEAR(extra_us(16, hw::CpuVendor::kIntel, Op::kAllReduce, Protocol::kSimple), 0.0, 1e-6);
