@@ -43,6 +43,7 @@ EdgeRun run_edge(const scenario::Scenario& s) {
     in.compute = &compute;
     in.pace_training = s.gpu_rate_spread;
     in.precision = s.training.precision;
+    in.fp8_attention = s.training.fp8_attention;
     in.gpus = s.cluster.gpus;
     in.gpus_per_host = s.cluster.system.gpus_per_host;
     in.hbm_per_gpu = s.cluster.system.gpu.hbm_capacity;

@@ -82,9 +82,10 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
     const job::edge::EdgeResult& r = run.result;
     c.simulated_time = r.step_time;
     c.simulated = static_cast<double>(r.samples_per_step) / r.step_time.seconds();
-    c.note = fmt::format("step {:.3f} s on {} GPUs: {} fine-tuning of {}, {}, all-reduce {}", r.step_time.seconds(),
+    c.note = fmt::format("step {:.3f} s on {} GPUs: {} fine-tuning of {}, {}{}, all-reduce {}", r.step_time.seconds(),
                          r.training_gpus, workload::to_string(s.edge->retrain.mode), run.model.name,
-                         hw::to_string(s.training.precision), core::format_time(r.allreduce_time));
+                         hw::to_string(s.training.precision), s.training.fp8_attention ? " with FP8 attention" : "",
+                         core::format_time(r.allreduce_time));
     c.ran = true;
     return c;
   }

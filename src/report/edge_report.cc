@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/time.h"
+#include "hw/precision.h"
 #include "report/format.h"
 #include "report/schema.h"
 
@@ -43,9 +44,10 @@ std::string edge_text(const scenario::Scenario& s, const EdgeResult& r, const Ed
       e.serving.lines, core::format_time(e.serving.budget), core::format_time(e.serving.network_budget),
       core::format_time(r.inference_time), 100 * r.serving_load);
   out += fmt::format(
-      "# retrain: every {}, {} on {} GPU(s), {} samples x {} epoch(s), batch {}/{}; step {} (all-reduce {} of {} "
-      "trainable parameters)\n",
-      core::format_time(e.retrain.interval), workload::to_string(e.retrain.mode), r.training_gpus, e.retrain.samples,
+      "# retrain: every {}, {} in {}{} on {} GPU(s), {} samples x {} epoch(s), batch {}/{}; step {} (all-reduce {} of "
+      "{} trainable parameters)\n",
+      core::format_time(e.retrain.interval), workload::to_string(e.retrain.mode), hw::to_string(s.training.precision),
+      s.training.fp8_attention ? " with FP8 attention" : "", r.training_gpus, e.retrain.samples,
       e.retrain.epochs, e.retrain.batch_per_gpu,
       e.retrain.context_parallel > 1 ? fmt::format("{} GPUs (context parallel)", e.retrain.context_parallel) : "GPU",
       core::format_time(r.step_time), core::format_time(r.allreduce_time),

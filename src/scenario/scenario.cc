@@ -238,10 +238,6 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
   if (top.count("edge")) {
     s.edge = detail::read_edge(sub(top, "edge"), ctx.line_for("edge"), ctx, s.cluster.gpus);
     s.edge->seed = s.seed;
-    if (s.training.fp8_attention)
-      ctx.fail(ctx.line_for("training.fp8_attention"), "training.fp8_attention",
-               "the edge site's fine-tuning model runs attention in 16 bits; FP8 attention is modelled in training "
-               "iterations");
   }
   if (top.count("fleet")) {
     s.fleet = detail::read_fleet(sub(top, "fleet"), ctx.line_for("fleet"), ctx, s.cluster.gpus);

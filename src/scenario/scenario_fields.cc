@@ -512,7 +512,7 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "--fp8-dot-product-attention, NeMo's FP8_DPA): the flash kernel's two matmuls on the FP8 tensor pipes while "
        "the softmax's exponentials keep their rate (so the gain depends on the head width), Q, K and V cast to FP8 "
        "before it and the output gradient before its backward (with an amax pass under current scaling), the "
-       "output 16-bit",
+       "output 16-bit; an edge site's retraining step likewise (its casts as delayed scaling makes them)",
        [](T& t, const Value& v) { t.fp8_attention = v.flag; }, shows(&T::fp8_attention)},
       {"cross_entropy", Kind::kEnum, by_default("megatron"), {}, cross_entropy_help(),
        [](T& t, const Value& v) {

@@ -77,6 +77,7 @@ EdgeModel vit_b16() {
   attn.kind = ModelOp::kAttention;
   attn.name = "attention core";
   attn.m = tokens, attn.heads = heads, attn.head_dim = h / heads, attn.repeat = layers;
+  attn.qkv_width = 3 * h, attn.out_width = h;
   m.ops.push_back(qkv);
   m.ops.push_back(attn);
   m.ops.push_back(out);
@@ -122,6 +123,7 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
   attn.name = "attention core";
   // One head width (hd + v_hd) / 2 counts Q K^T and P V's FLOPs exactly (hd without MLA).
   attn.m = seq, attn.heads = t.heads, attn.head_dim = (t.head_dim() + t.value_head_dim()) / 2, attn.causal = true;
+  attn.qkv_width = q + t.k_width() + t.v_width(), attn.out_width = o;
   attn.repeat = l;
   // Sliding-window layers (GPT-OSS's even ones) run their own, windowed kernel.
   const int64_t sliding = t.sliding_layers_in(0, l);
@@ -210,23 +212,49 @@ SimTime cast_time(const ModelOp& op, int64_t width, int64_t batch, const hw::Com
   return t * op.repeat;
 }
 
+// A training step's cast of a product's weights W[k,n] to FP8/FP4, once a
+// step (Transformer Engine casts on a step's first micro-batch, frozen
+// weights as well: nothing tells it they do not change): a bf16 read and a
+// write at the product's precision, in both layouts (the backward's dX
+// reads W transposed) unless the part's FP8 GEMMs take either layout
+// (workload/step_cost.cc); NVFP4's amax pass first.
+SimTime weight_cast_time(const ModelOp& op, const hw::ComputeModel& c, hw::Precision p) {
+  if (op.kind != ModelOp::kGemm || (p != hw::Precision::kFp8 && p != hw::Precision::kFp4)) return SimTime::zero();
+  const hw::Architecture& arch = c.accelerator().arch;
+  const bool nvfp4 = p == hw::Precision::kFp4 && arch.nvfp4;
+  const double copies = p == hw::Precision::kFp8 && arch.fp8_gemm_any_layout ? 1 : 2;
+  const double elems = static_cast<double>(op.k) * static_cast<double>(op.n);
+  const double bytes = elems * ((nvfp4 ? 4 : 2) + copies * hw::bytes_of(p));
+  return c.memory_bound(core::Bytes(static_cast<int64_t>(bytes))) * op.repeat;
+}
+
 // An attention op's kernels, forward or backward: one over the sequence,
-// or under context parallelism the ring's (split_sequence).
-SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, bool backward) {
+// or under context parallelism the ring's (split_sequence). At FP8 each
+// accelerator first casts its seq / ring tokens' Q, K and V (forward) or
+// output gradient (backward): a 2-byte read and a 1-byte write an element.
+SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, bool backward,
+                       hw::Precision attn) {
   const auto kernel = [&](int64_t seq, bool causal, int64_t window) {
-    return backward ? c.attention_bwd(batch, seq, op.heads, op.head_dim, causal, window)
-                    : c.attention_fwd(batch, seq, op.heads, op.head_dim, causal, window);
+    const hw::AttentionKernel k = hw::AttentionKernel::kFlash;
+    return backward ? c.attention_bwd(batch, seq, op.heads, op.head_dim, causal, window, k, attn)
+                    : c.attention_fwd(batch, seq, op.heads, op.head_dim, causal, window, k, attn);
   };
-  if (op.ring <= 1) return kernel(op.m, op.causal, op.window) * op.repeat;
+  SimTime t;
+  if (attn == hw::Precision::kFp8) {
+    const int64_t width = backward ? op.out_width : op.qkv_width;
+    t = c.memory_bound(core::Bytes(op.m / op.ring * batch * width * 3));
+  }
+  if (op.ring <= 1) return (t + kernel(op.m, op.causal, op.window)) * op.repeat;
   const int64_t block = op.m / op.ring;
   // Without a mask nothing needs balancing: each of the ring's steps is a
   // block against another block, all of it computed.
-  if (!op.causal) return kernel(block, false, 0) * op.ring * op.repeat;
-  return (kernel(block, true, 0) + kernel(block, false, 0) * (op.ring - 1) / 2) * op.repeat;
+  if (!op.causal) return (t + kernel(block, false, 0) * op.ring) * op.repeat;
+  return (t + kernel(block, true, 0) + kernel(block, false, 0) * (op.ring - 1) / 2) * op.repeat;
 }
 
-SimTime op_forward(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
-  if (op.kind == ModelOp::kAttention) return attention_time(op, batch, c, false);
+SimTime op_forward(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, hw::Precision p,
+                   hw::Precision attn = hw::Precision::kBf16) {
+  if (op.kind == ModelOp::kAttention) return attention_time(op, batch, c, false, attn);
   return c.gemm(op.m * batch, op.n, op.k, p) * op.repeat + passes_time(op, batch, c) + cast_time(op, op.k, batch, c, p);
 }
 
@@ -336,15 +364,17 @@ SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel
 }
 
 SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_t batch, const hw::ComputeModel& c,
-                        hw::Precision p, int64_t recompute_layers) {
-  SimTime t = inference_time(m, batch, c, p);
+                        hw::Precision p, int64_t recompute_layers, bool fp8_attention) {
+  const hw::Precision attn = fp8_attention ? hw::Precision::kFp8 : hw::Precision::kBf16;
+  SimTime t;
+  for (const ModelOp& op : m.ops) t += weight_cast_time(op, c, p) + op_forward(op, batch, c, p, attn);
   for (const ModelOp& op : m.ops) {
     if (recompute_layers > 0 && op.repeat > 1)
-      t += op_forward(op, batch, c, p) * std::min(recompute_layers, op.repeat) / op.repeat;
+      t += op_forward(op, batch, c, p, attn) * std::min(recompute_layers, op.repeat) / op.repeat;
     const bool weights = mode == FineTune::kFull || (mode == FineTune::kFrozenBackbone && op.head);
     const bool inputs = mode == FineTune::kFull || mode == FineTune::kLora;
     if (op.kind == ModelOp::kAttention) {
-      if (inputs) t += attention_time(op, batch, c, true);
+      if (inputs) t += attention_time(op, batch, c, true, attn);
       continue;
     }
     if (inputs || weights) t += cast_time(op, op.n, batch, c, p);  // dY, once for both products

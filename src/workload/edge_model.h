@@ -34,7 +34,15 @@
 // the products that repeat (a transformer's per-layer products).
 // FP8 and FP4 products also pay the framework's casts, memory-bound: the
 // input X[m,k] read in bf16 and written at the product's precision before
-// the forward product, dY[m,n] likewise before the backward ones.
+// the forward product, dY[m,n] likewise before the backward ones; a
+// fine-tuning step also casts every product's weights once (frozen ones
+// too: Transformer Engine recasts them on each step's first micro-batch).
+// FP8 attention (Transformer Engine's FP8 DotProductAttention, which
+// MLPerf's NVIDIA LoRA recipes turn on with FP8_DPA=1) runs a fine-tuning
+// step's flash kernels at FP8 (hw::ComputeModel::attention_fwd) and casts
+// their 16-bit inputs first: Q, K and V forward, the output gradient
+// backward, each read at 2 B and written at 1 B an element (delayed
+// scaling, the recipe those configs set: no amax pass of its own).
 //
 //   const EdgeModel& m = find_edge_model("resnet-50");
 //   m.forward_flops();   // 8.18e9
@@ -61,6 +69,9 @@ struct ModelOp {
   // heads x head_dim (causal for decoders).
   int64_t m = 0, n = 0, k = 0;
   int64_t heads = 0, head_dim = 0;
+  // kAttention: elements per token of Q, K and V together, and of the
+  // output (what FP8 attention casts forward and backward).
+  int64_t qkv_width = 0, out_width = 0;
   bool causal = false;
   int64_t window = 0;       // kAttention, causal: a sliding window of this many tokens (0: none)
   // kAttention: the sequence is split over this many accelerators (context
@@ -121,8 +132,10 @@ EdgeModel split_sequence(const EdgeModel& m, int cp);
 core::SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p);
 // One fine-tuning step of `batch` samples on one accelerator: forward,
 // backward as the mode needs, the forward again of `recompute_layers`
-// layers, and AdamW over the trainable parameters.
+// layers, and AdamW over the trainable parameters; with `fp8_attention`
+// the flash kernels at FP8 and their casts (FP8 or FP4 training only: the
+// caller checks).
 core::SimTime train_step_time(const EdgeModel& m, FineTune f, int lora_rank, int64_t batch, const hw::ComputeModel& c,
-                              hw::Precision p, int64_t recompute_layers = 0);
+                              hw::Precision p, int64_t recompute_layers = 0, bool fp8_attention = false);
 
 }  // namespace anatomy::workload

@@ -212,6 +212,63 @@ TEST(EdgeModel, Fp8ProductsPayTheCastOfTheirInputs) {
   EXPECT_EQ(inference_time(m, 1, c, hw::Precision::kBf16), c.gemm(4096, 8192, 8192, hw::Precision::kBf16));
 }
 
+TEST(EdgeModel, AnFp8StepCastsEveryWeightOnce) {
+  // One 4096 x 8192 x 8192 product, fully fine-tuned in FP8: besides its
+  // inputs' casts (X forward, dY backward: 4096 x 8192 x 3 B each) the step
+  // casts its weight W[8192, 8192] once, a bf16 read and an FP8 write. On
+  // MI300X, whose FP8 GEMMs take one layout, the write is twice (W and its
+  // transpose for dX): 8192^2 x 4 B; on B200 once: 8192^2 x 3 B.
+  EdgeModel m;
+  ModelOp op;
+  op.name = "one product";
+  op.m = 4096, op.n = 8192, op.k = 8192;
+  m.ops = {op};
+  const auto f8 = hw::Precision::kFp8;
+  for (const auto& [part, weight_bytes] : {std::pair{"MI300X", 4}, std::pair{"B200", 3}}) {
+    const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator(part), nullptr);
+    const core::SimTime cast = c.memory_bound(core::Bytes(int64_t{4096} * 8192 * 3));
+    const core::SimTime products =
+        c.gemm(4096, 8192, 8192, f8) + c.gemm(4096, 8192, 8192, f8) + c.gemm(8192, 8192, 4096, f8);
+    EXPECT_EQ(train_step_time(m, FineTune::kFull, 16, 1, c, f8),
+              c.memory_bound(core::Bytes(int64_t{8192} * 8192 * weight_bytes)) + cast * 2 + products +
+                  c.optimizer_step(0))
+        << part;
+  }
+}
+
+TEST(EdgeModel, Fp8AttentionRunsTheFlashKernelsAtFp8AfterCastingTheirInputs) {
+  // Llama 2 70B's attention at 8,192 tokens on one B200, CP 2, in a LoRA
+  // step: with FP8 attention each of the 80 layers runs the ring's kernels
+  // (a causal one over 4,096 tokens, half an unmasked one) at FP8, and
+  // first casts its 4,096 tokens' Q (64 heads x 128 = 8,192 wide), K and V
+  // (8 KV heads: 1,024 each), 10,240 x 4,096 x 3 B = 126 MB, forward, and
+  // the output gradient (8,192 wide), 8,192 x 4,096 x 3 B = 101 MB,
+  // backward. The products keep their precision; a step without it is
+  // unchanged.
+  const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  EdgeModel m = split_sequence(find_edge_model("llama2-70b", 8192), 2);
+  std::erase_if(m.ops, [](const ModelOp& op) { return op.kind != ModelOp::kAttention; });
+  ASSERT_EQ(m.ops.size(), 1u);
+  const auto f8 = hw::Precision::kFp8, b16 = hw::Precision::kBf16;
+  const auto ring = [&](hw::Precision q, bool backward) {
+    const auto k = [&](bool causal) {
+      return backward ? c.attention_bwd(1, 4096, 64, 128, causal, 0, hw::AttentionKernel::kFlash, q)
+                      : c.attention_fwd(1, 4096, 64, 128, causal, 0, hw::AttentionKernel::kFlash, q);
+    };
+    return k(true) + k(false) / 2;
+  };
+  const core::SimTime adam = c.optimizer_step(m.trainable_params(FineTune::kLora, 16));
+  const core::SimTime cast_f = c.memory_bound(core::Bytes(int64_t{10240} * 4096 * 3));
+  const core::SimTime cast_b = c.memory_bound(core::Bytes(int64_t{8192} * 4096 * 3));
+  EXPECT_EQ(train_step_time(m, FineTune::kLora, 16, 1, c, f8, 0, true),
+            (cast_f + ring(f8, false) + cast_b + ring(f8, true)) * 80 + adam);
+  EXPECT_EQ(train_step_time(m, FineTune::kLora, 16, 1, c, f8, 0, false),
+            (ring(b16, false) + ring(b16, true)) * 80 + adam);
+  // On B200 the backward's FP8 kernels gain more than all the casts cost.
+  EXPECT_LT(train_step_time(m, FineTune::kLora, 16, 1, c, f8, 0, true),
+            train_step_time(m, FineTune::kLora, 16, 1, c, f8, 0, false));
+}
+
 TEST(EdgeModel, EachMemoryBoundPassRunsAtItsKernelsRate) {
   // A 4096 x 8192 product followed by a norm (2 passes) and a residual add
   // (3 passes) over its bf16 output: 4096 x 8192 x 2 bytes x 2 through the

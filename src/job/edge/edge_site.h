@@ -52,6 +52,7 @@ struct EdgeInputs {
   // pace of its slowest accelerator (hw/sync_pace.h); serving does not.
   bool pace_training = true;
   hw::Precision precision = hw::Precision::kBf16;
+  bool fp8_attention = false;  // retraining's flash kernels at FP8 (training.fp8_attention)
   int gpus = 8;
   int gpus_per_host = 8;
   Bytes hbm_per_gpu = Bytes::GiB(256);
