@@ -199,33 +199,33 @@ SimTime passes_time(const ModelOp& op, int64_t batch, const hw::ComputeModel& c)
   return t * op.repeat;
 }
 
-// The cast of a product's `width`-wide operand (X: k, dY: n) to FP8/FP4
-// before it: a bf16 read and a write at the product's precision. NVFP4
-// first finds the tensor's amax (after its Hadamard transform) in a pass
-// of its own, whatever the cast is for (step_cost.cc).
-SimTime cast_time(const ModelOp& op, int64_t width, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
+// Casting `elems` bf16 values to FP8/FP4: a bf16 read and `copies` writes
+// at the precision. NVFP4 first finds the tensor's amax (after its
+// Hadamard transform) in a pass of its own, whatever the cast is for
+// (step_cost.cc).
+SimTime quantize_time(double elems, double copies, const hw::ComputeModel& c, hw::Precision p) {
   if (p != hw::Precision::kFp8 && p != hw::Precision::kFp4) return SimTime::zero();
-  const double elems = static_cast<double>(op.m * batch) * static_cast<double>(width);
-  SimTime t = c.memory_bound(core::Bytes(static_cast<int64_t>(elems * (2 + hw::bytes_of(p)))));
+  SimTime t = c.memory_bound(core::Bytes(static_cast<int64_t>(elems * (2 + copies * hw::bytes_of(p)))));
   if (p == hw::Precision::kFp4 && c.accelerator().arch.nvfp4)
     t += c.memory_bound(core::Bytes(static_cast<int64_t>(elems * 2)));
-  return t * op.repeat;
+  return t;
 }
 
-// A training step's cast of a product's weights W[k,n] to FP8/FP4, once a
-// step (Transformer Engine casts on a step's first micro-batch, frozen
-// weights as well: nothing tells it they do not change): a bf16 read and a
-// write at the product's precision, in both layouts (the backward's dX
-// reads W transposed) unless the part's FP8 GEMMs take either layout
-// (workload/step_cost.cc); NVFP4's amax pass first.
+// The cast of a product's `width`-wide operand (X: k, dY: n) before it.
+SimTime cast_time(const ModelOp& op, int64_t width, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
+  return quantize_time(static_cast<double>(op.m * batch) * static_cast<double>(width), 1, c, p) * op.repeat;
+}
+
+// A training step's cast of a product's weights W[k,n], once a step
+// (Transformer Engine casts on a step's first micro-batch, frozen weights
+// as well: nothing tells it they do not change), in both layouts (the
+// backward's dX reads W transposed) unless the part's FP8 GEMMs take either
+// layout (workload/step_cost.cc); NVFP4's block scales run along k, so it
+// always writes both.
 SimTime weight_cast_time(const ModelOp& op, const hw::ComputeModel& c, hw::Precision p) {
-  if (op.kind != ModelOp::kGemm || (p != hw::Precision::kFp8 && p != hw::Precision::kFp4)) return SimTime::zero();
-  const hw::Architecture& arch = c.accelerator().arch;
-  const bool nvfp4 = p == hw::Precision::kFp4 && arch.nvfp4;
-  const double copies = p == hw::Precision::kFp8 && arch.fp8_gemm_any_layout ? 1 : 2;
-  const double elems = static_cast<double>(op.k) * static_cast<double>(op.n);
-  const double bytes = elems * ((nvfp4 ? 4 : 2) + copies * hw::bytes_of(p));
-  return c.memory_bound(core::Bytes(static_cast<int64_t>(bytes))) * op.repeat;
+  if (op.kind != ModelOp::kGemm) return SimTime::zero();
+  const double copies = p == hw::Precision::kFp8 && c.accelerator().arch.fp8_gemm_any_layout ? 1 : 2;
+  return quantize_time(static_cast<double>(op.k) * static_cast<double>(op.n), copies, c, p) * op.repeat;
 }
 
 // An attention op's kernels, forward or backward: one over the sequence,

@@ -234,6 +234,19 @@ TEST(EdgeModel, AnFp8StepCastsEveryWeightOnce) {
                   c.optimizer_step(0))
         << part;
   }
+  // NVFP4 writes both layouts on any part (its scales run along k, so the
+  // transpose is quantized on its own) at half a byte, after an amax pass:
+  // W 8192^2 x (2 + 2 x 0.5) B and 8192^2 x 2 B; X and dY 4096 x 8192 x
+  // (2 + 0.5) B and x 2 B each.
+  const hw::ComputeModel b200 = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  const auto f4 = hw::Precision::kFp4;
+  const auto pass = [&](int64_t elems, double bytes) {
+    return b200.memory_bound(core::Bytes(static_cast<int64_t>(static_cast<double>(elems) * bytes)));
+  };
+  const int64_t w = int64_t{8192} * 8192, x = int64_t{4096} * 8192;
+  EXPECT_EQ(train_step_time(m, FineTune::kFull, 16, 1, b200, f4),
+            pass(w, 3) + pass(w, 2) + (pass(x, 2.5) + pass(x, 2)) * 2 + b200.gemm(4096, 8192, 8192, f4) * 2 +
+                b200.gemm(8192, 8192, 4096, f4) + b200.optimizer_step(0));
 }
 
 TEST(EdgeModel, Fp8AttentionRunsTheFlashKernelsAtFp8AfterCastingTheirInputs) {
