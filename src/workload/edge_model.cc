@@ -364,10 +364,12 @@ SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel
 }
 
 SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_t batch, const hw::ComputeModel& c,
-                        hw::Precision p, int64_t recompute_layers, bool fp8_attention) {
-  const hw::Precision attn = fp8_attention ? hw::Precision::kFp8 : hw::Precision::kBf16;
+                        hw::Precision p, const TrainStepOptions& options) {
+  const hw::Precision attn = options.fp8_attention ? hw::Precision::kFp8 : hw::Precision::kBf16;
+  const int64_t recompute_layers = options.recompute_layers;
   SimTime t;
-  for (const ModelOp& op : m.ops) t += weight_cast_time(op, c, p) + op_forward(op, batch, c, p, attn);
+  for (const ModelOp& op : m.ops)
+    t += (options.quantized_weights ? SimTime::zero() : weight_cast_time(op, c, p)) + op_forward(op, batch, c, p, attn);
   for (const ModelOp& op : m.ops) {
     if (recompute_layers > 0 && op.repeat > 1)
       t += op_forward(op, batch, c, p, attn) * std::min(recompute_layers, op.repeat) / op.repeat;

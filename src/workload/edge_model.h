@@ -130,12 +130,19 @@ EdgeModel split_sequence(const EdgeModel& m, int cp);
 
 // One forward pass of `batch` samples on one accelerator.
 core::SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p);
+// How a fine-tuning step runs beside its precision.
+struct TrainStepOptions {
+  int64_t recompute_layers = 0;  // layers whose forward runs again in the backward
+  bool fp8_attention = false;    // flash kernels at FP8, with their casts (FP8 or FP4 training: the caller checks)
+  // The weights are kept at the products' precision (Megatron-Core's FP8
+  // parameters, NeMo's fp8_params): no weight is cast in the step.
+  bool quantized_weights = false;
+};
+
 // One fine-tuning step of `batch` samples on one accelerator: forward,
-// backward as the mode needs, the forward again of `recompute_layers`
-// layers, and AdamW over the trainable parameters; with `fp8_attention`
-// the flash kernels at FP8 and their casts (FP8 or FP4 training only: the
-// caller checks).
+// backward as the mode needs, the options' recomputed forward, and AdamW
+// over the trainable parameters.
 core::SimTime train_step_time(const EdgeModel& m, FineTune f, int lora_rank, int64_t batch, const hw::ComputeModel& c,
-                              hw::Precision p, int64_t recompute_layers = 0, bool fp8_attention = false);
+                              hw::Precision p, const TrainStepOptions& options = {});
 
 }  // namespace anatomy::workload

@@ -62,7 +62,8 @@ TEST(EdgeSite, RetrainingStepsAtTheSlowestOfItsAcceleratorsPace) {
   const Retrain& rt = paced.in.spec.retrain;
   auto step = [&](double pace) {
     return workload::train_step_time(paced.in.model, rt.mode, rt.lora_rank, rt.batch_per_gpu,
-                                     paced.compute.paced(pace, ""), paced.in.precision, rt.recompute_layers);
+                                     paced.compute.paced(pace, ""), paced.in.precision,
+                                     {.recompute_layers = rt.recompute_layers});
   };
   EXPECT_EQ(a.step_time - a.allreduce_time, step(1.0));
   EXPECT_EQ(p.step_time - p.allreduce_time, step(0.995 * (1 - 0.0245 + 0.049 / 7)));

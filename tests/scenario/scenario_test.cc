@@ -639,6 +639,27 @@ TEST(ScenarioErrors, Fp8AttentionNeedsFp8TrainingTensorCoresAndTheFlashKernel) {
             "runs inside its FP8 autocast); training.precision is bf16");
 }
 
+// An edge site's retraining keeps its weights in FP8 only under an FP8
+// recipe, as a training plan does (the plan's own check does not run for
+// an edge site).
+TEST(ScenarioErrors, EdgeFp8WeightsNeedFp8Training) {
+  const std::string edge =
+      "cluster: {system: dgx-h200, gpus: 8}\n"
+      "training: {precision: fp8}\n"
+      "parallelism: {fp8_param_gather: true}\n"
+      "edge:\n"
+      "  duration: 1h\n"
+      "  model: llama2-70b\n"
+      "  serving: {nodes: 1, shared: true, lines: 1}\n"
+      "  retrain: {interval: 1h, mode: lora, samples: 64, batch_per_gpu: 1, seq_len: 8192, validate_samples: 0}\n";
+  EXPECT_EQ(error_of(edge), "no error");
+  std::string bf16 = edge;
+  bf16.replace(bf16.find("fp8}"), 4, "bf16}");
+  EXPECT_EQ(error_of(bf16),
+            "s.yaml:3: parallelism.fp8_param_gather: true needs precision: fp8 (the parameters kept in FP8); "
+            "precision is bf16");
+}
+
 // The cross-entropy implementation is one of the three counted: another
 // name is refused at its line with the choices.
 TEST(ScenarioErrors, CrossEntropyIsOneOfTheCountedImplementations) {

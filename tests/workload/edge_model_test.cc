@@ -117,7 +117,7 @@ TEST(EdgeModel, RecomputedLayersAddTheirForwardToTheStep) {
   // 12 layers' forward (the patch embedding and head, not repeated, add none).
   const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("MI300X"), nullptr);
   const EdgeModel m = find_edge_model("vit-b16", 0);
-  const auto step = [&](int64_t n) { return train_step_time(m, FineTune::kLora, 16, 64, c, hw::Precision::kBf16, n); };
+  const auto step = [&](int64_t n) { return train_step_time(m, FineTune::kLora, 16, 64, c, hw::Precision::kBf16, {.recompute_layers = n}); };
   EdgeModel layers = m;
   std::erase_if(layers.ops, [](const ModelOp& op) { return op.repeat == 1; });
   const double per_layer = inference_time(layers, 64, c, hw::Precision::kBf16).seconds() / 12;
@@ -233,6 +233,10 @@ TEST(EdgeModel, AnFp8StepCastsEveryWeightOnce) {
               c.memory_bound(core::Bytes(int64_t{8192} * 8192 * weight_bytes)) + cast * 2 + products +
                   c.optimizer_step(0))
         << part;
+    // Weights kept in FP8 (FP8 parameters) are not cast.
+    EXPECT_EQ(train_step_time(m, FineTune::kFull, 16, 1, c, f8, {.quantized_weights = true}),
+              cast * 2 + products + c.optimizer_step(0))
+        << part;
   }
   // NVFP4 writes both layouts on any part (its scales run along k, so the
   // transpose is quantized on its own) at half a byte, after an amax pass:
@@ -273,13 +277,13 @@ TEST(EdgeModel, Fp8AttentionRunsTheFlashKernelsAtFp8AfterCastingTheirInputs) {
   const core::SimTime adam = c.optimizer_step(m.trainable_params(FineTune::kLora, 16));
   const core::SimTime cast_f = c.memory_bound(core::Bytes(int64_t{10240} * 4096 * 3));
   const core::SimTime cast_b = c.memory_bound(core::Bytes(int64_t{8192} * 4096 * 3));
-  EXPECT_EQ(train_step_time(m, FineTune::kLora, 16, 1, c, f8, 0, true),
+  EXPECT_EQ(train_step_time(m, FineTune::kLora, 16, 1, c, f8, {.fp8_attention = true}),
             (cast_f + ring(f8, false) + cast_b + ring(f8, true)) * 80 + adam);
-  EXPECT_EQ(train_step_time(m, FineTune::kLora, 16, 1, c, f8, 0, false),
+  EXPECT_EQ(train_step_time(m, FineTune::kLora, 16, 1, c, f8),
             (ring(b16, false) + ring(b16, true)) * 80 + adam);
   // On B200 the backward's FP8 kernels gain more than all the casts cost.
-  EXPECT_LT(train_step_time(m, FineTune::kLora, 16, 1, c, f8, 0, true),
-            train_step_time(m, FineTune::kLora, 16, 1, c, f8, 0, false));
+  EXPECT_LT(train_step_time(m, FineTune::kLora, 16, 1, c, f8, {.fp8_attention = true}),
+            train_step_time(m, FineTune::kLora, 16, 1, c, f8));
 }
 
 TEST(EdgeModel, EachMemoryBoundPassRunsAtItsKernelsRate) {

@@ -72,8 +72,10 @@ class Site {
                                    r_.training_gpus));
     r_.samples_per_step = rt.batch_per_gpu * (r_.training_gpus / rt.context_parallel);
     step_compute_ = workload::train_step_time(workload::split_sequence(m, rt.context_parallel), rt.mode, rt.lora_rank,
-                                              rt.batch_per_gpu, train, in_.precision, rt.recompute_layers,
-                                              in_.fp8_attention);
+                                              rt.batch_per_gpu, train, in_.precision,
+                                              {.recompute_layers = rt.recompute_layers,
+                                               .fp8_attention = in_.fp8_attention,
+                                               .quantized_weights = in_.fp8_weights});
     const int64_t trainable = m.trainable_params(rt.mode, rt.lora_rank);
     r_.allreduce_time = r_.training_gpus > 1 && in_.allreduce ? in_.allreduce(Bytes(trainable * 2), r_.training_gpus)
                                                               : SimTime::zero();
