@@ -44,7 +44,6 @@ EdgeRun run_edge(const scenario::Scenario& s) {
     in.pace_training = s.gpu_rate_spread;
     in.precision = s.training.precision;
     in.fp8_attention = s.training.fp8_attention;
-    in.fp8_weights = s.parallelism.fp8_param_gather;
     in.gpus = s.cluster.gpus;
     in.gpus_per_host = s.cluster.system.gpus_per_host;
     in.hbm_per_gpu = s.cluster.system.gpu.hbm_capacity;

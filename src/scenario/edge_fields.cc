@@ -202,6 +202,11 @@ const std::vector<Field<Retrain>>& retrain_fields() {
        "ring attention): each runs every product on seq / context_parallel tokens and its share of the attention "
        "ring; batch_per_gpu then counts the samples of each group of that many accelerators (transformer models)",
        [](R& r, const Value& v) { r.context_parallel = v.as_int(); }, shows(&R::context_parallel)},
+      {"quantized_weights", Kind::kBool, by_default("false"), {},
+       "with precision fp8 or fp4, the weights kept at that precision (NeMo's fp8_params, a pre-quantized NVFP4 "
+       "model): a step casts none of them (false: each step casts every 16-bit weight once, as Transformer Engine "
+       "does on a step's first micro-batch, frozen ones too)",
+       [](R& r, const Value& v) { r.quantized_weights = v.flag; }, shows(&R::quantized_weights)},
       {"bytes_per_sample", Kind::kBytes, by_default("200KB"), bytes_positive(), "stored size of one sample",
        [](R& r, const Value& v) { r.bytes_per_sample = v.bytes; }, shows(&R::bytes_per_sample)},
       {"staging_rate", Kind::kBandwidth, by_default("2GB/s"), rate_positive(), "collected data to the training hosts",

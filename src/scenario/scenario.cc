@@ -238,10 +238,11 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
   if (top.count("edge")) {
     s.edge = detail::read_edge(sub(top, "edge"), ctx.line_for("edge"), ctx, s.cluster.gpus);
     s.edge->seed = s.seed;
-    // The training plan's own check (workload/training.cc) does not run for an edge site.
-    if (s.parallelism.fp8_param_gather && s.training.precision != hw::Precision::kFp8)
-      ctx.fail(ctx.line_for("parallelism.fp8_param_gather"), "parallelism.fp8_param_gather",
-               fmt::format("true needs precision: fp8 (the parameters kept in FP8); precision is {}",
+    if (s.edge->retrain.quantized_weights && s.training.precision != hw::Precision::kFp8 &&
+        s.training.precision != hw::Precision::kFp4)
+      ctx.fail(ctx.line_for("edge.retrain.quantized_weights"), "edge.retrain.quantized_weights",
+               fmt::format("true needs precision fp8 or fp4 (the weights kept at the products' precision); "
+                           "training.precision is {}",
                            hw::to_string(s.training.precision)));
   }
   if (top.count("fleet")) {

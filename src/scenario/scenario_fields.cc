@@ -369,8 +369,7 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.overlap_param_gather = v.flag; }, shows(&P::overlap_param_gather)},
       {"fp8_param_gather", Kind::kBool, by_default("false"), {},
        "FP8 recipes: the parameters kept in FP8 and gathered over DP in FP8, 1 byte each (Megatron-LM "
-       "--fp8-param-gather, NeMo FP8_PARAM_GATHER; false: in the 16-bit dtype); an edge site's retraining then casts "
-       "no weight in a step (NeMo's fp8_params)",
+       "--fp8-param-gather, NeMo FP8_PARAM_GATHER; false: in the 16-bit dtype)",
        [](P& p, const Value& v) { p.fp8_param_gather = v.flag; }, shows(&P::fp8_param_gather)},
       {"device_max_connections", Kind::kInt, by_default("8"), int_range(1, 32),
        "hardware work queues the GPU's streams share (CUDA_DEVICE_MAX_CONNECTIONS, CUDA's default 8; every value "

@@ -639,25 +639,28 @@ TEST(ScenarioErrors, Fp8AttentionNeedsFp8TrainingTensorCoresAndTheFlashKernel) {
             "runs inside its FP8 autocast); training.precision is bf16");
 }
 
-// An edge site's retraining keeps its weights in FP8 only under an FP8
-// recipe, as a training plan does (the plan's own check does not run for
-// an edge site).
-TEST(ScenarioErrors, EdgeFp8WeightsNeedFp8Training) {
+// An edge site keeps its weights at the products' precision only when
+// they are FP8 or FP4; asked of a 16-bit run, the field's line says why.
+TEST(ScenarioErrors, EdgeQuantizedWeightsNeedFp8OrFp4Training) {
   const std::string edge =
       "cluster: {system: dgx-h200, gpus: 8}\n"
       "training: {precision: fp8}\n"
-      "parallelism: {fp8_param_gather: true}\n"
       "edge:\n"
       "  duration: 1h\n"
       "  model: llama2-70b\n"
       "  serving: {nodes: 1, shared: true, lines: 1}\n"
-      "  retrain: {interval: 1h, mode: lora, samples: 64, batch_per_gpu: 1, seq_len: 8192, validate_samples: 0}\n";
+      "  retrain:\n"
+      "    quantized_weights: true\n"
+      "    samples: 64\n"
+      "    batch_per_gpu: 1\n"
+      "    seq_len: 8192\n"
+      "    validate_samples: 0\n";
   EXPECT_EQ(error_of(edge), "no error");
   std::string bf16 = edge;
   bf16.replace(bf16.find("fp8}"), 4, "bf16}");
   EXPECT_EQ(error_of(bf16),
-            "s.yaml:3: parallelism.fp8_param_gather: true needs precision: fp8 (the parameters kept in FP8); "
-            "precision is bf16");
+            "s.yaml:8: edge.retrain.quantized_weights: true needs precision fp8 or fp4 (the weights kept at the "
+            "products' precision); training.precision is bf16");
 }
 
 // The cross-entropy implementation is one of the three counted: another

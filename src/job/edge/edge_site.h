@@ -53,7 +53,6 @@ struct EdgeInputs {
   bool pace_training = true;
   hw::Precision precision = hw::Precision::kBf16;
   bool fp8_attention = false;  // retraining's flash kernels at FP8 (training.fp8_attention)
-  bool fp8_weights = false;    // weights kept in FP8, none cast a step (parallelism.fp8_param_gather)
   int gpus = 8;
   int gpus_per_host = 8;
   Bytes hbm_per_gpu = Bytes::GiB(256);

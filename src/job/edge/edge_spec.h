@@ -87,6 +87,9 @@ struct Retrain {
   // workload::split_sequence); batch_per_gpu then counts the samples of
   // each such group.
   int context_parallel = 1;
+  // The weights are kept at the products' precision (NeMo's fp8_params, a
+  // pre-quantized NVFP4 model): a step casts none of them.
+  bool quantized_weights = false;
   Bytes bytes_per_sample = Bytes(200000);
   Bandwidth staging_rate = Bandwidth::gigabytes_per_s(2);  // collected data to the training hosts
   int64_t validate_samples = 5000;
