@@ -239,11 +239,8 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
     return backward ? c.attention_bwd(batch, seq, op.heads, op.head_dim, causal, window, k, attn)
                     : c.attention_fwd(batch, seq, op.heads, op.head_dim, causal, window, k, attn);
   };
-  SimTime t;
-  if (attn == hw::Precision::kFp8) {
-    const int64_t width = backward ? op.out_width : op.qkv_width;
-    t = c.memory_bound(core::Bytes(op.m / op.ring * batch * width * 3));
-  }
+  const int64_t width = backward ? op.out_width : op.qkv_width;
+  const SimTime t = quantize_time(static_cast<double>(op.m / op.ring * batch * width), 1, c, attn);
   if (op.ring <= 1) return (t + kernel(op.m, op.causal, op.window)) * op.repeat;
   const int64_t block = op.m / op.ring;
   // Without a mask nothing needs balancing: each of the ring's steps is a
