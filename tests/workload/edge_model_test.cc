@@ -117,7 +117,9 @@ TEST(EdgeModel, RecomputedLayersAddTheirForwardToTheStep) {
   // 12 layers' forward (the patch embedding and head, not repeated, add none).
   const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("MI300X"), nullptr);
   const EdgeModel m = find_edge_model("vit-b16", 0);
-  const auto step = [&](int64_t n) { return train_step_time(m, FineTune::kLora, 16, 64, c, hw::Precision::kBf16, {.recompute_layers = n}); };
+  const auto step = [&](int64_t n) {
+    return train_step_time(m, FineTune::kLora, 16, 64, c, hw::Precision::kBf16, {.recompute_layers = n});
+  };
   EdgeModel layers = m;
   std::erase_if(layers.ops, [](const ModelOp& op) { return op.repeat == 1; });
   const double per_layer = inference_time(layers, 64, c, hw::Precision::kBf16).seconds() / 12;
