@@ -13,6 +13,7 @@
 #include "app/kernel.h"
 #include "core/error.h"
 #include "hw/precision.h"
+#include "report/edge_report.h"
 #include "report/job_ensemble.h"
 #include "scenario/scenario.h"
 
@@ -82,10 +83,9 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
     const job::edge::EdgeResult& r = run.result;
     c.simulated_time = r.step_time;
     c.simulated = static_cast<double>(r.samples_per_step) / r.step_time.seconds();
-    c.note = fmt::format("step {:.3f} s on {} GPUs: {} fine-tuning of {}, {}{}, all-reduce {}", r.step_time.seconds(),
+    c.note = fmt::format("step {:.3f} s on {} GPUs: {} fine-tuning of {}, {}, all-reduce {}", r.step_time.seconds(),
                          r.training_gpus, workload::to_string(s.edge->retrain.mode), run.model.name,
-                         hw::to_string(s.training.precision), s.training.fp8_attention ? " with FP8 attention" : "",
-                         core::format_time(r.allreduce_time));
+                         report::retrain_precision(s), core::format_time(r.allreduce_time));
     c.ran = true;
     return c;
   }

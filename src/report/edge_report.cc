@@ -29,6 +29,12 @@ std::string tier_row(const char* name, const TierLatency& t, const std::string& 
 
 }  // namespace
 
+std::string retrain_precision(const scenario::Scenario& s) {
+  const std::string p = hw::to_string(s.training.precision);
+  return p + (s.training.fp8_attention ? " with FP8 attention" : "") +
+         (s.edge && s.edge->retrain.quantized_weights ? ", weights kept in " + p : "");
+}
+
 std::string edge_text(const scenario::Scenario& s, const EdgeResult& r, const EdgeContext& c) {
   const job::edge::EdgeSpec& e = *s.edge;
   const workload::EdgeModel& m = *c.model;
@@ -44,10 +50,10 @@ std::string edge_text(const scenario::Scenario& s, const EdgeResult& r, const Ed
       e.serving.lines, core::format_time(e.serving.budget), core::format_time(e.serving.network_budget),
       core::format_time(r.inference_time), 100 * r.serving_load);
   out += fmt::format(
-      "# retrain: every {}, {} in {}{} on {} GPU(s), {} samples x {} epoch(s), batch {}/{}; step {} (all-reduce {} of "
+      "# retrain: every {}, {} in {} on {} GPU(s), {} samples x {} epoch(s), batch {}/{}; step {} (all-reduce {} of "
       "{} trainable parameters)\n",
-      core::format_time(e.retrain.interval), workload::to_string(e.retrain.mode), hw::to_string(s.training.precision),
-      s.training.fp8_attention ? " with FP8 attention" : "", r.training_gpus, e.retrain.samples,
+      core::format_time(e.retrain.interval), workload::to_string(e.retrain.mode), retrain_precision(s), r.training_gpus,
+      e.retrain.samples,
       e.retrain.epochs, e.retrain.batch_per_gpu,
       e.retrain.context_parallel > 1 ? fmt::format("{} GPUs (context parallel)", e.retrain.context_parallel) : "GPU",
       core::format_time(r.step_time), core::format_time(r.allreduce_time),

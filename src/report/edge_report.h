@@ -24,6 +24,10 @@ struct EdgeContext {
   std::string library;
 };
 
+// How the site's retraining step computes, as the reports name it:
+// "fp8", "fp8 with FP8 attention, weights kept in fp8".
+std::string retrain_precision(const scenario::Scenario& s);
+
 std::string edge_text(const scenario::Scenario& s, const job::edge::EdgeResult& r, const EdgeContext& c);
 nlohmann::ordered_json edge_json(const scenario::Scenario& s, const job::edge::EdgeResult& r, const EdgeContext& c);
 

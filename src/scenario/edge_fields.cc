@@ -205,7 +205,8 @@ const std::vector<Field<Retrain>>& retrain_fields() {
       {"quantized_weights", Kind::kBool, by_default("false"), {},
        "with precision fp8 or fp4, the weights kept at that precision (NeMo's fp8_params, a pre-quantized NVFP4 "
        "model): a step casts none of them (false: each step casts every 16-bit weight once, as Transformer Engine "
-       "does on a step's first micro-batch, frozen ones too)",
+       "does on a step's first micro-batch, frozen ones too); rebuilding such a weight's FP8 transpose on a part "
+       "whose FP8 GEMMs take one layout is left out",
        [](R& r, const Value& v) { r.quantized_weights = v.flag; }, shows(&R::quantized_weights)},
       {"bytes_per_sample", Kind::kBytes, by_default("200KB"), bytes_positive(), "stored size of one sample",
        [](R& r, const Value& v) { r.bytes_per_sample = v.bytes; }, shows(&R::bytes_per_sample)},

@@ -142,17 +142,23 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
   out.passes = {{K::kResidualAdd, 3}, {K::kNorm, 2}};  // residual add, and the norm before the MLP
   m.ops.push_back(out);
   // The gated activation reads both halves and writes one; the residual add and the next layer's norm.
-  auto mlp = [&](const char* up_name, const char* down_name, int64_t ffn, int64_t layers) {
-    const int64_t up = (t.gated_mlp ? 2 : 1) * ffn;
-    m.ops.push_back(with_passes(gemm(up_name, seq, up, h, layers, h * up),
-                                {{t.gated_mlp ? K::kSiluMul : K::kGelu, t.gated_mlp ? 2 : 3}}));
-    m.ops.push_back(
-        with_passes(gemm(down_name, seq, h, ffn, layers, ffn * h), {{K::kResidualAdd, 3}, {K::kNorm, 2}}));
+  // `ffn` wide as a token's rows see it; `stored_ffn` the width of the
+  // weights behind it (every expert), which a step casts.
+  auto mlp = [&](const char* up_name, const char* down_name, int64_t ffn, int64_t layers, int64_t stored_ffn) {
+    const int64_t gate = t.gated_mlp ? 2 : 1, up = gate * ffn;
+    ModelOp up_op = with_passes(gemm(up_name, seq, up, h, layers, h * up),
+                                {{t.gated_mlp ? K::kSiluMul : K::kGelu, t.gated_mlp ? 2 : 3}});
+    ModelOp down_op =
+        with_passes(gemm(down_name, seq, h, ffn, layers, ffn * h), {{K::kResidualAdd, 3}, {K::kNorm, 2}});
+    up_op.weight_elems = h * gate * stored_ffn, down_op.weight_elems = stored_ffn * h;
+    m.ops.push_back(up_op);
+    m.ops.push_back(down_op);
   };
-  if (l > l_moe) mlp("mlp up", "mlp down", t.dense_ffn(), l - l_moe);
+  if (l > l_moe) mlp("mlp up", "mlp down", t.dense_ffn(), l - l_moe, t.dense_ffn());
   if (l_moe > 0) {  // the router, then the top_k and shared experts a token visits
     m.ops.push_back(gemm("router", seq, t.experts, h, l_moe, h * t.experts));
-    mlp("experts up", "experts down", t.ffn_hidden * (t.top_k + t.shared_experts), l_moe);
+    mlp("experts up", "experts down", t.ffn_hidden * (t.top_k + t.shared_experts), l_moe,
+        t.ffn_hidden * (t.experts + t.shared_experts));
   }
   ModelOp logits = gemm("logits", seq, t.vocab, h, 1, 0);
   logits.head = true;
@@ -216,16 +222,18 @@ SimTime cast_time(const ModelOp& op, int64_t width, int64_t batch, const hw::Com
   return quantize_time(static_cast<double>(op.m * batch) * static_cast<double>(width), 1, c, p) * op.repeat;
 }
 
-// A training step's cast of a product's weights W[k,n], once a step
-// (Transformer Engine casts on a step's first micro-batch, frozen weights
-// as well: nothing tells it they do not change), in both layouts (the
-// backward's dX reads W transposed) unless the part's FP8 GEMMs take either
-// layout (workload/step_cost.cc); NVFP4's block scales run along k, so it
-// always writes both.
-SimTime weight_cast_time(const ModelOp& op, const hw::ComputeModel& c, hw::Precision p) {
+// A training step's cast of a product's weights (W[k,n], or every expert
+// behind it), once a step (Transformer Engine casts on a step's first
+// micro-batch, frozen weights as well: nothing tells it they do not
+// change). Where the backward reads W transposed (dX, `transposed`), both
+// layouts unless the part's FP8 GEMMs take either (workload/step_cost.cc);
+// NVFP4's block scales run along k, so it then always writes both.
+SimTime weight_cast_time(const ModelOp& op, const hw::ComputeModel& c, hw::Precision p, bool transposed) {
   if (op.kind != ModelOp::kGemm) return SimTime::zero();
-  const double copies = p == hw::Precision::kFp8 && c.accelerator().arch.fp8_gemm_any_layout ? 1 : 2;
-  return quantize_time(static_cast<double>(op.k) * static_cast<double>(op.n), copies, c, p) * op.repeat;
+  const bool one_layout = !transposed || (p == hw::Precision::kFp8 && c.accelerator().arch.fp8_gemm_any_layout);
+  const double elems =
+      op.weight_elems > 0 ? static_cast<double>(op.weight_elems) : static_cast<double>(op.k) * static_cast<double>(op.n);
+  return quantize_time(elems, one_layout ? 1 : 2, c, p) * op.repeat;
 }
 
 // An attention op's kernels, forward or backward: one over the sequence,
@@ -364,9 +372,13 @@ SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_
                         hw::Precision p, const TrainStepOptions& options) {
   const hw::Precision attn = options.fp8_attention ? hw::Precision::kFp8 : hw::Precision::kBf16;
   const int64_t recompute_layers = options.recompute_layers;
+  // Only the full and LoRA modes take dX through the frozen or trained
+  // weights; a recomputed forward reuses the step's cast weights.
+  const bool dx = mode == FineTune::kFull || mode == FineTune::kLora;
   SimTime t;
   for (const ModelOp& op : m.ops)
-    t += (options.quantized_weights ? SimTime::zero() : weight_cast_time(op, c, p)) + op_forward(op, batch, c, p, attn);
+    t += (options.quantized_weights ? SimTime::zero() : weight_cast_time(op, c, p, dx)) +
+         op_forward(op, batch, c, p, attn);
   for (const ModelOp& op : m.ops) {
     if (recompute_layers > 0 && op.repeat > 1)
       t += op_forward(op, batch, c, p, attn) * std::min(recompute_layers, op.repeat) / op.repeat;

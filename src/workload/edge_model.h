@@ -79,6 +79,10 @@ struct ModelOp {
   int64_t ring = 1;
   int64_t repeat = 1;       // identical layers
   int64_t params = 0;       // weights of one repeat (and biases / norms)
+  // kGemm: elements of the weights behind one repeat's product, when more
+  // than its k x n (a MoE layer's every expert, of which a token's rows
+  // visit top_k): what a step casts. 0: k x n.
+  int64_t weight_elems = 0;
   bool head = false;        // the task head (trained with a frozen backbone)
   bool adaptable = false;   // a LoRA target
   // Memory-bound passes over the product's output that go with it, as
@@ -135,7 +139,9 @@ struct TrainStepOptions {
   int64_t recompute_layers = 0;  // layers whose forward runs again in the backward
   bool fp8_attention = false;    // flash kernels at FP8, with their casts (FP8 or FP4 training: the caller checks)
   // The weights are kept at the products' precision (Megatron-Core's FP8
-  // parameters, NeMo's fp8_params): no weight is cast in the step.
+  // parameters, NeMo's fp8_params): no weight is cast in the step. (On a
+  // part whose FP8 GEMMs take one layout, rebuilding such a weight's FP8
+  // transpose is left out.)
   bool quantized_weights = false;
 };
 

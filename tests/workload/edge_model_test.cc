@@ -288,6 +288,45 @@ TEST(EdgeModel, Fp8AttentionRunsTheFlashKernelsAtFp8AfterCastingTheirInputs) {
             train_step_time(m, FineTune::kLora, 16, 1, c, f8));
 }
 
+TEST(EdgeModel, Fp8AttentionCastsAgainInARecomputedForward) {
+  // Llama 2 70B's attention at 4,096 tokens on one B200, no CP, every layer
+  // recomputed: each of the 80 layers runs its causal kernel at FP8 twice
+  // forward (once more in the backward's recompute), casting its Q, K and V
+  // (10,240 wide) each time, 10,240 x 4,096 x 3 B, and once backward after
+  // casting dO (8,192 wide), 8,192 x 4,096 x 3 B.
+  const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  EdgeModel m = find_edge_model("llama2-70b", 4096);
+  std::erase_if(m.ops, [](const ModelOp& op) { return op.kind != ModelOp::kAttention; });
+  const auto f8 = hw::Precision::kFp8;
+  const auto k = hw::AttentionKernel::kFlash;
+  const core::SimTime fwd = c.memory_bound(core::Bytes(int64_t{10240} * 4096 * 3)) +
+                            c.attention_fwd(1, 4096, 64, 128, true, 0, k, f8);
+  const core::SimTime bwd = c.memory_bound(core::Bytes(int64_t{8192} * 4096 * 3)) +
+                            c.attention_bwd(1, 4096, 64, 128, true, 0, k, f8);
+  EXPECT_EQ(train_step_time(m, FineTune::kLora, 16, 1, c, f8, {.recompute_layers = 80, .fp8_attention = true}),
+            (fwd * 2 + bwd) * 80 + c.optimizer_step(m.trainable_params(FineTune::kLora, 16)));
+}
+
+TEST(EdgeModel, AStepCastsEveryExpertsWeightsAndNoTransposeWithoutDx) {
+  // Mixtral 8x7B's expert products at 4,096 tokens in FP8 on MI300X: a
+  // token's rows visit 2 of the 8 experts, but a step casts all 8: the up
+  // projection's 4,096 x (2 x 14,336) x 8 weights and the down projection's
+  // 14,336 x 8 x 4,096, 939,524,096 and 469,762,048 elements a layer, at a
+  // 2-byte read and, with dX through them (LoRA), two 1-byte writes (MI300X's
+  // FP8 GEMMs take one layout); a frozen backbone takes no dX, one write.
+  const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("MI300X"), nullptr);
+  EdgeModel m = find_edge_model("mixtral-8x7b", 4096);
+  std::erase_if(m.ops, [](const ModelOp& op) { return op.name != "experts up" && op.name != "experts down"; });
+  ASSERT_EQ(m.ops.size(), 2u);
+  const auto f8 = hw::Precision::kFp8;
+  const auto casts = [&](FineTune f) {
+    return train_step_time(m, f, 16, 1, c, f8) - train_step_time(m, f, 16, 1, c, f8, {.quantized_weights = true});
+  };
+  const auto cast = [&](int64_t elems, int64_t bytes) { return c.memory_bound(core::Bytes(elems * bytes)); };
+  EXPECT_EQ(casts(FineTune::kLora), (cast(939'524'096, 4) + cast(469'762'048, 4)) * 32);
+  EXPECT_EQ(casts(FineTune::kFrozenBackbone), (cast(939'524'096, 3) + cast(469'762'048, 3)) * 32);
+}
+
 TEST(EdgeModel, EachMemoryBoundPassRunsAtItsKernelsRate) {
   // A 4096 x 8192 product followed by a norm (2 passes) and a residual add
   // (3 passes) over its bf16 output: 4096 x 8192 x 2 bytes x 2 through the
