@@ -142,19 +142,19 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
   out.passes = {{K::kResidualAdd, 3}, {K::kNorm, 2}};  // residual add, and the norm before the MLP
   m.ops.push_back(out);
   // The gated activation reads both halves and writes one; the residual add and the next layer's norm.
-  // `ffn` wide as a token's rows see it; `stored_ffn` the width of the
-  // weights behind it (every expert), which a step casts.
-  auto mlp = [&](const char* up_name, const char* down_name, int64_t ffn, int64_t layers, int64_t stored_ffn) {
+  // `ffn` wide as a token's rows see it; `stored_ffn`, when given, the
+  // width of the weights behind it (every expert), which a step casts.
+  auto mlp = [&](const char* up_name, const char* down_name, int64_t ffn, int64_t layers, int64_t stored_ffn = 0) {
     const int64_t gate = t.gated_mlp ? 2 : 1, up = gate * ffn;
     ModelOp up_op = with_passes(gemm(up_name, seq, up, h, layers, h * up),
                                 {{t.gated_mlp ? K::kSiluMul : K::kGelu, t.gated_mlp ? 2 : 3}});
     ModelOp down_op =
         with_passes(gemm(down_name, seq, h, ffn, layers, ffn * h), {{K::kResidualAdd, 3}, {K::kNorm, 2}});
-    up_op.weight_elems = h * gate * stored_ffn, down_op.weight_elems = stored_ffn * h;
+    if (stored_ffn > 0) up_op.weight_elems = h * gate * stored_ffn, down_op.weight_elems = stored_ffn * h;
     m.ops.push_back(up_op);
     m.ops.push_back(down_op);
   };
-  if (l > l_moe) mlp("mlp up", "mlp down", t.dense_ffn(), l - l_moe, t.dense_ffn());
+  if (l > l_moe) mlp("mlp up", "mlp down", t.dense_ffn(), l - l_moe);
   if (l_moe > 0) {  // the router, then the top_k and shared experts a token visits
     m.ops.push_back(gemm("router", seq, t.experts, h, l_moe, h * t.experts));
     mlp("experts up", "experts down", t.ffn_hidden * (t.top_k + t.shared_experts), l_moe,

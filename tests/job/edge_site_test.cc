@@ -33,6 +33,21 @@ struct Site {
   EdgeResult run() const { return run_edge_site(in); }
 };
 
+// Llama 2 70B LoRA at 4,096 tokens, batch 1, 64 samples a cycle, on all 8
+// MI325X (serving shares them; no streams), unpaced.
+Site llama_lora_site() {
+  Site s;
+  s.in.model = workload::find_edge_model("llama2-70b", 4096);
+  s.in.spec.retrain.mode = workload::FineTune::kLora;
+  s.in.spec.retrain.batch_per_gpu = 1;
+  s.in.spec.retrain.samples = 64;
+  s.in.spec.serving.shared = true;
+  s.in.spec.sensor.streams.clear();
+  s.in.hbm_per_gpu = Bytes(512'000'000'000);
+  s.in.pace_training = false;
+  return s;
+}
+
 TEST(EdgeSite, HourlyRetrainingForADayIsTwentyFourCycles) {
   const EdgeResult r = Site().run();
   ASSERT_EQ(r.cycles.size(), 24u);
@@ -74,18 +89,10 @@ TEST(EdgeSite, RetrainingStepsAtTheSlowestOfItsAcceleratorsPace) {
 // the fine-tuning model: a LoRA step of Llama 2 70B at 4,096 tokens on 8
 // MI325X in FP8 is timed with both options, and differs from one without.
 TEST(EdgeSite, RetrainingStepTakesFp8AttentionAndQuantizedWeights) {
-  Site s;
-  s.in.model = workload::find_edge_model("llama2-70b", 4096);
+  Site s = llama_lora_site();
   s.in.precision = hw::Precision::kFp8;
   s.in.fp8_attention = true;
-  s.in.spec.retrain.mode = workload::FineTune::kLora;
-  s.in.spec.retrain.batch_per_gpu = 1;
-  s.in.spec.retrain.samples = 64;
   s.in.spec.retrain.quantized_weights = true;
-  s.in.spec.serving.shared = true;
-  s.in.spec.sensor.streams.clear();
-  s.in.hbm_per_gpu = Bytes(512'000'000'000);
-  s.in.pace_training = false;
   const EdgeResult r = s.run();
   const Retrain& rt = s.in.spec.retrain;
   const auto step = [&](bool attention, bool quantized) {
@@ -101,15 +108,7 @@ TEST(EdgeSite, RetrainingStepTakesFp8AttentionAndQuantizedWeights) {
 // batch 1 each pair, every accelerator on half of each sample's tokens;
 // a CP that does not divide the training accelerators is refused.
 TEST(EdgeSite, ContextParallelPairsShareEachSample) {
-  Site s;
-  s.in.model = workload::find_edge_model("llama2-70b", 4096);
-  s.in.spec.retrain.mode = workload::FineTune::kLora;
-  s.in.spec.retrain.batch_per_gpu = 1;
-  s.in.spec.retrain.samples = 64;
-  s.in.spec.serving.shared = true;
-  s.in.spec.sensor.streams.clear();
-  s.in.hbm_per_gpu = Bytes(512'000'000'000);
-  s.in.pace_training = false;
+  Site s = llama_lora_site();
   s.in.spec.retrain.context_parallel = 2;
   const EdgeResult r = s.run();
   EXPECT_EQ(r.training_gpus, 8);

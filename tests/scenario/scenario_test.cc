@@ -584,6 +584,24 @@ TEST(ScenarioErrors, Flash2OnlyOnHopperOrAmpereAndWithFlashAttention) {
   EXPECT_EQ(error_of(fine), "no error");
 }
 
+// A LoRA edge site on 8 DGX H100 GPUs training Llama 2 70B at 8,192
+// tokens, with `training` as its training section; `retrain_line`, when
+// given, is the retrain section's first key (line 8).
+std::string edge_lora_site(const std::string& training, const std::string& retrain_line = "") {
+  return "cluster: {system: dgx-h100, gpus: 8}\n"
+         "training: " + training + "\n"
+         "edge:\n"
+         "  duration: 1h\n"
+         "  model: llama2-70b\n"
+         "  serving: {nodes: 1, shared: true, lines: 1}\n"
+         "  retrain:\n" +
+         (retrain_line.empty() ? "" : "    " + retrain_line + "\n") +
+         "    samples: 64\n"
+         "    batch_per_gpu: 1\n"
+         "    seq_len: 8192\n"
+         "    validate_samples: 0\n";
+}
+
 // FP8 attention runs inside Transformer Engine's FP8 autocast, on FP8
 // tensor cores, as the part's own flash kernel: a bf16 plan (an A100's
 // too, whose training cannot be FP8 at all), FP4 training on a part
@@ -621,20 +639,9 @@ TEST(ScenarioErrors, Fp8AttentionNeedsFp8TrainingTensorCoresAndTheFlashKernel) {
       "  fp8_attention: true\n";
   EXPECT_EQ(error_of(fp4_only),
             "s.yaml:9: training.fp8_attention: true needs FP8 tensor cores, which the fp4-only does not have");
-  const std::string edge =
-      "cluster: {system: dgx-h100, gpus: 8}\n"
-      "training: {precision: fp8, fp8_attention: true}\n"
-      "edge:\n"
-      "  duration: 1h\n"
-      "  model: llama2-70b\n"
-      "  serving: {nodes: 1, shared: true, lines: 1}\n"
-      "  retrain: {interval: 1h, mode: lora, lora_rank: 16, samples: 64, epochs: 1, batch_per_gpu: 1, seq_len: 8192,\n"
-      "            validate_samples: 0}\n";
   // An edge site's retraining runs it too, under the same conditions.
-  EXPECT_EQ(error_of(edge), "no error");
-  std::string edge_bf16 = edge;
-  edge_bf16.replace(edge_bf16.find("fp8,"), 4, "bf16,");
-  EXPECT_EQ(error_of(edge_bf16),
+  EXPECT_EQ(error_of(edge_lora_site("{precision: fp8, fp8_attention: true}")), "no error");
+  EXPECT_EQ(error_of(edge_lora_site("{precision: bf16, fp8_attention: true}")),
             "s.yaml:2: training.fp8_attention: true needs FP8 or FP4 training (Transformer Engine's FP8 attention "
             "runs inside its FP8 autocast); training.precision is bf16");
 }
@@ -642,23 +649,8 @@ TEST(ScenarioErrors, Fp8AttentionNeedsFp8TrainingTensorCoresAndTheFlashKernel) {
 // An edge site keeps its weights at the products' precision only when
 // they are FP8 or FP4; asked of a 16-bit run, the field's line says why.
 TEST(ScenarioErrors, EdgeQuantizedWeightsNeedFp8OrFp4Training) {
-  const std::string edge =
-      "cluster: {system: dgx-h200, gpus: 8}\n"
-      "training: {precision: fp8}\n"
-      "edge:\n"
-      "  duration: 1h\n"
-      "  model: llama2-70b\n"
-      "  serving: {nodes: 1, shared: true, lines: 1}\n"
-      "  retrain:\n"
-      "    quantized_weights: true\n"
-      "    samples: 64\n"
-      "    batch_per_gpu: 1\n"
-      "    seq_len: 8192\n"
-      "    validate_samples: 0\n";
-  EXPECT_EQ(error_of(edge), "no error");
-  std::string bf16 = edge;
-  bf16.replace(bf16.find("fp8}"), 4, "bf16}");
-  EXPECT_EQ(error_of(bf16),
+  EXPECT_EQ(error_of(edge_lora_site("{precision: fp8}", "quantized_weights: true")), "no error");
+  EXPECT_EQ(error_of(edge_lora_site("{precision: bf16}", "quantized_weights: true")),
             "s.yaml:8: edge.retrain.quantized_weights: true needs precision fp8 or fp4 (the weights kept at the "
             "products' precision); training.precision is bf16");
 }
