@@ -39,7 +39,7 @@ double LibraryModel::efficiency(Protocol p) const {
   if (ideal) return 1.0;
   switch (p) {
     case Protocol::kLL: return 0.5;
-    case Protocol::kLL128: return 120.0 / 128.0;
+    case Protocol::kLL128: return static_cast<double>(ll128_line_words - 1) / ll128_line_words;
     case Protocol::kSimple: return 1.0;
   }
   return 1.0;
@@ -69,7 +69,7 @@ double LibraryModel::tree_efficiency(Protocol p, int nodes) const {
   if (ideal) return 1.0;
   switch (p) {
     case Protocol::kLL: return 0.92 / 3.8;
-    case Protocol::kLL128: return 0.92 * (nodes <= 1 ? 7.0 / 9.0 : 120.0 / 128.0);
+    case Protocol::kLL128: return 0.92 * (nodes <= 1 ? 7.0 / 9.0 : efficiency(p));
     case Protocol::kSimple: return 0.92;
   }
   return 0.92;
@@ -83,13 +83,15 @@ double LibraryModel::nvls_tree_max_per_head_GBps(int nodes) const {
 }
 
 Bytes LibraryModel::chunk(AlgoClass a, Protocol p) const {
-  // NCCL defaults (enqueue.cc calcCollChunking): Simple steps of
-  // NCCL_BUFFSIZE/NCCL_STEPS = 512 KiB, 4 per ring chunk; LL 32 KiB payload;
-  // LL128 576,000 B payload; tree Simple 512 KiB; NVLS 128 KiB.
+  // NCCL's defaults (enqueue.cc calcCollChunking; RCCL's computeCollChunkInfo
+  // alike): Simple steps of NCCL_BUFFSIZE/NCCL_STEPS = 512 KiB, 4 per ring
+  // chunk; LL and LL128 one step's payload (NCCL 32 KiB and 576,000 B, RCCL
+  // 16 KiB and 50,176 B); tree Simple 512 KiB; NVLS 128 KiB.
   if (a == AlgoClass::kNvls) return Bytes::KiB(128);
   switch (p) {
-    case Protocol::kLL: return Bytes::KiB(32);
-    case Protocol::kLL128: return Bytes(576'000);
+    case Protocol::kLL: return Bytes(ll_step.count() / 2);
+    case Protocol::kLL128:
+      return Bytes(ll128_step.count() / ll128_line_words * (ll128_line_words - 1));
     case Protocol::kSimple: return a == AlgoClass::kRing ? Bytes::MiB(2) : Bytes::KiB(512);
   }
   return Bytes::MiB(2);
@@ -105,7 +107,8 @@ LibraryModel ideal_library() {
 LibraryModel nccl_library(const hw::System& system) {
   const hw::Architecture& arch = system.gpu.arch;
   LibraryModel m;
-  m.name = arch.library == hw::CollectiveLibrary::kRccl ? "RCCL (NCCL 2.28 tuning model)" : "NCCL 2.28 tuning model";
+  m.name = arch.library == hw::CollectiveLibrary::kRccl ? "RCCL (NCCL 2.28 tuning model, RCCL's protocol formats)"
+                                                         : "NCCL 2.28 tuning model";
   m.nvls_efficiency = arch.nvls_efficiency;
   m.nvls_step_us = arch.nvls_step_us;
   m.compute_capability = compute_capability(arch);
@@ -118,6 +121,14 @@ LibraryModel nccl_library(const hw::System& system) {
   m.ll_max_GBps[1] = amd_cpu ? 22.5 : 39.0;
   m.ll_max_GBps[2] = amd_cpu ? 19.0 : 20.4;
   m.net_overhead_us = amd_cpu ? 2.0 : 1.0;
+  if (arch.library == hw::CollectiveLibrary::kRccl) {
+    // RCCL's device.h: NCCL_LL128_LINESIZE 64, NCCL_LL128_ELEMS_PER_THREAD 28
+    // and NCCL_LL128_MAX_NTHREADS 256 (28 x 256 x 8 B a step), NCCL_MAX_NTHREADS
+    // 256 for LL (8 lines x 256 x 16 B a step).
+    m.ll128_line_words = 8;
+    m.ll128_step = Bytes(28 * 256 * 8);
+    m.ll_step = Bytes(8 * 256 * 16);
+  }
   return m;
 }
 

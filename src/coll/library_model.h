@@ -13,7 +13,19 @@
 // assumes, and what a plain ring/torus run uses.
 //
 // Protocol payload efficiency: LL sends 8 data bytes per 16-byte line (4-byte
-// flags), LL128 15 of 16 8-byte words per 128-byte line, Simple has no flags.
+// flags); LL128 keeps one 8-byte flag word per line, and NCCL's line is 128
+// bytes (15 of 16 words data) where RCCL's is 64 (7 of 8: RCCL's device.h,
+// NCCL_LL128_LINESIZE 64, the 64-lane wavefront's store); Simple has no
+// flags. A protocol's step is its buffer over NCCL_STEPS (8) slots, sized by
+// the library's threads per block: LL 8 lines of 16 B a thread (NCCL 512
+// threads, RCCL 256), LL128 120 words a thread of 640 (NCCL) against 28 of
+// 256 (RCCL), Simple 4 MiB in both.
+//
+// RCCL keeps NCCL's latency structure (base and per-hop latencies) but on
+// AMD replaces NCCL's bandwidth refinements by per-platform tables tuned to
+// choose an algorithm (tuning.cc rcclTuningModel: bwRatio and per-size
+// correction factors); those are not rates, so anatomy keeps NCCL's
+// refinements for both and takes from RCCL only its protocol formats above.
 
 #include <string>
 
@@ -51,13 +63,19 @@ struct LibraryModel {
   // NCCL's cost to post a network operation (tuning.cc getNetOverhead: 1 us
   // on Intel hosts and by default, 2 us on AMD x86 hosts).
   double net_overhead_us = 1.0;
+  // The protocols' formats (see above): 8-byte words per LL128 line, and
+  // one pipeline step of LL and of LL128 on the wire, flags included.
+  int ll128_line_words = 16;
+  Bytes ll_step = Bytes::KiB(64);
+  Bytes ll128_step = Bytes(614'400);
 
   double efficiency(Protocol p) const;
   // NCCL's cap on an LL collective's bus bandwidth (llMaxBws, GB/s): by GPU
   // generation on one node, by host CPU vendor across nodes; 0 = no cap.
   double ll_max_busbw_GBps(int nodes) const;
   // What NCCL's tree keeps of the link bandwidth per protocol (tuning.cc:
-  // x0.92, then LL /3.8, LL128 x7/9 on one node or x120/128 across nodes).
+  // x0.92, then LL /3.8, LL128 x7/9 on one node or, across nodes, its
+  // payload efficiency: 120/128 in NCCL's, 7/8 in RCCL's line).
   double tree_efficiency(Protocol p, int nodes) const;
   // NCCL's per-channel ceiling on NVLSTree (perChMaxNVLSTreeBws, GB/s of
   // bus bandwidth per NVLS head): Hopper 57.7 on 2 nodes, 45.5 on 3 or
@@ -80,7 +98,8 @@ struct LibraryModel {
 };
 
 LibraryModel ideal_library();
-// NCCL for NVIDIA systems, RCCL (which keeps NCCL's tuning model) for AMD.
+// NCCL for NVIDIA systems; for AMD, RCCL: NCCL's tuning model with RCCL's
+// protocol formats.
 LibraryModel nccl_library(const hw::System& system);
 
 }  // namespace anatomy::coll

@@ -1,0 +1,55 @@
+#include "coll/library_model.h"
+
+#include <gtest/gtest.h>
+
+#include "fixture.h"
+#include "hw/catalog.h"
+
+namespace anatomy::coll {
+namespace {
+
+using testing::Fixture;
+
+TEST(LibraryModel, NcclAndRcclLl128LinesCarryFifteenOfSixteenAndSevenOfEightWords) {
+  // NCCL's LL128 line is 128 B, 16 words of 8 B, one of them the flag;
+  // RCCL's is 64 B, 8 words, one the flag (RCCL's device.h).
+  const LibraryModel nccl = nccl_library(hw::find_system("dgx-h100"));
+  const LibraryModel rccl = nccl_library(hw::find_system("mi300x-8"));
+  EXPECT_DOUBLE_EQ(nccl.efficiency(Protocol::kLL128), 15.0 / 16.0);
+  EXPECT_DOUBLE_EQ(rccl.efficiency(Protocol::kLL128), 7.0 / 8.0);
+  // LL is 8 data bytes a 16-byte line in both.
+  EXPECT_DOUBLE_EQ(rccl.efficiency(Protocol::kLL), 0.5);
+  // Across nodes NCCL's tree keeps 0.92 of the link times the line's payload.
+  EXPECT_DOUBLE_EQ(nccl.tree_efficiency(Protocol::kLL128, 2), 0.92 * 15.0 / 16.0);
+  EXPECT_DOUBLE_EQ(rccl.tree_efficiency(Protocol::kLL128, 2), 0.92 * 7.0 / 8.0);
+}
+
+TEST(LibraryModel, AStepIsTheProtocolBufferOverEightSlotsLessItsFlags) {
+  // NCCL: LL128 120 words x 640 threads x 8 B = 614,400 B a step, 15/16 of
+  // it payload = 576,000 B; LL 8 lines x 512 threads x 16 B = 64 KiB, half
+  // payload = 32 KiB. RCCL: 28 words x 256 threads x 8 B = 57,344 B, 7/8
+  // payload = 50,176 B; LL 8 x 256 x 16 B = 32 KiB, half = 16 KiB. Simple is
+  // 4 MiB / 8 slots x 4 steps a ring chunk in both.
+  const LibraryModel nccl = nccl_library(hw::find_system("dgx-h100"));
+  const LibraryModel rccl = nccl_library(hw::find_system("mi300x-8"));
+  EXPECT_EQ(nccl.chunk(AlgoClass::kRing, Protocol::kLL128), Bytes(576'000));
+  EXPECT_EQ(nccl.chunk(AlgoClass::kRing, Protocol::kLL), Bytes::KiB(32));
+  EXPECT_EQ(rccl.chunk(AlgoClass::kRing, Protocol::kLL128), Bytes(50'176));
+  EXPECT_EQ(rccl.chunk(AlgoClass::kRing, Protocol::kLL), Bytes::KiB(16));
+  EXPECT_EQ(rccl.chunk(AlgoClass::kRing, Protocol::kSimple), nccl.chunk(AlgoClass::kRing, Protocol::kSimple));
+}
+
+TEST(LibraryModel, RcclLl128RingOnOneNodeMovesSevenEighthsOfSimplesBusBandwidth) {
+  // A ring's time at 1 GiB is its wire bytes over the links: LL128 sends
+  // 8/7 of Simple's bytes on RCCL, so its bus bandwidth is 7/8 of Simple's,
+  // less the pipeline fill and latency (under 2% at this size).
+  const topo::ClusterSpec s = testing::cluster_spec("mi300x-8", 8);
+  Fixture fx(topo::build_cluster(s), nccl_library(s.system));
+  const double simple =
+      fx.run(Op::kAllReduce, Bytes::GiB(1), "ring", Fidelity::kBulk, Protocol::kSimple).busbw_GBps;
+  const double ll128 = fx.run(Op::kAllReduce, Bytes::GiB(1), "ring", Fidelity::kBulk, Protocol::kLL128).busbw_GBps;
+  EXPECT_NEAR(ll128 / simple, 7.0 / 8.0, 0.02);
+}
+
+}  // namespace
+}  // namespace anatomy::coll
