@@ -102,7 +102,7 @@ SimTime CheckpointCost::cost(SimTime steady, int64_t every) const {
 
 Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, const workload::TrainingSpec& t, int stage) {
   const int64_t shards = int64_t{p.dp} * p.cp;
-  const double bytes = static_cast<double>(workload::stage_params(m, p, stage).total()) *
+  const double bytes = static_cast<double>(workload::trained_stage_params(m, p, t, stage).total()) *
                        workload::checkpoint_bytes_per_param(t);
   return Bytes(static_cast<int64_t>(bytes) / shards);
 }

@@ -514,6 +514,12 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "before it and the output gradient before its backward (with an amax pass under current scaling), the "
        "output 16-bit; an edge site's retraining step likewise (its casts as delayed scaling makes them)",
        [](T& t, const Value& v) { t.fp8_attention = v.flag; }, shows(&T::fp8_attention)},
+      {"lora_rank", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
+       "LoRA fine-tuning: rank of the adapters beside every attention layer's QKV and output projections (NeMo's "
+       "target_modules: attention), every other weight frozen: frozen GEMMs compute only input gradients and keep "
+       "no inputs for weight gradients; gradients, the optimizer and checkpoints hold the adapters alone. 0: every "
+       "weight trained",
+       [](T& t, const Value& v) { t.lora_rank = v.integer; }, shows(&T::lora_rank)},
       {"cross_entropy", Kind::kEnum, by_default("megatron"), {}, cross_entropy_help(),
        [](T& t, const Value& v) {
          t.cross_entropy = v.text == "fused"            ? workload::CrossEntropy::kFused

@@ -82,11 +82,21 @@ ForwardPerToken forward_per_token(const ModelSpec& m, int64_t seq_len) {
 
 // Forward, backward (2x) over the iteration's tokens, the attention core
 // counted at `attention_share` of its full square.
+// Under LoRA the frozen GEMMs' backward is the input gradient alone (2x
+// forward in all, not 3x); attention's core is unchanged, and the adapters
+// add their own three passes.
 double model_flops_counting(const ModelSpec& m, const TrainingSpec& t, double attention_share) {
   const ForwardPerToken f = forward_per_token(m, t.seq_len);
-  return 3 * (f.layer_gemms + f.mtp_layers + attention_share * (f.attention_core + f.mtp_core) + f.logits +
-              f.mtp_logits) *
-         static_cast<double>(t.tokens_per_iteration());
+  const double tokens = static_cast<double>(t.tokens_per_iteration());
+  const double weights = f.layer_gemms + f.mtp_layers + f.logits + f.mtp_logits;
+  const double core = attention_share * (f.attention_core + f.mtp_core);
+  if (t.lora_rank <= 0) return 3 * (weights + core) * tokens;
+  const double r = static_cast<double>(t.lora_rank), h = static_cast<double>(m.hidden);
+  const double attending = static_cast<double>(m.layer_counts(0, m.layers).attention());
+  const double adapters =
+      attending * 2 * r *
+      (h + static_cast<double>(m.q_width() + m.k_width() + m.v_width()) + static_cast<double>(m.out_width()) + h);
+  return (2 * weights + 3 * core + 3 * adapters) * tokens;
 }
 
 }  // namespace

@@ -381,8 +381,16 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
 // path)", and training.py disables it for the chunks after the first.
 // DeepSpeed buckets every chunk. A bucket is whole tensors (grad_buckets.h),
 // bucket_size counted in the gradients' bytes.
+// Under LoRA the buffer holds the adapters alone, far below any bucket
+// size: one bucket, full when the chunk's first layer's adapters have their
+// gradients, at the backward's end.
 std::vector<GradBucket> IterationSim::configured_buckets(int s, int chunk) const {
   const std::vector<GradTensor> tensors = backward_tensors(m_, p_, s, chunk, p_.ep <= 1);
+  if (t_.lora_rank > 0) {
+    GradBucket adapters{.params = trained_chunk_params(m_, p_, t_, s, chunk).total()};
+    for (const GradTensor& t : tensors) adapters.ready += t.work;
+    return {adapters};
+  }
   if (!p_.overlap_grad_reduce || (p_.framework == ShardingFramework::kMegatron && (s > 0 || chunk > 0))) {
     GradBucket whole;  // full when the backward is done
     for (const GradTensor& t : tensors) {

@@ -76,10 +76,15 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // A norm's output is kept by the GEMM it feeds, quantized under FP8 and
   // FP4 (saved_gemm_input_bytes), except a MoE layer's pre-MLP norm, whose
   // output the router's own linear keeps in 16 bits.
+  // Under LoRA a frozen GEMM keeps no input (Transformer Engine saves one
+  // only for a weight that takes a gradient): of the norms' outputs only
+  // the attention's is kept, in 16 bits, by the QKV adapter; no MLP input,
+  // activation output or dispatched copy is kept.
+  const bool lora = t.lora_rank > 0;
   const double q = saved_gemm_input_bytes(t);
   const double moe_norm = moe ? 1 : 0;
-  double norm_outputs = (blocks - moe_norm) * q + moe_norm * e;
-  if (mods & kRecomputeLayernorm) norm_outputs -= (m.mla() ? q : 0) + moe_norm * e;
+  double norm_outputs = lora ? (attention ? e : 0) : (blocks - moe_norm) * q + moe_norm * e;
+  if ((mods & kRecomputeLayernorm) && !lora) norm_outputs -= (m.mla() ? q : 0) + moe_norm * e;
   const double replicated = blocks * e * h + norm_outputs * h + (m.dropout ? blocks * h : 0) +
                             e * static_cast<double>(m.latent_width());
   // Per token, split over TP: Q, K, V, the attention output (input of the
@@ -97,7 +102,7 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // then the activation's output.
   // The activation keeps its 16-bit input (up); its output is kept only by
   // the down projection, quantized under FP8 and FP4.
-  const double up = e * (m.gated_mlp ? 2 : 1) * ffn, act_out = q * ffn;
+  const double up = e * (m.gated_mlp ? 2 : 1) * ffn, act_out = lora ? 0 : q * ffn;
   double mlp = 0;
   if (!with_mlp) {
   } else if (!moe) {
@@ -108,15 +113,17 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
     // top_k when the experts are folded below TP (x etp / tp either way).
     // The shared experts' first GEMM quantizes the norm's output for itself
     // (the router keeps the 16-bit one).
-    const double shared_input = shared > 0 && q < e ? q * h : 0;
+    const double shared_input = shared > 0 && q < e && !lora ? q * h : 0;
+    const double dispatched = lora ? 0 : q * h * routed * p.etp();
     mlp = routed * (up + kept(kRecomputeMoeAct) * act_out) +
-          kept(kRecomputeSharedExperts) * (shared * (up + act_out) + shared_input) + q * h * routed * p.etp();
+          kept(kRecomputeSharedExperts) * (shared * (up + act_out) + shared_input) + dispatched;
     if (mods & kRecomputeMoe) mlp = 0;
   }
   // The attention output is kept by the flash kernel (its backward reads
   // it) and by the output projection: one 16-bit tensor, or under FP8 and
   // FP4 the kernel's and the projection's quantized copy.
-  const double out_kept = q < e ? (t.flash_attention ? e : 0) + q : e;
+  // Under LoRA the output projection's adapter keeps the 16-bit one.
+  const double out_kept = q < e && !lora ? (t.flash_attention ? e : 0) + q : e;
   const double attention_out = attention ? (m.mla() ? kept(kRecomputeMlaUpProj) : 1.0) * qkv + out_kept * o_w : 0;
   // A Mamba-2 mixer on Megatron-LM's default path (use_mamba_mem_eff_path:
   // mamba_ssm's fused conv + SSD, which recomputes the conv's output in
@@ -198,6 +205,10 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   const double dense = static_cast<double>(held.dense);
   const double experts = static_cast<double>(held.experts);
   const double full = dense + experts;
+  // Under LoRA the frozen weights are held whole and only the adapters have
+  // gradients and optimizer state (all dense; ZeRO-3 is refused).
+  const bool lora = t.lora_rank > 0;
+  const GpuParams trained = trained_stage_params(m, p, t, r);
 
   // ZeRO shards over DP x CP (or a shard group); an expert is replicated
   // over its expert-data-parallel ranks, DP x CP / EP (x TP / expert TP).
@@ -221,6 +232,12 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   b.weights = to_bytes((p.zero_stage >= 3 ? weights_in_flight : full) * bpp.weights);
   b.gradients = to_bytes((p.zero_stage >= 2 ? grads_in_flight : full) * bpp.gradients);
   b.optimizer = to_bytes((p.zero_stage >= 1 ? shard : full) * bpp.optimizer);
+  if (lora) {
+    const double adapters = static_cast<double>(trained.total());
+    b.weights = to_bytes(full * bpp.weights + adapters * static_cast<double>(element_bytes(t)));
+    b.gradients = to_bytes((p.zero_stage >= 2 ? adapters / d : adapters) * bpp.gradients);
+    b.optimizer = to_bytes((p.zero_stage >= 1 ? adapters / d : adapters) * bpp.optimizer);
+  }
 
   // Recomputed layers keep their input only (`stored`), the others all of
   // their activations (training.recompute_layers), each of its kind.

@@ -53,6 +53,29 @@ GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage) {
   return g;
 }
 
+int64_t lora_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, int64_t rank) {
+  const int64_t attending = m.layer_counts(layers.first, layers.count).attention();
+  const int64_t per_layer = rank * (m.hidden + m.q_width() + m.k_width() + m.v_width()) + rank * (m.out_width() + m.hidden);
+  return attending * (per_layer / p.tp);
+}
+
+GpuParams trained_chunk_params(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int stage, int chunk) {
+  if (t.lora_rank <= 0) return chunk_params(m, p, stage, chunk);
+  GpuParams g;
+  g.dense = lora_params(m, p, chunk_range(m, p, stage, chunk), t.lora_rank);
+  return g;
+}
+
+GpuParams trained_stage_params(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int stage) {
+  GpuParams g;
+  for (int c = 0; c < p.virtual_stages; ++c) {
+    const GpuParams chunk = trained_chunk_params(m, p, t, stage, c);
+    g.dense += chunk.dense;
+    g.experts += chunk.experts;
+  }
+  return g;
+}
+
 namespace {
 
 // Trained in 16 bits without master weights: the 16-bit parameters, their

@@ -42,6 +42,14 @@ GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, LayerRange lay
 GpuParams chunk_params(const ModelSpec& m, const ParallelPlan& p, int stage, int chunk);
 // Every chunk of pipeline stage `stage` (0 .. pp - 1).
 GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage);
+// LoRA adapters (TrainingSpec::lora_rank r) a GPU holds for `layers`: in
+// every attention layer r (h + q + k + v) beside QKV and r (o + h) beside
+// the output projection, split over TP as the projections are.
+int64_t lora_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, int64_t rank);
+// The parameters a chunk (stage) trains on one GPU: chunk_params (stage_params),
+// or under LoRA its adapters alone, all dense.
+GpuParams trained_chunk_params(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int stage, int chunk);
+GpuParams trained_stage_params(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int stage);
 
 // Bytes per parameter of the model state on a GPU at a training precision:
 // the weights, their gradients, and the optimizer (Adam) state. Mixed

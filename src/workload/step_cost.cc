@@ -79,12 +79,27 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   auto linear_gemm = [&](int64_t mm, int64_t n, int64_t k) {
     return blockwise ? cm_.gemm_fp8_blockwise(mm, n, k) : cm_.gemm(mm, n, k, prec);
   };
+  // Under LoRA every weight is frozen (the adapters are costed apart).
+  const bool frozen = t_.lora_rank > 0;
   auto gemm_fb = [&](int64_t mm, int64_t n, int64_t k, SimTime* fwd, SimTime* bwd) {
     const SimTime g = linear_gemm(mm, n, k);
     *fwd += g;
     // Data gradient dX[m,k] = dY[m,n] W^T, weight gradient dW[k,n] = X^T dY.
-    *bwd += linear_gemm(mm, k, n) + linear_gemm(k, n, mm);
+    *bwd += linear_gemm(mm, k, n) + (frozen ? SimTime::zero() : linear_gemm(k, n, mm));
     return g;
+  };
+  // A LoRA adapter beside a projection of X[m,k] to Y[m,n]: X A (m x r over
+  // k) then (X A) B (m x n over r), added to Y; backward each product's two
+  // gradients. Rank-r GEMMs are thin, so they run far below the tensor
+  // cores' rate: the compute model times them by shape. They run in 16 bits
+  // (NeMo's ParallelLinearAdapter is not an FP8 module).
+  auto adapter = [&](int64_t mm, int64_t n, int64_t k, SimTime* fwd, SimTime* bwd) {
+    if (!frozen) return;
+    constexpr hw::Precision kAdapter = hw::Precision::kBf16;
+    const int64_t r = t_.lora_rank;
+    *fwd += cm_.gemm(mm, r, k, kAdapter) + cm_.gemm(mm, n, r, kAdapter);
+    *bwd += cm_.gemm(mm, r, n, kAdapter) + cm_.gemm(r, n, mm, kAdapter) +  // through B: d(XA), dB
+            cm_.gemm(mm, k, r, kAdapter) + cm_.gemm(k, r, mm, kAdapter);   // through A: dX, dA
   };
 
   // FP8 and FP4 GEMMs read operands the framework quantized first
@@ -202,6 +217,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   } else if (!m_.mla()) {
     g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
     quantize(T_sp, T, (heads_local + 2 * kv_local) * hd, h, In::kNorm, false, &fwd, &bwd);  // after the norm
+    adapter(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
   } else {
     // MLA: the down projections to the latents, whole on every TP rank,
     // then Q's and K/V's up projections of this rank's heads; the
@@ -305,6 +321,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   if (attention) {
     g_proj = gemm_fb(T, h, heads_local * v_hd, &fwd, &bwd);
     quantize(T, T_sp, h, heads_local * v_hd, In::kOther, false, &fwd, &bwd);  // attention output: its own cast
+    adapter(T, h / tp, heads_local * v_hd, &fwd, &bwd);
   }
   SimTime g_up, g_down;
   int64_t act_elems = with_mlp ? T * f : 0;  // the MLP activation's output, before TP
@@ -339,7 +356,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     {
       constexpr hw::Precision kRouter = hw::Precision::kBf16;
       fwd += cm_.gemm(T_ep, m_.experts, h, kRouter);
-      bwd += cm_.gemm(T_ep, h, m_.experts, kRouter) + cm_.gemm(h, m_.experts, T_ep, kRouter);
+      bwd += cm_.gemm(T_ep, h, m_.experts, kRouter) + (frozen ? SimTime::zero() : cm_.gemm(h, m_.experts, T_ep, kRouter));
     }
     for (int64_t e = 0; e < local_experts; ++e) {
       g_up += gemm_fb(per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, &fwd, &bwd);
@@ -445,8 +462,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // gradient, before and after them): its MLP's reduce-scatter is the
       // data gradient's, on the critical path, or behind the up projection
       // with TE's userbuffers, as before.
-      const SimTime mixer_bwd = column_backward_exposed(ag_in, rs_in, g_qkv, g_qkv);
-      const SimTime up_bwd = !moe ? column_backward_exposed(ag_mlp, rs_mlp, g_up, g_up)
+      // A frozen weight has no weight gradient to hide a reduce-scatter behind.
+      const SimTime wgrad_qkv = frozen ? none : g_qkv, wgrad_up = frozen ? none : g_up;
+      const SimTime mixer_bwd = column_backward_exposed(ag_in, rs_in, g_qkv, wgrad_qkv);
+      const SimTime up_bwd = !moe ? column_backward_exposed(ag_mlp, rs_mlp, g_up, wgrad_up)
                              : p_.tp_comm_overlap ? zero_floor(rs_mlp - g_up)
                                                   : rs_mlp;
       if (p_.tp_comm_overlap) {
@@ -559,6 +578,7 @@ StageCost StepCostModel::stage(int s) const {
   const int64_t h = m_.hidden;
   StageCost out;
   out.activation_bytes = Bytes(T * h * kActivationBytes / tp);
+  const bool frozen = t_.lora_rank > 0;  // LoRA: no weight gradient but the adapters'
   const RankCoord rep{};
   // The TP collectives of a vocabulary-parallel embedding lookup (a
   // reduction of its output) and of the output layer (its input gathered
@@ -617,7 +637,7 @@ StageCost StepCostModel::stage(int s) const {
     const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
     if (first) {
       f.compute += lookup;
-      b.compute += lookup * 2;
+      b.compute += frozen ? SimTime::zero() : lookup * 2;  // a frozen table takes no gradient
       f.tp_comm += embedding_comm;
       b.tp_comm += embedding_comm;
     }
@@ -632,7 +652,8 @@ StageCost StepCostModel::stage(int s) const {
       const SimTime loss_f = cm_.memory_bound(Bytes(logits * ce.forward));
       const SimTime loss_b = cm_.memory_bound(Bytes(logits * ce.backward));
       const SimTime head_f = cm_.gemm(T, V / tp, h, prec) + loss_f;
-      const SimTime dgrad = cm_.gemm(T, h, V / tp, prec), wgrad = cm_.gemm(h, V / tp, T, prec);
+      const SimTime dgrad = cm_.gemm(T, h, V / tp, prec);
+      const SimTime wgrad = frozen ? SimTime::zero() : cm_.gemm(h, V / tp, T, prec);
       const SimTime head_b = dgrad + wgrad + loss_b;
       f.compute += head_f * (1 + n_mtp);
       b.compute += head_b * (1 + n_mtp);
@@ -645,7 +666,8 @@ StageCost StepCostModel::stage(int s) const {
       // model's last kind. Not recomputed.
       const LayerCost& layer = kinds_[m_.mtp_moe() ? LayerKind::kMoe : LayerKind::kDense];
       const SimTime proj_f = cm_.gemm(T, h / tp, 2 * h, prec);
-      const SimTime proj_b = cm_.gemm(T, 2 * h, h / tp, prec) + cm_.gemm(2 * h, h / tp, T, prec);
+      const SimTime proj_b =
+          cm_.gemm(T, 2 * h, h / tp, prec) + (frozen ? SimTime::zero() : cm_.gemm(2 * h, h / tp, T, prec));
       f.compute += (lookup + proj_f + layer.fwd_compute) * n_mtp;
       b.compute += (lookup * 2 + proj_b + layer.bwd_compute) * n_mtp;
       f.tp_comm += (embedding_comm + layer.fwd_comm) * n_mtp;
@@ -653,7 +675,9 @@ StageCost StepCostModel::stage(int s) const {
       f.ep_all_to_alls += layer.fwd_all_to_alls * n_mtp;
       b.ep_all_to_alls += layer.bwd_all_to_alls * n_mtp;
     }
-    const GpuParams held = chunk_params(m_, p_, range, first, last, mtp);
+    // What the chunk trains: all it holds, or under LoRA its adapters.
+    GpuParams held = chunk_params(m_, p_, range, first, last, mtp);
+    if (frozen) held = GpuParams{.dense = lora_params(m_, p_, range, t_.lora_rank)};
     b.compute += grad_accumulation(held.total());
     out.forward.push_back(f);
     out.backward.push_back(b);

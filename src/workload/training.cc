@@ -241,6 +241,7 @@ std::string kernels_text(const TrainingSpec& t) {
   std::string text;
   if (t.flash_attention && t.attention_kernel == hw::AttentionKernel::kFlash2) text += ", FlashAttention-2 attention";
   if (t.fp8_attention) text += ", FP8 attention";
+  if (t.lora_rank > 0) text += fmt::format(", LoRA rank {} (attention)", t.lora_rank);
   if (t.optimizer_impl != hw::OptimizerImpl::kFused) text += fmt::format(", {} AdamW", hw::to_string(t.optimizer_impl));
   if (t.precision == hw::Precision::kFp8 && t.fp8_recipe != Fp8Recipe::kDelayed)
     text += fmt::format(", {} scaling", to_string(t.fp8_recipe));
@@ -495,6 +496,20 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("training.recompute_layers", fmt::format("{} needs recompute: full (whole layers recomputed); recompute is {}",
                                                   t.recompute_layers, to_string(t.recompute)));
   validate_recompute_modules(m, t);
+  if (t.lora_rank > 0) {
+    if (m.mla())
+      fail("training.lora_rank", fmt::format("{} uses multi-head latent attention; LoRA adapters are modelled on "
+                                             "plain QKV and output projections only",
+                                             m.name));
+    if (m.hybrid())
+      fail("training.lora_rank", fmt::format("{} is a hybrid Mamba-2 model; LoRA adapters are modelled on "
+                                             "attention layers of transformers only",
+                                             m.name));
+    if (p.zero_stage >= 3)
+      fail("training.lora_rank", "LoRA with zero_stage 3 (sharded frozen weights) is not modelled; use 0 to 2");
+    if (t.lora_rank > m.hidden)
+      fail("training.lora_rank", fmt::format("{} is above the hidden size {}", t.lora_rank, m.hidden));
+  }
   if (p.bucket_bytes < 0) fail("parallelism.bucket_size", fmt::format("must be >= 0 (got {})", p.bucket_bytes));
   if (t.bf16_moments && !t.master_weights)
     fail("training.optimizer_moments", "bf16 with master_weights: false: without master weights the moments are "

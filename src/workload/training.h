@@ -343,6 +343,15 @@ struct TrainingSpec {
   // and V cast to FP8 before it and the output gradient before its
   // backward; the output stays 16-bit. With precision fp8 or fp4.
   bool fp8_attention = false;
+  // LoRA fine-tuning (Hu et al. 2021, as NeMo's and Megatron-Bridge's
+  // PEFT runs it with target_modules: attention): rank-r adapters A (k x r)
+  // and B (r x n) beside every attention layer's QKV and output projections,
+  // each split over TP like its projection, and every other weight frozen.
+  // A frozen GEMM's backward computes only its input gradient, and keeps no
+  // input for a weight gradient; gradients, their reduction, the optimizer,
+  // the parameter gather and the checkpoint carry the adapters alone. 0:
+  // every weight trained.
+  int64_t lora_rank = 0;
   // The loss over the logits (see CrossEntropy); Megatron's own default.
   CrossEntropy cross_entropy = CrossEntropy::kMegatron;
   // How FP8 GEMM inputs are scaled (see Fp8Recipe); with precision fp8.

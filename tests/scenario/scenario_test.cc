@@ -655,6 +655,29 @@ TEST(ScenarioErrors, EdgeQuantizedWeightsNeedFp8OrFp4Training) {
             "products' precision); training.precision is bf16");
 }
 
+// LoRA adapters are modelled beside plain attention projections, over
+// frozen weights held whole: MLA models and ZeRO-3 plans are refused at the
+// field's line.
+TEST(ScenarioErrors, LoraNeedsPlainAttentionAndWholeFrozenWeights) {
+  const auto with = [](const std::string& model, const std::string& zero) {
+    return "model: " + model +
+           "\n"
+           "cluster: {system: dgx-h100, gpus: 8}\n"
+           "parallelism: {zero_stage: " +
+           zero +
+           "}\n"
+           "training:\n"
+           "  global_batch: 8\n"
+           "  lora_rank: 16\n";
+  };
+  EXPECT_EQ(error_of(with("llama3-8b", "1")), "no error");
+  EXPECT_EQ(error_of(with("llama3-8b", "3")),
+            "s.yaml:6: training.lora_rank: LoRA with zero_stage 3 (sharded frozen weights) is not modelled; use 0 to 2");
+  const std::string e = error_of(with("deepseek-v3", "1"));
+  EXPECT_NE(e.find("s.yaml:6: training.lora_rank: deepseek-v3 uses multi-head latent attention"), std::string::npos)
+      << e;
+}
+
 // The cross-entropy implementation is one of the three counted: another
 // name is refused at its line with the choices.
 TEST(ScenarioErrors, CrossEntropyIsOneOfTheCountedImplementations) {

@@ -304,5 +304,24 @@ TEST(Flops, NemotronH56bCountsItsMambaMixersSsdAndAttentionBlocks) {
   EXPECT_DOUBLE_EQ(model_flops(find_model("nemotronh-56b"), t), 3.0 * 114'331'484'160.0 * 8192);
 }
 
+TEST(ModelFlops, LoraCountsTheFrozenWeightsTwiceAndTheAdaptersThreeTimes) {
+  // With W the weight GEMMs' forward FLOPs and C the attention core's, full
+  // training counts 3 (W + C), and with the core causal 3 (W + C / 2): the
+  // two differ by 1.5 C. LoRA counts 2 W + 3 C + 3 A, A the adapters'
+  // forward: on Llama 3 8B at rank 16, 32 layers x 2 x 16 x (4096 + 4096 +
+  // 1024 + 1024 + 4096 + 4096) = 18,874,368 FLOPs a token.
+  const ModelSpec& m = find_model("llama3-8b");
+  TrainingSpec t;
+  t.seq_len = 8192;
+  t.global_batch = 2;
+  const double tokens = 2.0 * 8192;
+  const double full = model_flops(m, t), full_causal = model_flops_causal(m, t);
+  const double C = (full - full_causal) / 1.5 / tokens, W = full / 3 / tokens - C;
+  t.lora_rank = 16;
+  const double A = 18'874'368;
+  EXPECT_NEAR(model_flops(m, t) / tokens, 2 * W + 3 * C + 3 * A, 1e-6 * full / tokens);
+  EXPECT_NEAR(model_flops_causal(m, t) / tokens, 2 * W + 1.5 * C + 3 * A, 1e-6 * full / tokens);
+}
+
 }  // namespace
 }  // namespace anatomy::workload

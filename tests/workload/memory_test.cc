@@ -407,5 +407,29 @@ TEST(Memory, HybridBlocksOfAttentionAndMlpNeedWhatTheTransformerNeeds) {
   }
 }
 
+TEST(Memory, LoraHoldsTheFrozenWeightsWholeAndStateForTheAdaptersAlone) {
+  // Llama 3 8B on TP 1, DP 8, ZeRO-1, bf16. Full training holds 2 B of
+  // weights, 2 of gradients (the bf16 buffer) and 12 / 8 of optimizer
+  // state a parameter. LoRA rank 16 adds 9,437,184 adapters (params_test)
+  // at 2 B, and holds gradients (2 B) and the ZeRO-sharded optimizer state
+  // (12 B / 8) for those alone.
+  const ModelSpec& m = find_model("llama3-8b");
+  const ParallelPlan p = plan(1, 1, 8, 1);
+  TrainingSpec t = training(8192, 8, 1);
+  const MemoryBreakdown full = estimate_memory(m, p, t);
+  t.lora_rank = 16;
+  const MemoryBreakdown lora = estimate_memory(m, p, t);
+  const double adapters = 9'437'184;
+  EXPECT_NEAR(static_cast<double>(lora.weights.count()), static_cast<double>(full.weights.count()) + 2 * adapters, 2);
+  EXPECT_NEAR(static_cast<double>(lora.gradients.count()), 2 * adapters, 2);
+  EXPECT_NEAR(static_cast<double>(lora.optimizer.count()), 12 * adapters / 8, 2);
+  // A frozen GEMM keeps no input: per layer per token the MLP's norm output
+  // (2 B x 4096), the activation's output (2 B x 14,336) go, and the
+  // attention norm's output stays 16-bit as the adapter keeps it. So
+  // 32 x 8192 x (8192 + 28,672) B = 9.66 GB less.
+  const double saved = 32.0 * 8192 * (2 * 4096 + 2 * 14336);
+  EXPECT_NEAR(static_cast<double>(full.activations.count() - lora.activations.count()), saved, 1e6);
+}
+
 }  // namespace
 }  // namespace anatomy::workload

@@ -265,5 +265,23 @@ TEST(Params, DataParallelCollectivesMoveTheDtypeTheyHold) {
   EXPECT_EQ(reduced_grad_bytes(trained(hw::Precision::kBf16), p), 4);
 }
 
+TEST(LoraParams, AdaptersBesideQkvAndTheOutputProjectionOfEveryAttentionLayer) {
+  // Llama 3 8B: h 4096, 32 heads and 8 KV heads of 128: q 4096, k = v 1024,
+  // o 4096. Rank 16: 16 (4096 + 4096 + 1024 + 1024) + 16 (4096 + 4096) =
+  // 163,840 + 131,072 = 294,912 a layer; 32 layers 9,437,184; over TP 2,
+  // 4,718,592 a GPU.
+  const ModelSpec& m = find_model("llama3-8b");
+  ParallelPlan p;
+  p.tp = 2;
+  EXPECT_EQ(lora_params(m, p, LayerRange{0, 32}, 16), 4'718'592);
+  EXPECT_EQ(lora_params(m, p, LayerRange{0, 8}, 16), 4'718'592 / 4);
+  // Trained under LoRA: the adapters alone; otherwise all the chunk holds.
+  TrainingSpec t;
+  EXPECT_EQ(trained_chunk_params(m, p, t, 0, 0).total(), chunk_params(m, p, 0, 0).total());
+  t.lora_rank = 16;
+  EXPECT_EQ(trained_chunk_params(m, p, t, 0, 0).total(), 4'718'592);
+  EXPECT_EQ(trained_chunk_params(m, p, t, 0, 0).experts, 0);
+}
+
 }  // namespace
 }  // namespace anatomy::workload

@@ -362,5 +362,36 @@ TEST(HybridBlocks, AMambaMixerGathersAndScattersAsAttentionDoes) {
             tp2_stage(testing::with_pattern(nh, "MM")).forward[0].compute);
 }
 
+TEST(Lora, AFrozenGemmComputesOnlyItsInputGradientAndTheAdaptersTheirOwn) {
+  // Llama 3 8B on one H100, one 4,096-token sequence, bf16. Under LoRA the
+  // backward drops every weight gradient dW = X^T dY (shape k x n over the
+  // T tokens) of QKV, the output projection, the MLP's up (gate and up
+  // together) and down GEMMs and the output layer, and the embedding's
+  // gradient (a read and a write of T x h); it adds, for the QKV and output
+  // projections' rank-16 adapters, the gradients of their two thin GEMMs
+  // (4 each); the forward adds the adapters' 2 GEMMs each.
+  const ModelSpec& m = find_model("llama3-8b");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  TrainingSpec t = one_sequence();
+  const StageCost full = compute_only(m, t, cm);
+  t.lora_rank = 16;
+  const StageCost lora = compute_only(m, t, cm);
+  constexpr auto bf16 = hw::Precision::kBf16;
+  const int64_t T = 4096, h = 4096, qkv = 4096 + 2 * 1024, f = 14336, V = m.vocab, r = 16, L = 32;
+  const SimTime wgrads = (cm.gemm(h, qkv, T, bf16) + cm.gemm(h, h, T, bf16) + cm.gemm(h, 2 * f, T, bf16) +
+                          cm.gemm(f, h, T, bf16)) * L +
+                         cm.gemm(h, V, T, bf16) + cm.memory_bound(core::Bytes(2 * T * h * 2)) * 2;
+  auto adapter_fwd = [&](int64_t n, int64_t k) { return cm.gemm(T, r, k, bf16) + cm.gemm(T, n, r, bf16); };
+  auto adapter_bwd = [&](int64_t n, int64_t k) {
+    return cm.gemm(T, r, n, bf16) + cm.gemm(r, n, T, bf16) + cm.gemm(T, k, r, bf16) + cm.gemm(k, r, T, bf16);
+  };
+  const SimTime fwd_added = (adapter_fwd(qkv, h) + adapter_fwd(h, h)) * L;
+  const SimTime bwd_added = (adapter_bwd(qkv, h) + adapter_bwd(h, h)) * L;
+  EXPECT_EQ(lora.forward[0].compute - full.forward[0].compute, fwd_added);
+  EXPECT_EQ(full.backward[0].compute - lora.backward[0].compute, wgrads - bwd_added);
+  // What the stage trains: the adapters, 294,912 a layer (params_test).
+  EXPECT_EQ(lora.chunk_params[0], 294'912 * L);
+}
+
 }  // namespace
 }  // namespace anatomy::workload
