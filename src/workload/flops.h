@@ -16,7 +16,8 @@
 // per GPU as F / (GPUs x iteration time).
 // model_flops(): the FLOPs the model needs without recomputation (MFU's
 // numerator): 3 x forward (backward = 2 x forward: gradients of inputs and
-// of weights). Forward, per token, from the exact GEMM shapes:
+// of weights); under LoRA the frozen weights' GEMMs 2 x forward (no weight
+// gradients), the attention core still 3 x, and the adapters' 3 x their own. Forward, per token, from the exact GEMM shapes:
 //   per layer  2 (h (q + 2 kv hd) + o h + MLP)
 //              MLP: a dense layer (gated ? 3 : 2) h dense_ffn; a MoE layer
 //              (gated ? 3 : 2) h ffn (top_k + shared experts) + h E router

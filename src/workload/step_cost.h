@@ -17,7 +17,10 @@
 // full recomputation replays the forward first, selective replays its
 // modules (the attention core unless told others, training.h). A hybrid
 // model's blocks (model.h) cost their one mixer or MLP, norm and residual;
-// a Mamba-2 mixer's kernels are listed in step_cost.cc. A MoE layer also
+// a Mamba-2 mixer's kernels are listed in step_cost.cc. Under LoRA
+// (TrainingSpec::lora_rank) no weight has a gradient: every GEMM's backward
+// is its data gradient alone, the embedding takes none, and the rank-r
+// adapters beside QKV and the output projection add their thin GEMMs. A MoE layer also
 // copies the tokens it receives into expert order and back (Megatron-Core's
 // permutation kernels, and the alltoall dispatcher's sort by expert;
 // memory-bound, step_cost.cc).
