@@ -98,11 +98,18 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
   fmt::format_to(to, "iteration time    {}\n", human_time(r.iteration));
   fmt::format_to(to, "tokens/s          {:.0f}\n", r.tokens_per_s);
   // Megatron-LM has logged causal attention at half since 2025 (flops.h);
-  // its papers' eq. 3 counts the full square and full recomputation.
-  fmt::format_to(to,
-                 "TFLOP/s per GPU   {:.1f} (model FLOPs; {:.1f} with causal attention at half, as Megatron-LM logs "
-                 "them; {:.1f} counting recomputation as the Megatron-LM papers do)\n",
-                 r.tflops_per_gpu, r.mfu_causal * r.peak_tflops, r.megatron_tflops_per_gpu);
+  // its papers' eq. 3 counts the full square and full recomputation, of a
+  // model whose every weight trains: no count for LoRA.
+  if (t.lora_rank > 0)
+    fmt::format_to(to,
+                   "TFLOP/s per GPU   {:.1f} (model FLOPs of LoRA: no weight gradients but the adapters'; {:.1f} with "
+                   "causal attention at half)\n",
+                   r.tflops_per_gpu, r.mfu_causal * r.peak_tflops);
+  else
+    fmt::format_to(to,
+                   "TFLOP/s per GPU   {:.1f} (model FLOPs; {:.1f} with causal attention at half, as Megatron-LM logs "
+                   "them; {:.1f} counting recomputation as the Megatron-LM papers do)\n",
+                   r.tflops_per_gpu, r.mfu_causal * r.peak_tflops, r.megatron_tflops_per_gpu);
   fmt::format_to(to, "MFU               {:.1f}% of {:.0f} TFLOP/s {} peak ({:.1f}% counting causal attention at half)\n",
                  100 * r.mfu, r.peak_tflops, hw::to_string(t.precision), 100 * r.mfu_causal);
   fmt::format_to(to, "\nwhere each GPU's iteration goes (mean over GPUs):\n");
