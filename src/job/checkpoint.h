@@ -50,6 +50,12 @@ struct CheckpointCost {
 // The state is weights and optimizer state as trained (precision, master
 // weights: workload::checkpoint_bytes_per_param), sharded over DP x CP.
 Bytes shard_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, const workload::TrainingSpec& t, int stage);
+// What a LoRA job's checkpoint does not hold and a restart reads besides it:
+// the frozen base weights of the GPU's stage, its TP shard, in the training
+// dtype as a base model is stored (every data-parallel replica reads its
+// own copy); 0 for a job that trains every weight.
+Bytes frozen_weight_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, const workload::TrainingSpec& t,
+                          int stage);
 
 // `bulk` builds the network the bulk transfers (16,384 shards) run on: the
 // same model, allowed to batch flow completions (flow_network.h).
@@ -57,7 +63,8 @@ CheckpointCost measure_checkpoint(const CheckpointSpec& spec, const workload::It
                                   const workload::IterationResult& steady, const coll::NetworkFactory& bulk);
 
 // Reading the last checkpoint back at restart: every GPU reads its shard
-// from storage at once (the load storm), measured on the network.
+// (and under LoRA its frozen base weights, frozen_weight_bytes) from
+// storage at once (the load storm), measured on the network.
 SimTime measure_checkpoint_load(const workload::IterationInputs& base, double compression_ratio,
                                 const coll::NetworkFactory& bulk);
 

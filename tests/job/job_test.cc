@@ -172,6 +172,19 @@ TEST(Checkpoint, WithoutMasterWeightsAShardIsTheBf16WeightsAndMoments) {
   EXPECT_NEAR(pure.as_double(), mixed.as_double() * 6 / 14, 1.0);
 }
 
+TEST(Checkpoint, ALoraCheckpointHoldsTheAdaptersAndARestartAlsoReadsTheFrozenWeights) {
+  // Under LoRA the checkpoint is the adapters' 14 B a parameter, sharded
+  // over DP; the frozen base weights are not in it, so a restart reads
+  // them too: the stage's parameters at 2 B (bf16), whole on every replica.
+  Cluster c(false);
+  workload::TrainingSpec t = trained(hw::Precision::kBf16);
+  EXPECT_EQ(frozen_weight_bytes(c.model, c.plan, t, 0), Bytes(0));
+  t.lora_rank = 16;
+  const int64_t adapters = workload::trained_stage_params(c.model, c.plan, t, 0).total();
+  EXPECT_NEAR(shard_bytes(c.model, c.plan, t, 0).as_double() * 32, 14.0 * adapters, 14.0 * 32);
+  EXPECT_EQ(frozen_weight_bytes(c.model, c.plan, t, 0), Bytes(workload::stage_params(c.model, c.plan, 0).total() * 2));
+}
+
 TEST(Checkpoint, TheSnapshotRunsAtTheGpusMeasuredCopyRate) {
   // DGX H100's GPUs reach host memory over PCIe Gen5 (64 GB/s a direction);
   // the H200 table measured a pinned device-to-host copy over PCIe Gen5 at
