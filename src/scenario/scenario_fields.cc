@@ -514,6 +514,11 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "before it and the output gradient before its backward (with an amax pass under current scaling), the "
        "output 16-bit; an edge site's retraining step likewise (its casts as delayed scaling makes them)",
        [](T& t, const Value& v) { t.fp8_attention = v.flag; }, shows(&T::fp8_attention)},
+      {"fp8_activation_input", Kind::kBool, by_default("false"), {},
+       "with precision fp8 or fp4, the MLP activation's input kept for its backward in FP8 (Megatron-Core "
+       "--activation-func-fp8-input-store, NeMo's activation_func_fp8_input_store, MLPerf's FP8_ACT=1): half the "
+       "bytes of the largest activation a layer keeps, for a cast each way",
+       [](T& t, const Value& v) { t.fp8_activation_input = v.flag; }, shows(&T::fp8_activation_input)},
       {"lora_rank", Kind::kInt, by_default("0"), int_range(0, kMaxDim),
        "LoRA fine-tuning: rank of the adapters beside every attention layer's QKV and output projections (NeMo's "
        "target_modules: attention), every other weight frozen: frozen GEMMs compute only input gradients and keep "

@@ -1227,7 +1227,7 @@ IterationResult simulate_iteration(const IterationInputs& in) {
                                        in.topology->num_gpus()));
   std::string warning;
   try {
-    check_memory_fits(*in.model, *in.plan, *in.training, gpu.hbm_capacity, gpu.name);
+    check_memory_fits(*in.model, *in.plan, *in.training, gpu.hbm_capacity, gpu.name, memory_part(gpu));
   } catch (const core::InputError& e) {
     if (in.enforce_memory) throw;
     warning = e.message();
@@ -1236,7 +1236,7 @@ IterationResult simulate_iteration(const IterationInputs& in) {
   IterationResult r = sim.run();
   r.memory_warning = warning;
   r.placement_note = unlike_groups_note(unlike_groups(Layout(*in.plan), *in.topology, in.rank_to_gpu));
-  r.memory = estimate_memory(*in.model, *in.plan, *in.training);
+  r.memory = estimate_memory(*in.model, *in.plan, *in.training, memory_part(gpu));
   return r;
 }
 

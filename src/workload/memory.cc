@@ -102,7 +102,8 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // then the activation's output.
   // The activation keeps its 16-bit input (up); its output is kept only by
   // the down projection, quantized under FP8 and FP4.
-  const double up = e * (m.gated_mlp ? 2 : 1) * ffn, act_out = lora ? 0 : q * ffn;
+  // Kept in FP8 under fp8_activation_input.
+  const double up = (t.fp8_activation_input ? 1.0 : e) * (m.gated_mlp ? 2 : 1) * ffn, act_out = lora ? 0 : q * ffn;
   double mlp = 0;
   if (!with_mlp) {
   } else if (!moe) {
@@ -178,7 +179,8 @@ std::vector<int64_t> chunk_micro_batches_in_flight(const ParallelPlan& p, const 
   return out;
 }
 
-MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int r) {
+MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int r,
+                             const MemoryPart& part) {
   const bool first = r == 0, last = r == p.pp - 1;
   const double h = static_cast<double>(m.hidden), V = static_cast<double>(m.vocab);
   const double tp = p.tp;
@@ -227,14 +229,17 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
     grads_in_flight = std::min(full, shard + largest + static_cast<double>(gradient_bucket_bytes(t, p)) / bpp.gradients);
   }
 
+  // FP8 weights without their transposed copy where the FP8 GEMMs take
+  // either layout (MemoryPart).
+  const double weight_bytes = fp8_weights(t, p) && part.fp8_any_layout ? 1.0 : bpp.weights;
   MemoryBreakdown b;
   b.stage = r;
-  b.weights = to_bytes((p.zero_stage >= 3 ? weights_in_flight : full) * bpp.weights);
+  b.weights = to_bytes((p.zero_stage >= 3 ? weights_in_flight : full) * weight_bytes);
   b.gradients = to_bytes((p.zero_stage >= 2 ? grads_in_flight : full) * bpp.gradients);
   b.optimizer = to_bytes((p.zero_stage >= 1 ? shard : full) * bpp.optimizer);
   if (lora) {
     const double adapters = static_cast<double>(trained.total());
-    b.weights = to_bytes(full * bpp.weights + adapters * static_cast<double>(element_bytes(t)));
+    b.weights = to_bytes(full * weight_bytes + adapters * static_cast<double>(element_bytes(t)));
     b.gradients = to_bytes((p.zero_stage >= 2 ? adapters / d : adapters) * bpp.gradients);
     b.optimizer = to_bytes((p.zero_stage >= 1 ? adapters / d : adapters) * bpp.optimizer);
   }
@@ -392,12 +397,12 @@ std::vector<Change> changes() {
 
 // The first plan, by the order above, that is valid and fits: its
 // description and total, or an empty description.
-std::pair<std::string, Bytes> find_fit(const ModelSpec& m, const Plan& given, Bytes capacity) {
+std::pair<std::string, Bytes> find_fit(const ModelSpec& m, const Plan& given, Bytes capacity, const MemoryPart& part) {
   const auto fits = [&](const Plan& x) {
-    return valid(m, x.p, x.t) && estimate_memory(m, x.p, x.t).total() <= capacity;
+    return valid(m, x.p, x.t) && estimate_memory(m, x.p, x.t, part).total() <= capacity;
   };
   const auto found = [&](const Plan& x) {
-    return std::pair{describe_change(given.p, given.t, x.p, x.t), estimate_memory(m, x.p, x.t).total()};
+    return std::pair{describe_change(given.p, given.t, x.p, x.t), estimate_memory(m, x.p, x.t, part).total()};
   };
   const std::vector<Change> ladder = changes();
   for (const Change& c : ladder) {  // one change at a time
@@ -417,23 +422,26 @@ std::pair<std::string, Bytes> find_fit(const ModelSpec& m, const Plan& given, By
 
 }  // namespace
 
+MemoryPart memory_part(const hw::Accelerator& gpu) { return MemoryPart{.fp8_any_layout = gpu.arch.fp8_gemm_any_layout}; }
+
 std::vector<MemoryBreakdown> estimate_memory_per_stage(const ModelSpec& m, const ParallelPlan& p,
-                                                        const TrainingSpec& t) {
+                                                        const TrainingSpec& t, const MemoryPart& part) {
   std::vector<MemoryBreakdown> out;
   out.reserve(static_cast<size_t>(p.pp));
-  for (int r = 0; r < p.pp; ++r) out.push_back(stage_memory(m, p, t, r));
+  for (int r = 0; r < p.pp; ++r) out.push_back(stage_memory(m, p, t, r, part));
   return out;
 }
 
-MemoryBreakdown estimate_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t) {
-  const std::vector<MemoryBreakdown> stages = estimate_memory_per_stage(m, p, t);
+MemoryBreakdown estimate_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
+                                const MemoryPart& part) {
+  const std::vector<MemoryBreakdown> stages = estimate_memory_per_stage(m, p, t, part);
   return *std::max_element(stages.begin(), stages.end(),
                            [](const MemoryBreakdown& a, const MemoryBreakdown& b) { return a.total() < b.total(); });
 }
 
 void check_memory_fits(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, Bytes capacity,
-                       std::string_view gpu) {
-  const MemoryBreakdown b = estimate_memory(m, p, t);
+                       std::string_view gpu, const MemoryPart& part) {
+  const MemoryBreakdown b = estimate_memory(m, p, t, part);
   if (b.total() <= capacity) return;
   std::string msg = fmt::format(
       "needs {} per GPU but {} has {} ({} over) on pipeline rank {} of {}: weights {}, gradients {}, optimizer {}, "
@@ -441,7 +449,7 @@ void check_memory_fits(const ModelSpec& m, const ParallelPlan& p, const Training
       gb(b.total()), gpu.empty() ? std::string("the GPU") : fmt::format("each {}", gpu), gb(capacity),
       gb(b.total() - capacity), b.stage, p.pp, gb(b.weights), gb(b.gradients), gb(b.optimizer), gb(b.activations),
       gb(b.workspace));
-  const auto [change, total] = find_fit(m, Plan{p, t}, capacity);
+  const auto [change, total] = find_fit(m, Plan{p, t}, capacity, part);
   if (!change.empty()) {
     msg += fmt::format("; fits with {} ({})", change, gb(total));
   } else {

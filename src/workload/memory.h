@@ -86,6 +86,7 @@
 #include <vector>
 
 #include "core/units.h"
+#include "hw/accelerator.h"
 #include "workload/model.h"
 #include "workload/training.h"
 
@@ -97,11 +98,23 @@ struct MemoryBreakdown {
   core::Bytes total() const { return weights + gradients + optimizer + activations + workspace; }
 };
 
+// What the part changes in how the state is held. Transformer Engine keeps
+// an FP8 weight (ParallelPlan::fp8_param_gather) with the transposed copy
+// the backward's GEMMs read (1 + 1 B) on a part whose FP8 GEMMs take one
+// layout (Hopper, Ada, MI3xx), and the weight alone (1 B) where they take
+// either (Blackwell: nvte_is_non_tn_fp8_gemm_supported, the architecture's
+// fp8_gemm_any_layout).
+struct MemoryPart {
+  bool fp8_any_layout = false;
+};
+MemoryPart memory_part(const hw::Accelerator& gpu);
+
 // The pipeline rank that needs the most memory.
-MemoryBreakdown estimate_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t);
+MemoryBreakdown estimate_memory(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
+                                const MemoryPart& part = {});
 // Every pipeline rank, in order.
 std::vector<MemoryBreakdown> estimate_memory_per_stage(const ModelSpec& m, const ParallelPlan& p,
-                                                        const TrainingSpec& t);
+                                                        const TrainingSpec& t, const MemoryPart& part = {});
 
 // Throws InputError (field "parallelism") when the total exceeds `capacity`,
 // saying by how much and suggesting what would fit. Suggestions are found by
@@ -113,6 +126,6 @@ std::vector<MemoryBreakdown> estimate_memory_per_stage(const ModelSpec& m, const
 //   "parallelism: needs 97.3 GB per GPU but each H100 has 80 GB (17.3 GB over)
 //    on pipeline rank 0 of 8: weights 35 GB, ...; fits with recompute: full (62.1 GB)"
 void check_memory_fits(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, core::Bytes capacity,
-                       std::string_view gpu = {});
+                       std::string_view gpu = {}, const MemoryPart& part = {});
 
 }  // namespace anatomy::workload

@@ -418,6 +418,14 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
                               : SimTime::zero();
   const int blocks = residual_blocks(kind);
   SimTime ew = (norm + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * blocks + act + mixer_ew;
+  if (t_.fp8_activation_input && with_mlp) {
+    // The activation's input cast to FP8 as it is kept, and back before its
+    // backward (TrainingSpec::fp8_activation_input).
+    const SimTime store =
+        cm_.memory_bound(Bytes(act_elems / tp * (m_.gated_mlp ? 2 : 1) * (kActivationBytes + 1)));
+    fwd += store;
+    bwd += store;
+  }
   if (m_.dropout) ew += cm_.elementwise(K::kDropout, Bytes(drop_bytes)) * blocks;
   fwd += ew;
   bwd += ew * 2;

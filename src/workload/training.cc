@@ -241,6 +241,7 @@ std::string kernels_text(const TrainingSpec& t) {
   std::string text;
   if (t.flash_attention && t.attention_kernel == hw::AttentionKernel::kFlash2) text += ", FlashAttention-2 attention";
   if (t.fp8_attention) text += ", FP8 attention";
+  if (t.fp8_activation_input) text += ", activation input kept in FP8";
   if (t.lora_rank > 0) text += fmt::format(", LoRA rank {} (attention)", t.lora_rank);
   if (t.optimizer_impl != hw::OptimizerImpl::kFused) text += fmt::format(", {} AdamW", hw::to_string(t.optimizer_impl));
   if (t.precision == hw::Precision::kFp8 && t.fp8_recipe != Fp8Recipe::kDelayed)
@@ -496,6 +497,9 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("training.recompute_layers", fmt::format("{} needs recompute: full (whole layers recomputed); recompute is {}",
                                                   t.recompute_layers, to_string(t.recompute)));
   validate_recompute_modules(m, t);
+  if (t.fp8_activation_input && t.precision != hw::Precision::kFp8 && t.precision != hw::Precision::kFp4)
+    fail("training.fp8_activation_input",
+         fmt::format("true needs FP8 or FP4 training; training.precision is {}", hw::to_string(t.precision)));
   if (t.lora_rank > 0) {
     if (m.mla())
       fail("training.lora_rank", fmt::format("{} uses multi-head latent attention; LoRA adapters are modelled on "

@@ -343,6 +343,13 @@ struct TrainingSpec {
   // and V cast to FP8 before it and the output gradient before its
   // backward; the output stays 16-bit. With precision fp8 or fp4.
   bool fp8_attention = false;
+  // The MLP activation's input kept for its backward in FP8 rather than 16
+  // bits (Megatron-Core --activation-func-fp8-input-store; NeMo's
+  // activation_func_fp8_input_store, MLPerf's FP8_ACT=1): half the bytes of
+  // the largest tensor a layer keeps, for a cast of it each way (the
+  // forward reads 2 B and writes 1 B an element, the backward the reverse).
+  // With precision fp8 or fp4.
+  bool fp8_activation_input = false;
   // LoRA fine-tuning (Hu et al. 2021, as NeMo's and Megatron-Bridge's
   // PEFT runs it with target_modules: attention): rank-r adapters A (k x r)
   // and B (r x n) beside every attention layer's QKV and output projections,

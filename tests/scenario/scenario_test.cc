@@ -655,6 +655,23 @@ TEST(ScenarioErrors, EdgeQuantizedWeightsNeedFp8OrFp4Training) {
             "products' precision); training.precision is bf16");
 }
 
+// The MLP activation's input kept in FP8 is an FP8 recipe's option: with
+// bf16 training it is refused at its line.
+TEST(ScenarioErrors, Fp8ActivationInputNeedsFp8Training) {
+  const auto with = [](const std::string& precision) {
+    return "model: llama3-8b\n"
+           "cluster: {system: dgx-h100, gpus: 8}\n"
+           "training:\n"
+           "  precision: " +
+           precision +
+           "\n"
+           "  fp8_activation_input: true\n";
+  };
+  EXPECT_EQ(error_of(with("fp8")), "no error");
+  EXPECT_EQ(error_of(with("bf16")),
+            "s.yaml:5: training.fp8_activation_input: true needs FP8 or FP4 training; training.precision is bf16");
+}
+
 // LoRA adapters are modelled beside plain attention projections, over
 // frozen weights held whole: MLA models and ZeRO-3 plans are refused at the
 // field's line.

@@ -431,5 +431,37 @@ TEST(Memory, LoraHoldsTheFrozenWeightsWholeAndStateForTheAdaptersAlone) {
   EXPECT_NEAR(static_cast<double>(full.activations.count() - lora.activations.count()), saved, 1e6);
 }
 
+TEST(Memory, Fp8WeightsKeepATransposedCopyOnlyWhereFp8GemmsTakeOneLayout) {
+  // Llama 3 8B, TP 1, FP8 weights (fp8_param_gather): on Hopper each weight
+  // is kept with its transpose, 2 B; on a part whose FP8 GEMMs take either
+  // layout (Blackwell), 1 B: the weights' bytes halve, nothing else moves.
+  const ModelSpec& m = find_model("llama3-8b");
+  ParallelPlan p = plan(1, 1, 8, 1);
+  p.fp8_param_gather = true;
+  TrainingSpec t = training(8192, 8, 1);
+  t.precision = hw::Precision::kFp8;
+  const MemoryBreakdown hopper = estimate_memory(m, p, t);
+  const MemoryBreakdown blackwell = estimate_memory(m, p, t, MemoryPart{.fp8_any_layout = true});
+  EXPECT_NEAR(static_cast<double>(blackwell.weights.count()), static_cast<double>(hopper.weights.count()) / 2, 2);
+  EXPECT_EQ(blackwell.activations, hopper.activations);
+  EXPECT_EQ(blackwell.optimizer, hopper.optimizer);
+  EXPECT_TRUE(memory_part(hw::find_accelerator("B200")).fp8_any_layout);
+  EXPECT_FALSE(memory_part(hw::find_accelerator("H100")).fp8_any_layout);
+}
+
+TEST(Memory, AnFp8ActivationInputHalvesTheMlpUpProjectionsKeptOutput) {
+  // Llama 3 8B, 8,192 tokens, FP8: the SwiGLU's input (gate and up, 2 x
+  // 14,336 a token) kept at 1 B instead of 2 saves 32 layers x 8192 tokens
+  // x 28,672 B = 7.52 GB.
+  const ModelSpec& m = find_model("llama3-8b");
+  const ParallelPlan p = plan(1, 1, 8, 1);
+  TrainingSpec t = training(8192, 8, 1);
+  t.precision = hw::Precision::kFp8;
+  const MemoryBreakdown kept16 = estimate_memory(m, p, t);
+  t.fp8_activation_input = true;
+  const MemoryBreakdown kept8 = estimate_memory(m, p, t);
+  EXPECT_NEAR(static_cast<double>(kept16.activations.count() - kept8.activations.count()), 32.0 * 8192 * 28672, 1e6);
+}
+
 }  // namespace
 }  // namespace anatomy::workload
