@@ -186,6 +186,10 @@ const std::vector<Field<Retrain>>& retrain_fields() {
        [](const R& r) { return std::string(workload::to_string(r.mode)); }, {"full", "frozen_backbone", "lora"}},
       {"lora_rank", Kind::kInt, by_default("16"), int_range(1, 4096), "LoRA adapter rank",
        [](R& r, const Value& v) { r.lora_rank = v.as_int(); }, shows(&R::lora_rank)},
+      {"lora_dropout", Kind::kDouble, by_default("0"), number_at_least_below(0, 1),
+       "with mode lora, the dropout probability on each adapter's input (NeMo's LoRA dropout, position pre; "
+       "MLPerf's LoRA runs 0.1): a memory-bound pass over the input forward and backward; 0: none",
+       [](R& r, const Value& v) { r.lora_dropout = v.number; }, shows(&R::lora_dropout)},
       {"samples", Kind::kInt, by_default("20000"), int_range(1, int64_t{1} << 40), "samples collected per cycle",
        [](R& r, const Value& v) { r.samples = v.integer; }, shows(&R::samples)},
       {"epochs", Kind::kInt, by_default("1"), int_range(1, 1000), "passes over them",

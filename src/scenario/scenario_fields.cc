@@ -525,6 +525,11 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "no inputs for weight gradients; gradients, the optimizer and checkpoints hold the adapters alone. 0: every "
        "weight trained",
        [](T& t, const Value& v) { t.lora_rank = v.integer; }, shows(&T::lora_rank)},
+      {"lora_dropout", Kind::kDouble, by_default("0"), number_at_least_below(0, 1),
+       "with lora_rank, the dropout probability on each adapter's input (NeMo's LoRA dropout, position pre; "
+       "MLPerf's LoRA runs 0.1): a memory-bound pass over the input forward and backward and a 1-byte mask an "
+       "element kept; 0: none",
+       [](T& t, const Value& v) { t.lora_dropout = v.number; }, shows(&T::lora_dropout)},
       {"cross_entropy", Kind::kEnum, by_default("megatron"), {}, cross_entropy_help(),
        [](T& t, const Value& v) {
          t.cross_entropy = v.text == "fused"            ? workload::CrossEntropy::kFused

@@ -391,8 +391,16 @@ SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_
     if (inputs || weights) t += cast_time(op, op.n, batch, c, p);  // dY, once for both products
     if (inputs) t += c.gemm(op.m * batch, op.k, op.n, p) * op.repeat + passes_time(op, batch, c) * 2;  // dX = dY W^T
     if (weights) t += c.gemm(op.k, op.n, op.m * batch, p) * op.repeat;  // dW = X^T dY
-    if (mode == FineTune::kLora && op.adaptable)
-      t += (c.gemm(op.m * batch, lora_rank, op.k, p) + c.gemm(op.m * batch, op.n, lora_rank, p)) * (3 * op.repeat);
+    if (mode == FineTune::kLora && op.adaptable) {
+      // The adapters' thin products run in 16 bits (NeMo's adapters are not
+      // FP8 modules), their backward twice their forward.
+      constexpr hw::Precision kAdapter = hw::Precision::kBf16;
+      t += (c.gemm(op.m * batch, lora_rank, op.k, kAdapter) + c.gemm(op.m * batch, op.n, lora_rank, kAdapter)) *
+           (3 * op.repeat);
+      if (options.lora_dropout)  // forward and backward, one pass each
+        t += c.elementwise(hw::ComputeModel::Kernel::kDropout, core::Bytes(op.m * batch * op.k * (2 * 2 + 1))) *
+             (2 * op.repeat);
+    }
   }
   return t + c.optimizer_step(m.trainable_params(mode, lora_rank));
 }

@@ -143,6 +143,10 @@ struct TrainStepOptions {
   // part whose FP8 GEMMs take one layout, rebuilding such a weight's FP8
   // transpose is left out.)
   bool quantized_weights = false;
+  // LoRA: each adapter's input passes a dropout first (NeMo's LoRA dropout,
+  // position "pre"): read and written with a 1-byte mask forward, its
+  // gradient likewise backward.
+  bool lora_dropout = false;
 };
 
 // One fine-tuning step of `batch` samples on one accelerator: forward,

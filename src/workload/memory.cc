@@ -85,8 +85,12 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   const double moe_norm = moe ? 1 : 0;
   double norm_outputs = lora ? (attention ? e : 0) : (blocks - moe_norm) * q + moe_norm * e;
   if ((mods & kRecomputeLayernorm) && !lora) norm_outputs -= (m.mla() ? q : 0) + moe_norm * e;
+  // LoRA's dropout keeps a 1-byte mask an element of each adapter's input:
+  // the QKV adapter's (h, with the norms' outputs) and the output
+  // projection's (o, with the attention output below).
+  const bool lora_mask = lora && t.lora_dropout > 0 && attention;
   const double replicated = blocks * e * h + norm_outputs * h + (m.dropout ? blocks * h : 0) +
-                            e * static_cast<double>(m.latent_width());
+                            e * static_cast<double>(m.latent_width()) + (lora_mask ? h : 0);
   // Per token, split over TP: Q, K, V, the attention output (input of the
   // output projection), the MLP's up (and gate) output and its activation
   // output (input of the down projection), and for MoE the tokens'
@@ -133,7 +137,7 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   const double mamba = kind == LayerKind::kMamba ? e * static_cast<double>(m.mamba_in_proj_width() + m.mamba_inner()) +
                                                       q * static_cast<double>(m.mamba_inner())
                                                 : 0;
-  const double sharded = attention_out + mlp + mamba;
+  const double sharded = attention_out + mlp + mamba + (lora_mask ? static_cast<double>(m.out_width()) : 0);
   // The s x s scores: softmax output (and, with dropout, its mask and
   // output), per head, per sequence. CP ranks run FlashAttention in
   // practice; without it we count each rank's own s/cp x s/cp block.

@@ -93,6 +93,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // gradients. Rank-r GEMMs are thin, so they run far below the tensor
   // cores' rate: the compute model times them by shape. They run in 16 bits
   // (NeMo's ParallelLinearAdapter is not an FP8 module).
+  // With lora_dropout, X passes a dropout first: forward it is read and
+  // written with a 1-byte mask, backward its gradient likewise.
   auto adapter = [&](int64_t mm, int64_t n, int64_t k, SimTime* fwd, SimTime* bwd) {
     if (!frozen) return;
     constexpr hw::Precision kAdapter = hw::Precision::kBf16;
@@ -100,6 +102,12 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     *fwd += cm_.gemm(mm, r, k, kAdapter) + cm_.gemm(mm, n, r, kAdapter);
     *bwd += cm_.gemm(mm, r, n, kAdapter) + cm_.gemm(r, n, mm, kAdapter) +  // through B: d(XA), dB
             cm_.gemm(mm, k, r, kAdapter) + cm_.gemm(k, r, mm, kAdapter);   // through A: dX, dA
+    if (t_.lora_dropout > 0) {
+      const SimTime drop =
+          cm_.elementwise(hw::ComputeModel::Kernel::kDropout, Bytes(mm * k * (2 * kActivationBytes + 1)));
+      *fwd += drop;
+      *bwd += drop;
+    }
   };
 
   // FP8 and FP4 GEMMs read operands the framework quantized first

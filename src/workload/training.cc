@@ -500,6 +500,8 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (t.fp8_activation_input && t.precision != hw::Precision::kFp8 && t.precision != hw::Precision::kFp4)
     fail("training.fp8_activation_input",
          fmt::format("true needs FP8 or FP4 training; training.precision is {}", hw::to_string(t.precision)));
+  if (t.lora_dropout > 0 && t.lora_rank <= 0)
+    fail("training.lora_dropout", "drops LoRA adapters' inputs; set training.lora_rank too");
   if (t.lora_rank > 0) {
     if (m.mla())
       fail("training.lora_rank", fmt::format("{} uses multi-head latent attention; LoRA adapters are modelled on "

@@ -359,6 +359,10 @@ struct TrainingSpec {
   // the parameter gather and the checkpoint carry the adapters alone. 0:
   // every weight trained.
   int64_t lora_rank = 0;
+  // Under LoRA, the dropout probability on each adapter's input (NeMo's
+  // LoRA dropout, position "pre": MLPerf's runs 0.1): a memory-bound pass
+  // over the input each way and a 1-byte mask an element kept. 0: none.
+  double lora_dropout = 0;
   // The loss over the logits (see CrossEntropy); Megatron's own default.
   CrossEntropy cross_entropy = CrossEntropy::kMegatron;
   // How FP8 GEMM inputs are scaled (see Fp8Recipe); with precision fp8.

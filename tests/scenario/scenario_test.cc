@@ -688,6 +688,8 @@ TEST(ScenarioErrors, LoraNeedsPlainAttentionAndWholeFrozenWeights) {
            "  lora_rank: 16\n";
   };
   EXPECT_EQ(error_of(with("llama3-8b", "1")), "no error");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\ntraining:\n  lora_dropout: 0.1\n"),
+            "s.yaml:4: training.lora_dropout: drops LoRA adapters' inputs; set training.lora_rank too");
   EXPECT_EQ(error_of(with("llama3-8b", "3")),
             "s.yaml:6: training.lora_rank: LoRA with zero_stage 3 (sharded frozen weights) is not modelled; use 0 to 2");
   const std::string e = error_of(with("deepseek-v3", "1"));

@@ -362,5 +362,22 @@ TEST(EdgeModel, AHybridModelIsNotTakenForATransformer) {
   }
 }
 
+TEST(EdgeModel, LoraDropoutPassesOverEachAdaptersInputEachWay) {
+  // With LoRA dropout each adapted product's input (rows x k) is read and
+  // written with a 1-byte mask forward, its gradient likewise backward:
+  // 5 B an element, twice, per repeat, at the dropout kernel's rate.
+  const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("MI300X"), nullptr);
+  const EdgeModel m = find_edge_model("vit-b16", 0);
+  const auto step = [&](bool dropout) {
+    return train_step_time(m, FineTune::kLora, 16, 64, c, hw::Precision::kBf16, {.lora_dropout = dropout});
+  };
+  core::SimTime expected;
+  for (const ModelOp& op : m.ops)
+    if (op.adaptable)
+      expected += c.elementwise(hw::ComputeModel::Kernel::kDropout, core::Bytes(op.m * 64 * op.k * 5)) * (2 * op.repeat);
+  EXPECT_GT(expected, core::SimTime::zero());
+  EXPECT_EQ(step(true) - step(false), expected);
+}
+
 }  // namespace
 }  // namespace anatomy::workload

@@ -78,6 +78,7 @@ struct Retrain {
   SimTime interval = SimTime::sec(3600);
   workload::FineTune mode = workload::FineTune::kLora;
   int lora_rank = 16;
+  double lora_dropout = 0;  // on each adapter's input (NeMo's LoRA dropout, "pre"); 0: none
   int64_t samples = 20000;  // collected per cycle
   int epochs = 1;
   int64_t batch_per_gpu = 64;
