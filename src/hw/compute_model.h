@@ -229,6 +229,10 @@ class ComputeModel {
   // streaming rate itself.
   enum class Kernel { kNorm, kResidualAdd, kDropout, kGelu, kSiluMul, kSoftmax, kStream };
   SimTime elementwise(Kernel k, Bytes bytes_read_plus_written) const;
+  // A dropout over a 16-bit tensor moves 5 B an element: it reads the
+  // tensor and writes it and a 1-byte mask (forward), or reads the gradient
+  // and the mask and writes the gradient (backward).
+  static constexpr int64_t kDropoutBytesPerElement = 2 + 2 + 1;
   // What fused AdamW updates: fp32 master weights with fp32 moments (mixed
   // precision), fp32 master weights with bf16 moments (Megatron-LM's
   // precision-aware optimizer), or 16-bit parameters with moments in the

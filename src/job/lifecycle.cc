@@ -144,7 +144,13 @@ JobResult JobSim::run() {
     load = measure_checkpoint_load(it, cs.compression_ratio, bulk);
   }
   r_.checkpoint_every = cs.enabled ? K : 0;
-  r_.first_start = startup_cost(spec_.startup, it, false, 0, SimTime::zero());
+  // A LoRA job starts from its base model: every GPU reads its frozen
+  // weights from storage (checkpoint.h, frozen_weight_bytes), when the
+  // cluster has storage; otherwise its first start broadcasts them.
+  SimTime base_load;
+  if (it.training->lora_rank > 0 && !it.topology->storage_nodes().empty())
+    base_load = measure_checkpoint_load(it, 0.0, in_.bulk_network ? in_.bulk_network : it.make_network);
+  r_.first_start = startup_cost(spec_.startup, it, false, 0, base_load);
   r_.restart = startup_cost(spec_.startup, it, true, 0, load);
   restart_new_host_ = startup_cost(spec_.startup, it, true, 1, load);
   spares_ = spec_.failures.spare_hosts;

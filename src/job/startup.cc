@@ -72,9 +72,15 @@ StartupCost startup_cost(const StartupSpec& spec, const workload::IterationInput
                                     comm_list.empty() ? "no communicators" : comm_list)});
 
   // 4. State.
+  const bool lora = base.training->lora_rank > 0;
   if (restart) {
     out.phases.push_back({"checkpoint load", checkpoint_load,
-                          "every GPU reads its shard from storage at once, measured on the network"});
+                          lora ? "every GPU reads its adapters' shard and its frozen base weights from storage at once, "
+                                 "measured on the network"
+                               : "every GPU reads its shard from storage at once, measured on the network"});
+  } else if (checkpoint_load > SimTime::zero()) {
+    out.phases.push_back({"base model load", checkpoint_load,
+                          "every GPU reads its frozen base weights from storage at once, measured on the network"});
   } else if (p.dp > 1) {
     // DDP broadcasts the initial parameters from each replica group's first rank.
     coll::CollectiveRunner runner(t, *base.algorithms, base.library, base.make_network, base.choose_network);

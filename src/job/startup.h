@@ -39,7 +39,9 @@ struct StartupCost {
 };
 
 // `restart`: the image is cached on all but `new_hosts` hosts, and state
-// comes from the checkpoint (`checkpoint_load`, measured by the caller).
+// comes from the checkpoint (`checkpoint_load`, measured by the caller). A
+// first start with a `checkpoint_load` (a LoRA job reading its base model)
+// reads that instead of broadcasting the initial parameters.
 StartupCost startup_cost(const StartupSpec& spec, const workload::IterationInputs& base, bool restart,
                          int new_hosts, SimTime checkpoint_load);
 

@@ -17,7 +17,8 @@ std::string run_report_html(const workload::IterationResult& r, const PageInfo& 
   page.add_figure("iteration time", human_time(r.iteration), fmt::format("{} micro-batches", r.micro_batches));
   page.add_figure("tokens/s", fmt::format("{:.0f}", r.tokens_per_s));
   page.add_figure("TFLOP/s per GPU", fmt::format("{:.1f}", r.tflops_per_gpu),
-                  fmt::format("{:.1f} counting recomputation", r.megatron_tflops_per_gpu));
+                  r.megatron_tflops_per_gpu > 0 ? fmt::format("{:.1f} counting recomputation", r.megatron_tflops_per_gpu)
+                                                : std::string("LoRA: no weight gradients but the adapters'"));
   page.add_figure("MFU", percent(r.mfu), fmt::format("of {:.0f} TFLOP/s peak", r.peak_tflops));
   page.add_figure("memory per GPU", human_gb(r.memory.total()),
                   hbm_capacity.count() > 0 ? "of " + human_gb(hbm_capacity) : "");

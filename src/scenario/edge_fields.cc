@@ -410,6 +410,9 @@ job::edge::EdgeSpec read_edge(const YAML::Node& node, int line, Context& ctx, in
              fmt::format("{} dedicated serving nodes leave none of the {} accelerators to train (or shared: true)",
                          e.serving.nodes, gpus));
   read_section(sub(top, "retrain"), "edge.retrain", ctx.line_for("edge.retrain"), retrain_fields(), e.retrain, ctx);
+  if (e.retrain.lora_dropout > 0 && e.retrain.mode != workload::FineTune::kLora)
+    ctx.fail(ctx.line_for("edge.retrain.lora_dropout"), "edge.retrain.lora_dropout",
+             fmt::format("drops LoRA adapters' inputs; edge.retrain.mode is {}", workload::to_string(e.retrain.mode)));
   read_section(sub(top, "rollout"), "edge.rollout", ctx.line_for("edge.rollout"), rollout_fields(), e.rollout, ctx);
   if (e.rollout.nodes > e.serving.nodes)
     ctx.fail(ctx.line_for("edge.rollout.nodes"), "edge.rollout.nodes",

@@ -398,7 +398,7 @@ SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_
       t += (c.gemm(op.m * batch, lora_rank, op.k, kAdapter) + c.gemm(op.m * batch, op.n, lora_rank, kAdapter)) *
            (3 * op.repeat);
       if (options.lora_dropout)  // forward and backward, one pass each
-        t += c.elementwise(hw::ComputeModel::Kernel::kDropout, core::Bytes(op.m * batch * op.k * (2 * 2 + 1))) *
+        t += c.elementwise(hw::ComputeModel::Kernel::kDropout, core::Bytes(op.m * batch * op.k * hw::ComputeModel::kDropoutBytesPerElement)) *
              (2 * op.repeat);
     }
   }

@@ -1,5 +1,7 @@
 #include "workload/flops.h"
 
+#include "workload/params.h"
+
 namespace anatomy::workload {
 namespace {
 
@@ -91,11 +93,8 @@ double model_flops_counting(const ModelSpec& m, const TrainingSpec& t, double at
   const double weights = f.layer_gemms + f.mtp_layers + f.logits + f.mtp_logits;
   const double core = attention_share * (f.attention_core + f.mtp_core);
   if (t.lora_rank <= 0) return 3 * (weights + core) * tokens;
-  const double r = static_cast<double>(t.lora_rank), h = static_cast<double>(m.hidden);
-  const double attending = static_cast<double>(m.layer_counts(0, m.layers).attention());
-  const double adapters =
-      attending * 2 * r *
-      (h + static_cast<double>(m.q_width() + m.k_width() + m.v_width()) + static_cast<double>(m.out_width()) + h);
+  // An adapter's forward is 2 FLOPs a parameter a token (params.h, on one rank).
+  const double adapters = 2 * static_cast<double>(lora_params(m, ParallelPlan{}, {0, m.layers}, t.lora_rank));
   return (2 * weights + 3 * core + 3 * adapters) * tokens;
 }
 

@@ -1151,7 +1151,9 @@ IterationResult IterationSim::run() {
   r.tokens_per_s = static_cast<double>(t_.tokens_per_iteration()) / secs;
   r.model_flops = model_flops(m_, t_);
   r.tflops_per_gpu = r.model_flops / secs / gpus / 1e12;
-  r.megatron_tflops_per_gpu = megatron_flops(m_, t_.global_batch, t_.seq_len) / secs / gpus / 1e12;
+  // The papers' count is of a model whose every weight trains: none for LoRA.
+  r.megatron_tflops_per_gpu =
+      t_.lora_rank > 0 ? 0 : megatron_flops(m_, t_.global_batch, t_.seq_len) / secs / gpus / 1e12;
   r.peak_tflops = hw::peak_tflops(in_.compute->accelerator(), t_.precision);
   if (r.peak_tflops <= 0) r.peak_tflops = hw::peak_tflops(in_.compute->accelerator(), hw::Precision::kBf16);
   r.mfu = r.tflops_per_gpu / r.peak_tflops;

@@ -101,7 +101,7 @@ struct IterationResult {
   double tokens_per_s = 0;
   double model_flops = 0;                // per iteration, no recomputation (MFU's numerator)
   double tflops_per_gpu = 0;             // model FLOPs / time / GPU
-  double megatron_tflops_per_gpu = 0;    // Megatron-LM eq. 3 / time / GPU (counts recomputation)
+  double megatron_tflops_per_gpu = 0;    // Megatron-LM eq. 3 / time / GPU (counts recomputation); 0 under LoRA
   double mfu = 0;                        // model FLOPs / (time x GPUs x dense peak)
   double hfu = 0;                        // with recomputation
   double mfu_causal = 0;                 // mfu with causal attention counted at half (flops.h)

@@ -137,7 +137,10 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   const double mamba = kind == LayerKind::kMamba ? e * static_cast<double>(m.mamba_in_proj_width() + m.mamba_inner()) +
                                                       q * static_cast<double>(m.mamba_inner())
                                                 : 0;
-  const double sharded = attention_out + mlp + mamba + (lora_mask ? static_cast<double>(m.out_width()) : 0);
+  // The output projection's adapter keeps its dropped input (e o) and its
+  // mask (o) beside the attention output the flash kernel keeps.
+  const double sharded =
+      attention_out + mlp + mamba + (lora_mask ? (e + 1) * static_cast<double>(m.out_width()) : 0);
   // The s x s scores: softmax output (and, with dropout, its mask and
   // output), per head, per sequence. CP ranks run FlashAttention in
   // practice; without it we count each rank's own s/cp x s/cp block.
@@ -244,7 +247,9 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   if (lora) {
     const double adapters = static_cast<double>(trained.total());
     b.weights = to_bytes(full * weight_bytes + adapters * static_cast<double>(element_bytes(t)));
-    b.gradients = to_bytes((p.zero_stage >= 2 ? adapters / d : adapters) * bpp.gradients);
+    // One bucket holds them all until the backward ends (iteration.cc), so
+    // ZeRO-2 shards none of them while they are computed.
+    b.gradients = to_bytes(adapters * bpp.gradients);
     b.optimizer = to_bytes((p.zero_stage >= 1 ? adapters / d : adapters) * bpp.optimizer);
   }
 

@@ -16,7 +16,10 @@
 //   bf16, fp8  2 weights + 4 gradients (accumulated in fp32) + 12 (fp32 master weights, Adam m and v)
 //   fp16       2 + 2 + 16 (fp32 master weights, fp32 gradient copy, m, v)
 //   fp32       4 + 4 + 8 (m, v)
-// (fp8 training keeps bf16 weights; the transient fp8 copies are left out.)
+// (fp8 training keeps bf16 weights, or with fp8_param_gather FP8 ones:
+// MemoryPart; the transient fp8 copies are left out.) Under LoRA
+// (TrainingSpec::lora_rank) the frozen weights are held whole and only the
+// adapters have gradients and optimizer state.
 // ZeRO shards over the DP x CP group (Megatron's distributed optimizer
 // shards over data- x context-parallel ranks; experts over DP x CP / EP, x TP / expert TP):
 // stage 1 the optimizer state, 2 also the gradients, 3 also the weights.
@@ -54,7 +57,11 @@
 // norm, which the router keeps in 16 bits), the activation's output, the
 // dispatched copies, a shared expert's input, the gated norm's output; the
 // attention output is kept twice, e by the flash kernel and quantized by
-// the output projection.
+// the output projection. Under LoRA no frozen GEMM keeps an input: the
+// attention's norm output is kept at e by the QKV adapter and none of the
+// others above is; with LoRA dropout each adapter keeps its dropped input
+// (e) and a 1-byte mask. With fp8_activation_input the activation's input
+// (up and gate) is kept at 1 B.
 // A hybrid block (model.h) keeps one norm's input and output and one mask,
 // and its part of the above; a Mamba-2 mixer, on Megatron-LM's default
 // fused path, in_proj's output e (2d + 2GN + heads), the SSD's output and

@@ -84,9 +84,11 @@ bool sixteen_bit_state(const TrainingSpec& t) { return !t.master_weights && t.pr
 
 }  // namespace
 
-// Weights kept in FP8 (ParallelPlan::fp8_param_gather) hold about as much:
-// Transformer Engine's FP8 weight carries its data and the transposed copy
-// the backward's GEMMs read, 1 byte each, so the 2 bytes below stand.
+// Weights kept in FP8 (ParallelPlan::fp8_param_gather) hold about as much
+// where the FP8 GEMMs take one layout: Transformer Engine's FP8 weight
+// carries its data and the transposed copy the backward's GEMMs read, 1 byte
+// each, so the 2 bytes below stand; where they take either (Blackwell) the
+// memory model counts 1 (memory.h, MemoryPart).
 StateBytes state_bytes_per_param(const TrainingSpec& t, const ParallelPlan& p) {
   if (sixteen_bit_state(t)) return {2, 2, 4};
   // Megatron-Core's DDP keeps one gradient buffer, of the dtype it reduces
@@ -122,7 +124,11 @@ bool fp8_weights(const TrainingSpec& t, const ParallelPlan& p) {
   return p.fp8_param_gather && t.precision == hw::Precision::kFp8;
 }
 
-int64_t gathered_param_bytes(const TrainingSpec& t, const ParallelPlan& p) { return fp8_weights(t, p) ? 1 : element_bytes(t); }
+// Under LoRA what is gathered is the adapters, 16-bit whatever the frozen
+// weights are kept in.
+int64_t gathered_param_bytes(const TrainingSpec& t, const ParallelPlan& p) {
+  return fp8_weights(t, p) && t.lora_rank <= 0 ? 1 : element_bytes(t);
+}
 
 int64_t reduced_grad_bytes(const TrainingSpec& t, const ParallelPlan& p) {
   return t.precision == hw::Precision::kFp32 || p.grad_reduce_in_fp32 ? 4 : 2;

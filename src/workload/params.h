@@ -85,7 +85,7 @@ double saved_gemm_input_bytes(const TrainingSpec& t);
 // otherwise (FP8 and FP4 recipes keep 16-bit weights), 1 B when an FP8
 // recipe keeps them in FP8 (ParallelPlan::fp8_param_gather); the gradients
 // as reduced are 4 B in fp32 or when reduced in fp32 (grad_reduce_in_fp32),
-// 2 B otherwise.
+// 2 B otherwise. Under LoRA the parameters gathered are the 16-bit adapters.
 int64_t gathered_param_bytes(const TrainingSpec& t, const ParallelPlan& p);
 // Whether an FP8 recipe keeps its GEMM weights in FP8 (fp8_param_gather).
 bool fp8_weights(const TrainingSpec& t, const ParallelPlan& p);

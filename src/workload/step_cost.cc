@@ -95,16 +95,17 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // (NeMo's ParallelLinearAdapter is not an FP8 module).
   // With lora_dropout, X passes a dropout first: forward it is read and
   // written with a 1-byte mask, backward its gradient likewise.
-  auto adapter = [&](int64_t mm, int64_t n, int64_t k, SimTime* fwd, SimTime* bwd) {
+  // `a_cols`: A's columns on this rank (NeMo's ParallelLinearAdapter splits
+  // a column-parallel projection's A over TP, r / tp, and gathers X A).
+  auto adapter = [&](int64_t mm, int64_t n, int64_t k, int64_t a_cols, SimTime* fwd, SimTime* bwd) {
     if (!frozen) return;
     constexpr hw::Precision kAdapter = hw::Precision::kBf16;
     const int64_t r = t_.lora_rank;
-    *fwd += cm_.gemm(mm, r, k, kAdapter) + cm_.gemm(mm, n, r, kAdapter);
-    *bwd += cm_.gemm(mm, r, n, kAdapter) + cm_.gemm(r, n, mm, kAdapter) +  // through B: d(XA), dB
-            cm_.gemm(mm, k, r, kAdapter) + cm_.gemm(k, r, mm, kAdapter);   // through A: dX, dA
+    *fwd += cm_.gemm(mm, a_cols, k, kAdapter) + cm_.gemm(mm, n, r, kAdapter);
+    *bwd += cm_.gemm(mm, r, n, kAdapter) + cm_.gemm(r, n, mm, kAdapter) +            // through B: d(XA), dB
+            cm_.gemm(mm, k, a_cols, kAdapter) + cm_.gemm(k, a_cols, mm, kAdapter);   // through A: dX, dA
     if (t_.lora_dropout > 0) {
-      const SimTime drop =
-          cm_.elementwise(hw::ComputeModel::Kernel::kDropout, Bytes(mm * k * (2 * kActivationBytes + 1)));
+      const SimTime drop = cm_.elementwise(hw::ComputeModel::Kernel::kDropout, Bytes(mm * k * hw::ComputeModel::kDropoutBytesPerElement));
       *fwd += drop;
       *bwd += drop;
     }
@@ -141,7 +142,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const bool per_tensor = prec == hw::Precision::kFp8 && (recipe == Fp8Recipe::kDelayed || tensorwise);
   const bool nvfp4 = prec == hw::Precision::kFp4 && cm_.accelerator().arch.nvfp4;
   const bool amax_first = tensorwise || nvfp4;
-  const double copies = per_tensor && cm_.accelerator().arch.fp8_gemm_any_layout ? 1 : 2;
+  // The transposed copy feeds only a weight gradient: a frozen GEMM (LoRA)
+  // writes its inputs once.
+  const double copies = (per_tensor && cm_.accelerator().arch.fp8_gemm_any_layout) || frozen ? 1 : 2;
   // compute_scale_from_amax: one float in, one out; a launch, nothing to stream.
   const SimTime scale_kernel = tensorwise ? cm_.memory_bound(Bytes(8)) : SimTime::zero();
   enum class Producer { kNorm, kActivation, kOther };  // what wrote the GEMM's input
@@ -162,8 +165,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       const auto cast = [&](double elems) {
         return cm_.memory_bound(Bytes(static_cast<int64_t>(elems * (kActivationBytes + qbytes))));
       };
-      *fwd += cast(x) * 2;
-      *bwd += cast(dy) * 2;
+      const double casts = frozen ? 1 : 2;  // no transformed columnwise copy without a weight gradient
+      *fwd += cast(x) * casts;
+      *bwd += cast(dy) * casts;
     } else {
       const bool cast_reads_input = in == Producer::kOther || tensorwise || blockwise ||
                                     (recipe == Fp8Recipe::kMxfp8 && in == Producer::kNorm);
@@ -225,7 +229,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   } else if (!m_.mla()) {
     g_qkv = gemm_fb(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
     quantize(T_sp, T, (heads_local + 2 * kv_local) * hd, h, In::kNorm, false, &fwd, &bwd);  // after the norm
-    adapter(T, (heads_local + 2 * kv_local) * hd, h, &fwd, &bwd);
+    adapter(T, (heads_local + 2 * kv_local) * hd, h, std::max<int64_t>(1, t_.lora_rank / tp), &fwd, &bwd);
   } else {
     // MLA: the down projections to the latents, whole on every TP rank,
     // then Q's and K/V's up projections of this rank's heads; the
@@ -329,7 +333,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   if (attention) {
     g_proj = gemm_fb(T, h, heads_local * v_hd, &fwd, &bwd);
     quantize(T, T_sp, h, heads_local * v_hd, In::kOther, false, &fwd, &bwd);  // attention output: its own cast
-    adapter(T, h / tp, heads_local * v_hd, &fwd, &bwd);
+    adapter(T, h / tp, heads_local * v_hd, t_.lora_rank, &fwd, &bwd);
   }
   SimTime g_up, g_down;
   int64_t act_elems = with_mlp ? T * f : 0;  // the MLP activation's output, before TP
@@ -419,7 +423,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   using K = hw::ComputeModel::Kernel;
   const int64_t norm_bytes = 2 * T_sp * h * kActivationBytes;
   const int64_t add_bytes = 3 * T_sp * h * kActivationBytes;
-  const int64_t drop_bytes = T_sp * h * (2 * kActivationBytes + 1);
+  const int64_t drop_bytes = T_sp * h * hw::ComputeModel::kDropoutBytesPerElement;
   const int64_t act_bytes = act_elems / tp * kActivationBytes * (m_.gated_mlp ? 3 : 2);
   const SimTime norm = cm_.elementwise(K::kNorm, Bytes(norm_bytes));
   const SimTime act = with_mlp ? cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes))
@@ -653,9 +657,10 @@ StageCost StepCostModel::stage(int s) const {
     const SimTime lookup = cm_.memory_bound(Bytes(2 * T * h * kActivationBytes));
     if (first) {
       f.compute += lookup;
-      b.compute += frozen ? SimTime::zero() : lookup * 2;  // a frozen table takes no gradient
+      // A frozen table takes no gradient, nor does its output need one.
+      b.compute += frozen ? SimTime::zero() : lookup * 2;
       f.tp_comm += embedding_comm;
-      b.tp_comm += embedding_comm;
+      b.tp_comm += frozen ? SimTime::zero() : embedding_comm;
     }
     if (last) {
       // Output layer (V / tp logits per token) and the cross-entropy loss
@@ -692,8 +697,7 @@ StageCost StepCostModel::stage(int s) const {
       b.ep_all_to_alls += layer.bwd_all_to_alls * n_mtp;
     }
     // What the chunk trains: all it holds, or under LoRA its adapters.
-    GpuParams held = chunk_params(m_, p_, range, first, last, mtp);
-    if (frozen) held = GpuParams{.dense = lora_params(m_, p_, range, t_.lora_rank)};
+    const GpuParams held = trained_chunk_params(m_, p_, t_, s, c);
     b.compute += grad_accumulation(held.total());
     out.forward.push_back(f);
     out.backward.push_back(b);

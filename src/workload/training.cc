@@ -513,6 +513,10 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
                                              m.name));
     if (p.zero_stage >= 3)
       fail("training.lora_rank", "LoRA with zero_stage 3 (sharded frozen weights) is not modelled; use 0 to 2");
+    if (m.mtp_layers > 0)
+      fail("training.lora_rank", fmt::format("{} has multi-token-prediction modules; LoRA is modelled on the "
+                                             "main model's layers only",
+                                             m.name));
     if (t.lora_rank > m.hidden)
       fail("training.lora_rank", fmt::format("{} is above the hidden size {}", t.lora_rank, m.hidden));
   }

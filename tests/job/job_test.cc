@@ -185,6 +185,21 @@ TEST(Checkpoint, ALoraCheckpointHoldsTheAdaptersAndARestartAlsoReadsTheFrozenWei
   EXPECT_EQ(frozen_weight_bytes(c.model, c.plan, t, 0), Bytes(workload::stage_params(c.model, c.plan, 0).total() * 2));
 }
 
+TEST(Checkpoint, ALoraRestartReadsItsFrozenWeightsBesideTheAdaptersShard) {
+  // Full training reads back 14 B a parameter over 32 replicas, 0.44 B a
+  // parameter a GPU; a LoRA restart reads its adapters' shard (a few MB)
+  // and the stage's frozen weights at 2 B, whole on every replica: 2 / 0.44
+  // = 4.6 times the bytes, so the load storm takes over three times as long.
+  Cluster c(false);
+  const coll::NetworkFactory net = c.inputs().make_network;
+  c.training = trained(hw::Precision::kBf16);
+  const SimTime full = measure_checkpoint_load(c.inputs(), 1.0, net);
+  c.training.lora_rank = 16;
+  const SimTime lora = measure_checkpoint_load(c.inputs(), 1.0, net);
+  EXPECT_GT(lora.seconds(), 3 * full.seconds());
+  EXPECT_LT(lora.seconds(), 6 * full.seconds());
+}
+
 TEST(Checkpoint, TheSnapshotRunsAtTheGpusMeasuredCopyRate) {
   // DGX H100's GPUs reach host memory over PCIe Gen5 (64 GB/s a direction);
   // the H200 table measured a pinned device-to-host copy over PCIe Gen5 at

@@ -646,6 +646,14 @@ TEST(ScenarioErrors, Fp8AttentionNeedsFp8TrainingTensorCoresAndTheFlashKernel) {
             "runs inside its FP8 autocast); training.precision is bf16");
 }
 
+// An edge site's LoRA dropout drops adapters' inputs: asked of another
+// fine-tuning mode it is refused at its line.
+TEST(ScenarioErrors, EdgeLoraDropoutNeedsLora) {
+  EXPECT_EQ(error_of(edge_lora_site("{precision: bf16}", "lora_dropout: 0.1")), "no error");
+  EXPECT_EQ(error_of(edge_lora_site("{precision: bf16}", "mode: full\n    lora_dropout: 0.1")),
+            "s.yaml:9: edge.retrain.lora_dropout: drops LoRA adapters' inputs; edge.retrain.mode is full");
+}
+
 // An edge site keeps its weights at the products' precision only when
 // they are FP8 or FP4; asked of a 16-bit run, the field's line says why.
 TEST(ScenarioErrors, EdgeQuantizedWeightsNeedFp8OrFp4Training) {

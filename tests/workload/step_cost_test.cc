@@ -427,5 +427,36 @@ TEST(Lora, TheAdaptersDropoutPassesOverTheirInputsEachWay) {
   EXPECT_EQ(dropped.backward[0].compute - plain.backward[0].compute, pass * 2 * 32);
 }
 
+TEST(Lora, AColumnParallelGemmHasNoWeightGradientToHideItsReduceScatterBehind) {
+  // Llama 3 8B, TP 2 with sequence parallelism and TP overlap, every
+  // collective 1 s (longer than any GEMM). In full training the backward of
+  // QKV and of the MLP's up projection hides its reduce-scatter behind the
+  // weight-gradient GEMM, about the forward GEMM's time; under LoRA there is
+  // none, so each layer exposes those two GEMMs' forward times more:
+  // g_qkv = 4,096 x 3,072 over 4,096 and g_up = 4,096 x 14,336 over 4,096.
+  const ModelSpec& m = find_model("llama3-8b");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  ParallelPlan p;
+  p.tp = 2;
+  p.sequence_parallel = true;
+  p.tp_comm_overlap = true;
+  TrainingSpec t = one_sequence();
+  const auto tp_comm = [&](const TrainingSpec& tt) {
+    return StepCostModel(m, p, tt, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+             return SimTime::from_seconds(1);
+           }).stage(0).backward[0].tp_comm;
+  };
+  const SimTime full = tp_comm(t);
+  t.lora_rank = 16;
+  const SimTime lora = tp_comm(t);
+  constexpr auto bf16 = hw::Precision::kBf16;
+  const SimTime g_qkv = cm.gemm(4096, (4096 + 2 * 1024) / 2, 4096, bf16), g_up = cm.gemm(4096, 2 * 14336 / 2, 4096, bf16);
+  // The output layer, column-parallel too, loses its weight gradient's cover
+  // (h x V / 2 over the 4,096 tokens); a frozen embedding's backward skips
+  // its reduce-scatter (1 s).
+  const SimTime output_wgrad = cm.gemm(4096, m.vocab / 2, 4096, bf16);
+  EXPECT_EQ(lora - full, (g_qkv + g_up) * 32 + output_wgrad - SimTime::from_seconds(1));
+}
+
 }  // namespace
 }  // namespace anatomy::workload
