@@ -53,9 +53,9 @@ std::vector<workload::IterationInputs::Background> shard_transfers(const workloa
   std::vector<int64_t> host_bytes(separate ? in.topology->num_hosts() : 0, 0);
   for (uint32_t r = 0; r < static_cast<uint32_t>(in.plan->gpus()); ++r) {
     const int stage = layout.coord(r).pp;
-    const Bytes b =
-        Bytes(static_cast<int64_t>(std::llround(shard_bytes(*in.model, *in.plan, *in.training, stage).as_double() * ratio))) +
-        (read ? frozen_weight_bytes(*in.model, *in.plan, *in.training, stage) : Bytes(0));
+    const double shard = shard_bytes(*in.model, *in.plan, *in.training, stage).as_double() * ratio;
+    const Bytes b = Bytes(static_cast<int64_t>(std::llround(shard))) +
+                    (read ? frozen_weight_bytes(*in.model, *in.plan, *in.training, stage) : Bytes(0));
     const uint32_t gpu = gpu_of(in, r);
     if (separate) {
       host_bytes[in.topology->host_of(gpu)] += b.count();
@@ -102,8 +102,8 @@ SimTime CheckpointCost::cost(SimTime steady, int64_t every) const {
   return stall + extra + backlog;
 }
 
-Bytes frozen_weight_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p, const workload::TrainingSpec& t,
-                          int stage) {
+Bytes frozen_weight_bytes(const workload::ModelSpec& m, const workload::ParallelPlan& p,
+                          const workload::TrainingSpec& t, int stage) {
   if (t.lora_rank <= 0) return Bytes(0);
   return Bytes(workload::stage_params(m, p, stage).total() * workload::element_bytes(t));
 }

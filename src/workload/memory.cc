@@ -431,7 +431,9 @@ std::pair<std::string, Bytes> find_fit(const ModelSpec& m, const Plan& given, By
 
 }  // namespace
 
-MemoryPart memory_part(const hw::Accelerator& gpu) { return MemoryPart{.fp8_any_layout = gpu.arch.fp8_gemm_any_layout}; }
+MemoryPart memory_part(const hw::Accelerator& gpu) {
+  return MemoryPart{.fp8_any_layout = gpu.arch.fp8_gemm_any_layout};
+}
 
 std::vector<MemoryBreakdown> estimate_memory_per_stage(const ModelSpec& m, const ParallelPlan& p,
                                                         const TrainingSpec& t, const MemoryPart& part) {

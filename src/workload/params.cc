@@ -55,7 +55,8 @@ GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage) {
 
 int64_t lora_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, int64_t rank) {
   const int64_t attending = m.layer_counts(layers.first, layers.count).attention();
-  const int64_t per_layer = rank * (m.hidden + m.q_width() + m.k_width() + m.v_width()) + rank * (m.out_width() + m.hidden);
+  const int64_t per_layer =
+      rank * (m.hidden + m.q_width() + m.k_width() + m.v_width()) + rank * (m.out_width() + m.hidden);
   return attending * (per_layer / p.tp);
 }
 

@@ -105,7 +105,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     *bwd += cm_.gemm(mm, r, n, kAdapter) + cm_.gemm(r, n, mm, kAdapter) +            // through B: d(XA), dB
             cm_.gemm(mm, k, a_cols, kAdapter) + cm_.gemm(k, a_cols, mm, kAdapter);   // through A: dX, dA
     if (t_.lora_dropout > 0) {
-      const SimTime drop = cm_.elementwise(hw::ComputeModel::Kernel::kDropout, Bytes(mm * k * hw::ComputeModel::kDropoutBytesPerElement));
+      const SimTime drop =
+          cm_.elementwise(hw::ComputeModel::Kernel::kDropout, Bytes(mm * k * hw::ComputeModel::kDropoutBytesPerElement));
       *fwd += drop;
       *bwd += drop;
     }
@@ -368,7 +369,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     {
       constexpr hw::Precision kRouter = hw::Precision::kBf16;
       fwd += cm_.gemm(T_ep, m_.experts, h, kRouter);
-      bwd += cm_.gemm(T_ep, h, m_.experts, kRouter) + (frozen ? SimTime::zero() : cm_.gemm(h, m_.experts, T_ep, kRouter));
+      bwd += cm_.gemm(T_ep, h, m_.experts, kRouter) +
+             (frozen ? SimTime::zero() : cm_.gemm(h, m_.experts, T_ep, kRouter));
     }
     for (int64_t e = 0; e < local_experts; ++e) {
       g_up += gemm_fb(per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, &fwd, &bwd);
