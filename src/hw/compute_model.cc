@@ -794,6 +794,13 @@ SimTime ComputeModel::elementwise(Kernel k, Bytes bytes_read_plus_written) const
   return memory_bound(bytes_read_plus_written);
 }
 
+SimTime ComputeModel::cast_from_16bit(double elems, double copies, Precision p) const {
+  if (p != Precision::kFp8 && p != Precision::kFp4) return SimTime::zero();
+  SimTime t = memory_bound(Bytes(static_cast<int64_t>(elems * (2 + copies * bytes_of(p)))));
+  if (p == Precision::kFp4 && gpu_.arch.nvfp4) t += memory_bound(Bytes(static_cast<int64_t>(elems * 2)));
+  return t;
+}
+
 SimTime ComputeModel::memory_bound(Bytes bytes_read_plus_written) const {
   const double bytes = bytes_read_plus_written.as_double();
   ANATOMY_CHECK(bytes >= 0, "negative byte count");

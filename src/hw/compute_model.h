@@ -220,6 +220,11 @@ class ComputeModel {
                             bool backward) const;
   // A memory-bound kernel that reads plus writes this many bytes.
   SimTime memory_bound(Bytes bytes_read_plus_written) const;
+  // Casting `elems` 16-bit values to an FP8 or FP4 GEMM's format, in
+  // `copies` layouts: each element read at 2 B and written at the format's
+  // bytes a copy; NVFP4 first finds the amax in a pass of its own. Zero for
+  // any other precision.
+  SimTime cast_from_16bit(double elems, double copies, Precision p) const;
   // One of a training step's memory-bound kernels, at the rate measured for
   // that kernel when the table has it (norms are taken at the fused
   // layernorm's rate), else at the fraction of the streaming rate another

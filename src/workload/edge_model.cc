@@ -205,21 +205,9 @@ SimTime passes_time(const ModelOp& op, int64_t batch, const hw::ComputeModel& c)
   return t * op.repeat;
 }
 
-// Casting `elems` bf16 values to FP8/FP4: a bf16 read and `copies` writes
-// at the precision. NVFP4 first finds the tensor's amax (after its
-// Hadamard transform) in a pass of its own, whatever the cast is for
-// (step_cost.cc).
-SimTime quantize_time(double elems, double copies, const hw::ComputeModel& c, hw::Precision p) {
-  if (p != hw::Precision::kFp8 && p != hw::Precision::kFp4) return SimTime::zero();
-  SimTime t = c.memory_bound(core::Bytes(static_cast<int64_t>(elems * (2 + copies * hw::bytes_of(p)))));
-  if (p == hw::Precision::kFp4 && c.accelerator().arch.nvfp4)
-    t += c.memory_bound(core::Bytes(static_cast<int64_t>(elems * 2)));
-  return t;
-}
-
 // The cast of a product's `width`-wide operand (X: k, dY: n) before it.
 SimTime cast_time(const ModelOp& op, int64_t width, int64_t batch, const hw::ComputeModel& c, hw::Precision p) {
-  return quantize_time(static_cast<double>(op.m * batch) * static_cast<double>(width), 1, c, p) * op.repeat;
+  return c.cast_from_16bit(static_cast<double>(op.m * batch) * static_cast<double>(width), 1, p) * op.repeat;
 }
 
 // A training step's cast of a product's weights (W[k,n], or every expert
@@ -233,7 +221,7 @@ SimTime weight_cast_time(const ModelOp& op, const hw::ComputeModel& c, hw::Preci
   const bool one_layout = !transposed || (p == hw::Precision::kFp8 && c.accelerator().arch.fp8_gemm_any_layout);
   const double elems =
       op.weight_elems > 0 ? static_cast<double>(op.weight_elems) : static_cast<double>(op.k) * static_cast<double>(op.n);
-  return quantize_time(elems, one_layout ? 1 : 2, c, p) * op.repeat;
+  return c.cast_from_16bit(elems, one_layout ? 1 : 2, p) * op.repeat;
 }
 
 // An attention op's kernels, forward or backward: one over the sequence,
@@ -248,7 +236,7 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
                     : c.attention_fwd(batch, seq, op.heads, op.head_dim, causal, window, k, attn);
   };
   const int64_t width = backward ? op.out_width : op.qkv_width;
-  const SimTime t = quantize_time(static_cast<double>(op.m / op.ring * batch * width), 1, c, attn);
+  const SimTime t = c.cast_from_16bit(static_cast<double>(op.m / op.ring * batch * width), 1, attn);
   if (op.ring <= 1) return (t + kernel(op.m, op.causal, op.window)) * op.repeat;
   const int64_t block = op.m / op.ring;
   // Without a mask nothing needs balancing: each of the ring's steps is a

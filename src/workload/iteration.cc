@@ -236,8 +236,13 @@ class IterationSim {
     const auto& v = step.forward ? mean_share_[s].first : mean_share_[s].second;
     return v[step.chunk];
   }
-  const StepCost& cost_of(int s, const PipelineStep& step) const {
-    return step.forward ? cost_[s].forward[step.chunk] : cost_[s].backward[step.chunk];
+  // A step's cost; a chunk's first forward also casts its weights
+  // (StageCost::weight_casts).
+  StepCost cost_of(int s, const PipelineStep& step) const {
+    if (!step.forward) return cost_[s].backward[step.chunk];
+    StepCost c = cost_[s].forward[step.chunk];
+    if (step.micro_batch == 0) c.compute += cost_[s].weight_casts[step.chunk];
+    return c;
   }
   // Sends a step's output to pipeline position to_pos; `sent` (may be
   // empty) runs when it has arrived.

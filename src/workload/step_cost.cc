@@ -120,8 +120,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // GEMM's precision. Each is written in both orientations (the transposed
   // copy feeds the weight gradient) but for per-tensor FP8 on a part whose
   // FP8 GEMMs take either layout (TE's nvte_is_non_tn_fp8_gemm_supported).
-  // Weights are cast once per step and left out (they are a layer's k x n,
-  // not its tokens). Under sequence parallelism TE casts what it gathers
+  // Weights are cast once an iteration, not here (StageCost::weight_casts:
+  // a layer's k x n, not its tokens). Under sequence parallelism TE casts what it gathers
   // over TP on the rank's own shard, before the FP8 all-gather: a column-
   // parallel GEMM's input, a row-parallel GEMM's output gradient. That is
   // delayed scaling; the other FP8 recipes (Fp8Recipe) read a tensor once
@@ -706,6 +706,13 @@ StageCost StepCostModel::stage(int s) const {
     out.chunk_params.push_back(held.total());
     out.chunk_expert_params.push_back(held.experts);
     out.chunk_layers.push_back(n);
+    SimTime casts;
+    if (!fp8_weights(t_, p_)) {
+      const double elems = static_cast<double>(chunk_params(m_, p_, range, false, false, false).total());
+      const bool one_layout = prec == hw::Precision::kFp8 && cm_.accelerator().arch.fp8_gemm_any_layout;
+      casts = cm_.cast_from_16bit(elems, one_layout ? 1 : 2, prec);
+    }
+    out.weight_casts.push_back(casts);
   }
   return out;
 }

@@ -80,6 +80,13 @@ struct StageCost {
   std::vector<int64_t> chunk_params;  // parameters of each chunk held by one GPU (before ZeRO sharding)
   std::vector<int64_t> chunk_expert_params;  // of which routed experts (sharded over expert-DP ranks)
   std::vector<int64_t> chunk_layers;         // transformer layers in each chunk
+  // Each chunk's cast of its layers' 16-bit weights to the GEMMs' FP8 or FP4
+  // format, once an iteration, in its first micro-batch's forward
+  // (Transformer Engine caches the cast while Megatron-Core passes
+  // is_first_microbatch): in two layouts where the FP8 GEMMs take one (the
+  // input gradient reads W transposed). Zero in 16-bit training and for
+  // weights kept in FP8 (fp8_param_gather).
+  std::vector<SimTime> weight_casts;
   // Sent to the next stage per micro-batch, per GPU: one T x h of hidden
   // states (a standalone MTP chunk's extra ones on its way to the loss are
   // left out).

@@ -1598,5 +1598,21 @@ TEST(Iteration, LoraReducesAndUpdatesTheAdaptersAlone) {
   EXPECT_GT(lora.mean.dp_comm, SimTime::zero());
 }
 
+// An FP8 iteration with 16-bit weights casts each chunk's weights in its
+// first micro-batch's forward only: on one GPU the forward compute grows by
+// exactly the stage's weight_casts against the same plan with FP8 weights,
+// whatever the number of micro-batches.
+TEST(Iteration, Fp8WeightsAreCastInTheFirstMicroBatchOnly) {
+  Harness h;
+  h.training.precision = hw::Precision::kFp8;
+  h.training.global_batch = 4;  // four micro-batches
+  const SimTime casts = h.stage_cost(0).weight_casts[0];
+  EXPECT_GT(casts, SimTime::zero());
+  const IterationResult cast = h.run();
+  h.plan.fp8_param_gather = true;
+  const IterationResult kept = h.run();
+  EXPECT_EQ(cast.stages[0].forward_compute - kept.stages[0].forward_compute, casts);
+}
+
 }  // namespace
 }  // namespace anatomy::workload

@@ -458,5 +458,26 @@ TEST(Lora, AColumnParallelGemmHasNoWeightGradientToHideItsReduceScatterBehind) {
   EXPECT_EQ(lora - full, (g_qkv + g_up) * 32 + output_wgrad - SimTime::from_seconds(1));
 }
 
+TEST(WeightCasts, AnFp8ChunkCastsItsLayersWeightsOnceAnIteration) {
+  // Llama 3 8B on one H100 at FP8 with 16-bit weights: every weight of the
+  // 32 layers is cast once an iteration, a 2-byte read and two 1-byte
+  // writes (the H100's FP8 GEMMs take one layout, and the input gradient
+  // reads W transposed); none in bf16 or with the weights kept in FP8.
+  const ModelSpec& m = find_model("llama3-8b");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  TrainingSpec t = one_sequence();
+  EXPECT_EQ(compute_only(m, t, cm).weight_casts[0], SimTime::zero());
+  t.precision = hw::Precision::kFp8;
+  const double elems =
+      static_cast<double>(chunk_params(m, ParallelPlan{}, LayerRange{0, 32}, false, false, false).total());
+  EXPECT_EQ(compute_only(m, t, cm).weight_casts[0], cm.memory_bound(core::Bytes(static_cast<int64_t>(elems * 4))));
+  ParallelPlan kept;
+  kept.fp8_param_gather = true;
+  const StageCost fp8_weights = StepCostModel(m, kept, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+                                  return SimTime::zero();
+                                }).stage(0);
+  EXPECT_EQ(fp8_weights.weight_casts[0], SimTime::zero());
+}
+
 }  // namespace
 }  // namespace anatomy::workload
