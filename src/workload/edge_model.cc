@@ -281,7 +281,10 @@ double EdgeModel::train_flops(FineTune mode, int lora_rank) const {
       case FineTune::kFull: f += 2 * op_flops(op); break;
       case FineTune::kFrozenBackbone: f += op.head ? op_flops(op) : 0; break;  // its weight gradient only
       case FineTune::kLora:
-        f += op_flops(op);  // activation gradients through every product
+        // Activation gradients through every product; attention's backward
+        // is its whole backward (dQ, dK, dV), twice its forward, as in
+        // workload/flops.h.
+        f += op.kind == ModelOp::kAttention ? 2 * op_flops(op) : op_flops(op);
         if (op.adaptable) f += adapter_flops(op, lora_rank);
         break;
     }

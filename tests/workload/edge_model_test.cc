@@ -50,6 +50,17 @@ TEST(EdgeModel, LoraTrainsRankTimesInPlusOutPerAdaptedProduct) {
   // Backward through every product (1 F) plus the adapters: between 2 F and 3 F.
   EXPECT_GT(m.train_flops(FineTune::kLora, 8), 2 * m.forward_flops());
   EXPECT_LT(m.train_flops(FineTune::kLora, 8), 3 * m.forward_flops());
+  // Exactly: the products 2 x, attention 3 x (its backward is dQ, dK and dV,
+  // twice its forward), each adapter 3 x 2 x rows x 8 x (k + n).
+  double expected = 0;
+  for (const ModelOp& op : m.ops) {
+    const double fwd = op.kind == ModelOp::kAttention
+                           ? 4.0 * op.m * op.m * op.heads * op.head_dim * op.repeat
+                           : 2.0 * op.m * op.n * op.k * op.repeat;
+    expected += (op.kind == ModelOp::kAttention ? 3 : 2) * fwd;
+    if (op.adaptable) expected += 3.0 * 2.0 * op.m * 8 * (op.k + op.n) * op.repeat;
+  }
+  EXPECT_NEAR(m.train_flops(FineTune::kLora, 8), expected, 1e-9 * expected);
 }
 
 TEST(EdgeModel, Nvfp4CastsFindTheirAmaxInAPassOfTheirOwn) {
