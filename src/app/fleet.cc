@@ -46,10 +46,8 @@ fleet::PlanTraffic plan_traffic(const scenario::Scenario& one, const workload::S
   t.pp = p.pp;
   t.ep = p.ep;
   // The gradients a stage reduces: every weight's, or under LoRA the adapters'.
-  const double trained = one.training.lora_rank > 0
-                             ? static_cast<double>(workload::lora_params(m, workload::ParallelPlan{}, {0, m.layers},
-                                                                         one.training.lora_rank))
-                             : static_cast<double>(m.params());
+  const double trained = static_cast<double>(
+      one.training.lora_rank > 0 ? workload::lora_params(m, one.training.lora_rank) : m.params());
   const double stage_bytes = 2.0 * trained / p.pp;
   t.dp_bytes_per_nic = p.dp > 1 ? 2.0 * (p.dp - 1) / p.dp * stage_bytes / std::max(p.tp, std::min(gph, gpus)) : 0;
   const double micro_batches = static_cast<double>(one.training.micro_batches(p));

@@ -131,10 +131,10 @@ JobResult JobSim::run() {
   SimTime C;  // what one checkpoint costs the job
   int64_t K = std::numeric_limits<int64_t>::max() / 4;
   SimTime load;
+  const coll::NetworkFactory& bulk = in_.bulk_network ? in_.bulk_network : it.make_network;
   if (cs.enabled) {
     if (cs.interval_iterations <= 0 && cs.interval <= JobTime::zero())
       throw core::InputError({"", 0, "job.checkpoint.interval"}, "set an interval (a time) or interval_iterations");
-    const coll::NetworkFactory& bulk = in_.bulk_network ? in_.bulk_network : it.make_network;
     r_.checkpoint = measure_checkpoint(cs, it, r_.steady, bulk);
     K = cs.interval_iterations > 0
             ? cs.interval_iterations
@@ -149,7 +149,7 @@ JobResult JobSim::run() {
   // cluster has storage; otherwise its first start broadcasts them.
   SimTime base_load;
   if (it.training->lora_rank > 0 && !it.topology->storage_nodes().empty())
-    base_load = measure_checkpoint_load(it, 0.0, in_.bulk_network ? in_.bulk_network : it.make_network);
+    base_load = measure_checkpoint_load(it, 0.0, bulk);
   r_.first_start = startup_cost(spec_.startup, it, false, 0, base_load);
   r_.restart = startup_cost(spec_.startup, it, true, 0, load);
   restart_new_host_ = startup_cost(spec_.startup, it, true, 1, load);

@@ -388,9 +388,10 @@ SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_
       constexpr hw::Precision kAdapter = hw::Precision::kBf16;
       t += (c.gemm(op.m * batch, lora_rank, op.k, kAdapter) + c.gemm(op.m * batch, op.n, lora_rank, kAdapter)) *
            (3 * op.repeat);
-      if (options.lora_dropout)  // forward and backward, one pass each
-        t += c.elementwise(hw::ComputeModel::Kernel::kDropout, core::Bytes(op.m * batch * op.k * hw::ComputeModel::kDropoutBytesPerElement)) *
-             (2 * op.repeat);
+      if (options.lora_dropout) {  // forward and backward, one pass each
+        const core::Bytes bytes(op.m * batch * op.k * hw::ComputeModel::kDropoutBytesPerElement);
+        t += c.elementwise(hw::ComputeModel::Kernel::kDropout, bytes) * (2 * op.repeat);
+      }
     }
   }
   return t + c.optimizer_step(m.trainable_params(mode, lora_rank));

@@ -94,7 +94,7 @@ double model_flops_counting(const ModelSpec& m, const TrainingSpec& t, double at
   const double core = attention_share * (f.attention_core + f.mtp_core);
   if (t.lora_rank <= 0) return 3 * (weights + core) * tokens;
   // An adapter's forward is 2 FLOPs a parameter a token (params.h, on one rank).
-  const double adapters = 2 * static_cast<double>(lora_params(m, ParallelPlan{}, {0, m.layers}, t.lora_rank));
+  const double adapters = 2 * static_cast<double>(lora_params(m, t.lora_rank));
   return (2 * weights + 3 * core + 3 * adapters) * tokens;
 }
 

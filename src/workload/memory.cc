@@ -217,7 +217,6 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   // Under LoRA the frozen weights are held whole and only the adapters have
   // gradients and optimizer state (all dense; ZeRO-3 is refused).
   const bool lora = t.lora_rank > 0;
-  const GpuParams trained = trained_stage_params(m, p, t, r);
 
   // ZeRO shards over DP x CP (or a shard group); an expert is replicated
   // over its expert-data-parallel ranks, DP x CP / EP (x TP / expert TP).
@@ -245,7 +244,7 @@ MemoryBreakdown stage_memory(const ModelSpec& m, const ParallelPlan& p, const Tr
   b.gradients = to_bytes((p.zero_stage >= 2 ? grads_in_flight : full) * bpp.gradients);
   b.optimizer = to_bytes((p.zero_stage >= 1 ? shard : full) * bpp.optimizer);
   if (lora) {
-    const double adapters = static_cast<double>(trained.total());
+    const double adapters = static_cast<double>(trained_stage_params(m, p, t, r).total());
     b.weights = to_bytes(full * weight_bytes + adapters * static_cast<double>(element_bytes(t)));
     // One bucket holds them all until the backward ends (iteration.cc), so
     // ZeRO-2 shards none of them while they are computed.

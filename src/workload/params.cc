@@ -60,6 +60,8 @@ int64_t lora_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers
   return attending * (per_layer / p.tp);
 }
 
+int64_t lora_params(const ModelSpec& m, int64_t rank) { return lora_params(m, ParallelPlan{}, {0, m.layers}, rank); }
+
 GpuParams trained_chunk_params(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int stage, int chunk) {
   if (t.lora_rank <= 0) return chunk_params(m, p, stage, chunk);
   GpuParams g;

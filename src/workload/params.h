@@ -46,6 +46,8 @@ GpuParams stage_params(const ModelSpec& m, const ParallelPlan& p, int stage);
 // every attention layer r (h + q + k + v) beside QKV and r (o + h) beside
 // the output projection, split over TP as the projections are.
 int64_t lora_params(const ModelSpec& m, const ParallelPlan& p, LayerRange layers, int64_t rank);
+// Every adapter of the model, on one rank.
+int64_t lora_params(const ModelSpec& m, int64_t rank);
 // The parameters a chunk (stage) trains on one GPU: chunk_params (stage_params),
 // or under LoRA its adapters alone, all dense.
 GpuParams trained_chunk_params(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t, int stage, int chunk);

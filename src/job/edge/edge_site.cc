@@ -76,7 +76,7 @@ class Site {
                                               {.recompute_layers = rt.recompute_layers,
                                                .fp8_attention = in_.fp8_attention,
                                                .quantized_weights = rt.quantized_weights,
-                                               .lora_dropout = rt.mode == workload::FineTune::kLora && rt.lora_dropout > 0});
+                                               .lora_dropout = rt.lora_dropout > 0});
     const int64_t trainable = m.trainable_params(rt.mode, rt.lora_rank);
     r_.allreduce_time = r_.training_gpus > 1 && in_.allreduce ? in_.allreduce(Bytes(trainable * 2), r_.training_gpus)
                                                               : SimTime::zero();
