@@ -530,6 +530,11 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "MLPerf's LoRA runs 0.1): a memory-bound pass over the input forward and backward and a 1-byte mask an "
        "element kept; 0: none",
        [](T& t, const Value& v) { t.lora_dropout = v.number; }, shows(&T::lora_dropout)},
+      {"lora_all_to_all", Kind::kBool, by_default("false"), {},
+       "with lora_rank and sequence parallelism, the output projection's adapter hands its output (split over "
+       "the hidden size) back to the sequence-parallel layout by an all-to-all over TP each way (NeMo's "
+       "a2a_experimental, MLPerf's LORA_A2A=1) instead of gathering the whole of it forward and backward",
+       [](T& t, const Value& v) { t.lora_all_to_all = v.flag; }, shows(&T::lora_all_to_all)},
       {"cross_entropy", Kind::kEnum, by_default("megatron"), {}, cross_entropy_help(),
        [](T& t, const Value& v) {
          t.cross_entropy = v.text == "fused"            ? workload::CrossEntropy::kFused

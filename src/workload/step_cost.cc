@@ -518,6 +518,32 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
                                                : ar_mixer + ar_mlp;
       mlp_comm = p_.tp_comm_overlap ? zero_floor(ar_mlp - g_down) : ar_mlp;
     }
+    if (frozen && attention) {
+      // NeMo's ParallelLinearAdapter (parallel_adapters.py) runs its own TP
+      // collectives, plain NCCL calls the compute stream waits for, outside
+      // Transformer Engine's userbuffers. The QKV adapter reads the norm
+      // output TE has already gathered (TE's return_layernorm_output_gathered),
+      // gathers X A (A split r / tp, gather_output) and, backward, all-reduces
+      // the gradient of X A that B's split columns leave partial; without
+      // sequence parallelism its input gradient (A's rows are whole, its
+      // columns split) is all-reduced too. The output projection's adapter
+      // all-reduces X A (A's rows split, row-parallel) and, backward, its
+      // gradient; its B leaves T x h / tp on the rank, which goes back to the
+      // base output's layout: with sequence parallelism an all-to-all to
+      // T / tp x h each way under lora_all_to_all (NeMo's a2a_experimental),
+      // else a gather of T x h forward and of the split gradient backward;
+      // without it a gather forward, split backward.
+      const Bytes R(T * t_.lora_rank * kActivationBytes);
+      const SimTime ar_r = timer_(coll::Op::kAllReduce, R, group);
+      const SimTime ag_r = timer_(coll::Op::kAllGather, R, group);
+      const SimTime ag_s = timer_(coll::Op::kAllGather, S, group);
+      SimTime out_f = ag_s, out_b = p_.sequence_parallel ? ag_s : none;
+      if (p_.sequence_parallel && t_.lora_all_to_all)
+        out_f = out_b = timer_(coll::Op::kAllToAll, Bytes(T * h / tp * kActivationBytes), group);
+      const SimTime input_grad = p_.sequence_parallel ? none : timer_(coll::Op::kAllReduce, S, group);
+      fwd_comm += ag_r + ar_r + out_f;
+      bwd_comm += ar_r * 2 + out_b + input_grad;
+    }
   }
   if (cp > 1 && attention) {
     // Ring attention: K and V of every CP rank pass around the ring behind

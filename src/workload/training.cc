@@ -242,7 +242,8 @@ std::string kernels_text(const TrainingSpec& t) {
   if (t.flash_attention && t.attention_kernel == hw::AttentionKernel::kFlash2) text += ", FlashAttention-2 attention";
   if (t.fp8_attention) text += ", FP8 attention";
   if (t.fp8_activation_input) text += ", activation input kept in FP8";
-  if (t.lora_rank > 0) text += fmt::format(", LoRA rank {} (attention)", t.lora_rank);
+  if (t.lora_rank > 0)
+    text += fmt::format(", LoRA rank {} (attention{})", t.lora_rank, t.lora_all_to_all ? ", all-to-all outputs" : "");
   if (t.optimizer_impl != hw::OptimizerImpl::kFused) text += fmt::format(", {} AdamW", hw::to_string(t.optimizer_impl));
   if (t.precision == hw::Precision::kFp8 && t.fp8_recipe != Fp8Recipe::kDelayed)
     text += fmt::format(", {} scaling", to_string(t.fp8_recipe));
@@ -502,6 +503,9 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
          fmt::format("true needs FP8 or FP4 training; training.precision is {}", hw::to_string(t.precision)));
   if (t.lora_dropout > 0 && t.lora_rank <= 0)
     fail("training.lora_dropout", "drops LoRA adapters' inputs; set training.lora_rank too");
+  if (t.lora_all_to_all && (t.lora_rank <= 0 || !p.sequence_parallel))
+    fail("training.lora_all_to_all", "moves a LoRA adapter's output between TP layouts; it needs training.lora_rank "
+                                     "and parallelism.sequence_parallel");
   if (t.lora_rank > 0) {
     if (m.mla())
       fail("training.lora_rank", fmt::format("{} uses multi-head latent attention; LoRA adapters are modelled on "

@@ -363,6 +363,10 @@ struct TrainingSpec {
   // LoRA dropout, position "pre": MLPerf's runs 0.1): a memory-bound pass
   // over the input each way and a 1-byte mask an element kept. 0: none.
   double lora_dropout = 0;
+  // Under LoRA with sequence parallelism, the output projection's adapter
+  // returns its output to the sequence-parallel layout by an all-to-all
+  // (NeMo's a2a_experimental, MLPerf's LORA_A2A=1) rather than a gather.
+  bool lora_all_to_all = false;
   // The loss over the logits (see CrossEntropy); Megatron's own default.
   CrossEntropy cross_entropy = CrossEntropy::kMegatron;
   // How FP8 GEMM inputs are scaled (see Fp8Recipe); with precision fp8.

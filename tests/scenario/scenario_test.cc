@@ -698,6 +698,13 @@ TEST(ScenarioErrors, LoraNeedsPlainAttentionAndWholeFrozenWeights) {
   EXPECT_EQ(error_of(with("llama3-8b", "1")), "no error");
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\ntraining:\n  lora_dropout: 0.1\n"),
             "s.yaml:4: training.lora_dropout: drops LoRA adapters' inputs; set training.lora_rank too");
+  // The all-to-all moves an adapter's output into the sequence-parallel layout: no SP, nothing to move.
+  EXPECT_EQ(error_of(with("llama3-8b", "1, sequence_parallel: false") + "  lora_all_to_all: true\n"),
+            "s.yaml:7: training.lora_all_to_all: moves a LoRA adapter's output between TP layouts; it needs "
+            "training.lora_rank and parallelism.sequence_parallel");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism: {tp: 2, sequence_parallel: "
+                     "true}\ntraining: {global_batch: 4, lora_rank: 16, lora_all_to_all: true}\n"),
+            "no error");
   EXPECT_EQ(error_of(with("llama3-8b", "3")),
             "s.yaml:6: training.lora_rank: LoRA with zero_stage 3 (sharded frozen weights) is not modelled; use 0 to 2");
   const std::string e = error_of(with("deepseek-v3", "1"));

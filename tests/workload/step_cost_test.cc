@@ -453,9 +453,51 @@ TEST(Lora, AColumnParallelGemmHasNoWeightGradientToHideItsReduceScatterBehind) {
   const SimTime g_qkv = cm.gemm(4096, (4096 + 2 * 1024) / 2, 4096, bf16), g_up = cm.gemm(4096, 2 * 14336 / 2, 4096, bf16);
   // The output layer, column-parallel too, loses its weight gradient's cover
   // (h x V / 2 over the 4,096 tokens); a frozen embedding's backward skips
-  // its reduce-scatter (1 s).
+  // its reduce-scatter (1 s). The adapters' own three collectives a layer
+  // (next test) come on top.
   const SimTime output_wgrad = cm.gemm(4096, m.vocab / 2, 4096, bf16);
-  EXPECT_EQ(lora - full, (g_qkv + g_up) * 32 + output_wgrad - SimTime::from_seconds(1));
+  EXPECT_EQ(lora - full, (g_qkv + g_up) * 32 + output_wgrad - SimTime::from_seconds(1) + SimTime::from_seconds(3) * 32);
+}
+
+TEST(Lora, TheAdaptersRunTheirOwnTensorParallelCollectives) {
+  // Llama 3 8B at TP 2, 4,096 tokens, rank 16, nothing overlapped; each
+  // collective takes 1 ns a byte times 1 (all-reduce), 2 (all-gather), 3
+  // (reduce-scatter) or 5 (all-to-all), so each shows apart. NeMo's
+  // adapters add, a layer: forward, the gather of the QKV adapter's X A and
+  // the all-reduce of the output adapter's (R = 4,096 x 16 x 2 B), and the
+  // output adapter's T x h / 2 back to the base output's layout: under
+  // sequence parallelism a gather of S = 4,096 x 4,096 x 2 B, or with
+  // lora_all_to_all an all-to-all of S / 2 a rank; backward, two
+  // all-reduces of R and the same move of the output's gradient. Without
+  // sequence parallelism the forward gathers S and the backward, instead of
+  // moving the gradient, all-reduces the QKV adapter's input gradient (S);
+  // the frozen embedding then drops its all-reduce of S.
+  const ModelSpec& m = find_model("llama3-8b");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const auto run = [&](bool sp, int64_t rank, bool a2a) {
+    ParallelPlan p;
+    p.tp = 2;
+    p.sequence_parallel = sp;
+    TrainingSpec t = one_sequence();
+    t.lora_rank = rank;
+    t.lora_all_to_all = a2a;
+    return StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
+             const int64_t weight = op == coll::Op::kAllReduce    ? 1
+                                    : op == coll::Op::kAllGather  ? 2
+                                    : op == coll::Op::kReduceScatter ? 3
+                                                                   : 5;
+             return SimTime::ns(b.count() * weight);
+           }).stage(0);
+  };
+  const auto ns = [](int64_t n) { return SimTime::ns(n); };
+  constexpr int64_t R = 4096 * 16 * 2, S = int64_t{4096} * 4096 * 2, L = 32;
+  const StageCost full = run(true, 0, false), gather = run(true, 16, false), a2a = run(true, 16, true);
+  EXPECT_EQ(gather.forward[0].tp_comm - full.forward[0].tp_comm, ns((2 * R + R + 2 * S) * L));
+  EXPECT_EQ(a2a.forward[0].tp_comm - full.forward[0].tp_comm, ns((2 * R + R + 5 * S / 2) * L));
+  EXPECT_EQ(gather.backward[0].tp_comm - a2a.backward[0].tp_comm, ns((2 * S - 5 * S / 2) * L));
+  const StageCost plain = run(false, 0, false), lora = run(false, 16, false);
+  EXPECT_EQ(lora.forward[0].tp_comm - plain.forward[0].tp_comm, ns((2 * R + R + 2 * S) * L));
+  EXPECT_EQ(lora.backward[0].tp_comm - plain.backward[0].tp_comm, ns((2 * R + S) * L - S));
 }
 
 TEST(WeightCasts, AnFp8ChunkCastsItsLayersWeightsOnceAnIteration) {
