@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "workload/flops.h"
 #include "workload/model.h"
+#include "workload/ring_merge.h"
 
 namespace anatomy::workload {
 namespace {
@@ -239,10 +240,16 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
   const SimTime t = c.cast_from_16bit(static_cast<double>(op.m / op.ring * batch * width), 1, attn);
   if (op.ring <= 1) return (t + kernel(op.m, op.causal, op.window)) * op.repeat;
   const int64_t block = op.m / op.ring;
+  // The steps merged outside the kernels (ring_merge.h); Q and the output
+  // are as wide, K and V take the rest of qkv_width.
+  const int64_t tokens = block * batch;
+  const RingMerges merges = ring_merges(c, tokens * op.out_width, tokens * op.out_width,
+                                        tokens * (op.qkv_width - op.out_width), op.ring);
+  const SimTime merge = backward ? merges.backward : merges.forward;
   // Without a mask nothing needs balancing: each of the ring's steps is a
   // block against another block, all of it computed.
-  if (!op.causal) return (t + kernel(block, false, 0) * op.ring) * op.repeat;
-  return (t + kernel(block, true, 0) + kernel(block, false, 0) * (op.ring - 1) / 2) * op.repeat;
+  if (!op.causal) return (t + merge + kernel(block, false, 0) * op.ring) * op.repeat;
+  return (t + merge + kernel(block, true, 0) + kernel(block, false, 0) * (op.ring - 1) / 2) * op.repeat;
 }
 
 SimTime op_forward(const ModelOp& op, int64_t batch, const hw::ComputeModel& c, hw::Precision p,

@@ -5,6 +5,7 @@
 
 #include "workload/moe_routing.h"
 #include "workload/params.h"
+#include "workload/ring_merge.h"
 
 namespace anatomy::workload {
 namespace {
@@ -190,6 +191,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   SimTime g_qkv, g_proj;
   SimTime mla_up;  // forward of MLA's up projections (and their casts)
   SimTime attn_f, attn_b;
+  SimTime merge_f, merge_b;  // ring attention's merges of its steps (in attn_f, attn_b; no cover for the ring)
   SimTime mixer_ew;  // a Mamba-2 mixer's memory-bound kernels, forward
   if (mamba) {
     // A Mamba-2 mixer over all T tokens, its heads and groups split over
@@ -313,6 +315,15 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       const int64_t v_width = m_.mla() ? heads_local * v_hd : kv_local * v_hd;
       attn_f += cast(heads_local * hd + k_width + v_width);
       attn_b += cast(heads_local * v_hd);
+    }
+    if (ring_steps) {
+      // Its steps merged outside the kernels (ring_merge.h).
+      const RingMerges merges =
+          ring_merges(cm_, T * heads_local * v_hd, T * heads_local * hd, T * kv_local * (hd + v_hd), cp);
+      merge_f = merges.forward;
+      merge_b = merges.backward;
+      attn_f += merge_f;
+      attn_b += merge_b;
     }
   } else {
     // Unfused attention: per head, scores = Q K^T and context = P V as
@@ -556,8 +567,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       fwd_comm += ag;
       bwd_comm += ag + rs;  // K/V gathered again for backward, their gradients reduce-scattered
     } else {
-      fwd_comm += zero_floor(ag - attn_f);
-      bwd_comm += zero_floor(ag + rs - attn_b);
+      fwd_comm += zero_floor(ag - (attn_f - merge_f));
+      bwd_comm += zero_floor(ag + rs - (attn_b - merge_b));
     }
   }
   if (moe && p_.ep > 1) {

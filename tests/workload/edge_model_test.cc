@@ -8,6 +8,7 @@
 #include "hw/catalog.h"
 #include "hw/compute_model.h"
 #include "workload/model.h"
+#include "workload/ring_merge.h"
 
 namespace anatomy::workload {
 namespace {
@@ -166,7 +167,10 @@ TEST(EdgeModel, ContextParallelismSplitsEveryProductAndRunsTheAttentionRing) {
       return backward ? c.attention_bwd(1, block, a.heads, a.head_dim, causal)
                       : c.attention_fwd(1, block, a.heads, a.head_dim, causal);
     };
-    return (k(true) + k(false) * (cp - 1) / 2) * a.repeat;
+    // The steps merged after (ring_merge_test): output and dQ as wide as
+    // Q (8,192), K and V 2,048 together.
+    const RingMerges merges = ring_merges(c, block * 8192, block * 8192, block * 2048, cp);
+    return (k(true) + k(false) * (cp - 1) / 2 + (backward ? merges.backward : merges.forward)) * a.repeat;
   };
   const auto only_attention = [](EdgeModel e) {
     std::erase_if(e.ops, [](const ModelOp& op) { return op.kind != ModelOp::kAttention; });
@@ -188,7 +192,9 @@ TEST(EdgeModel, ContextParallelismSplitsEveryProductAndRunsTheAttentionRing) {
   EdgeModel e;
   e.ops = {bidirectional};
   EXPECT_EQ(inference_time(e, 1, c, hw::Precision::kBf16),
-            c.attention_fwd(1, 4096, a.heads, a.head_dim, false) * 2 * a.repeat);
+            (c.attention_fwd(1, 4096, a.heads, a.head_dim, false) * 2 +
+             ring_merges(c, 4096 * 8192, 4096 * 8192, 4096 * 2048, 2).forward) *
+                a.repeat);
 }
 
 TEST(EdgeModel, ContextParallelismNeedsATransformerWhoseSequenceSplits) {
@@ -285,7 +291,8 @@ TEST(EdgeModel, Fp8AttentionRunsTheFlashKernelsAtFp8AfterCastingTheirInputs) {
       return backward ? c.attention_bwd(1, 4096, 64, 128, causal, 0, hw::AttentionKernel::kFlash, q)
                       : c.attention_fwd(1, 4096, 64, 128, causal, 0, hw::AttentionKernel::kFlash, q);
     };
-    return k(true) + k(false) / 2;
+    const RingMerges merges = ring_merges(c, 4096 * 8192, 4096 * 8192, 4096 * 2048, 2);
+    return k(true) + k(false) / 2 + (backward ? merges.backward : merges.forward);
   };
   const core::SimTime adam = c.optimizer_step(m.trainable_params(FineTune::kLora, 16));
   const core::SimTime cast_f = c.memory_bound(core::Bytes(int64_t{10240} * 4096 * 3));

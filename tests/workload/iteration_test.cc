@@ -12,6 +12,7 @@
 #include "workload/grad_buckets.h"
 #include "workload/params.h"
 #include "workload/pipeline_schedule.h"
+#include "workload/ring_merge.h"
 #include "workload/step_cost.h"
 
 namespace anatomy::workload {
@@ -1150,7 +1151,10 @@ TEST(StepCost, RingAttentionRunsOneKernelPerRingStep) {
     auto flash = [&](int64_t s, bool causal) {
       return backward ? h.compute.attention_bwd(1, s, heads, hd, causal) : h.compute.attention_fwd(1, s, heads, hd, causal);
     };
-    return (flash(2048, true) + flash(2048, false) * 3 / 2 - flash(8192, true) / 4) * layers;
+    // The ring also merges its steps (ring_merge_test); all-gather CP has none.
+    const RingMerges merges = ring_merges(h.compute, 2048 * heads * hd, 2048 * heads * hd, 2048 * m.kv_heads * 2 * hd, 4);
+    const SimTime merge = backward ? merges.backward : merges.forward;
+    return (flash(2048, true) + flash(2048, false) * 3 / 2 - flash(8192, true) / 4 + merge) * layers;
   };
   EXPECT_GT(extra(false), SimTime::zero());
   EXPECT_GT(extra(true), SimTime::zero());
