@@ -382,6 +382,15 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.overlap_p2p_comm = v.flag; }, shows(&P::overlap_p2p_comm)},
       {"tp_comm_overlap", Kind::kBool, by_default("false"), {}, "hide TP collectives behind GEMMs",
        [](P& p, const Value& v) { p.tp_comm_overlap = v.flag; }, shows(&P::tp_comm_overlap)},
+      {"tp_comm_overlap_disable_qkv", Kind::kBool, by_default("false"), {},
+       "with tp_comm_overlap and sequence parallelism, the all-gather before each QKV GEMM runs exposed, not "
+       "pipelined with the GEMM (Megatron-Core --tp-comm-overlap-disable-qkv; NeMo's LoRA recipes set it so the "
+       "QKV adapter reads the norm output Transformer Engine gathered instead of gathering it again)",
+       [](P& p, const Value& v) { p.tp_comm_overlap_disable_qkv = v.flag; }, shows(&P::tp_comm_overlap_disable_qkv)},
+      {"tp_comm_overlap_disable_fc1", Kind::kBool, by_default("false"), {},
+       "with tp_comm_overlap and sequence parallelism, the all-gather before each MLP up projection runs exposed, "
+       "not pipelined with the GEMM (Megatron-Core --tp-comm-overlap-disable-fc1)",
+       [](P& p, const Value& v) { p.tp_comm_overlap_disable_fc1 = v.flag; }, shows(&P::tp_comm_overlap_disable_fc1)},
       {"expert_tp", Kind::kInt, derived("tp"), int_range(0, 1 << 20),
        "MoE: tensor parallelism of the experts (Megatron-LM --expert-tensor-parallel-size), 1 or tp: at 1 each "
        "GPU's experts are whole and expert groups fold over the stage's TP x CP x DP ranks, so ep need only "

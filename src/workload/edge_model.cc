@@ -241,10 +241,15 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
   if (op.ring <= 1) return (t + kernel(op.m, op.causal, op.window)) * op.repeat;
   const int64_t block = op.m / op.ring;
   // The steps merged outside the kernels (ring_merge.h); Q and the output
-  // are as wide, K and V take the rest of qkv_width.
-  const int64_t tokens = block * batch;
-  const RingMerges merges = ring_merges(c, tokens * op.out_width, tokens * op.out_width,
-                                        tokens * (op.qkv_width - op.out_width), op.ring);
+  // are as wide, K and V share the rest of qkv_width.
+  const int64_t tokens = block * batch, kv_width = (op.qkv_width - op.out_width) / 2;
+  const RingMerges merges = ring_merges(c, {.out_elems = tokens * op.out_width,
+                                            .q_elems = tokens * op.out_width,
+                                            .k_elems = tokens * kv_width,
+                                            .v_elems = tokens * kv_width,
+                                            .cp = op.ring,
+                                            .causal = op.causal,
+                                            .out_bytes = attn == hw::Precision::kFp8 ? 4 : 2});
   const SimTime merge = backward ? merges.backward : merges.forward;
   // Without a mask nothing needs balancing: each of the ring's steps is a
   // block against another block, all of it computed.

@@ -2,15 +2,26 @@
 
 namespace anatomy::workload {
 
-RingMerges ring_merges(const hw::ComputeModel& cm, int64_t out_elems, int64_t dq_elems, int64_t dkv_elems,
-                       int64_t cp) {
-  if (cp <= 1) return {};
-  constexpr int64_t kBytes = 2;  // 16-bit output and gradients
-  // The first step's tensor read and written, each later step's three accesses.
-  const auto passes = [&](int64_t first, int64_t later) {
-    return cm.memory_bound(core::Bytes((2 * first + 3 * later * (cp - 1)) * kBytes));
+RingMerges ring_merges(const hw::ComputeModel& cm, const RingShape& r) {
+  if (r.cp <= 1) return {};
+  constexpr int64_t kGradBytes = 2;
+  // One kernel over `elems` elements with `accesses` reads and writes each.
+  const auto kernel = [&](int64_t elems, int64_t accesses, int64_t bytes) {
+    return cm.memory_bound(core::Bytes(elems * accesses * bytes));
   };
-  return {passes(out_elems, out_elems), passes(dq_elems, dq_elems) + passes(dkv_elems, dkv_elems / 2)};
+  // A tensor merged whole every step: a copy, then cp - 1 additions.
+  const auto whole = [&](int64_t elems, int64_t bytes) {
+    return kernel(elems, 2, bytes) + kernel(elems, 3, bytes) * (r.cp - 1);
+  };
+  // dK or dV on the causal mask's last rank: half copied, half added at
+  // each middle step, the whole added at the last.
+  const auto causal_kv = [&](int64_t elems) {
+    return kernel(elems / 2, 2, kGradBytes) + kernel(elems / 2, 3, kGradBytes) * (r.cp - 2) +
+           kernel(elems, 3, kGradBytes);
+  };
+  const core::SimTime kv = r.causal ? causal_kv(r.k_elems) + causal_kv(r.v_elems)
+                                    : whole(r.k_elems, kGradBytes) + whole(r.v_elems, kGradBytes);
+  return {whole(r.out_elems, r.out_bytes), whole(r.q_elems, kGradBytes) + kv};
 }
 
 }  // namespace anatomy::workload

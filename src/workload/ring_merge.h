@@ -1,18 +1,24 @@
 #pragma once
 // What Transformer Engine's ring attention (AttnFuncWithCPAndKVP2P,
 // context_parallel.py) spends outside its flash kernels on one CP rank:
-// merging the ring's steps in memory-bound passes over 16-bit tensors.
-// Forward, the first step's output is rescaled by its log-sum-exp into
-// `out` (a read and a write an element), then each later step's output is
+// merging the ring's steps, one memory-bound kernel a tensor a step.
+// Forward, after the ring's loop, the first step's output is rescaled by
+// its log-sum-exp into `out` (read and written) and each later step's is
 // added in, rescaled (out_per_step read, out read and written: three
-// accesses). Backward, dQ takes the first step's kernel output and then
-// each later step's, and dK/dV likewise as they pass round the ring.
+// accesses an element). Backward, dQ, dK and dV take each step's kernel
+// output, by a copy (two accesses) and then additions (three).
 //
-// Timed for the last CP rank, the busiest: each of its later steps sets all
-// its queries against the first half of a peer's keys, so it merges a
-// whole output and dQ a step and half of dK/dV. The log-sum-exp tensors
-// (fp32, one a head and token) are left out, under 1/32 of the output at
-// head widths of 64 and more.
+// Timed for the last CP rank. Under the causal mask each of its later
+// steps sets all its queries against the first half of a peer's keys: it
+// merges a whole output and dQ every step, and of dK and dV it copies half
+// at the first step, adds half at each middle one and adds the whole at
+// the last (its own chunks, the diagonal). That rank is the busiest where
+// K and V are narrower than Q (grouped-query attention); with as many KV
+// heads as query heads rank 0, which merges half of out and dQ but whole
+// dK and dV, does more backward and less forward. Without a mask every
+// step merges every tensor whole. The log-sum-exp tensors (fp32, one a
+// head and token) are left out: under 1/32 of the output at head widths of
+// 64 and more.
 
 #include <cstdint>
 
@@ -25,9 +31,17 @@ struct RingMerges {
   core::SimTime forward, backward;
 };
 
-// Elements on this rank (its tokens x width): the attention output, dQ
-// (queries' width) and dK + dV (keys' and values' width); `cp` ring steps.
-RingMerges ring_merges(const hw::ComputeModel& cm, int64_t out_elems, int64_t dq_elems, int64_t dkv_elems,
-                       int64_t cp);
+// The elements on this rank (its tokens x width) of the attention output,
+// Q, K and V; `cp` ring steps. `out_bytes` a forward element: 2, or 4 where
+// FP8 attention merges its dequantized outputs in fp32; the gradients are
+// merged in 16 bits.
+struct RingShape {
+  int64_t out_elems = 0, q_elems = 0, k_elems = 0, v_elems = 0;
+  int64_t cp = 1;
+  bool causal = true;
+  int64_t out_bytes = 2;
+};
+
+RingMerges ring_merges(const hw::ComputeModel& cm, const RingShape& ring);
 
 }  // namespace anatomy::workload

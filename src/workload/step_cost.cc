@@ -318,8 +318,13 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     }
     if (ring_steps) {
       // Its steps merged outside the kernels (ring_merge.h).
-      const RingMerges merges =
-          ring_merges(cm_, T * heads_local * v_hd, T * heads_local * hd, T * kv_local * (hd + v_hd), cp);
+      const RingMerges merges = ring_merges(cm_, {.out_elems = T * heads_local * v_hd,
+                                                  .q_elems = T * heads_local * hd,
+                                                  .k_elems = T * kv_local * hd,
+                                                  .v_elems = T * kv_local * v_hd,
+                                                  .cp = cp,
+                                                  .causal = true,
+                                                  .out_bytes = t_.fp8_attention ? 4 : 2});
       merge_f = merges.forward;
       merge_b = merges.backward;
       attn_f += merge_f;
@@ -485,7 +490,11 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // experts (split over TP) need the whole sequence.
       const bool mlp_gathers = with_mlp && !(moe && p_.etp() < tp && m_.shared_experts == 0);
       const SimTime ag_mlp = mlp_gathers ? ag_all : none, rs_mlp = mlp_gathers ? rs_all : none;
-      mlp_comm = p_.tp_comm_overlap ? zero_floor(ag_mlp - g_up) + zero_floor(rs_mlp - g_down) : ag_mlp + rs_mlp;
+      // With tp_comm_overlap each gather is pipelined with the GEMM after it,
+      // but where its layer's overlap is disabled (a plain all-gather first).
+      const SimTime ag_qkv_left = p_.tp_comm_overlap_disable_qkv ? ag_in : zero_floor(ag_in - g_qkv);
+      const SimTime ag_up_left = p_.tp_comm_overlap_disable_fc1 ? ag_mlp : zero_floor(ag_mlp - g_up);
+      mlp_comm = p_.tp_comm_overlap ? ag_up_left + zero_floor(rs_mlp - g_down) : ag_mlp + rs_mlp;
       // Backward, the column-parallel GEMMs (the mixer's first, the MLP's up
       // projection) hide their collectives behind their data- and weight-
       // gradient GEMMs, each about its forward's time
@@ -502,8 +511,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
                              : p_.tp_comm_overlap ? zero_floor(rs_mlp - g_up)
                                                   : rs_mlp;
       if (p_.tp_comm_overlap) {
-        fwd_comm = zero_floor(ag_in - g_qkv) + zero_floor(rs - g_proj) + zero_floor(ag_mlp - g_up) +
-                   zero_floor(rs_mlp - g_down);
+        fwd_comm = ag_qkv_left + zero_floor(rs - g_proj) + ag_up_left + zero_floor(rs_mlp - g_down);
         bwd_comm = mixer_bwd + zero_floor(ag - g_proj) + up_bwd + zero_floor(ag_mlp - g_down);
       } else {
         fwd_comm = ag_in + rs + ag_mlp + rs_mlp;
@@ -534,7 +542,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // collectives, plain NCCL calls the compute stream waits for, outside
       // Transformer Engine's userbuffers. The QKV adapter reads the norm
       // output TE has already gathered (TE's return_layernorm_output_gathered),
-      // gathers X A (A split r / tp, gather_output) and, backward, all-reduces
+      // unless TE pipelines that gather into the QKV GEMM (tp_comm_overlap
+      // without tp_comm_overlap_disable_qkv): then it gathers the norm output
+      // again, and reduce-scatters its gradient. It gathers X A (A split r /
+      // tp, gather_output) and, backward, all-reduces
       // the gradient of X A that B's split columns leave partial; without
       // sequence parallelism its input gradient (A's rows are whole, its
       // columns split) is all-reduced too. The output projection's adapter
@@ -552,8 +563,11 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       if (p_.sequence_parallel && t_.lora_all_to_all)
         out_f = out_b = timer_(coll::Op::kAllToAll, Bytes(T * h / tp * kActivationBytes), group);
       const SimTime input_grad = p_.sequence_parallel ? none : timer_(coll::Op::kAllReduce, S, group);
-      fwd_comm += ag_r + ar_r + out_f;
-      bwd_comm += ar_r * 2 + out_b + input_grad;
+      const bool regathers = p_.sequence_parallel && p_.tp_comm_overlap && !p_.tp_comm_overlap_disable_qkv;
+      const SimTime regather_f = regathers ? ag_s : none;
+      const SimTime regather_b = regathers ? timer_(coll::Op::kReduceScatter, S, group) : none;
+      fwd_comm += ag_r + ar_r + out_f + regather_f;
+      bwd_comm += ar_r * 2 + out_b + input_grad + regather_b;
     }
   }
   if (cp > 1 && attention) {

@@ -503,6 +503,11 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
          fmt::format("true needs FP8 or FP4 training; training.precision is {}", hw::to_string(t.precision)));
   if (t.lora_dropout > 0 && t.lora_rank <= 0)
     fail("training.lora_dropout", "drops LoRA adapters' inputs; set training.lora_rank too");
+  for (const auto& [field, set] : {std::pair{"parallelism.tp_comm_overlap_disable_qkv", p.tp_comm_overlap_disable_qkv},
+                                    std::pair{"parallelism.tp_comm_overlap_disable_fc1", p.tp_comm_overlap_disable_fc1}})
+    if (set && !(p.tp_comm_overlap && p.sequence_parallel))
+      fail(field, "turns off one layer's all-gather overlap; it needs parallelism.tp_comm_overlap and "
+                  "parallelism.sequence_parallel");
   if (t.lora_all_to_all && (t.lora_rank <= 0 || !p.sequence_parallel))
     fail("training.lora_all_to_all", "moves a LoRA adapter's output between TP layouts; it needs training.lora_rank "
                                      "and parallelism.sequence_parallel");

@@ -233,6 +233,14 @@ struct ParallelPlan {
   // which rule holds is open (docs/research/one-queue-evidence.md).
   int device_max_connections = 8;
   bool tp_comm_overlap = false;      // TP collectives hidden behind GEMMs
+  // With tp_comm_overlap under sequence parallelism, Megatron-Core's
+  // tp_comm_overlap_disable_qkv and _fc1: the all-gather before QKV (or the
+  // MLP's up projection) is a plain collective its GEMM waits for, not
+  // pipelined with it (Transformer Engine's ub_overlap_ag off for that
+  // layer). NeMo's LoRA recipes disable the QKV one so that its adapter reads
+  // the norm output TE gathered rather than gathering it again.
+  bool tp_comm_overlap_disable_qkv = false;
+  bool tp_comm_overlap_disable_fc1 = false;
   // MoE: Megatron-LM's combined 1F1B (--overlap-moe-expert-parallel-comm).
   // In the steady state a stage runs one micro-batch's forward and
   // another's backward as a pair, each one's dispatch and combine

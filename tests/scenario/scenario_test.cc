@@ -705,6 +705,11 @@ TEST(ScenarioErrors, LoraNeedsPlainAttentionAndWholeFrozenWeights) {
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism: {tp: 2, sequence_parallel: "
                      "true}\ntraining: {global_batch: 4, lora_rank: 16, lora_all_to_all: true}\n"),
             "no error");
+  // Disabling one layer's gather overlap needs the overlap on.
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  tp: 2\n"
+                     "  tp_comm_overlap_disable_qkv: true\n"),
+            "s.yaml:5: parallelism.tp_comm_overlap_disable_qkv: turns off one layer's all-gather overlap; it needs "
+            "parallelism.tp_comm_overlap and parallelism.sequence_parallel");
   EXPECT_EQ(error_of(with("llama3-8b", "3")),
             "s.yaml:6: training.lora_rank: LoRA with zero_stage 3 (sharded frozen weights) is not modelled; use 0 to 2");
   const std::string e = error_of(with("deepseek-v3", "1"));

@@ -168,8 +168,9 @@ TEST(EdgeModel, ContextParallelismSplitsEveryProductAndRunsTheAttentionRing) {
                       : c.attention_fwd(1, block, a.heads, a.head_dim, causal);
     };
     // The steps merged after (ring_merge_test): output and dQ as wide as
-    // Q (8,192), K and V 2,048 together.
-    const RingMerges merges = ring_merges(c, block * 8192, block * 8192, block * 2048, cp);
+    // Q (8,192), K and V 1,024 each.
+    const RingMerges merges = ring_merges(
+        c, {.out_elems = block * 8192, .q_elems = block * 8192, .k_elems = block * 1024, .v_elems = block * 1024, .cp = cp});
     return (k(true) + k(false) * (cp - 1) / 2 + (backward ? merges.backward : merges.forward)) * a.repeat;
   };
   const auto only_attention = [](EdgeModel e) {
@@ -193,7 +194,13 @@ TEST(EdgeModel, ContextParallelismSplitsEveryProductAndRunsTheAttentionRing) {
   e.ops = {bidirectional};
   EXPECT_EQ(inference_time(e, 1, c, hw::Precision::kBf16),
             (c.attention_fwd(1, 4096, a.heads, a.head_dim, false) * 2 +
-             ring_merges(c, 4096 * 8192, 4096 * 8192, 4096 * 2048, 2).forward) *
+             ring_merges(c, {.out_elems = 4096 * 8192,
+                             .q_elems = 4096 * 8192,
+                             .k_elems = 4096 * 1024,
+                             .v_elems = 4096 * 1024,
+                             .cp = 2,
+                             .causal = false})
+                 .forward) *
                 a.repeat);
 }
 
@@ -291,7 +298,13 @@ TEST(EdgeModel, Fp8AttentionRunsTheFlashKernelsAtFp8AfterCastingTheirInputs) {
       return backward ? c.attention_bwd(1, 4096, 64, 128, causal, 0, hw::AttentionKernel::kFlash, q)
                       : c.attention_fwd(1, 4096, 64, 128, causal, 0, hw::AttentionKernel::kFlash, q);
     };
-    const RingMerges merges = ring_merges(c, 4096 * 8192, 4096 * 8192, 4096 * 2048, 2);
+    // The merges (ring_merge_test), the forward's in fp32 under FP8 attention.
+    const RingMerges merges = ring_merges(c, {.out_elems = 4096 * 8192,
+                                              .q_elems = 4096 * 8192,
+                                              .k_elems = 4096 * 1024,
+                                              .v_elems = 4096 * 1024,
+                                              .cp = 2,
+                                              .out_bytes = q == f8 ? 4 : 2});
     return k(true) + k(false) / 2 + (backward ? merges.backward : merges.forward);
   };
   const core::SimTime adam = c.optimizer_step(m.trainable_params(FineTune::kLora, 16));

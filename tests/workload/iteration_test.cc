@@ -1151,8 +1151,13 @@ TEST(StepCost, RingAttentionRunsOneKernelPerRingStep) {
     auto flash = [&](int64_t s, bool causal) {
       return backward ? h.compute.attention_bwd(1, s, heads, hd, causal) : h.compute.attention_fwd(1, s, heads, hd, causal);
     };
-    // The ring also merges its steps (ring_merge_test); all-gather CP has none.
-    const RingMerges merges = ring_merges(h.compute, 2048 * heads * hd, 2048 * heads * hd, 2048 * m.kv_heads * 2 * hd, 4);
+    // The ring also merges its steps (ring_merge_test); all-gather CP's
+    // copies of its two chunks' outputs and gradients are not modelled.
+    const RingMerges merges = ring_merges(h.compute, {.out_elems = 2048 * heads * hd,
+                                                      .q_elems = 2048 * heads * hd,
+                                                      .k_elems = 2048 * m.kv_heads * hd,
+                                                      .v_elems = 2048 * m.kv_heads * hd,
+                                                      .cp = 4});
     const SimTime merge = backward ? merges.backward : merges.forward;
     return (flash(2048, true) + flash(2048, false) * 3 / 2 - flash(8192, true) / 4 + merge) * layers;
   };

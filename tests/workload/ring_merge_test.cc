@@ -8,21 +8,50 @@
 namespace anatomy::workload {
 namespace {
 
-TEST(RingMerges, EachLaterStepReadsTwoTensorsAndWritesOneOverTheFirstStepsCopy) {
-  // CP 4 on an H100, 1,000 output elements (as many of dQ) and 200 of
-  // dK + dV, 2 B each. Forward: the first step's output read and written
-  // (2 accesses) and 3 later steps' added in (3 accesses each): 11 x 1,000
-  // x 2 B = 22,000 B. Backward: dQ the same, 22,000 B, and dK/dV's first
-  // copy (2 x 200) with 3 later additions of half of them (3 x 100 each):
-  // 1,300 x 2 B = 2,600 B.
-  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
-  const RingMerges m = ring_merges(cm, 1000, 1000, 200, 4);
-  EXPECT_EQ(m.forward, cm.memory_bound(core::Bytes(22'000)));
-  EXPECT_EQ(m.backward, cm.memory_bound(core::Bytes(22'000)) + cm.memory_bound(core::Bytes(2'600)));
-  // Without a ring there is nothing to merge.
-  const RingMerges none = ring_merges(cm, 1000, 1000, 200, 1);
-  EXPECT_EQ(none.forward, core::SimTime::zero());
-  EXPECT_EQ(none.backward, core::SimTime::zero());
+using core::Bytes;
+using core::SimTime;
+
+const hw::ComputeModel& h100() {
+  static const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  return cm;
+}
+
+TEST(RingMerges, TheLastCausalRankMergesWholeOutputsAndHalvesOfKAndVButTheDiagonal) {
+  // CP 4, 16-bit: 1,000 output elements, 1,000 of Q, 200 of K and of V.
+  // Forward, one kernel a step: the first step's output copied (2 accesses,
+  // 4,000 B), three later ones added (3 accesses, 6,000 B each). Backward,
+  // dQ the same; dK and dV each: half copied at the first step (100 x 2 x 2 B
+  // = 400 B), half added at the two middle ones (600 B each), the whole
+  // added at the last (1,200 B).
+  const auto& cm = h100();
+  const RingMerges m = ring_merges(cm, {.out_elems = 1000, .q_elems = 1000, .k_elems = 200, .v_elems = 200, .cp = 4});
+  const auto k = [&](int64_t bytes) { return cm.memory_bound(Bytes(bytes)); };
+  const SimTime whole = k(4000) + k(6000) * 3;
+  const SimTime kv = k(400) + k(600) * 2 + k(1200);
+  EXPECT_EQ(m.forward, whole);
+  EXPECT_EQ(m.backward, whole + kv * 2);
+}
+
+TEST(RingMerges, WithoutAMaskEveryStepMergesEveryTensorWhole) {
+  // CP 2, no mask: K's and V's 200 elements copied (800 B) and added once
+  // (1,200 B) like the output's and Q's 1,000 (4,000 and 6,000 B). FP8
+  // attention's fp32 outputs double the forward's bytes.
+  const auto& cm = h100();
+  const auto k = [&](int64_t bytes) { return cm.memory_bound(Bytes(bytes)); };
+  const RingShape shape{.out_elems = 1000, .q_elems = 1000, .k_elems = 200, .v_elems = 200, .cp = 2, .causal = false};
+  const RingMerges m = ring_merges(cm, shape);
+  EXPECT_EQ(m.forward, k(4000) + k(6000));
+  EXPECT_EQ(m.backward, k(4000) + k(6000) + (k(800) + k(1200)) * 2);
+  RingShape fp32_out = shape;
+  fp32_out.out_bytes = 4;
+  EXPECT_EQ(ring_merges(cm, fp32_out).forward, k(8000) + k(12000));
+  EXPECT_EQ(ring_merges(cm, fp32_out).backward, m.backward);
+}
+
+TEST(RingMerges, WithoutARingThereIsNothingToMerge) {
+  const RingMerges none = ring_merges(h100(), {.out_elems = 1000, .q_elems = 1000, .k_elems = 200, .v_elems = 200});
+  EXPECT_EQ(none.forward, SimTime::zero());
+  EXPECT_EQ(none.backward, SimTime::zero());
 }
 
 }  // namespace

@@ -453,10 +453,48 @@ TEST(Lora, AColumnParallelGemmHasNoWeightGradientToHideItsReduceScatterBehind) {
   const SimTime g_qkv = cm.gemm(4096, (4096 + 2 * 1024) / 2, 4096, bf16), g_up = cm.gemm(4096, 2 * 14336 / 2, 4096, bf16);
   // The output layer, column-parallel too, loses its weight gradient's cover
   // (h x V / 2 over the 4,096 tokens); a frozen embedding's backward skips
-  // its reduce-scatter (1 s). The adapters' own three collectives a layer
-  // (next test) come on top.
+  // its reduce-scatter (1 s). The adapters' own collectives come on top,
+  // four a layer backward (next tests): two all-reduces, the output's
+  // gather, and the gradient of the QKV adapter's own gather of the norm
+  // output, which TE's pipelined QKV gather leaves it to do.
   const SimTime output_wgrad = cm.gemm(4096, m.vocab / 2, 4096, bf16);
-  EXPECT_EQ(lora - full, (g_qkv + g_up) * 32 + output_wgrad - SimTime::from_seconds(1) + SimTime::from_seconds(3) * 32);
+  EXPECT_EQ(lora - full, (g_qkv + g_up) * 32 + output_wgrad - SimTime::from_seconds(1) + SimTime::from_seconds(4) * 32);
+}
+
+TEST(TpCommOverlap, ADisabledLayerWaitsForItsWholeGatherAndLoraThenSkipsItsAdaptersOwn) {
+  // Llama 3 8B, TP 2 with sequence parallelism and TP overlap, every
+  // collective 1 s (longer than any GEMM). Pipelined, a gather leaves
+  // 1 s less its GEMM exposed; with its layer's overlap disabled, the whole
+  // 1 s: each of the 32 layers exposes g_qkv (4,096 x 3,072 over 4,096) more
+  // with disable_qkv and g_up (4,096 x 14,336 over 4,096) with disable_fc1.
+  // Under LoRA, a QKV gather pipelined into the GEMM makes the QKV adapter
+  // gather the norm output itself (1 s forward) and reduce-scatter its
+  // gradient (1 s backward); disable_qkv spares both.
+  const ModelSpec& m = find_model("llama3-8b");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const auto stage = [&](bool qkv, bool fc1, int64_t rank) {
+    ParallelPlan p;
+    p.tp = 2;
+    p.sequence_parallel = true;
+    p.tp_comm_overlap = true;
+    p.tp_comm_overlap_disable_qkv = qkv;
+    p.tp_comm_overlap_disable_fc1 = fc1;
+    TrainingSpec t = one_sequence();
+    t.lora_rank = rank;
+    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+             return SimTime::from_seconds(1);
+           }).stage(0);
+  };
+  constexpr auto bf16 = hw::Precision::kBf16;
+  const SimTime g_qkv = cm.gemm(4096, (4096 + 2 * 1024) / 2, 4096, bf16), g_up = cm.gemm(4096, 2 * 14336 / 2, 4096, bf16);
+  const StageCost both = stage(false, false, 0);
+  EXPECT_EQ(stage(true, false, 0).forward[0].tp_comm - both.forward[0].tp_comm, g_qkv * 32);
+  EXPECT_EQ(stage(false, true, 0).forward[0].tp_comm - both.forward[0].tp_comm, g_up * 32);
+  EXPECT_EQ(stage(true, false, 0).backward[0].tp_comm, both.backward[0].tp_comm);
+  const StageCost regathers = stage(false, false, 16), reads = stage(true, false, 16);
+  // Forward: 1 s less g_qkv pipelined plus its own 1 s, against the 1 s exposed.
+  EXPECT_EQ(regathers.forward[0].tp_comm - reads.forward[0].tp_comm, (SimTime::from_seconds(1) - g_qkv) * 32);
+  EXPECT_EQ(regathers.backward[0].tp_comm - reads.backward[0].tp_comm, SimTime::from_seconds(1) * 32);
 }
 
 TEST(Lora, TheAdaptersRunTheirOwnTensorParallelCollectives) {
@@ -495,6 +533,10 @@ TEST(Lora, TheAdaptersRunTheirOwnTensorParallelCollectives) {
   EXPECT_EQ(gather.forward[0].tp_comm - full.forward[0].tp_comm, ns((2 * R + R + 2 * S) * L));
   EXPECT_EQ(a2a.forward[0].tp_comm - full.forward[0].tp_comm, ns((2 * R + R + 5 * S / 2) * L));
   EXPECT_EQ(gather.backward[0].tp_comm - a2a.backward[0].tp_comm, ns((2 * S - 5 * S / 2) * L));
+  // Twice the rank doubles R alone: 3 R more a layer forward, 2 R backward.
+  const StageCost rank32 = run(true, 32, false);
+  EXPECT_EQ(rank32.forward[0].tp_comm - gather.forward[0].tp_comm, ns(3 * R * L));
+  EXPECT_EQ(rank32.backward[0].tp_comm - gather.backward[0].tp_comm, ns(2 * R * L));
   const StageCost plain = run(false, 0, false), lora = run(false, 16, false);
   EXPECT_EQ(lora.forward[0].tp_comm - plain.forward[0].tp_comm, ns((2 * R + R + 2 * S) * L));
   EXPECT_EQ(lora.backward[0].tp_comm - plain.backward[0].tp_comm, ns((2 * R + S) * L - S));
