@@ -50,14 +50,19 @@ EdgeRun run_edge(const scenario::Scenario& s) {
     // The training ranks are the accelerators after the serving ones (all
     // of them when serving shares them).
     const int first = spec.serving.shared ? 0 : spec.serving.nodes;
-    in.allreduce = [&](core::Bytes bytes, int ranks) {
-      std::vector<uint32_t> gpus(ranks);
-      std::iota(gpus.begin(), gpus.end(), static_cast<uint32_t>(first));
-      coll::Request r;
-      r.op = coll::Op::kAllReduce;
-      r.bytes = bytes;
-      return runner.run(coll::make_group(topology, gpus), r, "auto").time;
+    // A collective over the first `ranks` of them.
+    const auto on_training = [&](coll::Op op) {
+      return [&, op](core::Bytes bytes, int ranks) {
+        std::vector<uint32_t> gpus(ranks);
+        std::iota(gpus.begin(), gpus.end(), static_cast<uint32_t>(first));
+        coll::Request r;
+        r.op = op;
+        r.bytes = bytes;
+        return runner.run(coll::make_group(topology, gpus), r, "auto").time;
+      };
     };
+    in.allreduce = on_training(coll::Op::kAllReduce);
+    in.all_to_all = on_training(coll::Op::kAllToAll);
     run.result = job::edge::run_edge_site(in);
     if (s.gpu_rate_spread) {
       const std::string pace = hw::synchronous_pace_text(s.cluster.system.gpu, run.result.training_gpus);

@@ -83,9 +83,12 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
     const job::edge::EdgeResult& r = run.result;
     c.simulated_time = r.step_time;
     c.simulated = static_cast<double>(r.samples_per_step) / r.step_time.seconds();
-    c.note = fmt::format("step {:.3f} s on {} GPUs: {} fine-tuning of {}, {}, all-reduce {}", r.step_time.seconds(),
+    c.note = fmt::format("step {:.3f} s on {} GPUs: {} fine-tuning of {}, {}, all-reduce {}{}", r.step_time.seconds(),
                          r.training_gpus, workload::to_string(s.edge->retrain.mode), run.model.name,
-                         report::retrain_precision(s), core::format_time(r.allreduce_time));
+                         report::retrain_precision(s), core::format_time(r.allreduce_time),
+                         r.cp_all_to_all_time > core::SimTime::zero()
+                             ? ", CP all-to-alls " + core::format_time(r.cp_all_to_all_time)
+                             : "");
     c.ran = true;
     return c;
   }

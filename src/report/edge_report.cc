@@ -50,14 +50,18 @@ std::string edge_text(const scenario::Scenario& s, const EdgeResult& r, const Ed
       e.serving.lines, core::format_time(e.serving.budget), core::format_time(e.serving.network_budget),
       core::format_time(r.inference_time), 100 * r.serving_load);
   out += fmt::format(
-      "# retrain: every {}, {} in {} on {} GPU(s), {} samples x {} epoch(s), batch {}/{}; step {} (all-reduce {} of "
+      "# retrain: every {}, {} in {} on {} GPU(s), {} samples x {} epoch(s), batch {}/{}; step {} ({}all-reduce {} of "
       "{} trainable parameters)\n",
       core::format_time(e.retrain.interval), workload::to_string(e.retrain.mode), retrain_precision(s), r.training_gpus,
       e.retrain.samples,
       e.retrain.epochs, e.retrain.batch_per_gpu,
-      e.retrain.context_parallel > 1 ? fmt::format("{} GPUs (context parallel)", e.retrain.context_parallel) : "GPU",
-      core::format_time(r.step_time), core::format_time(r.allreduce_time),
-      m.trainable_params(e.retrain.mode, e.retrain.lora_rank));
+      e.retrain.context_parallel > 1
+          ? fmt::format("{} GPUs (context parallel, {})", e.retrain.context_parallel,
+                        workload::to_string(e.retrain.context_parallel_comm))
+          : "GPU",
+      core::format_time(r.step_time),
+      r.cp_all_to_all_time > core::SimTime::zero() ? "CP all-to-alls " + core::format_time(r.cp_all_to_all_time) + ", " : "",
+      core::format_time(r.allreduce_time), m.trainable_params(e.retrain.mode, e.retrain.lora_rank));
   out += fmt::format("# rollout: {} to {} node(s), package {}, weights {} ({}), warmup {}\n",
                      job::edge::to_string(e.rollout.strategy), e.rollout.nodes ? e.rollout.nodes : e.serving.nodes,
                      human_gb(r.package_bytes), human_gb(r.model_bytes),
@@ -193,6 +197,7 @@ nlohmann::ordered_json edge_json(const scenario::Scenario& s, const EdgeResult& 
   ed["inference_s"] = r.inference_time.seconds();
   ed["step_s"] = r.step_time.seconds();
   ed["allreduce_s"] = r.allreduce_time.seconds();
+  ed["cp_all_to_all_s"] = r.cp_all_to_all_time.seconds();
   ed["serving_load"] = r.serving_load;
   ed["base_pull_s"] = r.base_pull.seconds();
   nlohmann::ordered_json reg = nlohmann::ordered_json::array();

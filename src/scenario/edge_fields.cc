@@ -206,6 +206,17 @@ const std::vector<Field<Retrain>>& retrain_fields() {
        "ring attention): each runs every product on seq / context_parallel tokens and its share of the attention "
        "ring; batch_per_gpu then counts the samples of each group of that many accelerators (transformer models)",
        [](R& r, const Value& v) { r.context_parallel = v.as_int(); }, shows(&R::context_parallel)},
+      {"context_parallel_comm", Kind::kEnum, by_default("ring"), {},
+       "with context_parallel, how the sequence is exchanged: ring, Transformer Engine's K/V ring (cp_comm_type "
+       "p2p, NeMo's default); all_to_all, TE's cp_comm_type a2a (DeepSpeed-Ulysses; NeMo's MLPerf LoRA default): "
+       "all-to-alls of Q, K, V and the output (their gradients backward) on the network, each laid out and "
+       "reordered in a memory pass, and one attention kernel over the whole sequence on heads / context_parallel "
+       "heads",
+       [](R& r, const Value& v) {
+         r.context_parallel_comm = v.text == "all_to_all" ? workload::CpComm::kAllToAll : workload::CpComm::kRing;
+       },
+       [](const R& r) { return std::string(workload::to_string(r.context_parallel_comm)); },
+       {"ring", "all_to_all"}},
       {"quantized_weights", Kind::kBool, by_default("false"), {},
        "with precision fp8 or fp4, the weights kept at that precision (NeMo's fp8_params, a pre-quantized NVFP4 "
        "model): a step casts none of them (false: each step casts every 16-bit weight once, as Transformer Engine "

@@ -237,7 +237,11 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
                     : c.attention_fwd(batch, seq, op.heads, op.head_dim, causal, window, k, attn);
   };
   const int64_t width = backward ? op.out_width : op.qkv_width;
-  const SimTime t = c.cast_from_16bit(static_cast<double>(op.m / op.ring * batch * width), 1, attn);
+  SimTime t = c.cast_from_16bit(static_cast<double>(op.m / op.ring * batch * width), 1, attn);
+  // All-to-all context parallelism lays each of Q, K, V and the output
+  // (their gradients backward) out for the exchange and puts its chunks
+  // back in order after it: two 16-bit passes over this accelerator's share.
+  if (op.a2a > 1) t += c.memory_bound(core::Bytes(op.m * batch * (op.qkv_width + op.out_width) * 2 * 2 * 2));
   if (op.ring <= 1) return (t + kernel(op.m, op.causal, op.window)) * op.repeat;
   const int64_t block = op.m / op.ring;
   // The steps merged outside the kernels (ring_merge.h); Q and the output
@@ -340,7 +344,18 @@ EdgeModel find_edge_model(std::string_view name, int64_t seq_len) {
   throw core::InputError({"", 0, "model"}, fmt::format("unknown model '{}' (known: {})", name, names));
 }
 
-EdgeModel split_sequence(const EdgeModel& m, int cp) {
+const char* to_string(CpComm c) { return c == CpComm::kAllToAll ? "all_to_all" : "ring"; }
+
+std::vector<core::Bytes> cp_all_to_all_bytes(const ModelOp& op, int64_t batch) {
+  if (op.kind != ModelOp::kAttention || op.a2a <= 1) return {};
+  // This accelerator's share of the heads over the whole sequence, which is
+  // what it held of every head over its own tokens.
+  const int64_t kv_width = (op.qkv_width - op.out_width) / 2;
+  const auto bytes = [&](int64_t width) { return core::Bytes(op.m * batch * width * 2); };
+  return {bytes(op.out_width), bytes(kv_width), bytes(kv_width), bytes(op.out_width)};
+}
+
+EdgeModel split_sequence(const EdgeModel& m, int cp, CpComm comm) {
   if (cp == 1) return m;
   const auto fail = [](const std::string& why) {
     throw core::InputError({"", 0, "edge.retrain.context_parallel"}, why);
@@ -351,10 +366,21 @@ EdgeModel split_sequence(const EdgeModel& m, int cp) {
     fail(fmt::format("{} splits the {} tokens of a sample into {} chunks (two an accelerator); they do not divide",
                      cp, m.seq, 2 * cp));
   EdgeModel out = m;
-  out.sample = fmt::format("{} tokens of {} (context parallel {})", m.seq / cp, m.seq, cp);
+  out.sample = fmt::format("{} tokens of {} (context parallel {}{})", m.seq / cp, m.seq, cp,
+                           comm == CpComm::kAllToAll ? ", all-to-all" : "");
   for (ModelOp& op : out.ops) {
     if (op.kind == ModelOp::kGemm) {
       op.m /= cp;  // every product of a transformer is one row a token
+    } else if (comm == CpComm::kAllToAll) {
+      const int64_t kv_heads = op.head_dim > 0 ? (op.qkv_width - op.out_width) / 2 / op.head_dim : 0;
+      if (op.heads % cp != 0 || kv_heads % cp != 0)
+        fail(fmt::format("{} splits {}'s {} heads ({} KV heads) over all-to-all context parallelism; they do not "
+                         "divide",
+                         cp, m.name, op.heads, kv_heads));
+      op.heads /= cp;
+      op.qkv_width /= cp;
+      op.out_width /= cp;
+      op.a2a = cp;
     } else {
       if (op.window > 0)
         fail(fmt::format("{} has sliding-window attention, which Transformer Engine's ring attention does not run",

@@ -77,6 +77,10 @@ struct ModelOp {
   // kAttention: the sequence is split over this many accelerators (context
   // parallelism, split_sequence): ring attention, one kernel a ring step.
   int64_t ring = 1;
+  // kAttention: context parallelism by all-to-all over this many
+  // accelerators (split_sequence): heads, qkv_width and out_width are this
+  // accelerator's share and m the whole sequence.
+  int64_t a2a = 1;
   int64_t repeat = 1;       // identical layers
   int64_t params = 0;       // weights of one repeat (and biases / norms)
   // kGemm: elements of the weights behind one repeat's product, when more
@@ -130,7 +134,23 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq);
 // (field edge.retrain.context_parallel) for a model that is not a
 // transformer, a sequence that does not split into 2 cp chunks, or
 // sliding-window attention (TE's ring refuses it).
-EdgeModel split_sequence(const EdgeModel& m, int cp);
+//
+// With CpComm::kAllToAll (Transformer Engine's cp_comm_type a2a, the
+// DeepSpeed-Ulysses scheme, NeMo's MLPerf LoRA default) each accelerator
+// instead swaps its tokens of every head for all tokens of heads / cp
+// heads: an all-to-all of Q, K and V before attention and of the output
+// after it (their gradients backward), each tensor laid out for the
+// exchange and its chunks put back in order after it (a memory pass each
+// side), and one attention kernel over the whole sequence on its heads.
+// Its heads and KV heads must divide by cp; a sliding window is kept.
+enum class CpComm { kRing, kAllToAll };
+const char* to_string(CpComm c);
+EdgeModel split_sequence(const EdgeModel& m, int cp, CpComm comm = CpComm::kRing);
+
+// The bytes one accelerator sends in each of an attention op's all-to-alls
+// under CpComm::kAllToAll, for `batch` samples: forward Q, K, V and the
+// output, backward their gradients (the same sizes). Empty without one.
+std::vector<core::Bytes> cp_all_to_all_bytes(const ModelOp& op, int64_t batch);
 
 // One forward pass of `batch` samples on one accelerator.
 core::SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p);

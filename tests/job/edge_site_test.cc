@@ -128,6 +128,31 @@ TEST(EdgeSite, ContextParallelPairsShareEachSample) {
   }
 }
 
+// All-to-all context parallelism puts its exchanges on the step: Llama 2
+// 70B's 80 layers each run four all-to-alls forward (Q, K, V, the output)
+// and four backward, each 1 ms here: 640 ms beside the kernels of the
+// heads-split shard; the first layers' recomputed forwards run theirs again.
+TEST(EdgeSite, AllToAllContextParallelismAddsItsExchangesToTheStep) {
+  Site s = llama_lora_site();
+  s.in.spec.retrain.context_parallel = 2;
+  s.in.spec.retrain.context_parallel_comm = workload::CpComm::kAllToAll;
+  int calls = 0;
+  s.in.all_to_all = [&](Bytes, int ranks) {
+    ++calls;
+    EXPECT_EQ(ranks, 2);
+    return SimTime::ms(1);
+  };
+  const EdgeResult r = s.run();
+  EXPECT_EQ(calls, 4);  // one a tensor, once: the same for every layer
+  EXPECT_EQ(r.cp_all_to_all_time, SimTime::ms(640));
+  const Retrain& rt = s.in.spec.retrain;
+  EXPECT_EQ(r.step_time - r.allreduce_time - r.cp_all_to_all_time,
+            workload::train_step_time(workload::split_sequence(s.in.model, 2, workload::CpComm::kAllToAll), rt.mode,
+                                      rt.lora_rank, 1, s.compute, s.in.precision));
+  s.in.spec.retrain.recompute_layers = 10;
+  EXPECT_EQ(s.run().cp_all_to_all_time, SimTime::ms(640 + 40));
+}
+
 TEST(EdgeSite, EveryAcceleratorSecondIsAccountedFor) {
   const EdgeResult r = Site().run();
   const double total = r.acc_inference_s + r.acc_training_s + r.acc_rollout_s + r.acc_down_s + r.acc_idle_s;

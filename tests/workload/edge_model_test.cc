@@ -204,6 +204,48 @@ TEST(EdgeModel, ContextParallelismSplitsEveryProductAndRunsTheAttentionRing) {
                 a.repeat);
 }
 
+TEST(EdgeModel, AllToAllContextParallelismRunsAShareOfTheHeadsOverTheWholeSequence) {
+  // Llama 2 70B at 8,192 tokens over CP 4 by all-to-all: every product on
+  // 2,048 tokens; attention one causal kernel over all 8,192 tokens on 16
+  // of the 64 heads, after laying out and reordering Q, K, V and the output
+  // around the exchanges: two 16-bit passes (a read and a write each) over
+  // 8,192 x (2,048 + 2 x 256 + 2,048) elements. Its exchanges send, per
+  // accelerator, 8,192 x 2,048 x 2 B of Q and of the output and 8,192 x 256
+  // x 2 B of K and of V. The FLOPs are those of the ring's split.
+  const hw::ComputeModel c = hw::make_compute_model(hw::find_accelerator("B200"), nullptr);
+  const EdgeModel m = find_edge_model("llama2-70b", 8192);
+  const EdgeModel a2a = split_sequence(m, 4, CpComm::kAllToAll);
+  EXPECT_NEAR(a2a.forward_flops() / split_sequence(m, 4).forward_flops(), 1.0, 1e-12);
+  ModelOp attention;
+  for (const ModelOp& op : a2a.ops) {
+    if (op.kind == ModelOp::kGemm) EXPECT_EQ(op.m, 2048) << op.name;
+    if (op.kind == ModelOp::kAttention) attention = op;
+  }
+  EXPECT_EQ(attention.heads, 16);
+  EXPECT_EQ(attention.m, 8192);
+  EdgeModel only;
+  only.ops = {attention};
+  const core::SimTime passes = c.memory_bound(core::Bytes(int64_t{8192} * (2048 + 512 + 2048) * 2 * 2 * 2));
+  EXPECT_EQ(inference_time(only, 1, c, hw::Precision::kBf16),
+            (passes + c.attention_fwd(1, 8192, 16, 128, true)) * attention.repeat);
+  const std::vector<core::Bytes> sent = cp_all_to_all_bytes(attention, 1);
+  ASSERT_EQ(sent.size(), 4u);
+  EXPECT_EQ(sent[0], core::Bytes(int64_t{8192} * 2048 * 2));
+  EXPECT_EQ(sent[1], core::Bytes(int64_t{8192} * 256 * 2));
+  EXPECT_EQ(sent[2], sent[1]);
+  EXPECT_EQ(sent[3], sent[0]);
+  // The ring exchanges nothing this way.
+  for (const ModelOp& op : split_sequence(m, 4).ops) EXPECT_TRUE(cp_all_to_all_bytes(op, 1).empty()) << op.name;
+  // Its 8 KV heads do not split over 16.
+  try {
+    split_sequence(m, 16, CpComm::kAllToAll);
+    FAIL() << "8 KV heads split over 16";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "edge.retrain.context_parallel");
+    EXPECT_NE(e.message().find("do not divide"), std::string::npos) << e.message();
+  }
+}
+
 TEST(EdgeModel, ContextParallelismNeedsATransformerWhoseSequenceSplits) {
   const auto error = [](const EdgeModel& m, int cp) {
     try {

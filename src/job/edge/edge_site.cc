@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -71,12 +72,23 @@ class Site {
                        fmt::format("{} does not divide the {} training accelerators", rt.context_parallel,
                                    r_.training_gpus));
     r_.samples_per_step = rt.batch_per_gpu * (r_.training_gpus / rt.context_parallel);
-    step_compute_ = workload::train_step_time(workload::split_sequence(m, rt.context_parallel), rt.mode, rt.lora_rank,
+    const workload::EdgeModel shard = workload::split_sequence(m, rt.context_parallel, rt.context_parallel_comm);
+    step_compute_ = workload::train_step_time(shard, rt.mode, rt.lora_rank,
                                               rt.batch_per_gpu, train, in_.precision,
                                               {.recompute_layers = rt.recompute_layers,
                                                .fp8_attention = in_.fp8_attention,
                                                .quantized_weights = rt.quantized_weights,
                                                .lora_dropout = rt.lora_dropout > 0});
+    // All-to-all context parallelism's exchanges, on the critical path: the
+    // forward's four a layer (again for the layers it recomputes), the
+    // backward's four.
+    for (const workload::ModelOp& op : shard.ops) {
+      const int64_t forwards = op.repeat + std::min<int64_t>(rt.recompute_layers, op.repeat);
+      for (Bytes b : workload::cp_all_to_all_bytes(op, rt.batch_per_gpu)) {
+        if (!in_.all_to_all) throw std::logic_error("EdgeInputs::all_to_all is needed for all-to-all context parallelism");
+        r_.cp_all_to_all_time += in_.all_to_all(b, rt.context_parallel) * (forwards + op.repeat);
+      }
+    }
     const int64_t trainable = m.trainable_params(rt.mode, rt.lora_rank);
     r_.allreduce_time = r_.training_gpus > 1 && in_.allreduce ? in_.allreduce(Bytes(trainable * 2), r_.training_gpus)
                                                               : SimTime::zero();
@@ -96,9 +108,10 @@ class Site {
                        fmt::format("{} nodes serve {:.0f} frames/s of the {:.0f} the inference streams send ({} per frame)",
                                    nodes_, nodes_ * capacity_per_node_, frames_per_s_, core::format_time(r_.inference_time)));
     per_line_ = frames_per_s_ / std::max(1, sv.lines);
-    r_.step_time = step_compute_ + r_.allreduce_time;
+    r_.step_time = step_compute_ + r_.cp_all_to_all_time + r_.allreduce_time;
     if (sv.shared && sv.inference_priority && r_.serving_load > 0)
-      r_.step_time = SimTime::from_seconds(step_compute_.seconds() / (1 - r_.serving_load)) + r_.allreduce_time;
+      r_.step_time = SimTime::from_seconds(step_compute_.seconds() / (1 - r_.serving_load)) +
+                     r_.cp_all_to_all_time + r_.allreduce_time;
     if (sp_.coordination.base_model.count() > 0) {
       r_.base_pull = transfer_time(sp_.coordination.base_model, detail::pull_rate(sp_.coordination)) + sp_.coordination.rtt;
       pull_from_ = sp_.coordination.pull_at;

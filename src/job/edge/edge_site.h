@@ -59,6 +59,10 @@ struct EdgeInputs {
   // Gradient all-reduce of `bytes` over `ranks` of the training cluster (app
   // wires the collective model in).
   std::function<SimTime(Bytes bytes, int ranks)> allreduce;
+  // An all-to-all of `bytes` sent by each of the first `ranks` training
+  // accelerators (one context-parallel group), for all-to-all context
+  // parallelism.
+  std::function<SimTime(Bytes bytes, int ranks)> all_to_all;
 };
 
 struct CycleResult {
@@ -111,6 +115,7 @@ struct EdgeResult {
   std::vector<RegistryEntry> registry;
   SimTime base_pull;            // each site's base-model pull (0: none)
   SimTime step_time, allreduce_time, inference_time;
+  SimTime cp_all_to_all_time;   // a step's context-parallel all-to-alls (context_parallel_comm: all_to_all)
   int training_gpus = 0;
   int64_t samples_per_step = 0;  // batch_per_gpu x the training GPUs / context_parallel
   double serving_load = 0;      // busy fraction of each serving node

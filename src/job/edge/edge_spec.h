@@ -88,6 +88,9 @@ struct Retrain {
   // workload::split_sequence); batch_per_gpu then counts the samples of
   // each such group.
   int context_parallel = 1;
+  // How context parallelism exchanges the sequence (workload::CpComm): the
+  // K/V ring, or all-to-alls that hand each accelerator a share of the heads.
+  workload::CpComm context_parallel_comm = workload::CpComm::kRing;
   // The weights are kept at the products' precision (NeMo's fp8_params, a
   // pre-quantized NVFP4 model): a step casts none of them.
   bool quantized_weights = false;
