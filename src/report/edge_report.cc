@@ -60,7 +60,9 @@ std::string edge_text(const scenario::Scenario& s, const EdgeResult& r, const Ed
                         workload::to_string(e.retrain.context_parallel_comm))
           : "GPU",
       core::format_time(r.step_time),
-      r.cp_all_to_all_time > core::SimTime::zero() ? "CP all-to-alls " + core::format_time(r.cp_all_to_all_time) + ", " : "",
+      r.cp_all_to_all_time > core::SimTime::zero()
+          ? "CP all-to-alls " + core::format_time(r.cp_all_to_all_time) + ", "
+          : "",
       core::format_time(r.allreduce_time), m.trainable_params(e.retrain.mode, e.retrain.lora_rank));
   out += fmt::format("# rollout: {} to {} node(s), package {}, weights {} ({}), warmup {}\n",
                      job::edge::to_string(e.rollout.strategy), e.rollout.nodes ? e.rollout.nodes : e.serving.nodes,

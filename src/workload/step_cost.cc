@@ -265,9 +265,12 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const hw::AttentionKernel kernel = t_.attention_kernel;
     const int64_t mb = t_.micro_batch, seq = t_.seq_len;
     const hw::Precision attn_prec = t_.fp8_attention ? hw::Precision::kFp8 : hw::Precision::kBf16;
+    // All-to-all CP runs the whole sequence on heads_local / cp heads.
+    const bool a2a = cp > 1 && p_.cp_all_to_all;
+    const int64_t kernel_heads = a2a ? heads_local / cp : heads_local;
     auto flash = [&](int64_t s, bool causal, int64_t w, bool backward) {
-      return backward ? cm_.attention_bwd(mb, s, heads_local, width, causal, w, kernel, attn_prec)
-                      : cm_.attention_fwd(mb, s, heads_local, width, causal, w, kernel, attn_prec);
+      return backward ? cm_.attention_bwd(mb, s, kernel_heads, width, causal, w, kernel, attn_prec)
+                      : cm_.attention_fwd(mb, s, kernel_heads, width, causal, w, kernel, attn_prec);
     };
     // Ring attention (the default, !cp_all_gather; Transformer Engine's
     // AttnFuncWithCPAndKVP2P) runs one kernel per ring step. Each CP rank
@@ -282,10 +285,11 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // so this exceeds 1 / cp of it. A sliding window (which TE's ring
     // refuses) and chunks that do not divide keep 1 / cp of the whole.
     const bool ring_steps =
-        cp > 1 && !p_.cp_all_gather && m_.sliding_window == 0 && seq % (2 * cp) == 0;
+        cp > 1 && !p_.cp_all_gather && !a2a && m_.sliding_window == 0 && seq % (2 * cp) == 0;
     auto kernel_time = [&](int64_t w, bool backward) {
       const SimTime draws =
           m_.dropout ? cm_.attention_dropout(mb, seq, heads_local, true, w, backward) : SimTime::zero();
+      if (a2a) return flash(seq, true, w, backward) + draws / cp;
       if (ring_steps) {
         const int64_t block = seq / cp;
         return flash(block, true, 0, backward) + flash(block, false, 0, backward) * (cp - 1) / 2 + draws / cp;
@@ -315,6 +319,15 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       const int64_t v_width = m_.mla() ? heads_local * v_hd : kv_local * v_hd;
       attn_f += cast(heads_local * hd + k_width + v_width);
       attn_b += cast(heads_local * v_hd);
+    }
+    if (a2a) {
+      // Q, K, V and the output (their gradients backward) laid out for the
+      // exchange and reordered after it: two 16-bit passes, a read and a
+      // write each, over this rank's share.
+      const int64_t elems = T * (heads_local * (hd + v_hd) + kv_local * (hd + v_hd));
+      const SimTime passes = cm_.memory_bound(Bytes(elems * kActivationBytes * 2 * 2));
+      attn_f += passes;
+      attn_b += passes;
     }
     if (ring_steps) {
       // Its steps merged outside the kernels (ring_merge.h).
@@ -570,6 +583,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       bwd_comm += ar_r * 2 + out_b + input_grad + regather_b;
     }
   }
+  SimTime cp_exchanges;  // all-to-all CP's four exchanges, each way
   if (cp > 1 && attention) {
     // Ring attention: K and V of every CP rank pass around the ring behind
     // the attention kernels; backward also returns their gradients.
@@ -577,7 +591,16 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const auto group = layout_.cp_group(rep);
     const SimTime ag = timer_(coll::Op::kAllGather, kv, group);
     const SimTime rs = timer_(coll::Op::kReduceScatter, kv, group);
-    if (p_.cp_all_gather) {
+    if (p_.cp_all_to_all) {
+      // Each of Q, K, V and the output forward, and of their gradients
+      // backward, is one all-to-all of what the rank holds of it.
+      const auto a2a = [&](int64_t width) {
+        return timer_(coll::Op::kAllToAll, Bytes(T * width * kActivationBytes), group);
+      };
+      cp_exchanges = a2a(heads_local * hd) + a2a(kv_local * hd) + a2a(kv_local * v_hd) + a2a(heads_local * v_hd);
+      fwd_comm += cp_exchanges;
+      bwd_comm += cp_exchanges;
+    } else if (p_.cp_all_gather) {
       fwd_comm += ag;
       bwd_comm += ag + rs;  // K/V gathered again for backward, their gradients reduce-scattered
     } else {
@@ -600,7 +623,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const auto act_share = [&](int64_t elems) {
     return SimTime::from_seconds(act.seconds() * static_cast<double>(elems) / static_cast<double>(act_elems));
   };
-  if (mods & kRecomputeCoreAttn) c.selective_fwd += attn_f;
+  if (mods & kRecomputeCoreAttn) {
+    c.selective_fwd += attn_f;
+    c.selective_comm += cp_exchanges;  // TE's attention module runs its all-to-alls again
+  }
   // Transformer Engine fuses a norm into the GEMM after it (and keeps its
   // output) but for MLA's input norm and a MoE layer's pre-MLP norm.
   if (mods & kRecomputeLayernorm) c.selective_fwd += norm * standalone_norms(m_, moe);

@@ -503,8 +503,9 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
          fmt::format("true needs FP8 or FP4 training; training.precision is {}", hw::to_string(t.precision)));
   if (t.lora_dropout > 0 && t.lora_rank <= 0)
     fail("training.lora_dropout", "drops LoRA adapters' inputs; set training.lora_rank too");
-  for (const auto& [field, set] : {std::pair{"parallelism.tp_comm_overlap_disable_qkv", p.tp_comm_overlap_disable_qkv},
-                                    std::pair{"parallelism.tp_comm_overlap_disable_fc1", p.tp_comm_overlap_disable_fc1}})
+  for (const auto& [field, set] :
+       {std::pair{"parallelism.tp_comm_overlap_disable_qkv", p.tp_comm_overlap_disable_qkv},
+        std::pair{"parallelism.tp_comm_overlap_disable_fc1", p.tp_comm_overlap_disable_fc1}})
     if (set && !(p.tp_comm_overlap && p.sequence_parallel))
       fail(field, "turns off one layer's all-gather overlap; it needs parallelism.tp_comm_overlap and "
                   "parallelism.sequence_parallel");
@@ -662,6 +663,20 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   // CP gives each rank seq_len / cp tokens of every sequence; sequence
   // parallelism then splits those over TP.
   if (t.seq_len % p.cp != 0) fail("parallelism.cp", fmt::format("{} does not divide seq_len {}", p.cp, t.seq_len));
+  if (p.cp_all_to_all) {
+    if (p.cp_all_gather)
+      fail("parallelism.cp_all_to_all", "and cp_all_gather are two ways of exchanging the sequence; choose one");
+    if (!t.flash_attention)
+      fail("parallelism.cp_all_to_all", "is Transformer Engine's fused attention's; set training.flash_attention");
+    // After TP each rank holds heads / tp query heads and max(1, kv / tp) KV
+    // heads (MLA: a K and V per query head); the all-to-all splits those.
+    const int64_t q_heads = m.heads / p.tp;
+    const int64_t kv_heads = m.mla() ? q_heads : std::max<int64_t>(1, m.kv_heads / p.tp);
+    if (p.cp > 1 && (q_heads % p.cp != 0 || kv_heads % p.cp != 0))
+      fail("parallelism.cp_all_to_all",
+           fmt::format("splits the {} query and {} KV heads a TP rank holds over cp {}; they do not divide", q_heads,
+                       kv_heads, p.cp));
+  }
   if (p.sequence_parallel && p.tp > 1 && (t.seq_len / p.cp) % p.tp != 0)
     fail("training.seq_len", fmt::format("{} tokens per CP rank do not split over TP {} (sequence parallelism)",
                                          t.seq_len / p.cp, p.tp));

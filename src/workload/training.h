@@ -273,6 +273,14 @@ struct ParallelPlan {
   // does (arXiv 2407.21783 Section 3.3.2: "the all-gather communication
   // latency is exposed in the critical path").
   bool cp_all_gather = false;
+  // Context parallelism by all-to-all instead (Megatron-Core --cp-comm-type
+  // a2a, Transformer Engine's AttnFuncWithCPAndQKVOA2A, DeepSpeed-Ulysses):
+  // before attention each CP rank swaps its tokens of every head for all
+  // tokens of heads / cp of them, an all-to-all each of Q, K and V, runs one
+  // kernel over the whole sequence, and swaps the output back; backward, the
+  // output gradient and dQ, dK, dV likewise. Each exchanged tensor is laid
+  // out before and reordered after in a memory pass. On the critical path.
+  bool cp_all_to_all = false;
 
   // Every stream in one hardware queue (device_max_connections 1).
   bool one_hardware_queue() const { return device_max_connections == 1; }

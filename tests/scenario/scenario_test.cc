@@ -705,16 +705,31 @@ TEST(ScenarioErrors, LoraNeedsPlainAttentionAndWholeFrozenWeights) {
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism: {tp: 2, sequence_parallel: "
                      "true}\ntraining: {global_batch: 4, lora_rank: 16, lora_all_to_all: true}\n"),
             "no error");
-  // Disabling one layer's gather overlap needs the overlap on.
-  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  tp: 2\n"
-                     "  tp_comm_overlap_disable_qkv: true\n"),
-            "s.yaml:5: parallelism.tp_comm_overlap_disable_qkv: turns off one layer's all-gather overlap; it needs "
-            "parallelism.tp_comm_overlap and parallelism.sequence_parallel");
   EXPECT_EQ(error_of(with("llama3-8b", "3")),
             "s.yaml:6: training.lora_rank: LoRA with zero_stage 3 (sharded frozen weights) is not modelled; use 0 to 2");
   const std::string e = error_of(with("deepseek-v3", "1"));
   EXPECT_NE(e.find("s.yaml:6: training.lora_rank: deepseek-v3 uses multi-head latent attention"), std::string::npos)
       << e;
+}
+
+// A choice of how TP or CP exchange their data is refused where there is
+// nothing for it to change: all-to-all CP needs the heads to split, and a
+// layer's gather overlap can be disabled only where it is on.
+TEST(ScenarioErrors, ExchangeChoicesNeedSomethingToExchange) {
+  // All-to-all CP splits each TP rank's heads: Llama 3 8B at TP 2 holds 16
+  // query and 4 KV heads a rank, which CP 8 cannot split.
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 16}\nparallelism:\n  tp: 2\n  cp: 8\n"
+                     "  cp_all_to_all: true\n"),
+            "s.yaml:6: parallelism.cp_all_to_all: splits the 16 query and 4 KV heads a TP rank holds over cp 8; they "
+            "do not divide");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 16}\nparallelism:\n  tp: 2\n  cp: 4\n"
+                     "  cp_all_to_all: true\n"),
+            "no error");
+  // Disabling one layer's gather overlap needs the overlap on.
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  tp: 2\n"
+                     "  tp_comm_overlap_disable_qkv: true\n"),
+            "s.yaml:5: parallelism.tp_comm_overlap_disable_qkv: turns off one layer's all-gather overlap; it needs "
+            "parallelism.tp_comm_overlap and parallelism.sequence_parallel");
 }
 
 // The cross-entropy implementation is one of the three counted: another

@@ -170,7 +170,8 @@ TEST(EdgeModel, ContextParallelismSplitsEveryProductAndRunsTheAttentionRing) {
     // The steps merged after (ring_merge_test): output and dQ as wide as
     // Q (8,192), K and V 1,024 each.
     const RingMerges merges = ring_merges(
-        c, {.out_elems = block * 8192, .q_elems = block * 8192, .k_elems = block * 1024, .v_elems = block * 1024, .cp = cp});
+        c,
+        {.out_elems = block * 8192, .q_elems = block * 8192, .k_elems = block * 1024, .v_elems = block * 1024, .cp = cp});
     return (k(true) + k(false) * (cp - 1) / 2 + (backward ? merges.backward : merges.forward)) * a.repeat;
   };
   const auto only_attention = [](EdgeModel e) {

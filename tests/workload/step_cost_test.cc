@@ -461,6 +461,41 @@ TEST(Lora, AColumnParallelGemmHasNoWeightGradientToHideItsReduceScatterBehind) {
   EXPECT_EQ(lora - full, (g_qkv + g_up) * 32 + output_wgrad - SimTime::from_seconds(1) + SimTime::from_seconds(4) * 32);
 }
 
+TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTensorsEachWay) {
+  // Llama 3 8B (32 heads, 8 KV heads of 128) at 8,192 tokens over CP 4,
+  // all-to-all: each rank's attention is one causal kernel over all 8,192
+  // tokens on 8 heads, where all-gather CP prices a quarter of the 32-head
+  // kernel, plus two 16-bit passes (read and write) over its 2,048 tokens of
+  // Q, K, V and the output, 2,048 x (32 + 8) x 256 elements, each way. Its
+  // exchanges, 1 ns a byte here: Q and the output 2,048 x 4,096 x 2 B, K and
+  // V 2,048 x 1,024 x 2 B, forward and again backward, in each of 32 layers.
+  const ModelSpec& m = find_model("llama3-8b");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const auto stage = [&](bool a2a) {
+    ParallelPlan p;
+    p.cp = 4;
+    p.cp_all_to_all = a2a;
+    p.cp_all_gather = !a2a;
+    TrainingSpec t = one_sequence();
+    t.seq_len = 8192;
+    return StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
+             return op == coll::Op::kAllToAll ? SimTime::ns(b.count()) : SimTime::zero();
+           }).stage(0);
+  };
+  const StageCost a2a = stage(true), gathered = stage(false);
+  const SimTime passes = cm.memory_bound(core::Bytes(int64_t{2048} * 40 * 256 * 2 * 2 * 2));
+  const auto kernel = [&](int64_t heads, bool backward) {
+    return backward ? cm.attention_bwd(1, 8192, heads, 128, true) : cm.attention_fwd(1, 8192, heads, 128, true);
+  };
+  EXPECT_EQ(a2a.forward[0].compute - gathered.forward[0].compute,
+            (kernel(8, false) + passes - kernel(32, false) / 4) * 32);
+  EXPECT_EQ(a2a.backward[0].compute - gathered.backward[0].compute,
+            (kernel(8, true) + passes - kernel(32, true) / 4) * 32);
+  const SimTime exchanges = SimTime::ns((2 * 2048 * 4096 * 2 + 2 * 2048 * 1024 * 2) * int64_t{32});
+  EXPECT_EQ(a2a.forward[0].tp_comm, exchanges);
+  EXPECT_EQ(a2a.backward[0].tp_comm, exchanges);
+}
+
 TEST(TpCommOverlap, ADisabledLayerWaitsForItsWholeGatherAndLoraThenSkipsItsAdaptersOwn) {
   // Llama 3 8B, TP 2 with sequence parallelism and TP overlap, every
   // collective 1 s (longer than any GEMM). Pipelined, a gather leaves
@@ -486,7 +521,8 @@ TEST(TpCommOverlap, ADisabledLayerWaitsForItsWholeGatherAndLoraThenSkipsItsAdapt
            }).stage(0);
   };
   constexpr auto bf16 = hw::Precision::kBf16;
-  const SimTime g_qkv = cm.gemm(4096, (4096 + 2 * 1024) / 2, 4096, bf16), g_up = cm.gemm(4096, 2 * 14336 / 2, 4096, bf16);
+  const SimTime g_qkv = cm.gemm(4096, (4096 + 2 * 1024) / 2, 4096, bf16);
+  const SimTime g_up = cm.gemm(4096, 2 * 14336 / 2, 4096, bf16);
   const StageCost both = stage(false, false, 0);
   EXPECT_EQ(stage(true, false, 0).forward[0].tp_comm - both.forward[0].tp_comm, g_qkv * 32);
   EXPECT_EQ(stage(false, true, 0).forward[0].tp_comm - both.forward[0].tp_comm, g_up * 32);
