@@ -558,10 +558,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // unless TE pipelines that gather into the QKV GEMM (tp_comm_overlap
       // without tp_comm_overlap_disable_qkv): then it gathers the norm output
       // again, and reduce-scatters its gradient. It gathers X A (A split r /
-      // tp, gather_output) and, backward, all-reduces
-      // the gradient of X A that B's split columns leave partial; without
-      // sequence parallelism its input gradient (A's rows are whole, its
-      // columns split) is all-reduced too. The output projection's adapter
+      // tp, gather_output) and, backward, all-reduces the gradient of X A
+      // that B's split columns leave partial; without sequence parallelism
+      // its input gradient (A's rows are whole, its columns split) is
+      // all-reduced too. The output projection's adapter
       // all-reduces X A (A's rows split, row-parallel) and, backward, its
       // gradient; its B leaves T x h / tp on the rank, which goes back to the
       // base output's layout: with sequence parallelism an all-to-all to
