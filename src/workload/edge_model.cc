@@ -240,8 +240,10 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
   SimTime t = c.cast_from_16bit(static_cast<double>(op.m / op.ring * batch * width), 1, attn);
   // All-to-all context parallelism lays each of Q, K, V and the output
   // (their gradients backward) out for the exchange and puts its chunks
-  // back in order after it: two 16-bit passes over this accelerator's share.
-  if (op.a2a > 1) t += c.memory_bound(core::Bytes(op.m * batch * (op.qkv_width + op.out_width) * 2 * 2 * 2));
+  // back in order after it: two passes (a read and a write) over this
+  // accelerator's share, in FP8 under FP8 attention (cp_all_to_all_bytes).
+  const int64_t a2a_bytes = attn == hw::Precision::kFp8 ? 1 : 2;
+  if (op.a2a > 1) t += c.memory_bound(core::Bytes(op.m * batch * (op.qkv_width + op.out_width) * a2a_bytes * 2 * 2));
   if (op.ring <= 1) return (t + kernel(op.m, op.causal, op.window)) * op.repeat;
   const int64_t block = op.m / op.ring;
   // The steps merged outside the kernels (ring_merge.h); Q and the output
@@ -346,12 +348,12 @@ EdgeModel find_edge_model(std::string_view name, int64_t seq_len) {
 
 const char* to_string(CpComm c) { return c == CpComm::kAllToAll ? "all_to_all" : "ring"; }
 
-std::vector<core::Bytes> cp_all_to_all_bytes(const ModelOp& op, int64_t batch) {
+std::vector<core::Bytes> cp_all_to_all_bytes(const ModelOp& op, int64_t batch, int64_t element_bytes) {
   if (op.kind != ModelOp::kAttention || op.a2a <= 1) return {};
   // This accelerator's share of the heads over the whole sequence, which is
   // what it held of every head over its own tokens.
   const int64_t kv_width = (op.qkv_width - op.out_width) / 2;
-  const auto bytes = [&](int64_t width) { return core::Bytes(op.m * batch * width * 2); };
+  const auto bytes = [&](int64_t width) { return core::Bytes(op.m * batch * width * element_bytes); };
   return {bytes(op.out_width), bytes(kv_width), bytes(kv_width), bytes(op.out_width)};
 }
 

@@ -149,8 +149,10 @@ EdgeModel split_sequence(const EdgeModel& m, int cp, CpComm comm = CpComm::kRing
 
 // The bytes one accelerator sends in each of an attention op's all-to-alls
 // under CpComm::kAllToAll, for `batch` samples: forward Q, K, V and the
-// output, backward their gradients (the same sizes). Empty without one.
-std::vector<core::Bytes> cp_all_to_all_bytes(const ModelOp& op, int64_t batch);
+// output, backward their gradients (the same sizes), `element_bytes` an
+// element (1 under FP8 attention, where Transformer Engine exchanges the
+// FP8 data, delayed scaling's gradients too). Empty without one.
+std::vector<core::Bytes> cp_all_to_all_bytes(const ModelOp& op, int64_t batch, int64_t element_bytes = 2);
 
 // One forward pass of `batch` samples on one accelerator.
 core::SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p);

@@ -10,6 +10,19 @@
 namespace anatomy::workload {
 namespace {
 
+// The bytes an element all-to-all context parallelism exchanges in: under
+// FP8 attention Transformer Engine quantizes Q, K, V, the output and its
+// gradient before exchanging them, and with delayed scaling dQ, dK and dV
+// come out of the kernel in FP8 too (context_parallel.py,
+// AttnFuncWithCPAndQKVOA2A); otherwise 16 bits.
+struct CpExchangeBytes {
+  int64_t forward, gradient;
+};
+CpExchangeBytes cp_exchange_bytes_of(const TrainingSpec& t) {
+  if (!t.fp8_attention) return {2, 2};
+  return {1, t.fp8_recipe == Fp8Recipe::kDelayed ? 1 : 2};
+}
+
 constexpr int64_t kActivationBytes = 2;  // bf16 activations, also under fp8 GEMMs
 
 SimTime zero_floor(SimTime t) { return t < SimTime::zero() ? SimTime::zero() : t; }
@@ -322,12 +335,12 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     }
     if (a2a) {
       // Q, K, V and the output (their gradients backward) laid out for the
-      // exchange and reordered after it: two 16-bit passes, a read and a
-      // write each, over this rank's share.
-      const int64_t elems = T * (heads_local * (hd + v_hd) + kv_local * (hd + v_hd));
-      const SimTime passes = cm_.memory_bound(Bytes(elems * kActivationBytes * 2 * 2));
-      attn_f += passes;
-      attn_b += passes;
+      // exchange and reordered after it: two passes, a read and a write
+      // each, over this rank's share, at the bytes it exchanges them in.
+      const CpExchangeBytes e = cp_exchange_bytes_of(t_);
+      const int64_t qkv = T * (heads_local * hd + kv_local * (hd + v_hd)), out = T * heads_local * v_hd;
+      attn_f += cm_.memory_bound(Bytes((qkv + out) * e.forward * 2 * 2));
+      attn_b += cm_.memory_bound(Bytes((out * e.forward + qkv * e.gradient) * 2 * 2));
     }
     if (ring_steps) {
       // Its steps merged outside the kernels (ring_merge.h).
@@ -594,12 +607,16 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     if (p_.cp_all_to_all) {
       // Each of Q, K, V and the output forward, and of their gradients
       // backward, is one all-to-all of what the rank holds of it.
-      const auto a2a = [&](int64_t width) {
-        return timer_(coll::Op::kAllToAll, Bytes(T * width * kActivationBytes), group);
+      const CpExchangeBytes e = cp_exchange_bytes_of(t_);
+      const auto a2a = [&](int64_t width, int64_t bytes) {
+        return timer_(coll::Op::kAllToAll, Bytes(T * width * bytes), group);
       };
-      cp_exchanges = a2a(heads_local * hd) + a2a(kv_local * hd) + a2a(kv_local * v_hd) + a2a(heads_local * v_hd);
+      const auto qkv = [&](int64_t bytes) {
+        return a2a(heads_local * hd, bytes) + a2a(kv_local * hd, bytes) + a2a(kv_local * v_hd, bytes);
+      };
+      cp_exchanges = qkv(e.forward) + a2a(heads_local * v_hd, e.forward);
       fwd_comm += cp_exchanges;
-      bwd_comm += cp_exchanges;
+      bwd_comm += a2a(heads_local * v_hd, e.forward) + qkv(e.gradient);
     } else if (p_.cp_all_gather) {
       fwd_comm += ag;
       bwd_comm += ag + rs;  // K/V gathered again for backward, their gradients reduce-scattered

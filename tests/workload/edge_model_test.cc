@@ -235,6 +235,8 @@ TEST(EdgeModel, AllToAllContextParallelismRunsAShareOfTheHeadsOverTheWholeSequen
   EXPECT_EQ(sent[1], core::Bytes(int64_t{8192} * 256 * 2));
   EXPECT_EQ(sent[2], sent[1]);
   EXPECT_EQ(sent[3], sent[0]);
+  // Under FP8 attention TE exchanges the FP8 data: a byte an element.
+  EXPECT_EQ(cp_all_to_all_bytes(attention, 1, 1)[0], core::Bytes(int64_t{8192} * 2048));
   // The ring exchanges nothing this way.
   for (const ModelOp& op : split_sequence(m, 4).ops) EXPECT_TRUE(cp_all_to_all_bytes(op, 1).empty()) << op.name;
   // Its 8 KV heads do not split over 16.

@@ -494,6 +494,20 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
   const SimTime exchanges = SimTime::ns((2 * 2048 * 4096 * 2 + 2 * 2048 * 1024 * 2) * int64_t{32});
   EXPECT_EQ(a2a.forward[0].tp_comm, exchanges);
   EXPECT_EQ(a2a.backward[0].tp_comm, exchanges);
+  // Under FP8 attention (delayed scaling) TE exchanges FP8 data, the
+  // gradients too: half the bytes each way.
+  ParallelPlan p;
+  p.cp = 4;
+  p.cp_all_to_all = true;
+  TrainingSpec t = one_sequence();
+  t.seq_len = 8192;
+  t.precision = hw::Precision::kFp8;
+  t.fp8_attention = true;
+  const StageCost fp8 = StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
+                          return op == coll::Op::kAllToAll ? SimTime::ns(b.count()) : SimTime::zero();
+                        }).stage(0);
+  EXPECT_EQ(fp8.forward[0].tp_comm, exchanges / 2);
+  EXPECT_EQ(fp8.backward[0].tp_comm, exchanges / 2);
 }
 
 TEST(TpCommOverlap, ADisabledLayerWaitsForItsWholeGatherAndLoraThenSkipsItsAdaptersOwn) {

@@ -84,7 +84,7 @@ class Site {
     // backward's four.
     for (const workload::ModelOp& op : shard.ops) {
       const int64_t forwards = op.repeat + std::min<int64_t>(rt.recompute_layers, op.repeat);
-      for (Bytes b : workload::cp_all_to_all_bytes(op, rt.batch_per_gpu)) {
+      for (Bytes b : workload::cp_all_to_all_bytes(op, rt.batch_per_gpu, in_.fp8_attention ? 1 : 2)) {
         if (!in_.all_to_all)
           throw std::logic_error("EdgeInputs::all_to_all is needed for all-to-all context parallelism");
         r_.cp_all_to_all_time += in_.all_to_all(b, rt.context_parallel) * (forwards + op.repeat);
