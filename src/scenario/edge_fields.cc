@@ -211,7 +211,7 @@ const std::vector<Field<Retrain>>& retrain_fields() {
        "p2p, NeMo's default); all_to_all, TE's cp_comm_type a2a (DeepSpeed-Ulysses; NeMo's MLPerf LoRA default): "
        "all-to-alls of Q, K, V and the output (their gradients backward) on the network, each laid out and "
        "reordered in a memory pass, and one attention kernel over the whole sequence on heads / context_parallel "
-       "heads",
+       "heads; under FP8 attention all of them in FP8, as delayed scaling exchanges them",
        [](R& r, const Value& v) {
          r.context_parallel_comm = v.text == "all_to_all" ? workload::CpComm::kAllToAll : workload::CpComm::kRing;
        },

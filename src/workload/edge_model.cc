@@ -79,6 +79,7 @@ EdgeModel vit_b16() {
   attn.name = "attention core";
   attn.m = tokens, attn.heads = heads, attn.head_dim = h / heads, attn.repeat = layers;
   attn.qkv_width = 3 * h, attn.out_width = h;
+  attn.q_width = h, attn.k_width = h, attn.kv_heads = heads;
   m.ops.push_back(qkv);
   m.ops.push_back(attn);
   m.ops.push_back(out);
@@ -125,6 +126,7 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq) {
   // One head width (hd + v_hd) / 2 counts Q K^T and P V's FLOPs exactly (hd without MLA).
   attn.m = seq, attn.heads = t.heads, attn.head_dim = (t.head_dim() + t.value_head_dim()) / 2, attn.causal = true;
   attn.qkv_width = q + t.k_width() + t.v_width(), attn.out_width = o;
+  attn.q_width = q, attn.k_width = t.k_width(), attn.kv_heads = t.mla() ? t.heads : t.kv_heads;
   attn.repeat = l;
   // Sliding-window layers (GPT-OSS's even ones) run their own, windowed kernel.
   const int64_t sliding = t.sliding_layers_in(0, l);
@@ -246,13 +248,12 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
   if (op.a2a > 1) t += c.memory_bound(core::Bytes(op.m * batch * (op.qkv_width + op.out_width) * a2a_bytes * 2 * 2));
   if (op.ring <= 1) return (t + kernel(op.m, op.causal, op.window)) * op.repeat;
   const int64_t block = op.m / op.ring;
-  // The steps merged outside the kernels (ring_merge.h); Q and the output
-  // are as wide, K and V share the rest of qkv_width.
-  const int64_t tokens = block * batch, kv_width = (op.qkv_width - op.out_width) / 2;
+  // The steps merged outside the kernels (ring_merge.h).
+  const int64_t tokens = block * batch;
   const RingMerges merges = ring_merges(c, {.out_elems = tokens * op.out_width,
-                                            .q_elems = tokens * op.out_width,
-                                            .k_elems = tokens * kv_width,
-                                            .v_elems = tokens * kv_width,
+                                            .q_elems = tokens * op.q_width,
+                                            .k_elems = tokens * op.k_width,
+                                            .v_elems = tokens * (op.qkv_width - op.q_width - op.k_width),
                                             .cp = op.ring,
                                             .causal = op.causal,
                                             .out_bytes = attn == hw::Precision::kFp8 ? 4 : 2});
@@ -352,9 +353,8 @@ std::vector<core::Bytes> cp_all_to_all_bytes(const ModelOp& op, int64_t batch, i
   if (op.kind != ModelOp::kAttention || op.a2a <= 1) return {};
   // This accelerator's share of the heads over the whole sequence, which is
   // what it held of every head over its own tokens.
-  const int64_t kv_width = (op.qkv_width - op.out_width) / 2;
   const auto bytes = [&](int64_t width) { return core::Bytes(op.m * batch * width * element_bytes); };
-  return {bytes(op.out_width), bytes(kv_width), bytes(kv_width), bytes(op.out_width)};
+  return {bytes(op.q_width), bytes(op.k_width), bytes(op.qkv_width - op.q_width - op.k_width), bytes(op.out_width)};
 }
 
 EdgeModel split_sequence(const EdgeModel& m, int cp, CpComm comm) {
@@ -374,14 +374,16 @@ EdgeModel split_sequence(const EdgeModel& m, int cp, CpComm comm) {
     if (op.kind == ModelOp::kGemm) {
       op.m /= cp;  // every product of a transformer is one row a token
     } else if (comm == CpComm::kAllToAll) {
-      const int64_t kv_heads = op.head_dim > 0 ? (op.qkv_width - op.out_width) / 2 / op.head_dim : 0;
-      if (op.heads % cp != 0 || kv_heads % cp != 0)
+      if (op.heads % cp != 0 || op.kv_heads % cp != 0)
         fail(fmt::format("{} splits {}'s {} heads ({} KV heads) over all-to-all context parallelism; they do not "
                          "divide",
-                         cp, m.name, op.heads, kv_heads));
+                         cp, m.name, op.heads, op.kv_heads));
       op.heads /= cp;
+      op.kv_heads /= cp;
       op.qkv_width /= cp;
       op.out_width /= cp;
+      op.q_width /= cp;
+      op.k_width /= cp;
       op.a2a = cp;
     } else {
       if (op.window > 0)

@@ -70,8 +70,10 @@ struct ModelOp {
   int64_t m = 0, n = 0, k = 0;
   int64_t heads = 0, head_dim = 0;
   // kAttention: elements per token of Q, K and V together, and of the
-  // output (what FP8 attention casts forward and backward).
+  // output (what FP8 attention casts forward and backward); of Q and of K
+  // alone (V takes the rest of qkv_width), and the KV heads.
   int64_t qkv_width = 0, out_width = 0;
+  int64_t q_width = 0, k_width = 0, kv_heads = 0;
   bool causal = false;
   int64_t window = 0;       // kAttention, causal: a sliding window of this many tokens (0: none)
   // kAttention: the sequence is split over this many accelerators (context

@@ -10,17 +10,24 @@
 namespace anatomy::workload {
 namespace {
 
-// The bytes an element all-to-all context parallelism exchanges in: under
-// FP8 attention Transformer Engine quantizes Q, K, V, the output and its
-// gradient before exchanging them, and with delayed scaling dQ, dK and dV
-// come out of the kernel in FP8 too (context_parallel.py,
-// AttnFuncWithCPAndQKVOA2A); otherwise 16 bits.
+// The bytes an element of each tensor all-to-all context parallelism
+// exchanges (Transformer Engine's context_parallel.py,
+// AttnFuncWithCPAndQKVOA2A). Under FP8 attention with delayed scaling every
+// one is FP8: Q, K and V quantized before the exchange, the output, its
+// gradient and dQ, dK, dV as the FP8 kernels make them. With current
+// scaling (tensorwise; the recipe NVFP4 training gives its attention) Q, K,
+// V and the output gradient are FP8, the output (quantized after the
+// exchange) and dQ, dK, dV 16-bit; MXFP8 quantizes after the exchange, so
+// all 16-bit, as without FP8 attention.
 struct CpExchangeBytes {
-  int64_t forward, gradient;
+  int64_t qkv, out, dout, dqkv;
 };
-CpExchangeBytes cp_exchange_bytes_of(const TrainingSpec& t) {
-  if (!t.fp8_attention) return {2, 2};
-  return {1, t.fp8_recipe == Fp8Recipe::kDelayed ? 1 : 2};
+CpExchangeBytes cp_exchange_bytes_of(const TrainingSpec& t, hw::Precision gemm) {
+  if (!t.fp8_attention) return {2, 2, 2, 2};
+  const Fp8Recipe recipe = gemm == hw::Precision::kFp4 ? Fp8Recipe::kTensorwise : t.fp8_recipe;
+  if (recipe == Fp8Recipe::kDelayed) return {1, 1, 1, 1};
+  if (recipe == Fp8Recipe::kMxfp8) return {2, 2, 2, 2};
+  return {1, 2, 1, 2};
 }
 
 constexpr int64_t kActivationBytes = 2;  // bf16 activations, also under fp8 GEMMs
@@ -337,10 +344,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // Q, K, V and the output (their gradients backward) laid out for the
       // exchange and reordered after it: two passes, a read and a write
       // each, over this rank's share, at the bytes it exchanges them in.
-      const CpExchangeBytes e = cp_exchange_bytes_of(t_);
+      const CpExchangeBytes e = cp_exchange_bytes_of(t_, prec);
       const int64_t qkv = T * (heads_local * hd + kv_local * (hd + v_hd)), out = T * heads_local * v_hd;
-      attn_f += cm_.memory_bound(Bytes((qkv + out) * e.forward * 2 * 2));
-      attn_b += cm_.memory_bound(Bytes((out * e.forward + qkv * e.gradient) * 2 * 2));
+      attn_f += cm_.memory_bound(Bytes((qkv * e.qkv + out * e.out) * 2 * 2));
+      attn_b += cm_.memory_bound(Bytes((out * e.dout + qkv * e.dqkv) * 2 * 2));
     }
     if (ring_steps) {
       // Its steps merged outside the kernels (ring_merge.h).
@@ -607,16 +614,16 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     if (p_.cp_all_to_all) {
       // Each of Q, K, V and the output forward, and of their gradients
       // backward, is one all-to-all of what the rank holds of it.
-      const CpExchangeBytes e = cp_exchange_bytes_of(t_);
+      const CpExchangeBytes e = cp_exchange_bytes_of(t_, gemm_precision());
       const auto a2a = [&](int64_t width, int64_t bytes) {
         return timer_(coll::Op::kAllToAll, Bytes(T * width * bytes), group);
       };
       const auto qkv = [&](int64_t bytes) {
         return a2a(heads_local * hd, bytes) + a2a(kv_local * hd, bytes) + a2a(kv_local * v_hd, bytes);
       };
-      cp_exchanges = qkv(e.forward) + a2a(heads_local * v_hd, e.forward);
+      cp_exchanges = qkv(e.qkv) + a2a(heads_local * v_hd, e.out);
       fwd_comm += cp_exchanges;
-      bwd_comm += a2a(heads_local * v_hd, e.forward) + qkv(e.gradient);
+      bwd_comm += a2a(heads_local * v_hd, e.dout) + qkv(e.dqkv);
     } else if (p_.cp_all_gather) {
       fwd_comm += ag;
       bwd_comm += ag + rs;  // K/V gathered again for backward, their gradients reduce-scattered

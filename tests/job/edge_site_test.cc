@@ -151,6 +151,27 @@ TEST(EdgeSite, AllToAllContextParallelismAddsItsExchangesToTheStep) {
                                       rt.lora_rank, 1, s.compute, s.in.precision));
   s.in.spec.retrain.recompute_layers = 10;
   EXPECT_EQ(s.run().cp_all_to_all_time, SimTime::ms(640 + 40));
+  // A frozen backbone's backward does not pass through attention: the
+  // forward's exchanges alone (and the recomputed ones its step replays).
+  s.in.spec.retrain.mode = workload::FineTune::kFrozenBackbone;
+  EXPECT_EQ(s.run().cp_all_to_all_time, SimTime::ms(320 + 40));
+  // What each GPU sends of Q: all 4,096 tokens of its 32 of the 64 heads
+  // (4,096 wide), 2 B an element, or 1 under FP8 attention (delayed
+  // scaling's FP8 data).
+  std::vector<int64_t> sent;
+  s.in.all_to_all = [&](Bytes b, int) {
+    sent.push_back(b.count());
+    return SimTime::ms(1);
+  };
+  s.run();
+  ASSERT_FALSE(sent.empty());
+  EXPECT_EQ(sent[0], int64_t{4096} * 4096 * 2);
+  sent.clear();
+  s.in.precision = hw::Precision::kFp8;
+  s.in.fp8_attention = true;
+  s.run();
+  ASSERT_FALSE(sent.empty());
+  EXPECT_EQ(sent[0], int64_t{4096} * 4096);
 }
 
 TEST(EdgeSite, EveryAcceleratorSecondIsAccountedFor) {

@@ -239,6 +239,19 @@ TEST(EdgeModel, AllToAllContextParallelismRunsAShareOfTheHeadsOverTheWholeSequen
   EXPECT_EQ(cp_all_to_all_bytes(attention, 1, 1)[0], core::Bytes(int64_t{8192} * 2048));
   // The ring exchanges nothing this way.
   for (const ModelOp& op : split_sequence(m, 4).ops) EXPECT_TRUE(cp_all_to_all_bytes(op, 1).empty()) << op.name;
+  // An MLA model's Q and K are wider than its V and output: Kimi K2's 64
+  // heads split over CP 8, 8 a GPU, each exchanged at its own width.
+  const ModelSpec& kimi = find_model("kimi-k2");
+  ModelOp mla;
+  for (const ModelOp& op : split_sequence(find_edge_model("kimi-k2", 8192), 8, CpComm::kAllToAll).ops)
+    if (op.kind == ModelOp::kAttention) mla = op;
+  EXPECT_EQ(mla.heads, kimi.heads / 8);
+  const std::vector<core::Bytes> mla_sent = cp_all_to_all_bytes(mla, 1);
+  ASSERT_EQ(mla_sent.size(), 4u);
+  EXPECT_EQ(mla_sent[0], core::Bytes(int64_t{8192} * kimi.q_width() / 8 * 2));
+  EXPECT_EQ(mla_sent[1], core::Bytes(int64_t{8192} * kimi.k_width() / 8 * 2));
+  EXPECT_EQ(mla_sent[2], core::Bytes(int64_t{8192} * kimi.v_width() / 8 * 2));
+  EXPECT_EQ(mla_sent[3], core::Bytes(int64_t{8192} * kimi.out_width() / 8 * 2));
   // Its 8 KV heads do not split over 16.
   try {
     split_sequence(m, 16, CpComm::kAllToAll);

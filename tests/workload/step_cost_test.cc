@@ -508,6 +508,19 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
                         }).stage(0);
   EXPECT_EQ(fp8.forward[0].tp_comm, exchanges / 2);
   EXPECT_EQ(fp8.backward[0].tp_comm, exchanges / 2);
+  // Current scaling exchanges Q, K, V and the output gradient in FP8 but the
+  // output and dQ, dK, dV in 16 bits; MXFP8 quantizes after the exchange.
+  const auto with_recipe = [&](Fp8Recipe recipe) {
+    t.fp8_recipe = recipe;
+    return StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
+             return op == coll::Op::kAllToAll ? SimTime::ns(b.count()) : SimTime::zero();
+           }).stage(0);
+  };
+  const int64_t q = 2048 * 4096, kv = 2 * 2048 * 1024;
+  const StageCost tensorwise = with_recipe(Fp8Recipe::kTensorwise);
+  EXPECT_EQ(tensorwise.forward[0].tp_comm, SimTime::ns((q + kv + q * 2) * 32));
+  EXPECT_EQ(tensorwise.backward[0].tp_comm, SimTime::ns((q + (q + kv) * 2) * 32));
+  EXPECT_EQ(with_recipe(Fp8Recipe::kMxfp8).forward[0].tp_comm, exchanges);
 }
 
 TEST(TpCommOverlap, ADisabledLayerWaitsForItsWholeGatherAndLoraThenSkipsItsAdaptersOwn) {

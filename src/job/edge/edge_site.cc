@@ -80,14 +80,19 @@ class Site {
                                                .quantized_weights = rt.quantized_weights,
                                                .lora_dropout = rt.lora_dropout > 0});
     // All-to-all context parallelism's exchanges, on the critical path: the
-    // forward's four a layer (again for the layers it recomputes), the
-    // backward's four.
+    // forward's four a layer, again for the layers it recomputes (as
+    // train_step_time replays them), and the backward's four where the
+    // backward passes through attention (full and LoRA fine-tuning). Under
+    // FP8 attention the FP8 data, as delayed scaling exchanges it.
+    const bool through_attention = rt.mode == workload::FineTune::kFull || rt.mode == workload::FineTune::kLora;
     for (const workload::ModelOp& op : shard.ops) {
-      const int64_t forwards = op.repeat + std::min<int64_t>(rt.recompute_layers, op.repeat);
+      const int64_t replays = rt.recompute_layers > 0 && op.repeat > 1 ? std::min<int64_t>(rt.recompute_layers, op.repeat)
+                                                                        : 0;
+      const int64_t passes = op.repeat + replays + (through_attention ? op.repeat : 0);
       for (Bytes b : workload::cp_all_to_all_bytes(op, rt.batch_per_gpu, in_.fp8_attention ? 1 : 2)) {
         if (!in_.all_to_all)
           throw std::logic_error("EdgeInputs::all_to_all is needed for all-to-all context parallelism");
-        r_.cp_all_to_all_time += in_.all_to_all(b, rt.context_parallel) * (forwards + op.repeat);
+        r_.cp_all_to_all_time += in_.all_to_all(b, rt.context_parallel) * passes;
       }
     }
     const int64_t trainable = m.trainable_params(rt.mode, rt.lora_rank);
