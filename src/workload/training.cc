@@ -676,6 +676,11 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
       fail("parallelism.cp_all_to_all",
            fmt::format("splits the {} query and {} KV heads a TP rank holds over cp {}; they do not divide", q_heads,
                        kv_heads, p.cp));
+    // TE reorders the sequence in 2 cp chunks around the exchanges.
+    if (p.cp > 1 && t.seq_len % (2 * p.cp) != 0)
+      fail("parallelism.cp_all_to_all",
+           fmt::format("reorders each sequence in {} chunks (2 x cp); seq_len {} does not split into them", 2 * p.cp,
+                       t.seq_len));
   }
   if (p.sequence_parallel && p.tp > 1 && (t.seq_len / p.cp) % p.tp != 0)
     fail("training.seq_len", fmt::format("{} tokens per CP rank do not split over TP {} (sequence parallelism)",

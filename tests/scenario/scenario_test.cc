@@ -725,6 +725,11 @@ TEST(ScenarioErrors, ExchangeChoicesNeedSomethingToExchange) {
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 16}\nparallelism:\n  tp: 2\n  cp: 4\n"
                      "  cp_all_to_all: true\n"),
             "no error");
+  // Transformer Engine reorders the sequence in 2 cp chunks around the exchanges.
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 16}\nparallelism:\n  tp: 2\n  cp: 4\n"
+                     "  cp_all_to_all: true\ntraining: {seq_len: 4100}\n"),
+            "s.yaml:6: parallelism.cp_all_to_all: reorders each sequence in 8 chunks (2 x cp); seq_len 4100 does not "
+            "split into them");
   // Disabling one layer's gather overlap needs the overlap on.
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  tp: 2\n"
                      "  tp_comm_overlap_disable_qkv: true\n"),
