@@ -80,7 +80,7 @@ struct ModelOp {
   // parallelism, split_sequence): ring attention, one kernel a ring step.
   int64_t ring = 1;
   // kAttention: context parallelism by all-to-all over this many
-  // accelerators (split_sequence): heads, qkv_width and out_width are this
+  // accelerators (split_sequence): the heads, KV heads and widths are this
   // accelerator's share and m the whole sequence.
   int64_t a2a = 1;
   int64_t repeat = 1;       // identical layers
