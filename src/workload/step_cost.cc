@@ -603,7 +603,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       bwd_comm += ar_r * 2 + out_b + input_grad + regather_b;
     }
   }
-  SimTime cp_exchanges;  // all-to-all CP's four exchanges, each way
+  // The forward's exposed CP communication, which a replay of the attention
+  // module (core-attention recomputation) runs again: TE's CP lives inside it.
+  SimTime cp_forward;
   if (cp > 1 && attention) {
     // Ring attention: K and V of every CP rank pass around the ring behind
     // the attention kernels; backward also returns their gradients.
@@ -621,16 +623,16 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       const auto qkv = [&](int64_t bytes) {
         return a2a(heads_local * hd, bytes) + a2a(kv_local * hd, bytes) + a2a(kv_local * v_hd, bytes);
       };
-      cp_exchanges = qkv(e.qkv) + a2a(heads_local * v_hd, e.out);
-      fwd_comm += cp_exchanges;
+      cp_forward = qkv(e.qkv) + a2a(heads_local * v_hd, e.out);
       bwd_comm += a2a(heads_local * v_hd, e.dout) + qkv(e.dqkv);
     } else if (p_.cp_all_gather) {
-      fwd_comm += ag;
+      cp_forward = ag;
       bwd_comm += ag + rs;  // K/V gathered again for backward, their gradients reduce-scattered
     } else {
-      fwd_comm += zero_floor(ag - (attn_f - merge_f));
+      cp_forward = zero_floor(ag - (attn_f - merge_f));
       bwd_comm += zero_floor(ag + rs - (attn_b - merge_b));
     }
+    fwd_comm += cp_forward;
   }
   if (moe && p_.ep > 1) {
     c.fwd_all_to_alls = 2;  // dispatch and combine
@@ -649,7 +651,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   };
   if (mods & kRecomputeCoreAttn) {
     c.selective_fwd += attn_f;
-    c.selective_comm += cp_exchanges;  // TE's attention module runs its all-to-alls again
+    c.selective_comm += cp_forward;
   }
   // Transformer Engine fuses a norm into the GEMM after it (and keeps its
   // output) but for MLA's input norm and a MoE layer's pre-MLP norm.

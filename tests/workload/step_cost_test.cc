@@ -523,6 +523,31 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
   EXPECT_EQ(with_recipe(Fp8Recipe::kMxfp8).forward[0].tp_comm, exchanges);
 }
 
+TEST(ContextParallel, ReplayingTheAttentionModuleRunsItsExchangesAgain) {
+  // Transformer Engine's context parallelism lives inside the attention
+  // module, so recomputing the core attention replays its forward exchanges:
+  // all-gather CP's gather of K and V (one collective), all-to-all CP's four
+  // exchanges. Llama 3 8B at CP 4, every collective 1 s: 32 layers of 1 s
+  // more backward, or 4 s.
+  const ModelSpec& m = find_model("llama3-8b");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const auto backward = [&](bool a2a, bool replay) {
+    ParallelPlan p;
+    p.cp = 4;
+    p.cp_all_to_all = a2a;
+    p.cp_all_gather = !a2a;
+    TrainingSpec t = one_sequence();
+    t.seq_len = 8192;
+    t.recompute = Recompute::kSelective;
+    t.recompute_modules = replay ? kRecomputeCoreAttn : kRecomputeLayernorm;
+    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+             return SimTime::from_seconds(1);
+           }).stage(0).backward[0].tp_comm;
+  };
+  EXPECT_EQ(backward(false, true) - backward(false, false), SimTime::from_seconds(1) * 32);
+  EXPECT_EQ(backward(true, true) - backward(true, false), SimTime::from_seconds(4) * 32);
+}
+
 TEST(TpCommOverlap, ADisabledLayerWaitsForItsWholeGatherAndLoraThenSkipsItsAdaptersOwn) {
   // Llama 3 8B, TP 2 with sequence parallelism and TP overlap, every
   // collective 1 s (longer than any GEMM). Pipelined, a gather leaves
