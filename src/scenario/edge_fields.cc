@@ -203,8 +203,9 @@ const std::vector<Field<Retrain>>& retrain_fields() {
        [](R& r, const Value& v) { r.recompute_layers = v.integer; }, shows(&R::recompute_layers)},
       {"context_parallel", Kind::kInt, by_default("1"), int_range(1, 1024),
        "accelerators that split each sample's sequence (Megatron-Core's context parallelism, Transformer Engine's "
-       "ring attention): each runs every product on seq / context_parallel tokens and its share of the attention "
-       "ring; batch_per_gpu then counts the samples of each group of that many accelerators (transformer models)",
+       "ring attention or all-to-all: context_parallel_comm): each runs every product on seq / context_parallel "
+       "tokens and its share of the attention; batch_per_gpu then counts the samples of each group of that many "
+       "accelerators (transformer models)",
        [](R& r, const Value& v) { r.context_parallel = v.as_int(); }, shows(&R::context_parallel)},
       {"context_parallel_comm", Kind::kEnum, by_default("ring"), {},
        "with context_parallel, how the sequence is exchanged: ring, Transformer Engine's K/V ring (cp_comm_type "
@@ -424,6 +425,9 @@ job::edge::EdgeSpec read_edge(const YAML::Node& node, int line, Context& ctx, in
   if (e.retrain.lora_dropout > 0 && e.retrain.mode != workload::FineTune::kLora)
     ctx.fail(ctx.line_for("edge.retrain.lora_dropout"), "edge.retrain.lora_dropout",
              fmt::format("drops LoRA adapters' inputs; edge.retrain.mode is {}", workload::to_string(e.retrain.mode)));
+  if (e.retrain.context_parallel_comm != workload::CpComm::kRing && e.retrain.context_parallel == 1)
+    ctx.fail(ctx.line_for("edge.retrain.context_parallel_comm"), "edge.retrain.context_parallel_comm",
+             "exchanges a sequence split over accelerators; set edge.retrain.context_parallel above 1");
   read_section(sub(top, "rollout"), "edge.rollout", ctx.line_for("edge.rollout"), rollout_fields(), e.rollout, ctx);
   if (e.rollout.nodes > e.serving.nodes)
     ctx.fail(ctx.line_for("edge.rollout.nodes"), "edge.rollout.nodes",

@@ -435,12 +435,14 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        },
        {"megatron", "deepspeed"}},
       {"cp_all_gather", Kind::kBool, by_default("false"), {},
-       "CP: all-gather K/V before attention, exposed (Llama 3); false: ring attention behind the kernels",
+       "CP: all-gather K/V before attention, exposed (Llama 3); false, with cp_all_to_all false too: ring attention "
+       "behind the kernels",
        [](P& p, const Value& v) { p.cp_all_gather = v.flag; }, shows(&P::cp_all_gather)},
       {"cp_all_to_all", Kind::kBool, by_default("false"), {},
        "CP: all-to-alls that hand each CP rank the whole sequence of heads / cp heads for one attention kernel, "
        "Q, K, V and the output (their gradients backward) exchanged on the critical path (Megatron-Core "
-       "--cp-comm-type a2a, DeepSpeed-Ulysses); needs heads and KV heads on a TP rank to divide by cp",
+       "--cp-comm-type a2a, DeepSpeed-Ulysses); needs cp above 1, flash attention, heads and KV heads on a TP rank "
+       "that divide by cp and a seq_len that splits into 2 cp chunks",
        [](P& p, const Value& v) { p.cp_all_to_all = v.flag; }, shows(&P::cp_all_to_all)},
   };
   return f;

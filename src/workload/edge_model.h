@@ -77,7 +77,8 @@ struct ModelOp {
   bool causal = false;
   int64_t window = 0;       // kAttention, causal: a sliding window of this many tokens (0: none)
   // kAttention: the sequence is split over this many accelerators (context
-  // parallelism, split_sequence): ring attention, one kernel a ring step.
+  // parallelism, split_sequence): ring attention, one kernel a ring step,
+  // the steps merged after (ring_merge.h).
   int64_t ring = 1;
   // kAttention: context parallelism by all-to-all over this many
   // accelerators (split_sequence): the heads, KV heads and widths are this
@@ -144,7 +145,9 @@ EdgeModel from_transformer(const ModelSpec& t, int64_t seq);
 // after it (their gradients backward), each tensor laid out for the
 // exchange and its chunks put back in order after it (a memory pass each
 // side), and one attention kernel over the whole sequence on its heads.
-// Its heads and KV heads must divide by cp; a sliding window is kept.
+// Its heads and KV heads must divide by cp; a sliding window is kept. The
+// step times (train_step_time) leave the exchanges out: the caller times
+// them on its network with cp_all_to_all_bytes (job/edge/edge_site.cc).
 enum class CpComm { kRing, kAllToAll };
 const char* to_string(CpComm c);
 EdgeModel split_sequence(const EdgeModel& m, int cp, CpComm comm = CpComm::kRing);

@@ -6,7 +6,8 @@
 // compute_model.h) over the exact shards a GPU runs: with tensor
 // parallelism t and sequence parallelism, the QKV, attention-output and
 // MLP GEMMs see all T = micro_batch x seq / cp tokens with their weight
-// dimension split by t; attention runs heads / t heads over s / cp queries;
+// dimension split by t; attention runs heads / t heads over s / cp queries
+// (under cp_all_to_all heads / (t cp) heads over all s, ParallelPlan);
 // norms, residuals and dropout run on T / t tokens. Layers are costed by
 // kind (a dense MLP, or routed and shared experts); MLA's down projections
 // run whole on the T / t sequence-parallel tokens before the latents are
@@ -29,10 +30,14 @@
 // path unless overlapped: per layer, forward, two all-gathers and two
 // reduce-scatters of T h elements across the TP group (two all-reduces
 // without sequence parallelism; MLA gathers its latents, not T h, before
-// attention; a hybrid block one of the two pairs), mirrored in backward; K/V all-gathers
-// across the CP ring, hidden behind attention when they fit. Each is timed
-// on the network by the caller's CommTimer; with tp_comm_overlap a TP
-// collective is exposed only beyond the GEMM it is pipelined with.
+// attention; a hybrid block one of the two pairs), mirrored in backward;
+// under LoRA the adapters' own TP collectives (NeMo's, step_cost.cc). CP:
+// the ring's K/V passes hidden behind attention when they fit (its steps'
+// merges, ring_merge.h, cover none of it); cp_all_gather's gathers and
+// cp_all_to_all's exchanges exposed. Each is timed on the network by the
+// caller's CommTimer; with tp_comm_overlap a TP collective is exposed only
+// beyond the GEMM it is pipelined with, and a gather whose layer's overlap
+// is disabled (tp_comm_overlap_disable_qkv, _fc1) whole.
 //
 // Expert parallelism is not timed here: the step only says how many token
 // all-to-alls it runs across its EP group and how large each is, and the
@@ -114,7 +119,8 @@ class StepCostModel {
     int64_t fwd_all_to_alls = 0, bwd_all_to_alls = 0;  // EP
     // What selective recomputation replays before the backward: the
     // forward of its modules (selective_modules), their TP collectives
-    // (a whole MLP's) and EP all-to-alls (a whole MoE layer's).
+    // (a whole MLP's), the core attention's exposed CP communication and EP
+    // all-to-alls (a whole MoE layer's).
     SimTime selective_fwd, selective_comm;
     int64_t selective_all_to_alls = 0;
     // What a sliding-window layer's attention kernels take less than the

@@ -243,7 +243,8 @@ std::string kernels_text(const TrainingSpec& t) {
   if (t.fp8_attention) text += ", FP8 attention";
   if (t.fp8_activation_input) text += ", activation input kept in FP8";
   if (t.lora_rank > 0)
-    text += fmt::format(", LoRA rank {} (attention{})", t.lora_rank, t.lora_all_to_all ? ", all-to-all outputs" : "");
+    text += fmt::format(", LoRA rank {} (attention{})", t.lora_rank,
+                        t.lora_all_to_all ? ", outputs by TP all-to-all" : "");
   if (t.optimizer_impl != hw::OptimizerImpl::kFused) text += fmt::format(", {} AdamW", hw::to_string(t.optimizer_impl));
   if (t.precision == hw::Precision::kFp8 && t.fp8_recipe != Fp8Recipe::kDelayed)
     text += fmt::format(", {} scaling", to_string(t.fp8_recipe));
@@ -506,12 +507,12 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   for (const auto& [field, set] :
        {std::pair{"parallelism.tp_comm_overlap_disable_qkv", p.tp_comm_overlap_disable_qkv},
         std::pair{"parallelism.tp_comm_overlap_disable_fc1", p.tp_comm_overlap_disable_fc1}})
-    if (set && !(p.tp_comm_overlap && p.sequence_parallel))
-      fail(field, "turns off one layer's all-gather overlap; it needs parallelism.tp_comm_overlap and "
+    if (set && !(p.tp > 1 && p.tp_comm_overlap && p.sequence_parallel))
+      fail(field, "turns off one layer's all-gather overlap; it needs tp above 1, parallelism.tp_comm_overlap and "
                   "parallelism.sequence_parallel");
-  if (t.lora_all_to_all && (t.lora_rank <= 0 || !p.sequence_parallel))
-    fail("training.lora_all_to_all", "moves a LoRA adapter's output between TP layouts; it needs training.lora_rank "
-                                     "and parallelism.sequence_parallel");
+  if (t.lora_all_to_all && (t.lora_rank <= 0 || !p.sequence_parallel || p.tp == 1))
+    fail("training.lora_all_to_all", "moves a LoRA adapter's output between TP layouts; it needs training.lora_rank, "
+                                     "tp above 1 and parallelism.sequence_parallel");
   if (t.lora_rank > 0) {
     if (m.mla())
       fail("training.lora_rank", fmt::format("{} uses multi-head latent attention; LoRA adapters are modelled on "
@@ -663,6 +664,8 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   // CP gives each rank seq_len / cp tokens of every sequence; sequence
   // parallelism then splits those over TP.
   if (t.seq_len % p.cp != 0) fail("parallelism.cp", fmt::format("{} does not divide seq_len {}", p.cp, t.seq_len));
+  if (p.cp_all_to_all && p.cp == 1)
+    fail("parallelism.cp_all_to_all", "exchanges a sequence split over CP ranks; set parallelism.cp above 1");
   if (p.cp_all_to_all) {
     if (p.cp_all_gather)
       fail("parallelism.cp_all_to_all", "and cp_all_gather are two ways of exchanging the sequence; choose one");

@@ -266,9 +266,10 @@ struct ParallelPlan {
   // reduced gradient shard. 0: every rank (FULL_SHARD).
   int shard_group = 0;
   ShardingFramework framework = ShardingFramework::kMegatron;
-  // Context parallelism's K/V exchange. false: ring attention, K/V blocks
-  // passed around the CP ring behind the attention kernels (Megatron-LM's
-  // default). true: K and V all-gathered before attention and their
+  // Context parallelism's K/V exchange. false (and cp_all_to_all false):
+  // ring attention, K/V blocks passed around the CP ring behind the
+  // attention kernels (Megatron-LM's default). true: K and V all-gathered
+  // before attention and their
   // gradients reduce-scattered after it, on the critical path, as Llama 3
   // does (arXiv 2407.21783 Section 3.3.2: "the all-gather communication
   // latency is exposed in the critical path").
@@ -279,7 +280,11 @@ struct ParallelPlan {
   // tokens of heads / cp of them, an all-to-all each of Q, K and V, runs one
   // kernel over the whole sequence, and swaps the output back; backward, the
   // output gradient and dQ, dK, dV likewise. Each exchanged tensor is laid
-  // out before and reordered after in a memory pass. On the critical path.
+  // out before and reordered after in a memory pass. On the critical path,
+  // and again when core attention is recomputed. Refused with cp 1, with
+  // cp_all_gather, without flash attention, where a TP rank's heads or KV
+  // heads do not divide by cp, and where seq_len does not split into 2 cp
+  // chunks (TE reorders the sequence in them).
   bool cp_all_to_all = false;
 
   // Every stream in one hardware queue (device_max_connections 1).
@@ -369,7 +374,8 @@ struct TrainingSpec {
   // LoRA fine-tuning (Hu et al. 2021, as NeMo's and Megatron-Bridge's
   // PEFT runs it with target_modules: attention): rank-r adapters A (k x r)
   // and B (r x n) beside every attention layer's QKV and output projections,
-  // each split over TP like its projection, and every other weight frozen.
+  // each split over TP like its projection (with TP collectives of their
+  // own, step_cost.cc), and every other weight frozen.
   // A frozen GEMM's backward computes only its input gradient, and keeps no
   // input for a weight gradient; gradients, their reduction, the optimizer,
   // the parameter gather and the checkpoint carry the adapters alone. 0:

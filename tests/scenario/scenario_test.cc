@@ -652,6 +652,10 @@ TEST(ScenarioErrors, EdgeLoraDropoutNeedsLora) {
   EXPECT_EQ(error_of(edge_lora_site("{precision: bf16}", "lora_dropout: 0.1")), "no error");
   EXPECT_EQ(error_of(edge_lora_site("{precision: bf16}", "mode: full\n    lora_dropout: 0.1")),
             "s.yaml:9: edge.retrain.lora_dropout: drops LoRA adapters' inputs; edge.retrain.mode is full");
+  // All-to-all context parallelism needs a sequence split to exchange.
+  EXPECT_EQ(error_of(edge_lora_site("{precision: bf16}", "context_parallel_comm: all_to_all")),
+            "s.yaml:8: edge.retrain.context_parallel_comm: exchanges a sequence split over accelerators; set "
+            "edge.retrain.context_parallel above 1");
 }
 
 // An edge site keeps its weights at the products' precision only when
@@ -701,7 +705,7 @@ TEST(ScenarioErrors, LoraNeedsPlainAttentionAndWholeFrozenWeights) {
   // The all-to-all moves an adapter's output into the sequence-parallel layout: no SP, nothing to move.
   EXPECT_EQ(error_of(with("llama3-8b", "1, sequence_parallel: false") + "  lora_all_to_all: true\n"),
             "s.yaml:7: training.lora_all_to_all: moves a LoRA adapter's output between TP layouts; it needs "
-            "training.lora_rank and parallelism.sequence_parallel");
+            "training.lora_rank, tp above 1 and parallelism.sequence_parallel");
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism: {tp: 2, sequence_parallel: "
                      "true}\ntraining: {global_batch: 4, lora_rank: 16, lora_all_to_all: true}\n"),
             "no error");
@@ -733,8 +737,10 @@ TEST(ScenarioErrors, ExchangeChoicesNeedSomethingToExchange) {
   // Disabling one layer's gather overlap needs the overlap on.
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  tp: 2\n"
                      "  tp_comm_overlap_disable_qkv: true\n"),
-            "s.yaml:5: parallelism.tp_comm_overlap_disable_qkv: turns off one layer's all-gather overlap; it needs "
-            "parallelism.tp_comm_overlap and parallelism.sequence_parallel");
+            "s.yaml:5: parallelism.tp_comm_overlap_disable_qkv: turns off one layer's all-gather overlap; it needs tp "
+            "above 1, parallelism.tp_comm_overlap and parallelism.sequence_parallel");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  cp_all_to_all: true\n"),
+            "s.yaml:4: parallelism.cp_all_to_all: exchanges a sequence split over CP ranks; set parallelism.cp above 1");
 }
 
 // The cross-entropy implementation is one of the three counted: another
