@@ -81,7 +81,10 @@ const std::vector<Field<job::ConditionSpec>>& condition_fields() {
       {"bit_error_rate", Kind::kDouble, by_default("0"), number_at_least(0),
        "link degradation by bit errors instead (4 KiB packets, go-back-N over 64 in flight)",
        [](C& c, const Value& v) { c.bit_error_rate = v.number; }, shows(&C::bit_error_rate)},
-      {"slowdown", Kind::kDouble, by_default("0.2"), number_at_least(0), "straggler: compute takes 1 + this as long",
+      // A GPU a thousand times slower has stopped (a failure, not a
+      // straggler); far beyond it the step's time overflows.
+      {"slowdown", Kind::kDouble, by_default("0.2"), number_at_least_below(0, 1000),
+       "straggler: compute takes 1 + this as long",
        [](C& c, const Value& v) { c.slowdown = v.number; }, shows(&C::slowdown)},
       {"slowdown_spread", Kind::kDouble, by_default("0"), number_at_least(0),
        "straggler: each GPU's slowdown uniform in slowdown x [1 - spread, 1 + spread]",

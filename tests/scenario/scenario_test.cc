@@ -743,6 +743,21 @@ TEST(ScenarioErrors, ExchangeChoicesNeedSomethingToExchange) {
             "s.yaml:4: parallelism.cp_all_to_all: exchanges a sequence split over CP ranks; set parallelism.cp above 1");
 }
 
+// A straggler's slowdown is bounded: a GPU a thousand times slower has
+// stopped, and a slowdown near 2^63 overflowed the step's time (a fuzzed
+// scenario aborted on an event scheduled in the past).
+TEST(ScenarioErrors, AStragglersSlowdownIsBounded) {
+  const auto with = [](const std::string& slowdown) {
+    return "model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\njob:\n  duration: 1h\n"
+           "  checkpoint: {enabled: false}\n  conditions:\n"
+           "    - {kind: straggler, slowdown: " +
+           slowdown + ", at: 10min, duration: 10min}\n";
+  };
+  EXPECT_EQ(error_of(with("0.3")), "no error");
+  EXPECT_EQ(error_of(with("9223372036854775807")),
+            "s.yaml:7: job.conditions[0].slowdown: must be at least 0 and less than 1000 (got 9223372036854775807)");
+}
+
 // The cross-entropy implementation is one of the three counted: another
 // name is refused at its line with the choices.
 TEST(ScenarioErrors, CrossEntropyIsOneOfTheCountedImplementations) {
