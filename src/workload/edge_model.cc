@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "workload/cp_passes.h"
 #include "workload/flops.h"
 #include "workload/model.h"
-#include "workload/ring_merge.h"
 
 namespace anatomy::workload {
 namespace {
@@ -240,17 +240,19 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
   };
   const int64_t width = backward ? op.out_width : op.qkv_width;
   SimTime t = c.cast_from_16bit(static_cast<double>(op.m / op.ring * batch * width), 1, attn);
-  // All-to-all context parallelism lays each of Q, K, V and the output
-  // (their gradients backward) out for the exchange and puts its chunks
-  // back in order after it: two passes (a read and a write) over this
-  // accelerator's share, in FP8 under FP8 attention (cp_all_to_all_bytes).
-  const int64_t a2a_bytes = attn == hw::Precision::kFp8 ? 1 : 2;
-  if (op.a2a > 1) t += c.memory_bound(core::Bytes(op.m * batch * (op.qkv_width + op.out_width) * a2a_bytes * 2 * 2));
+  // All-to-all context parallelism lays each exchanged tensor out and
+  // reorders it (cp_passes.h); FP8 attention here is delayed scaling's.
+  if (op.a2a > 1) {
+    const CpPasses passes =
+        a2a_layout_passes(c, op.m * batch * op.qkv_width, op.m * batch * op.out_width,
+                          cp_exchange_bytes(attn == hw::Precision::kFp8, Fp8Recipe::kDelayed));
+    t += backward ? passes.backward : passes.forward;
+  }
   if (op.ring <= 1) return (t + kernel(op.m, op.causal, op.window)) * op.repeat;
   const int64_t block = op.m / op.ring;
-  // The steps merged outside the kernels (ring_merge.h).
+  // The steps merged outside the kernels (cp_passes.h).
   const int64_t tokens = block * batch;
-  const RingMerges merges = ring_merges(c, {.out_elems = tokens * op.out_width,
+  const CpPasses merges = ring_merges(c, {.out_elems = tokens * op.out_width,
                                             .q_elems = tokens * op.q_width,
                                             .k_elems = tokens * op.k_width,
                                             .v_elems = tokens * (op.qkv_width - op.q_width - op.k_width),
@@ -401,22 +403,28 @@ SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel
   return t;
 }
 
+bool backward_through_inputs(FineTune f) { return f == FineTune::kFull || f == FineTune::kLora; }
+
+int64_t recomputed_repeats(const ModelOp& op, int64_t recompute_layers) {
+  return recompute_layers > 0 && op.repeat > 1 ? std::min(recompute_layers, op.repeat) : 0;
+}
+
 SimTime train_step_time(const EdgeModel& m, FineTune mode, int lora_rank, int64_t batch, const hw::ComputeModel& c,
                         hw::Precision p, const TrainStepOptions& options) {
   const hw::Precision attn = options.fp8_attention ? hw::Precision::kFp8 : hw::Precision::kBf16;
   const int64_t recompute_layers = options.recompute_layers;
   // Only the full and LoRA modes take dX through the frozen or trained
   // weights; a recomputed forward reuses the step's cast weights.
-  const bool dx = mode == FineTune::kFull || mode == FineTune::kLora;
+  const bool dx = backward_through_inputs(mode);
   SimTime t;
   for (const ModelOp& op : m.ops)
     t += (options.quantized_weights ? SimTime::zero() : weight_cast_time(op, c, p, dx)) +
          op_forward(op, batch, c, p, attn);
   for (const ModelOp& op : m.ops) {
-    if (recompute_layers > 0 && op.repeat > 1)
-      t += op_forward(op, batch, c, p, attn) * std::min(recompute_layers, op.repeat) / op.repeat;
+    if (const int64_t replayed = recomputed_repeats(op, recompute_layers))
+      t += op_forward(op, batch, c, p, attn) * replayed / op.repeat;
     const bool weights = mode == FineTune::kFull || (mode == FineTune::kFrozenBackbone && op.head);
-    const bool inputs = mode == FineTune::kFull || mode == FineTune::kLora;
+    const bool inputs = dx;
     if (op.kind == ModelOp::kAttention) {
       if (inputs) t += attention_time(op, batch, c, true, attn);
       continue;

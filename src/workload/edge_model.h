@@ -78,7 +78,7 @@ struct ModelOp {
   int64_t window = 0;       // kAttention, causal: a sliding window of this many tokens (0: none)
   // kAttention: the sequence is split over this many accelerators (context
   // parallelism, split_sequence): ring attention, one kernel a ring step,
-  // the steps merged after (ring_merge.h).
+  // the steps merged after (cp_passes.h).
   int64_t ring = 1;
   // kAttention: context parallelism by all-to-all over this many
   // accelerators (split_sequence): the heads, KV heads and widths are this
@@ -175,6 +175,13 @@ struct TrainStepOptions {
   // gradient likewise backward.
   bool lora_dropout = false;
 };
+
+// What a fine-tuning step runs of an op, as train_step_time charges it
+// (for a caller timing what goes with each pass): whether the backward
+// passes through the op's input (full and LoRA fine-tuning take dX through
+// every layer), and how many of its repeats recompute their forward.
+bool backward_through_inputs(FineTune f);
+int64_t recomputed_repeats(const ModelOp& op, int64_t recompute_layers);
 
 // One fine-tuning step of `batch` samples on one accelerator: forward,
 // backward as the mode needs, the options' recomputed forward, and AdamW

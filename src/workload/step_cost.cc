@@ -3,31 +3,17 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "workload/cp_passes.h"
 #include "workload/moe_routing.h"
 #include "workload/params.h"
-#include "workload/ring_merge.h"
 
 namespace anatomy::workload {
 namespace {
 
-// The bytes an element of each tensor all-to-all context parallelism
-// exchanges (Transformer Engine's context_parallel.py,
-// AttnFuncWithCPAndQKVOA2A). Under FP8 attention with delayed scaling every
-// one is FP8: Q, K and V quantized before the exchange, the output, its
-// gradient and dQ, dK, dV as the FP8 kernels make them. With current
-// scaling (tensorwise; the recipe NVFP4 training gives its attention) Q, K,
-// V and the output gradient are FP8, the output (quantized after the
-// exchange) and dQ, dK, dV 16-bit; MXFP8 quantizes after the exchange, so
-// all 16-bit, as without FP8 attention.
-struct CpExchangeBytes {
-  int64_t qkv, out, dout, dqkv;
-};
+// All-to-all CP's exchange widths (cp_passes.h) under this run's attention
+// recipe: NVFP4 training runs its FP8 attention with current scaling.
 CpExchangeBytes cp_exchange_bytes_of(const TrainingSpec& t, hw::Precision gemm) {
-  if (!t.fp8_attention) return {2, 2, 2, 2};
-  const Fp8Recipe recipe = gemm == hw::Precision::kFp4 ? Fp8Recipe::kTensorwise : t.fp8_recipe;
-  if (recipe == Fp8Recipe::kDelayed) return {1, 1, 1, 1};
-  if (recipe == Fp8Recipe::kMxfp8) return {2, 2, 2, 2};
-  return {1, 2, 1, 2};
+  return cp_exchange_bytes(t.fp8_attention, gemm == hw::Precision::kFp4 ? Fp8Recipe::kTensorwise : t.fp8_recipe);
 }
 
 constexpr int64_t kActivationBytes = 2;  // bf16 activations, also under fp8 GEMMs
@@ -341,17 +327,15 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       attn_b += cast(heads_local * v_hd);
     }
     if (a2a) {
-      // Q, K, V and the output (their gradients backward) laid out for the
-      // exchange and reordered after it: two passes, a read and a write
-      // each, over this rank's share, at the bytes it exchanges them in.
-      const CpExchangeBytes e = cp_exchange_bytes_of(t_, prec);
-      const int64_t qkv = T * (heads_local * hd + kv_local * (hd + v_hd)), out = T * heads_local * v_hd;
-      attn_f += cm_.memory_bound(Bytes((qkv * e.qkv + out * e.out) * 2 * 2));
-      attn_b += cm_.memory_bound(Bytes((out * e.dout + qkv * e.dqkv) * 2 * 2));
+      // Each exchanged tensor laid out and reordered (cp_passes.h).
+      const CpPasses passes = a2a_layout_passes(cm_, T * (heads_local * hd + kv_local * (hd + v_hd)),
+                                                  T * heads_local * v_hd, cp_exchange_bytes_of(t_, prec));
+      attn_f += passes.forward;
+      attn_b += passes.backward;
     }
     if (ring_steps) {
-      // Its steps merged outside the kernels (ring_merge.h).
-      const RingMerges merges = ring_merges(cm_, {.out_elems = T * heads_local * v_hd,
+      // Its steps merged outside the kernels (cp_passes.h).
+      const CpPasses merges = ring_merges(cm_, {.out_elems = T * heads_local * v_hd,
                                                   .q_elems = T * heads_local * hd,
                                                   .k_elems = T * kv_local * hd,
                                                   .v_elems = T * kv_local * v_hd,
@@ -611,8 +595,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // the attention kernels; backward also returns their gradients.
     const Bytes kv(t_.micro_batch * t_.seq_len * kv_local * (hd + v_hd) * kActivationBytes);
     const auto group = layout_.cp_group(rep);
-    const SimTime ag = timer_(coll::Op::kAllGather, kv, group);
-    const SimTime rs = timer_(coll::Op::kReduceScatter, kv, group);
+    const auto ag = [&] { return timer_(coll::Op::kAllGather, kv, group); };
+    const auto rs = [&] { return timer_(coll::Op::kReduceScatter, kv, group); };
     if (p_.cp_all_to_all) {
       // Each of Q, K, V and the output forward, and of their gradients
       // backward, is one all-to-all of what the rank holds of it.
@@ -626,11 +610,11 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       cp_forward = qkv(e.qkv) + a2a(heads_local * v_hd, e.out);
       bwd_comm += a2a(heads_local * v_hd, e.dout) + qkv(e.dqkv);
     } else if (p_.cp_all_gather) {
-      cp_forward = ag;
-      bwd_comm += ag + rs;  // K/V gathered again for backward, their gradients reduce-scattered
+      cp_forward = ag();
+      bwd_comm += ag() + rs();  // K/V gathered again for backward, their gradients reduce-scattered
     } else {
-      cp_forward = zero_floor(ag - (attn_f - merge_f));
-      bwd_comm += zero_floor(ag + rs - (attn_b - merge_b));
+      cp_forward = zero_floor(ag() - (attn_f - merge_f));
+      bwd_comm += zero_floor(ag() + rs() - (attn_b - merge_b));
     }
     fwd_comm += cp_forward;
   }

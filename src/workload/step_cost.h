@@ -33,7 +33,7 @@
 // attention; a hybrid block one of the two pairs), mirrored in backward;
 // under LoRA the adapters' own TP collectives (NeMo's, step_cost.cc). CP:
 // the ring's K/V passes hidden behind attention when they fit (its steps'
-// merges, ring_merge.h, cover none of it); cp_all_gather's gathers and
+// merges, cp_passes.h, cover none of it); cp_all_gather's gathers and
 // cp_all_to_all's exchanges exposed. Each is timed on the network by the
 // caller's CommTimer; with tp_comm_overlap a TP collective is exposed only
 // beyond the GEMM it is pipelined with, and a gather whose layer's overlap

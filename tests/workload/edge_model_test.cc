@@ -7,8 +7,8 @@
 #include "core/error.h"
 #include "hw/catalog.h"
 #include "hw/compute_model.h"
+#include "workload/cp_passes.h"
 #include "workload/model.h"
-#include "workload/ring_merge.h"
 
 namespace anatomy::workload {
 namespace {
@@ -167,9 +167,9 @@ TEST(EdgeModel, ContextParallelismSplitsEveryProductAndRunsTheAttentionRing) {
       return backward ? c.attention_bwd(1, block, a.heads, a.head_dim, causal)
                       : c.attention_fwd(1, block, a.heads, a.head_dim, causal);
     };
-    // The steps merged after (ring_merge_test): output and dQ as wide as
+    // The steps merged after (cp_passes_test): output and dQ as wide as
     // Q (8,192), K and V 1,024 each.
-    const RingMerges merges = ring_merges(
+    const CpPasses merges = ring_merges(
         c,
         {.out_elems = block * 8192, .q_elems = block * 8192, .k_elems = block * 1024, .v_elems = block * 1024, .cp = cp});
     return (k(true) + k(false) * (cp - 1) / 2 + (backward ? merges.backward : merges.forward)) * a.repeat;
@@ -356,8 +356,8 @@ TEST(EdgeModel, Fp8AttentionRunsTheFlashKernelsAtFp8AfterCastingTheirInputs) {
       return backward ? c.attention_bwd(1, 4096, 64, 128, causal, 0, hw::AttentionKernel::kFlash, q)
                       : c.attention_fwd(1, 4096, 64, 128, causal, 0, hw::AttentionKernel::kFlash, q);
     };
-    // The merges (ring_merge_test), the forward's in fp32 under FP8 attention.
-    const RingMerges merges = ring_merges(c, {.out_elems = 4096 * 8192,
+    // The merges (cp_passes_test), the forward's in fp32 under FP8 attention.
+    const CpPasses merges = ring_merges(c, {.out_elems = 4096 * 8192,
                                               .q_elems = 4096 * 8192,
                                               .k_elems = 4096 * 1024,
                                               .v_elems = 4096 * 1024,

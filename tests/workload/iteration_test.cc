@@ -9,10 +9,10 @@
 #include "hw/catalog.h"
 #include "net/flow/flow_network.h"
 #include "topo/builders.h"
+#include "workload/cp_passes.h"
 #include "workload/grad_buckets.h"
 #include "workload/params.h"
 #include "workload/pipeline_schedule.h"
-#include "workload/ring_merge.h"
 #include "workload/step_cost.h"
 
 namespace anatomy::workload {
@@ -1151,9 +1151,9 @@ TEST(StepCost, RingAttentionRunsOneKernelPerRingStep) {
     auto flash = [&](int64_t s, bool causal) {
       return backward ? h.compute.attention_bwd(1, s, heads, hd, causal) : h.compute.attention_fwd(1, s, heads, hd, causal);
     };
-    // The ring also merges its steps (ring_merge_test); all-gather CP's
+    // The ring also merges its steps (cp_passes_test); all-gather CP's
     // copies of its two chunks' outputs and gradients are not modelled.
-    const RingMerges merges = ring_merges(h.compute, {.out_elems = 2048 * heads * hd,
+    const CpPasses merges = ring_merges(h.compute, {.out_elems = 2048 * heads * hd,
                                                       .q_elems = 2048 * heads * hd,
                                                       .k_elems = 2048 * m.kv_heads * hd,
                                                       .v_elems = 2048 * m.kv_heads * hd,

@@ -461,6 +461,15 @@ TEST(Lora, AColumnParallelGemmHasNoWeightGradientToHideItsReduceScatterBehind) {
   EXPECT_EQ(lora - full, (g_qkv + g_up) * 32 + output_wgrad - SimTime::from_seconds(1) + SimTime::from_seconds(4) * 32);
 }
 
+// Stage 0 with each all-to-all taking 1 ns a byte and no other collective
+// any time: what a plan's all-to-alls send, in nanoseconds.
+StageCost all_to_all_bytes_stage(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
+                                 const hw::ComputeModel& cm) {
+  return StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
+           return op == coll::Op::kAllToAll ? SimTime::ns(b.count()) : SimTime::zero();
+         }).stage(0);
+}
+
 TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTensorsEachWay) {
   // Llama 3 8B (32 heads, 8 KV heads of 128) at 8,192 tokens over CP 4,
   // all-to-all: each rank's attention is one causal kernel over all 8,192
@@ -478,9 +487,7 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
     p.cp_all_gather = !a2a;
     TrainingSpec t = one_sequence();
     t.seq_len = 8192;
-    return StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
-             return op == coll::Op::kAllToAll ? SimTime::ns(b.count()) : SimTime::zero();
-           }).stage(0);
+    return all_to_all_bytes_stage(m, p, t, cm);
   };
   const StageCost a2a = stage(true), gathered = stage(false);
   const SimTime passes = cm.memory_bound(core::Bytes(int64_t{2048} * 40 * 256 * 2 * 2 * 2));
@@ -503,18 +510,14 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
   t.seq_len = 8192;
   t.precision = hw::Precision::kFp8;
   t.fp8_attention = true;
-  const StageCost fp8 = StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
-                          return op == coll::Op::kAllToAll ? SimTime::ns(b.count()) : SimTime::zero();
-                        }).stage(0);
+  const StageCost fp8 = all_to_all_bytes_stage(m, p, t, cm);
   EXPECT_EQ(fp8.forward[0].tp_comm, exchanges / 2);
   EXPECT_EQ(fp8.backward[0].tp_comm, exchanges / 2);
   // Current scaling exchanges Q, K, V and the output gradient in FP8 but the
   // output and dQ, dK, dV in 16 bits; MXFP8 quantizes after the exchange.
   const auto with_recipe = [&](Fp8Recipe recipe) {
     t.fp8_recipe = recipe;
-    return StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
-             return op == coll::Op::kAllToAll ? SimTime::ns(b.count()) : SimTime::zero();
-           }).stage(0);
+    return all_to_all_bytes_stage(m, p, t, cm);
   };
   const int64_t q = 2048 * 4096, kv = 2 * 2048 * 1024;
   const StageCost tensorwise = with_recipe(Fp8Recipe::kTensorwise);

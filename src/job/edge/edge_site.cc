@@ -11,6 +11,7 @@
 #include "core/rng.h"
 #include "hw/sync_pace.h"
 #include "job/edge/edge_tiers.h"
+#include "workload/cp_passes.h"
 
 namespace anatomy::job::edge {
 namespace {
@@ -83,13 +84,14 @@ class Site {
     // forward's four a layer, again for the layers it recomputes (as
     // train_step_time replays them), and the backward's four where the
     // backward passes through attention (full and LoRA fine-tuning). Under
-    // FP8 attention the FP8 data, as delayed scaling exchanges it.
-    const bool through_attention = rt.mode == workload::FineTune::kFull || rt.mode == workload::FineTune::kLora;
+    // FP8 attention the FP8 data, as delayed scaling exchanges it
+    // (workload/cp_passes.h; every tensor the same width then).
+    const bool through_attention = workload::backward_through_inputs(rt.mode);
     for (const workload::ModelOp& op : shard.ops) {
-      const int64_t replays = rt.recompute_layers > 0 && op.repeat > 1 ? std::min<int64_t>(rt.recompute_layers, op.repeat)
-                                                                        : 0;
-      const int64_t passes = op.repeat + replays + (through_attention ? op.repeat : 0);
-      for (Bytes b : workload::cp_all_to_all_bytes(op, rt.batch_per_gpu, in_.fp8_attention ? 1 : 2)) {
+      const int64_t passes = op.repeat + workload::recomputed_repeats(op, rt.recompute_layers) +
+                             (through_attention ? op.repeat : 0);
+      const int64_t width = workload::cp_exchange_bytes(in_.fp8_attention, workload::Fp8Recipe::kDelayed).qkv;
+      for (Bytes b : workload::cp_all_to_all_bytes(op, rt.batch_per_gpu, width)) {
         if (!in_.all_to_all)
           throw std::logic_error("EdgeInputs::all_to_all is needed for all-to-all context parallelism");
         r_.cp_all_to_all_time += in_.all_to_all(b, rt.context_parallel) * passes;

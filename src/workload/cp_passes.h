@@ -1,7 +1,11 @@
 #pragma once
-// What Transformer Engine's ring attention (AttnFuncWithCPAndKVP2P,
-// context_parallel.py) spends outside its flash kernels on one CP rank:
-// merging the ring's steps, one memory-bound kernel a tensor a step.
+// What Transformer Engine's context parallelism (context_parallel.py) spends
+// outside its flash kernels on one CP rank, in memory-bound passes: the
+// ring's merges of its steps, and the all-to-all's layout and reordering of
+// each tensor it exchanges (with the bytes an element it exchanges them in).
+//
+// The ring (AttnFuncWithCPAndKVP2P) merges its steps, one memory-bound
+// kernel a tensor a step.
 // Forward, after the ring's loop, the first step's output is rescaled by
 // its log-sum-exp into `out` (read and written) and each later step's is
 // added in, rescaled (out_per_step read, out read and written: three
@@ -24,10 +28,12 @@
 
 #include "core/time.h"
 #include "hw/compute_model.h"
+#include "workload/training.h"
 
 namespace anatomy::workload {
 
-struct RingMerges {
+// The time of such passes on one rank, forward and backward.
+struct CpPasses {
   core::SimTime forward, backward;
 };
 
@@ -42,6 +48,24 @@ struct RingShape {
   int64_t out_bytes = 2;
 };
 
-RingMerges ring_merges(const hw::ComputeModel& cm, const RingShape& ring);
+CpPasses ring_merges(const hw::ComputeModel& cm, const RingShape& ring);
+
+// The bytes an element of each tensor all-to-all context parallelism
+// (AttnFuncWithCPAndQKVOA2A) exchanges. Under FP8 attention with delayed
+// scaling every one is FP8: Q, K and V quantized before the exchange, the
+// output, its gradient and dQ, dK, dV as the FP8 kernels make them. With
+// current scaling (tensorwise) Q, K, V and the output gradient are FP8, the
+// output (quantized after the exchange) and dQ, dK, dV 16-bit; MXFP8
+// quantizes after the exchange, so all 16-bit, as without FP8 attention.
+struct CpExchangeBytes {
+  int64_t qkv, out, dout, dqkv;
+};
+CpExchangeBytes cp_exchange_bytes(bool fp8_attention, Fp8Recipe attention_recipe);
+
+// The all-to-all's passes over this rank's share of Q, K and V together
+// (`qkv_elems`) and of the output (`out_elems`): each tensor laid out for
+// the exchange and its chunks reordered after it, two passes (a read and a
+// write each) at the bytes it is exchanged in; backward, the gradients'.
+CpPasses a2a_layout_passes(const hw::ComputeModel& cm, int64_t qkv_elems, int64_t out_elems, CpExchangeBytes bytes);
 
 }  // namespace anatomy::workload
