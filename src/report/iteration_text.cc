@@ -131,7 +131,8 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
                                                              : "the SMs they held");
   if (r.stages.size() > 1 && r.stages.size() <= 16) {
     fmt::format_to(to, "\nper pipeline stage (ms):\n  {:<6}", "stage");
-    for (const char* name : {"forward", "backward", "optim", "TP comm", "EP comm", "DP comm", "PP comm", "bubble", "waiting"})
+    for (const char* name :
+         {"forward", "backward", "optim", "TP comm", "CP comm", "EP comm", "DP comm", "PP comm", "bubble", "waiting"})
       fmt::format_to(to, " {:>9}", name);
     fmt::format_to(to, "\n");
     for (size_t i = 0; i < r.stages.size(); ++i) {

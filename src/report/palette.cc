@@ -11,6 +11,7 @@ const std::array<std::string, kIntervalKinds> kKindColors = {
     "#a0cbe8",  // backward compute
     "#59a14f",  // optimizer
     "#f28e2b",  // TP comm
+    "#edc948",  // CP comm
     "#ff9da7",  // EP comm
     "#e15759",  // DP comm
     "#b07aa1",  // PP comm

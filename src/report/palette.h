@@ -4,7 +4,7 @@
 //
 // The iteration's buckets (TimeBreakdown::buckets()) and its interval kinds
 // (IntervalKind) are listed in the same order, so bucket i is kind i:
-//   forward, backward, optimizer, TP comm, EP comm, DP comm, PP comm, bubble,
+//   forward, backward, optimizer, TP comm, CP comm, EP comm, DP comm, PP comm, bubble,
 //   waiting.
 // Compute is blue/green, communication warm, idle grey.
 
@@ -16,7 +16,7 @@
 
 namespace anatomy::report {
 
-inline constexpr int kIntervalKinds = 9;
+inline constexpr int kIntervalKinds = 10;
 
 const std::string& kind_color(workload::IntervalKind k);
 

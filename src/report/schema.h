@@ -8,7 +8,8 @@
 // validate's collective_* keys summarize collectives alone (they had taken
 // kernels and whole jobs in too), beside new kernel_* and job_* keys; an
 // iteration's exposed DP comm includes the compute a step loses to the SMs
-// of a DP collective running beside it.
+// of a DP collective running beside it. 4: an iteration's exposed CP comm
+// is a bucket of its own (cp_comm); exposed TP comm no longer includes it.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,7 +17,7 @@
 
 namespace anatomy::report {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // {"schema": "anatomy.<kind>", "schema_version": kSchemaVersion}
 nlohmann::ordered_json schema_header(std::string_view kind);

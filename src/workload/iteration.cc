@@ -29,8 +29,8 @@ namespace anatomy::workload {
 std::vector<std::pair<const char*, SimTime>> TimeBreakdown::buckets() const {
   return {{"forward compute", forward_compute}, {"backward compute", backward_compute},
           {"optimizer", optimizer},             {"exposed TP comm", tp_comm},
-          {"exposed EP comm", ep_comm},         {"exposed DP comm", dp_comm},
-          {"exposed PP comm", pp_comm},
+          {"exposed CP comm", cp_comm},         {"exposed EP comm", ep_comm},
+          {"exposed DP comm", dp_comm},         {"exposed PP comm", pp_comm},
           {"pipeline bubble", bubble},          {"waiting on others", waiting}};
 }
 
@@ -40,6 +40,7 @@ const char* to_string(IntervalKind k) {
     case IntervalKind::kBackward: return "backward";
     case IntervalKind::kOptimizer: return "optimizer";
     case IntervalKind::kTpComm: return "tp_comm";
+    case IntervalKind::kCpComm: return "cp_comm";
     case IntervalKind::kEpComm: return "ep_comm";
     case IntervalKind::kDpComm: return "dp_comm";
     case IntervalKind::kPpComm: return "pp_comm";
@@ -529,6 +530,7 @@ void IterationSim::account(Stage& st, IntervalKind kind, SimTime until, int64_t 
     case IntervalKind::kBackward: st.b.backward_compute += d; break;
     case IntervalKind::kOptimizer: st.b.optimizer += d; break;
     case IntervalKind::kTpComm: st.b.tp_comm += d; break;
+    case IntervalKind::kCpComm: st.b.cp_comm += d; break;
     case IntervalKind::kEpComm: st.b.ep_comm += d; break;
     case IntervalKind::kDpComm: st.b.dp_comm += d; break;
     case IntervalKind::kPpComm: st.b.pp_comm += d; break;
@@ -786,7 +788,7 @@ void IterationSim::try_start(int s) {
   st.dp_mark = dp_busy_until(st);
   st.dp_stretch = own_gathers ? slowed(c.compute) - c.compute : SimTime::zero();
   st.ep_stretch = SimTime::zero();
-  const SimTime busy = (st.step_start - now) + c.compute + st.dp_stretch + c.tp_comm;
+  const SimTime busy = (st.step_start - now) + c.compute + st.dp_stretch + c.in_step_comm();
   if (zero3_serial) {
     // Already accounted for above.
   } else if (zero3) {
@@ -805,8 +807,8 @@ void IterationSim::try_start(int s) {
   // instant is queued before the step's end looks at the queue.
   // Then the step's EP all-to-alls, on the shared network: the MoE layers'
   // tokens cannot move on before their experts' outputs are back.
-  after_compute(s, busy - c.tp_comm, own_gathers, [this, s, step, a2a = c.ep_all_to_alls, tp = c.tp_comm] {
-    sim_.schedule_in(tp, [this, s, step, a2a] {
+  after_compute(s, busy - c.in_step_comm(), own_gathers, [this, s, step, a2a = c.ep_all_to_alls, comm = c.in_step_comm()] {
+    sim_.schedule_in(comm, [this, s, step, a2a] {
       auto finish = [this, s, step] {
         st_[s].ep_end = sim_.now();
         if (--st_[s].pending_parts == 0) step_done(s, step);
@@ -848,8 +850,8 @@ void IterationSim::start_pair(int s) {
   st.ep_stretch = shared_sms && !p_.one_hardware_queue()
                       ? (slowed(ca.compute) - ca.compute) + (slowed(cb.compute) - cb.compute)
                       : SimTime::zero();
-  const SimTime tp = ca.tp_comm + cb.tp_comm;
-  const SimTime busy = ca.compute + cb.compute + st.ep_stretch + tp;
+  const SimTime comm = ca.in_step_comm() + cb.in_step_comm();
+  const SimTime busy = ca.compute + cb.compute + st.ep_stretch + comm;
   auto part_done = [this, s] {
     Stage& cur = st_[s];
     cur.ep_end = std::max(cur.ep_end, sim_.now());
@@ -862,13 +864,13 @@ void IterationSim::start_pair(int s) {
     // against the DP stream as usual; the wait is exposed EP time, as the
     // plain schedule's all-to-alls are.
     st.pending_parts = 1;
-    launch_ep(s, a2a, [this, s, a, b, busy, tp, part_done] {
+    launch_ep(s, a2a, [this, s, a, b, busy, comm, part_done] {
       Stage& cur = st_[s];
       cur.ep_stretch = sim_.now() - cur.step_start;
       cur.dp_mark = dp_busy_until(cur);  // the DP stream held nothing back while no compute ran
       reduce_grads_during(s, a, cur.next, busy);
       reduce_grads_during(s, b, cur.next + 1, busy);
-      after_compute(s, busy - tp, false, [this, tp, part_done] { sim_.schedule_in(tp, part_done); });
+      after_compute(s, busy - comm, false, [this, comm, part_done] { sim_.schedule_in(comm, part_done); });
     });
     return;
   }
@@ -876,7 +878,7 @@ void IterationSim::start_pair(int s) {
   reduce_grads_during(s, b, st.next + 1, busy);
   st.pending_parts = a2a > 0 ? 2 : 1;
   if (a2a > 0) launch_ep(s, a2a, part_done);
-  after_compute(s, busy - tp, shared_sms, [this, tp, part_done] { sim_.schedule_in(tp, part_done); });
+  after_compute(s, busy - comm, shared_sms, [this, comm, part_done] { sim_.schedule_in(comm, part_done); });
 }
 
 void IterationSim::pair_done(int s) {
@@ -895,6 +897,7 @@ void IterationSim::pair_done(int s) {
   // With one queue a pair's all-to-alls ran before its compute, not beside it.
   st.b.on_collective_sms += (p_.one_hardware_queue() ? SimTime::zero() : st.ep_stretch) + st.dp_stretch;
   account(st, IntervalKind::kTpComm, stretched + ca.tp_comm + cb.tp_comm, b.micro_batch, b.chunk);
+  account(st, IntervalKind::kCpComm, stretched + ca.in_step_comm() + cb.in_step_comm(), b.micro_batch, b.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, b.micro_batch, b.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), b.micro_batch, b.chunk);
   st.next += 2;
@@ -954,6 +957,7 @@ void IterationSim::step_done(int s, PipelineStep step) {
   account(st, IntervalKind::kDpComm, stretched, step.micro_batch, step.chunk);
   st.b.on_collective_sms += st.dp_stretch;
   account(st, IntervalKind::kTpComm, stretched + c.tp_comm, step.micro_batch, step.chunk);
+  account(st, IntervalKind::kCpComm, stretched + c.in_step_comm(), step.micro_batch, step.chunk);
   account(st, IntervalKind::kEpComm, st.ep_end, step.micro_batch, step.chunk);
   account(st, IntervalKind::kDpComm, sim_.now(), step.micro_batch, step.chunk);  // FSDP beyond compute
   ++st.next;
@@ -1146,7 +1150,8 @@ IterationResult IterationSim::run() {
   };
   for (SimTime TimeBreakdown::*f :
        {&TimeBreakdown::forward_compute, &TimeBreakdown::backward_compute, &TimeBreakdown::optimizer,
-        &TimeBreakdown::tp_comm, &TimeBreakdown::ep_comm, &TimeBreakdown::dp_comm, &TimeBreakdown::pp_comm, &TimeBreakdown::bubble,
+        &TimeBreakdown::tp_comm, &TimeBreakdown::cp_comm, &TimeBreakdown::ep_comm, &TimeBreakdown::dp_comm,
+        &TimeBreakdown::pp_comm, &TimeBreakdown::bubble,
         &TimeBreakdown::waiting, &TimeBreakdown::recompute, &TimeBreakdown::on_slowest,
         &TimeBreakdown::on_collective_sms})
     r.mean.*f = mean_of(f);

@@ -17,7 +17,7 @@
 // Each GPU's iteration is split into buckets that add up to the iteration
 // time exactly (integer picoseconds):
 //   forward compute | backward compute (incl. recomputation) | optimizer |
-//   exposed TP comm (incl. CP) | exposed EP comm | exposed DP comm |
+//   exposed TP comm | exposed CP comm | exposed EP comm | exposed DP comm |
 //   exposed PP comm | pipeline bubble | waiting on others
 // Idle time before a step is a bubble until the upstream stage starts
 // sending its input, and PP communication after; idle time waiting for a
@@ -47,7 +47,8 @@ using core::SimTime;
 
 struct TimeBreakdown {
   SimTime forward_compute, backward_compute, optimizer;
-  SimTime tp_comm;  // tensor- and context-parallel collectives
+  SimTime tp_comm;  // tensor-parallel collectives (and the embedding's and output layer's)
+  SimTime cp_comm;  // context parallelism's K/V passes, gathers and all-to-alls
   SimTime ep_comm;  // expert-parallel token all-to-alls (MoE dispatch and combine)
   SimTime dp_comm, pp_comm, bubble, waiting;
   SimTime recompute;  // part of backward_compute, shown for information
@@ -61,13 +62,25 @@ struct TimeBreakdown {
   SimTime on_collective_sms;
 
   SimTime total() const {
-    return forward_compute + backward_compute + optimizer + tp_comm + ep_comm + dp_comm + pp_comm + bubble + waiting;
+    return forward_compute + backward_compute + optimizer + tp_comm + cp_comm + ep_comm + dp_comm + pp_comm + bubble +
+           waiting;
   }
   // (name, value) of every bucket, in report order (recompute excluded).
   std::vector<std::pair<const char*, SimTime>> buckets() const;
 };
 
-enum class IntervalKind { kForward, kBackward, kOptimizer, kTpComm, kEpComm, kDpComm, kPpComm, kBubble, kWaiting };
+enum class IntervalKind {
+  kForward,
+  kBackward,
+  kOptimizer,
+  kTpComm,
+  kCpComm,
+  kEpComm,
+  kDpComm,
+  kPpComm,
+  kBubble,
+  kWaiting
+};
 const char* to_string(IntervalKind k);
 
 struct Interval {

@@ -608,15 +608,15 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
         return a2a(heads_local * hd, bytes) + a2a(kv_local * hd, bytes) + a2a(kv_local * v_hd, bytes);
       };
       cp_forward = qkv(e.qkv) + a2a(heads_local * v_hd, e.out);
-      bwd_comm += a2a(heads_local * v_hd, e.dout) + qkv(e.dqkv);
+      c.bwd_cp_comm = a2a(heads_local * v_hd, e.dout) + qkv(e.dqkv);
     } else if (p_.cp_all_gather) {
       cp_forward = ag();
-      bwd_comm += ag() + rs();  // K/V gathered again for backward, their gradients reduce-scattered
+      c.bwd_cp_comm = ag() + rs();  // K/V gathered again for backward, their gradients reduce-scattered
     } else {
       cp_forward = zero_floor(ag() - (attn_f - merge_f));
-      bwd_comm += zero_floor(ag() + rs() - (attn_b - merge_b));
+      c.bwd_cp_comm = zero_floor(ag() + rs() - (attn_b - merge_b));
     }
-    fwd_comm += cp_forward;
+    c.fwd_cp_comm = cp_forward;
   }
   if (moe && p_.ep > 1) {
     c.fwd_all_to_alls = 2;  // dispatch and combine
@@ -635,7 +635,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   };
   if (mods & kRecomputeCoreAttn) {
     c.selective_fwd += attn_f;
-    c.selective_comm += cp_forward;
+    c.selective_cp_comm += cp_forward;
   }
   // Transformer Engine fuses a norm into the GEMM after it (and keeps its
   // output) but for MLA's input norm and a MoE layer's pre-MLP norm.
@@ -715,9 +715,9 @@ StageCost StepCostModel::stage(int s) const {
       return total;
     };
     StepCost f{sum(&LayerCost::fwd_compute, kinds), SimTime::zero(), sum(&LayerCost::fwd_comm, kinds),
-               sum(&LayerCost::fwd_all_to_alls, kinds)};
+               sum(&LayerCost::fwd_cp_comm, kinds), sum(&LayerCost::fwd_all_to_alls, kinds)};
     StepCost b{sum(&LayerCost::bwd_compute, kinds), SimTime::zero(), sum(&LayerCost::bwd_comm, kinds),
-               sum(&LayerCost::bwd_all_to_alls, kinds)};
+               sum(&LayerCost::bwd_cp_comm, kinds), sum(&LayerCost::bwd_all_to_alls, kinds)};
     // Sliding-window layers' attention, the same in either kind of layer.
     const LayerCost& dense = kinds_[LayerKind::kDense];
     const SimTime window_f = dense.window_saving_fwd, window_b = dense.window_saving_bwd;
@@ -730,11 +730,13 @@ StageCost StepCostModel::stage(int s) const {
       const LayerCounts replayed = m_.layer_counts(range.first, r);
       b.recompute = sum(&LayerCost::fwd_compute, replayed) - window_f * sliding(r);
       b.tp_comm += sum(&LayerCost::fwd_comm, replayed);
+      b.cp_comm += sum(&LayerCost::fwd_cp_comm, replayed);
       b.ep_all_to_alls += sum(&LayerCost::fwd_all_to_alls, replayed);
     } else if (t_.recompute == Recompute::kSelective) {
       b.recompute = sum(&LayerCost::selective_fwd, kinds) -
                     (selective_modules(t_) & kRecomputeCoreAttn ? window_f * sliding(n) : SimTime::zero());
       b.tp_comm += sum(&LayerCost::selective_comm, kinds);
+      b.cp_comm += sum(&LayerCost::selective_cp_comm, kinds);
       b.ep_all_to_alls += sum(&LayerCost::selective_all_to_alls, kinds);
     }
     b.compute += b.recompute;
@@ -782,6 +784,8 @@ StageCost StepCostModel::stage(int s) const {
       b.compute += (lookup * 2 + proj_b + layer.bwd_compute) * n_mtp;
       f.tp_comm += (embedding_comm + layer.fwd_comm) * n_mtp;
       b.tp_comm += (embedding_comm + layer.bwd_comm) * n_mtp;
+      f.cp_comm += layer.fwd_cp_comm * n_mtp;
+      b.cp_comm += layer.bwd_cp_comm * n_mtp;
       f.ep_all_to_alls += layer.fwd_all_to_alls * n_mtp;
       b.ep_all_to_alls += layer.bwd_all_to_alls * n_mtp;
     }

@@ -75,8 +75,12 @@ using CommTimer = std::function<SimTime(coll::Op, Bytes, const std::vector<uint3
 struct StepCost {
   SimTime compute;       // kernels, recomputation included
   SimTime recompute;     // of which replayed forward work
-  SimTime tp_comm;       // exposed TP + CP communication
+  SimTime tp_comm;       // exposed TP communication
+  SimTime cp_comm;       // exposed CP communication
   int64_t ep_all_to_alls = 0;  // token all-to-alls across the EP group, run by the caller
+  // The model-parallel communication the step's compute stream waits on
+  // after its kernels, timed here rather than on the shared network.
+  SimTime in_step_comm() const { return tp_comm + cp_comm; }
 };
 
 struct StageCost {
@@ -115,13 +119,14 @@ class StepCostModel {
  private:
   struct LayerCost {
     SimTime fwd_compute, bwd_compute;
-    SimTime fwd_comm, bwd_comm;  // exposed
+    SimTime fwd_comm, bwd_comm;        // exposed TP communication
+    SimTime fwd_cp_comm, bwd_cp_comm;  // exposed CP communication
     int64_t fwd_all_to_alls = 0, bwd_all_to_alls = 0;  // EP
     // What selective recomputation replays before the backward: the
     // forward of its modules (selective_modules), their TP collectives
     // (a whole MLP's), the core attention's exposed CP communication and EP
     // all-to-alls (a whole MoE layer's).
-    SimTime selective_fwd, selective_comm;
+    SimTime selective_fwd, selective_comm, selective_cp_comm;
     int64_t selective_all_to_alls = 0;
     // What a sliding-window layer's attention kernels take less than the
     // full causal ones above (ModelSpec::sliding_window, FlashAttention).

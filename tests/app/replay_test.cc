@@ -64,14 +64,14 @@ TEST(ReplayApp, CompareReplaysPutsTheRecordedMachineFirst) {
 }
 
 TEST(ReplayApp, AnatomysOwnIterationExportedAsChakraReplaysToTheSameTime) {
-  // A pipelined iteration (PP 2, DP 2 on 32 H100) written as Chakra ET, read
-  // back and replayed with its recorded communication on the same cluster:
-  // each stage's nodes cover its timeline end to end, so the step is the
-  // iteration time to the picosecond, and so is each bucket (its bubble and
-  // waiting come back as bubble).
+  // A pipelined iteration (TP 4, CP 2, PP 2, DP 2 on 32 H100) written as
+  // Chakra ET, read back and replayed with its recorded communication on the
+  // same cluster: each stage's nodes cover its timeline end to end, so the
+  // step is the iteration time to the picosecond, and so is each bucket (its
+  // bubble and waiting come back as bubble; CP's time comes back as CP's).
   const scenario::Scenario s = scenario::parse_scenario(R"(model: llama3-8b
 cluster: {system: dgx-h100, gpus: 32}
-parallelism: {tp: 8, pp: 2}
+parallelism: {tp: 4, cp: 2, cp_all_gather: true, pp: 2}
 training: {seq_len: 4096, global_batch: 16, micro_batch: 1}
 )", "roundtrip.yaml");
   const IterationRun it = run_iteration(s);
@@ -97,8 +97,12 @@ training: {seq_len: 4096, global_batch: 16, micro_batch: 1}
     EXPECT_EQ(r.result.stages[st].backward_compute, it.result.stages[st].backward_compute);
     EXPECT_EQ(r.result.stages[st].optimizer, it.result.stages[st].optimizer);
     EXPECT_EQ(r.result.stages[st].bubble, it.result.stages[st].bubble + it.result.stages[st].waiting);
-    EXPECT_EQ(r.result.stages[st].pp_comm + r.result.stages[st].dp_comm + r.result.stages[st].tp_comm,
-              it.result.stages[st].pp_comm + it.result.stages[st].dp_comm + it.result.stages[st].tp_comm);
+    EXPECT_GT(it.result.stages[st].cp_comm, core::SimTime::zero());
+    EXPECT_EQ(r.result.stages[st].cp_comm, it.result.stages[st].cp_comm);
+    EXPECT_EQ(r.result.stages[st].pp_comm + r.result.stages[st].dp_comm + r.result.stages[st].tp_comm +
+                  r.result.stages[st].cp_comm,
+              it.result.stages[st].pp_comm + it.result.stages[st].dp_comm + it.result.stages[st].tp_comm +
+                  it.result.stages[st].cp_comm);
   }
 }
 

@@ -62,7 +62,7 @@ TEST(Cli, JsonCarriesItsSchemaAndVersion) {
   const auto j = nlohmann::ordered_json::parse(r.out);
   EXPECT_EQ(j.begin().key(), "schema");
   EXPECT_EQ(j["schema"], "anatomy.collective");
-  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["schema_version"], 4);
 }
 
 TEST(Cli, JsonWritersSurviveANameThatIsNotUtf8) {

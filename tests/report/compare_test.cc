@@ -50,7 +50,7 @@ TEST(Compare, HasIterationEveryBucketAndTheHeadlineFigures) {
   const auto m = compare_metrics(two_runs());
   int buckets = 0;
   for (const auto& x : m) buckets += x.bucket;
-  EXPECT_EQ(buckets, 9);
+  EXPECT_EQ(buckets, 10);
   for (const char* k : {"iteration_s", "tokens_per_s", "tflops_per_gpu", "mfu", "memory_per_gpu_GB"})
     EXPECT_NO_THROW(find(m, k)) << k;
 }

@@ -43,7 +43,7 @@ TEST(BreakdownCsv, EachStagesBucketsAddUpToTheIteration) {
   for (size_t i = 1; i < rows.size(); ++i) total[rows[i][0]] += ps_of(rows[i][3]);
   EXPECT_EQ(total["0"], 80'000'007);
   EXPECT_EQ(total["1"], 80'000'007);
-  EXPECT_EQ(rows.size(), 1u + 3 * 9);  // mean + 2 stages, 9 buckets each
+  EXPECT_EQ(rows.size(), 1u + 3 * 10);  // mean + 2 stages, 10 buckets each
 }
 
 TEST(BreakdownCsv, NamesTheStagesGpu) {

@@ -23,8 +23,8 @@ inline void tile(workload::IterationResult& r, size_t stage,
     const core::SimTime end = at + core::SimTime::ps(ps);
     r.timeline[stage].push_back({kind, at, end, mb, chunk});
     workload::TimeBreakdown& b = r.stages[stage];
-    core::SimTime* bucket[] = {&b.forward_compute, &b.backward_compute, &b.optimizer, &b.tp_comm, &b.ep_comm,
-                               &b.dp_comm,         &b.pp_comm,          &b.bubble,    &b.waiting};
+    core::SimTime* bucket[] = {&b.forward_compute, &b.backward_compute, &b.optimizer, &b.tp_comm, &b.cp_comm,
+                               &b.ep_comm,         &b.dp_comm,          &b.pp_comm,   &b.bubble,  &b.waiting};
     *bucket[static_cast<int>(kind)] += end - at;
     at = end;
   }
@@ -60,7 +60,8 @@ inline workload::IterationResult two_stage_result() {
   const auto& b = r.stages[1];
   for (auto f :
        {&workload::TimeBreakdown::forward_compute, &workload::TimeBreakdown::backward_compute,
-        &workload::TimeBreakdown::optimizer, &workload::TimeBreakdown::tp_comm, &workload::TimeBreakdown::ep_comm,
+        &workload::TimeBreakdown::optimizer, &workload::TimeBreakdown::tp_comm, &workload::TimeBreakdown::cp_comm,
+        &workload::TimeBreakdown::ep_comm,
         &workload::TimeBreakdown::dp_comm,
         &workload::TimeBreakdown::pp_comm, &workload::TimeBreakdown::bubble, &workload::TimeBreakdown::waiting})
     r.mean.*f = (a.*f + b.*f) / 2;

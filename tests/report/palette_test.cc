@@ -17,11 +17,12 @@ TEST(Palette, BucketsAreListedInIntervalKindOrder) {
   b.backward_compute = core::SimTime::ps(2);
   b.optimizer = core::SimTime::ps(3);
   b.tp_comm = core::SimTime::ps(4);
-  b.ep_comm = core::SimTime::ps(5);
-  b.dp_comm = core::SimTime::ps(6);
-  b.pp_comm = core::SimTime::ps(7);
-  b.bubble = core::SimTime::ps(8);
-  b.waiting = core::SimTime::ps(9);
+  b.cp_comm = core::SimTime::ps(5);
+  b.ep_comm = core::SimTime::ps(6);
+  b.dp_comm = core::SimTime::ps(7);
+  b.pp_comm = core::SimTime::ps(8);
+  b.bubble = core::SimTime::ps(9);
+  b.waiting = core::SimTime::ps(10);
   const auto buckets = b.buckets();
   ASSERT_EQ(buckets.size(), static_cast<size_t>(kIntervalKinds));
   // IntervalKind k's bucket holds k + 1 ps.

@@ -152,6 +152,29 @@ TEST(Iteration, BucketsAddUpToTheIterationOnEveryGpu) {
   EXPECT_GT(r.mean.dp_comm + r.mean.bubble, SimTime::zero());
 }
 
+TEST(Iteration, ContextParallelCommunicationIsItsOwnBucket) {
+  // CP 2 on one node without TP: the all-gather of K and V before attention
+  // (and, backward, again with its gradients' reduce-scatter) is exposed,
+  // and the breakdown files it as CP's, not TP's; TP 2 without CP the other
+  // way round. The buckets add up on every GPU either way.
+  Harness h;
+  h.plan.cp = 2;
+  h.plan.cp_all_gather = true;
+  h.training.seq_len = 4096;
+  h.training.global_batch = 4;
+  const IterationResult cp = h.run();
+  for (const auto& b : cp.stages) EXPECT_EQ(b.total(), cp.iteration);
+  EXPECT_EQ(cp.mean.tp_comm, SimTime::zero());
+  EXPECT_GT(cp.mean.cp_comm, SimTime::zero());
+  h.plan.cp = 1;
+  h.plan.cp_all_gather = false;
+  h.plan.tp = 2;
+  const IterationResult tp = h.run();
+  for (const auto& b : tp.stages) EXPECT_EQ(b.total(), tp.iteration);
+  EXPECT_EQ(tp.mean.cp_comm, SimTime::zero());
+  EXPECT_GT(tp.mean.tp_comm, SimTime::zero());
+}
+
 TEST(Iteration, OneFOneBTakesMPlusPMinusOneSteps) {
   // P uniform stages, M micro-batches: (M + P - 1)(F + B) plus the optimizer
   // and the (small) pipeline sends; the bubble is (P - 1)(F + B) per stage.
@@ -1120,11 +1143,13 @@ TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {
   };
   const int64_t layers = h.model.layers;
   const StageCost gathered = step(true, ag, rs);
-  EXPECT_EQ(gathered.forward[0].tp_comm, ag * layers);
-  EXPECT_EQ(gathered.backward[0].tp_comm, (ag + rs) * layers);
+  EXPECT_EQ(gathered.forward[0].cp_comm, ag * layers);
+  EXPECT_EQ(gathered.backward[0].cp_comm, (ag + rs) * layers);
+  // It is CP's time, not TP's: the plan has no TP.
+  EXPECT_EQ(gathered.forward[0].tp_comm + gathered.backward[0].tp_comm, SimTime::zero());
   const StageCost ring = step(false, SimTime::ns(1), SimTime::ns(1));
-  EXPECT_EQ(ring.forward[0].tp_comm, SimTime::zero());
-  EXPECT_EQ(ring.backward[0].tp_comm, SimTime::zero());
+  EXPECT_EQ(ring.forward[0].cp_comm, SimTime::zero());
+  EXPECT_EQ(ring.backward[0].cp_comm, SimTime::zero());
 }
 
 TEST(StepCost, RingAttentionRunsOneKernelPerRingStep) {

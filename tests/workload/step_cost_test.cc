@@ -499,8 +499,8 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
   EXPECT_EQ(a2a.backward[0].compute - gathered.backward[0].compute,
             (kernel(8, true) + passes - kernel(32, true) / 4) * 32);
   const SimTime exchanges = SimTime::ns((2 * 2048 * 4096 * 2 + 2 * 2048 * 1024 * 2) * int64_t{32});
-  EXPECT_EQ(a2a.forward[0].tp_comm, exchanges);
-  EXPECT_EQ(a2a.backward[0].tp_comm, exchanges);
+  EXPECT_EQ(a2a.forward[0].cp_comm, exchanges);
+  EXPECT_EQ(a2a.backward[0].cp_comm, exchanges);
   // Under FP8 attention (delayed scaling) TE exchanges FP8 data, the
   // gradients too: half the bytes each way.
   ParallelPlan p;
@@ -511,8 +511,8 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
   t.precision = hw::Precision::kFp8;
   t.fp8_attention = true;
   const StageCost fp8 = all_to_all_bytes_stage(m, p, t, cm);
-  EXPECT_EQ(fp8.forward[0].tp_comm, exchanges / 2);
-  EXPECT_EQ(fp8.backward[0].tp_comm, exchanges / 2);
+  EXPECT_EQ(fp8.forward[0].cp_comm, exchanges / 2);
+  EXPECT_EQ(fp8.backward[0].cp_comm, exchanges / 2);
   // Current scaling exchanges Q, K, V and the output gradient in FP8 but the
   // output and dQ, dK, dV in 16 bits; MXFP8 quantizes after the exchange.
   const auto with_recipe = [&](Fp8Recipe recipe) {
@@ -521,9 +521,9 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
   };
   const int64_t q = 2048 * 4096, kv = 2 * 2048 * 1024;
   const StageCost tensorwise = with_recipe(Fp8Recipe::kTensorwise);
-  EXPECT_EQ(tensorwise.forward[0].tp_comm, SimTime::ns((q + kv + q * 2) * 32));
-  EXPECT_EQ(tensorwise.backward[0].tp_comm, SimTime::ns((q + (q + kv) * 2) * 32));
-  EXPECT_EQ(with_recipe(Fp8Recipe::kMxfp8).forward[0].tp_comm, exchanges);
+  EXPECT_EQ(tensorwise.forward[0].cp_comm, SimTime::ns((q + kv + q * 2) * 32));
+  EXPECT_EQ(tensorwise.backward[0].cp_comm, SimTime::ns((q + (q + kv) * 2) * 32));
+  EXPECT_EQ(with_recipe(Fp8Recipe::kMxfp8).forward[0].cp_comm, exchanges);
 }
 
 TEST(ContextParallel, ReplayingTheAttentionModuleRunsItsExchangesAgain) {
@@ -545,7 +545,7 @@ TEST(ContextParallel, ReplayingTheAttentionModuleRunsItsExchangesAgain) {
     t.recompute_modules = replay ? kRecomputeCoreAttn : kRecomputeLayernorm;
     return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
              return SimTime::from_seconds(1);
-           }).stage(0).backward[0].tp_comm;
+           }).stage(0).backward[0].cp_comm;
   };
   EXPECT_EQ(backward(false, true) - backward(false, false), SimTime::from_seconds(1) * 32);
   EXPECT_EQ(backward(true, true) - backward(true, false), SimTime::from_seconds(4) * 32);

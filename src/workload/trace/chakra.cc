@@ -151,7 +151,8 @@ RankTrace read_rank(const std::string& path, int rank, TraceGraph& g) {
       else if (k == "anatomy_phase" && a.value_case() == pb::AttributeProto::kStringVal)
         n.phase = a.string_val() == "backward" ? Phase::kBackward : a.string_val() == "optimizer" ? Phase::kOptimizer : Phase::kForward;
       else if (k == "anatomy_comm" && a.value_case() == pb::AttributeProto::kStringVal)
-        n.comm = a.string_val() == "TP" ? CommKind::kTp : a.string_val() == "EP" ? CommKind::kEp
+        n.comm = a.string_val() == "TP" ? CommKind::kTp : a.string_val() == "CP" ? CommKind::kCp
+               : a.string_val() == "EP" ? CommKind::kEp
                : a.string_val() == "PP" ? CommKind::kPp : CommKind::kDp;
     }
     if (n.bytes.count() < 0) record_error(path, record, "comm_size", "must not be negative");

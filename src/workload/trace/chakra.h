@@ -11,7 +11,7 @@
 // bytes, duration_micros), METADATA_NODE -> a zero-time node kept for its
 // edges; data_deps and ctrl_deps both become dependencies. Attributes
 // anatomy adds and reads back, which other tools ignore: "anatomy_phase"
-// (forward, backward, optimizer), "anatomy_comm" (DP, TP, EP, PP),
+// (forward, backward, optimizer), "anatomy_comm" (DP, TP, CP, EP, PP),
 // "anatomy_duration_ps" (the exact duration, where microseconds would
 // round), "anatomy_host", "anatomy_idle"; the metadata's "pg_ranks:<name>" (int64 list)
 // gives a process group's ranks.

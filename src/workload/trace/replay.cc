@@ -233,6 +233,7 @@ class ReplaySim {
       const Node& n = node(r, i);
       const IntervalKind kind = n.comm == CommKind::kDp   ? IntervalKind::kDpComm
                                 : n.comm == CommKind::kTp ? IntervalKind::kTpComm
+                                : n.comm == CommKind::kCp ? IntervalKind::kCpComm
                                 : n.comm == CommKind::kEp ? IntervalKind::kEpComm
                                                           : IntervalKind::kPpComm;
       ranks_[r].comm.push_back({{kind, at, at + d}, issue_time_.at({r, i})});
@@ -287,6 +288,7 @@ class ReplaySim {
         case IntervalKind::kBackward: b.backward_compute += d; break;
         case IntervalKind::kOptimizer: b.optimizer += d; break;
         case IntervalKind::kTpComm: b.tp_comm += d; break;
+        case IntervalKind::kCpComm: b.cp_comm += d; break;
         case IntervalKind::kEpComm: b.ep_comm += d; break;
         case IntervalKind::kDpComm: b.dp_comm += d; break;
         case IntervalKind::kPpComm: b.pp_comm += d; break;
@@ -339,7 +341,8 @@ class ReplaySim {
       m.*f = SimTime::ps(sum / n_);
     };
     for (auto f : {&TimeBreakdown::forward_compute, &TimeBreakdown::backward_compute, &TimeBreakdown::optimizer,
-                   &TimeBreakdown::tp_comm, &TimeBreakdown::ep_comm, &TimeBreakdown::dp_comm, &TimeBreakdown::pp_comm,
+                   &TimeBreakdown::tp_comm, &TimeBreakdown::cp_comm, &TimeBreakdown::ep_comm, &TimeBreakdown::dp_comm,
+                   &TimeBreakdown::pp_comm,
                    &TimeBreakdown::bubble, &TimeBreakdown::waiting})
       mean(f);
     m.waiting += r.iteration - m.total();

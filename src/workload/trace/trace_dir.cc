@@ -114,12 +114,14 @@ TraceGraph graph_of_iteration(const IterationResult& r, const std::string& name)
         case IntervalKind::kBackward: n.phase = Phase::kBackward; break;
         case IntervalKind::kOptimizer: n.phase = Phase::kOptimizer; break;
         case IntervalKind::kTpComm:
+        case IntervalKind::kCpComm:
         case IntervalKind::kEpComm:
         case IntervalKind::kDpComm:
         case IntervalKind::kPpComm:
           n.kind = NodeKind::kCollective;
           n.op = iv.kind == IntervalKind::kEpComm ? coll::Op::kAllToAll : coll::Op::kAllReduce;
           n.comm = iv.kind == IntervalKind::kTpComm   ? CommKind::kTp
+                   : iv.kind == IntervalKind::kCpComm ? CommKind::kCp
                    : iv.kind == IntervalKind::kEpComm ? CommKind::kEp
                    : iv.kind == IntervalKind::kDpComm ? CommKind::kDp
                                                       : CommKind::kPp;

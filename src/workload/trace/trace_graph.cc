@@ -36,6 +36,7 @@ const char* to_string(CommKind k) {
   switch (k) {
     case CommKind::kDp: return "DP";
     case CommKind::kTp: return "TP";
+    case CommKind::kCp: return "CP";
     case CommKind::kEp: return "EP";
     case CommKind::kPp: return "PP";
   }

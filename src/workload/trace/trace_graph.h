@@ -36,7 +36,7 @@ enum class NodeKind { kCompute, kCollective, kSend, kRecv, kMemLoad, kMemStore }
 enum class Phase { kForward, kBackward, kOptimizer };
 // What the communication is for: the breakdown's exposed-communication
 // buckets (DP gradients, TP/CP activations, EP tokens, PP activations).
-enum class CommKind { kDp, kTp, kEp, kPp };
+enum class CommKind { kDp, kTp, kCp, kEp, kPp };
 
 const char* to_string(NodeKind k);
 const char* to_string(Phase p);
