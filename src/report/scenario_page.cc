@@ -23,7 +23,11 @@ void add_derived(std::vector<InputRow>& rows, const std::string& section, std::s
 std::string plan_text(const workload::ParallelPlan& p) {
   std::string out = fmt::format("TP{} PP{} DP{}", p.tp, p.pp, p.dp);
   if (p.cp > 1)
-    out += fmt::format(" CP{}{}", p.cp, p.cp_all_to_all ? " (all-to-all)" : p.cp_all_gather ? " (all-gather)" : "");
+    out += fmt::format(" CP{}{}", p.cp,
+                       p.cp_all_to_all    ? std::string(" (all-to-all)")
+                       : p.cp_a2a_size > 1 ? fmt::format(" (all-to-all {} x ring {})", p.cp_a2a_size, p.cp / p.cp_a2a_size)
+                       : p.cp_all_gather   ? std::string(" (all-gather)")
+                                           : std::string());
   if (p.ep > 1) out += fmt::format(" EP{}", p.ep);
   if (p.etp() != p.tp) out += fmt::format(" ETP{}", p.etp());
   if (p.ep_comm_overlap) out += " (EP all-to-alls overlapped, combined 1F1B)";

@@ -444,6 +444,13 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        "--cp-comm-type a2a, DeepSpeed-Ulysses); needs cp above 1, flash attention, heads and KV heads on a TP rank "
        "that divide by cp and a seq_len that splits into 2 cp chunks",
        [](P& p, const Value& v) { p.cp_all_to_all = v.flag; }, shows(&P::cp_all_to_all)},
+      {"cp_a2a_size", Kind::kInt, by_default("1"), int_range(1, kMaxDim),
+       "hierarchical CP (Megatron-Core --cp-comm-type a2a+p2p, --hierarchical-context-parallel-sizes a cp/a): "
+       "all-to-alls among each a consecutive CP ranks hand each seq_len / (cp / a) tokens of heads / a heads, then "
+       "ring attention over the cp / a ranks holding the same heads, its K/V passes behind the kernels; a must "
+       "divide cp and lie between 1 and cp, needs flash attention, heads and KV heads on a TP rank that divide by a "
+       "and a seq_len that splits into 2 cp chunks. 1: not hierarchical",
+       [](P& p, const Value& v) { p.cp_a2a_size = static_cast<int>(v.as_int()); }, shows(&P::cp_a2a_size)},
   };
   return f;
 }

@@ -197,7 +197,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   SimTime g_qkv, g_proj;
   SimTime mla_up;  // forward of MLA's up projections (and their casts)
   SimTime attn_f, attn_b;
-  SimTime merge_f, merge_b;  // ring attention's merges of its steps (in attn_f, attn_b; no cover for the ring)
+  // CP's passes outside the kernels, in attn_f and attn_b: the ring's merges
+  // of its steps and the all-to-all's layout passes (no cover for the ring).
+  SimTime outside_f, outside_b;
   SimTime mixer_ew;  // a Mamba-2 mixer's memory-bound kernels, forward
   if (mamba) {
     // A Mamba-2 mixer over all T tokens, its heads and groups split over
@@ -271,35 +273,39 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const hw::AttentionKernel kernel = t_.attention_kernel;
     const int64_t mb = t_.micro_batch, seq = t_.seq_len;
     const hw::Precision attn_prec = t_.fp8_attention ? hw::Precision::kFp8 : hw::Precision::kBf16;
-    // All-to-all CP runs the whole sequence on heads_local / cp heads.
-    const bool a2a = cp > 1 && p_.cp_all_to_all;
-    const int64_t kernel_heads = a2a ? heads_local / cp : heads_local;
+    // All-to-all CP runs the whole sequence on heads_local / cp heads;
+    // hierarchical CP (cp_a2a_size a) runs a ring over cp / a ranks, each
+    // with seq / (cp / a) tokens of heads_local / a heads.
+    const int64_t a2a_ways = cp_a2a_ways();
+    const bool a2a = a2a_ways > 1;
+    const int64_t ring = cp / a2a_ways;
+    const int64_t kernel_heads = heads_local / a2a_ways;
     auto flash = [&](int64_t s, bool causal, int64_t w, bool backward) {
       return backward ? cm_.attention_bwd(mb, s, kernel_heads, width, causal, w, kernel, attn_prec)
                       : cm_.attention_fwd(mb, s, kernel_heads, width, causal, w, kernel, attn_prec);
     };
     // Ring attention (the default, !cp_all_gather; Transformer Engine's
-    // AttnFuncWithCPAndKVP2P) runs one kernel per ring step. Each CP rank
-    // holds two of the sequence's 2 cp chunks (r and 2 cp - 1 - r, which
-    // balances the causal work): step 0 is its own two chunks under the
-    // causal mask, a causal kernel over seq / cp tokens; each of the cp - 1
-    // later steps is a rectangle without a mask, seq / cp queries against
-    // seq / (2 cp) keys or the reverse, timed here as half an unmasked
-    // seq / cp square (the compute model has square kernels only, so half
-    // of one launch, and the H200's causal shortfall, go with it). Kernels
-    // of seq / cp tokens fill fewer waves than one over the whole sequence,
-    // so this exceeds 1 / cp of it. A sliding window (which TE's ring
-    // refuses) and chunks that do not divide keep 1 / cp of the whole.
+    // AttnFuncWithCPAndKVP2P) runs one kernel per ring step. Each of the
+    // ring's r ranks holds two of the sequence's 2 r chunks (i and
+    // 2 r - 1 - i, which balances the causal work): step 0 is its own two
+    // chunks under the causal mask, a causal kernel over seq / r tokens;
+    // each of the r - 1 later steps is a rectangle without a mask, seq / r
+    // queries against seq / (2 r) keys or the reverse, timed here as half an
+    // unmasked seq / r square (the compute model has square kernels only, so
+    // half of one launch, and the H200's causal shortfall, go with it).
+    // Kernels of seq / r tokens fill fewer waves than one over the whole
+    // sequence, so this exceeds 1 / r of it. A sliding window (which TE's
+    // ring refuses) and chunks that do not divide keep 1 / r of the whole.
     const bool ring_steps =
-        cp > 1 && !p_.cp_all_gather && !a2a && m_.sliding_window == 0 && seq % (2 * cp) == 0;
+        ring > 1 && !p_.cp_all_gather && m_.sliding_window == 0 && seq % (2 * ring) == 0;
     auto kernel_time = [&](int64_t w, bool backward) {
       const SimTime draws =
           m_.dropout ? cm_.attention_dropout(mb, seq, heads_local, true, w, backward) : SimTime::zero();
-      if (a2a) return flash(seq, true, w, backward) + draws / cp;
       if (ring_steps) {
-        const int64_t block = seq / cp;
-        return flash(block, true, 0, backward) + flash(block, false, 0, backward) * (cp - 1) / 2 + draws / cp;
+        const int64_t block = seq / ring;
+        return flash(block, true, 0, backward) + flash(block, false, 0, backward) * (ring - 1) / 2 + draws / cp;
       }
+      if (a2a) return flash(seq, true, w, backward) / ring + draws / cp;
       return (flash(seq, true, w, backward) + draws) / cp;
     };
     attn_f = kernel_time(0, false);
@@ -330,23 +336,25 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // Each exchanged tensor laid out and reordered (cp_passes.h).
       const CpPasses passes = a2a_layout_passes(cm_, T * (heads_local * hd + kv_local * (hd + v_hd)),
                                                   T * heads_local * v_hd, cp_exchange_bytes_of(t_, prec));
-      attn_f += passes.forward;
-      attn_b += passes.backward;
+      outside_f += passes.forward;
+      outside_b += passes.backward;
     }
     if (ring_steps) {
-      // Its steps merged outside the kernels (cp_passes.h).
+      // Its steps merged outside the kernels (cp_passes.h). After a
+      // hierarchical all-to-all a rank holds seq / r tokens of heads / a
+      // heads: as many elements as T tokens of all its heads.
       const CpPasses merges = ring_merges(cm_, {.out_elems = T * heads_local * v_hd,
                                                   .q_elems = T * heads_local * hd,
                                                   .k_elems = T * kv_local * hd,
                                                   .v_elems = T * kv_local * v_hd,
-                                                  .cp = cp,
+                                                  .cp = ring,
                                                   .causal = true,
                                                   .out_bytes = t_.fp8_attention ? 4 : 2});
-      merge_f = merges.forward;
-      merge_b = merges.backward;
-      attn_f += merge_f;
-      attn_b += merge_b;
+      outside_f += merges.forward;
+      outside_b += merges.backward;
     }
+    attn_f += outside_f;
+    attn_b += outside_b;
   } else {
     // Unfused attention: per head, scores = Q K^T and context = P V as
     // GEMMs, with the s x s scores written, scaled-masked-softmaxed (and
@@ -591,30 +599,40 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // module (core-attention recomputation) runs again: TE's CP lives inside it.
   SimTime cp_forward;
   if (cp > 1 && attention) {
-    // Ring attention: K and V of every CP rank pass around the ring behind
-    // the attention kernels; backward also returns their gradients.
-    const Bytes kv(t_.micro_batch * t_.seq_len * kv_local * (hd + v_hd) * kActivationBytes);
-    const auto group = layout_.cp_group(rep);
-    const auto ag = [&] { return timer_(coll::Op::kAllGather, kv, group); };
-    const auto rs = [&] { return timer_(coll::Op::kReduceScatter, kv, group); };
-    if (p_.cp_all_to_all) {
+    // The all-to-all's ranks are consecutive CP ranks (a node's, with the
+    // default order), the ring's every a2a_ways-th; the representative is
+    // CP rank 0.
+    const std::vector<uint32_t> group = layout_.cp_group(rep);
+    const int64_t a2a_ways = cp_a2a_ways(), ring = cp / a2a_ways;
+    std::vector<uint32_t> a2a_group(group.begin(), group.begin() + a2a_ways), ring_group;
+    for (int64_t i = 0; i < cp; i += a2a_ways) ring_group.push_back(group[i]);
+    if (a2a_ways > 1) {
       // Each of Q, K, V and the output forward, and of their gradients
       // backward, is one all-to-all of what the rank holds of it.
       const CpExchangeBytes e = cp_exchange_bytes_of(t_, gemm_precision());
       const auto a2a = [&](int64_t width, int64_t bytes) {
-        return timer_(coll::Op::kAllToAll, Bytes(T * width * bytes), group);
+        return timer_(coll::Op::kAllToAll, Bytes(T * width * bytes), a2a_group);
       };
       const auto qkv = [&](int64_t bytes) {
         return a2a(heads_local * hd, bytes) + a2a(kv_local * hd, bytes) + a2a(kv_local * v_hd, bytes);
       };
       cp_forward = qkv(e.qkv) + a2a(heads_local * v_hd, e.out);
       c.bwd_cp_comm = a2a(heads_local * v_hd, e.dout) + qkv(e.dqkv);
-    } else if (p_.cp_all_gather) {
-      cp_forward = ag();
-      c.bwd_cp_comm = ag() + rs();  // K/V gathered again for backward, their gradients reduce-scattered
-    } else {
-      cp_forward = zero_floor(ag() - (attn_f - merge_f));
-      c.bwd_cp_comm = zero_floor(ag() + rs() - (attn_b - merge_b));
+    }
+    if (ring > 1) {
+      // Ring attention: K and V of every ring rank (of its heads_local / a
+      // heads) pass around the ring behind the attention kernels; backward
+      // also returns their gradients. The all-gather is the ring's traffic.
+      const Bytes kv(t_.micro_batch * t_.seq_len * kv_local / a2a_ways * (hd + v_hd) * kActivationBytes);
+      const auto ag = [&] { return timer_(coll::Op::kAllGather, kv, ring_group); };
+      const auto rs = [&] { return timer_(coll::Op::kReduceScatter, kv, ring_group); };
+      if (p_.cp_all_gather) {
+        cp_forward += ag();
+        c.bwd_cp_comm += ag() + rs();  // K/V gathered again for backward, their gradients reduce-scattered
+      } else {
+        cp_forward += zero_floor(ag() - (attn_f - outside_f));
+        c.bwd_cp_comm += zero_floor(ag() + rs() - (attn_b - outside_b));
+      }
     }
     c.fwd_cp_comm = cp_forward;
   }

@@ -7,7 +7,8 @@
 // parallelism t and sequence parallelism, the QKV, attention-output and
 // MLP GEMMs see all T = micro_batch x seq / cp tokens with their weight
 // dimension split by t; attention runs heads / t heads over s / cp queries
-// (under cp_all_to_all heads / (t cp) heads over all s, ParallelPlan);
+// (under cp_all_to_all heads / (t cp) heads over all s, under cp_a2a_size a
+// heads / (t a) over s a / cp; ParallelPlan);
 // norms, residuals and dropout run on T / t tokens. Layers are costed by
 // kind (a dense MLP, or routed and shared experts); MLA's down projections
 // run whole on the T / t sequence-parallel tokens before the latents are
@@ -34,7 +35,9 @@
 // under LoRA the adapters' own TP collectives (NeMo's, step_cost.cc). CP:
 // the ring's K/V passes hidden behind attention when they fit (its steps'
 // merges, cp_passes.h, cover none of it); cp_all_gather's gathers and
-// cp_all_to_all's exchanges exposed. Each is timed on the network by the
+// cp_all_to_all's exchanges exposed; under cp_a2a_size the exchanges among
+// each group of a and a ring over cp / a behind the kernels (the K/V of
+// heads / a). Each is timed on the network by the
 // caller's CommTimer; with tp_comm_overlap a TP collective is exposed only
 // beyond the GEMM it is pipelined with, and a gather whose layer's overlap
 // is disabled (tp_comm_overlap_disable_qkv, _fc1) whole.
@@ -134,6 +137,11 @@ class StepCostModel {
   };
   LayerCost layer(LayerKind kind) const;
   hw::Precision gemm_precision() const;
+  // The CP ranks one all-to-all spans: every one (cp_all_to_all), a
+  // hierarchical group (cp_a2a_size), or 1 where CP has no all-to-all.
+  int64_t cp_a2a_ways() const {
+    return p_.cp <= 1 ? 1 : p_.cp_all_to_all ? p_.cp : p_.cp_a2a_size;
+  }
   SimTime grad_accumulation(int64_t params) const;
   // Tokens a GPU sends to its experts per micro-batch: all T of its TP
   // group's sequence slice, or its own T x etp / tp when expert TP is

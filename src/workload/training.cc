@@ -666,24 +666,34 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (t.seq_len % p.cp != 0) fail("parallelism.cp", fmt::format("{} does not divide seq_len {}", p.cp, t.seq_len));
   if (p.cp_all_to_all && p.cp == 1)
     fail("parallelism.cp_all_to_all", "exchanges a sequence split over CP ranks; set parallelism.cp above 1");
-  if (p.cp_all_to_all) {
-    if (p.cp_all_gather)
-      fail("parallelism.cp_all_to_all", "and cp_all_gather are two ways of exchanging the sequence; choose one");
-    if (!t.flash_attention)
-      fail("parallelism.cp_all_to_all", "is Transformer Engine's fused attention's; set training.flash_attention");
+  if (p.cp_a2a_size < 1) fail("parallelism.cp_a2a_size", fmt::format("{} is below 1", p.cp_a2a_size));
+  if (p.cp_a2a_size > 1) {
+    if (p.cp_a2a_size >= p.cp || p.cp % p.cp_a2a_size != 0)
+      fail("parallelism.cp_a2a_size",
+           fmt::format("{} must divide cp {} and be smaller (all-to-all over every CP rank is cp_all_to_all)",
+                       p.cp_a2a_size, p.cp));
+    if (p.cp_all_to_all || p.cp_all_gather)
+      fail("parallelism.cp_a2a_size", fmt::format("runs a ring behind the all-to-all; it does not combine with {}",
+                                                  p.cp_all_to_all ? "cp_all_to_all" : "cp_all_gather"));
+  }
+  // The all-to-all's ranks: every CP rank, or the hierarchical one's groups.
+  const int64_t a2a_ways = p.cp_all_to_all ? p.cp : p.cp_a2a_size;
+  const char* a2a_field = p.cp_all_to_all ? "parallelism.cp_all_to_all" : "parallelism.cp_a2a_size";
+  if (a2a_ways > 1) {
+    if (p.cp_all_to_all && p.cp_all_gather)
+      fail(a2a_field, "and cp_all_gather are two ways of exchanging the sequence; choose one");
+    if (!t.flash_attention) fail(a2a_field, "is Transformer Engine's fused attention's; set training.flash_attention");
     // After TP each rank holds heads / tp query heads and max(1, kv / tp) KV
     // heads (MLA: a K and V per query head); the all-to-all splits those.
     const int64_t q_heads = m.heads / p.tp;
     const int64_t kv_heads = m.mla() ? q_heads : std::max<int64_t>(1, m.kv_heads / p.tp);
-    if (p.cp > 1 && (q_heads % p.cp != 0 || kv_heads % p.cp != 0))
-      fail("parallelism.cp_all_to_all",
-           fmt::format("splits the {} query and {} KV heads a TP rank holds over cp {}; they do not divide", q_heads,
-                       kv_heads, p.cp));
+    if (q_heads % a2a_ways != 0 || kv_heads % a2a_ways != 0)
+      fail(a2a_field, fmt::format("splits the {} query and {} KV heads a TP rank holds over {} {}; they do not divide",
+                                  q_heads, kv_heads, p.cp_all_to_all ? "cp" : "cp_a2a_size", a2a_ways));
     // TE reorders the sequence in 2 cp chunks around the exchanges.
-    if (p.cp > 1 && t.seq_len % (2 * p.cp) != 0)
-      fail("parallelism.cp_all_to_all",
-           fmt::format("reorders each sequence in {} chunks (2 x cp); seq_len {} does not split into them", 2 * p.cp,
-                       t.seq_len));
+    if (t.seq_len % (2 * p.cp) != 0)
+      fail(a2a_field, fmt::format("reorders each sequence in {} chunks (2 x cp); seq_len {} does not split into them",
+                                  2 * p.cp, t.seq_len));
   }
   if (p.sequence_parallel && p.tp > 1 && (t.seq_len / p.cp) % p.tp != 0)
     fail("training.seq_len", fmt::format("{} tokens per CP rank do not split over TP {} (sequence parallelism)",

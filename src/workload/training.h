@@ -286,6 +286,17 @@ struct ParallelPlan {
   // heads do not divide by cp, and where seq_len does not split into 2 cp
   // chunks (TE reorders the sequence in them).
   bool cp_all_to_all = false;
+  // Hierarchical context parallelism (Transformer Engine's a2a+p2p,
+  // Megatron-Core --cp-comm-type a2a+p2p with --hierarchical-context-
+  // parallel-sizes a cp/a): the all-to-all above among each `cp_a2a_size`
+  // consecutive CP ranks (a node's, typically), which hands each of them
+  // seq_len / (cp / a) tokens of heads / a heads, then ring attention over
+  // the cp / a ranks that hold the same heads, its K/V passes behind the
+  // kernels. 1: not hierarchical. Refused unless it divides cp and lies
+  // strictly between 1 and cp, with cp_all_to_all or cp_all_gather, without
+  // flash attention, where a TP rank's heads or KV heads do not divide by
+  // it, and where seq_len does not split into 2 cp chunks.
+  int cp_a2a_size = 1;
 
   // Every stream in one hardware queue (device_max_connections 1).
   bool one_hardware_queue() const { return device_max_connections == 1; }

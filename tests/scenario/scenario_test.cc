@@ -734,6 +734,24 @@ TEST(ScenarioErrors, ExchangeChoicesNeedSomethingToExchange) {
                      "  cp_all_to_all: true\ntraining: {seq_len: 4100}\n"),
             "s.yaml:6: parallelism.cp_all_to_all: reorders each sequence in 8 chunks (2 x cp); seq_len 4100 does not "
             "split into them");
+  // Hierarchical CP: its all-to-all groups divide cp and are smaller than
+  // it, take a TP rank's heads as all-to-all CP does, and run a ring behind
+  // them that neither other exchange has.
+  const std::string h = "model: llama3-8b\ncluster: {system: dgx-h100, gpus: 16}\nparallelism:\n  tp: 2\n  cp: 8\n";
+  EXPECT_EQ(error_of(h + "  cp_a2a_size: 4\n"), "no error");
+  EXPECT_EQ(error_of(h + "  cp_a2a_size: 3\n"),
+            "s.yaml:6: parallelism.cp_a2a_size: 3 must divide cp 8 and be smaller (all-to-all over every CP rank is "
+            "cp_all_to_all)");
+  EXPECT_EQ(error_of(h + "  cp_a2a_size: 8\n"),
+            "s.yaml:6: parallelism.cp_a2a_size: 8 must divide cp 8 and be smaller (all-to-all over every CP rank is "
+            "cp_all_to_all)");
+  EXPECT_EQ(error_of(h + "  cp_a2a_size: 2\n  cp_all_gather: true\n"),
+            "s.yaml:6: parallelism.cp_a2a_size: runs a ring behind the all-to-all; it does not combine with "
+            "cp_all_gather");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 32}\nparallelism:\n  tp: 2\n  cp: 16\n"
+                     "  cp_a2a_size: 8\n"),
+            "s.yaml:6: parallelism.cp_a2a_size: splits the 16 query and 4 KV heads a TP rank holds over cp_a2a_size 8; "
+            "they do not divide");
   // Disabling one layer's gather overlap needs the overlap on.
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  tp: 2\n"
                      "  tp_comm_overlap_disable_qkv: true\n"),

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -12,6 +14,7 @@
 #include "hw/catalog.h"
 #include "hw/compute_model.h"
 #include "hybrid_fixture.h"
+#include "workload/cp_passes.h"
 
 namespace anatomy::workload {
 namespace {
@@ -524,6 +527,57 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
   EXPECT_EQ(tensorwise.forward[0].cp_comm, SimTime::ns((q + kv + q * 2) * 32));
   EXPECT_EQ(tensorwise.backward[0].cp_comm, SimTime::ns((q + (q + kv) * 2) * 32));
   EXPECT_EQ(with_recipe(Fp8Recipe::kMxfp8).forward[0].cp_comm, exchanges);
+}
+
+TEST(ContextParallel, HierarchicalExchangesInsideEachGroupAndRingsAcrossThem) {
+  // Llama 3 8B (32 heads, 8 KV heads of 128) at 8,192 tokens over CP 8 as
+  // Transformer Engine's a2a+p2p with groups of 4: each rank's 1,024 tokens
+  // of all 32 heads become its group's 4,096 tokens of 8 heads, and a ring
+  // of 2 runs over those: step 0 a causal kernel over 4,096 tokens, then
+  // half an unmasked one. Its all-to-alls span 4 ranks and move what 1,024
+  // tokens hold: Q and the output 1,024 x 4,096 x 2 B, K and V
+  // 1,024 x 1,024 x 2 B each. The ring's all-gather spans 2 ranks and holds
+  // the sequence's K and V of 8 / 4 = 2 KV heads, 8,192 x 2 x 256 x 2 B.
+  const ModelSpec& m = find_model("llama3-8b");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  std::map<coll::Op, std::set<std::pair<size_t, int64_t>>> seen;  // (ranks, bytes) of each op
+  const auto stage = [&](bool hierarchical) {
+    ParallelPlan p;
+    p.cp = 8;
+    p.cp_a2a_size = hierarchical ? 4 : 1;
+    p.cp_all_gather = !hierarchical;
+    TrainingSpec t = one_sequence();
+    t.seq_len = 8192;
+    seen.clear();
+    return StepCostModel(m, p, t, cm, [&](coll::Op op, core::Bytes b, const std::vector<uint32_t>& ranks) {
+             seen[op].insert({ranks.size(), b.count()});
+             return SimTime::zero();
+           }).stage(0);
+  };
+  const StageCost gathered = stage(false);
+  const StageCost hier = stage(true);
+  const int64_t q = int64_t{1024} * 4096 * 2, kv = int64_t{1024} * 1024 * 2;
+  EXPECT_EQ(seen[coll::Op::kAllToAll], (std::set<std::pair<size_t, int64_t>>{{4, q}, {4, kv}}));
+  EXPECT_EQ(seen[coll::Op::kAllGather], (std::set<std::pair<size_t, int64_t>>{{2, int64_t{8192} * 2 * 256 * 2}}));
+  // The attention of the 32 layers, against all-gather CP's 1 / 8 of the
+  // whole kernel: the ring's two steps on 8 heads, the all-to-all's layout
+  // passes and the ring's merges.
+  const auto kernel = [&](int64_t tokens, bool causal, int64_t heads, bool backward) {
+    return backward ? cm.attention_bwd(1, tokens, heads, 128, causal) : cm.attention_fwd(1, tokens, heads, 128, causal);
+  };
+  const CpPasses passes = a2a_layout_passes(cm, 1024 * (32 * 128 + 8 * 256), 1024 * 32 * 128, {2, 2, 2, 2});
+  const CpPasses merges = ring_merges(cm, {.out_elems = 1024 * 32 * 128,
+                                           .q_elems = 1024 * 32 * 128,
+                                           .k_elems = 1024 * 8 * 128,
+                                           .v_elems = 1024 * 8 * 128,
+                                           .cp = 2});
+  for (bool backward : {false, true}) {
+    const SimTime ring = kernel(4096, true, 8, backward) + kernel(4096, false, 8, backward) * 1 / 2;
+    const SimTime outside = backward ? passes.backward + merges.backward : passes.forward + merges.forward;
+    const SimTime diff = backward ? hier.backward[0].compute - gathered.backward[0].compute
+                                  : hier.forward[0].compute - gathered.forward[0].compute;
+    EXPECT_EQ(diff, (ring + outside - kernel(8192, true, 32, backward) / 8) * 32) << backward;
+  }
 }
 
 TEST(ContextParallel, ReplayingTheAttentionModuleRunsItsExchangesAgain) {
