@@ -177,7 +177,9 @@ class TrainingIterations {
     one.parallelism.tp = c.tp;
     one.parallelism.pp = c.pp;
     one.parallelism.dp = gpus / (c.tp * c.pp);
-    one.parallelism.cp = 1;
+    one.parallelism.cp = 1;  // and so none of CP's exchanges, which cp 1 refuses
+    one.parallelism.cp_all_to_all = false;
+    one.parallelism.cp_a2a_size = 1;
     one.parallelism.ep = c.ep;
     one.parallelism.virtual_stages = 1;
     one.parallelism.expert_tp = 0;  // classes name TP, PP and EP only

@@ -435,8 +435,8 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        },
        {"megatron", "deepspeed"}},
       {"cp_all_gather", Kind::kBool, by_default("false"), {},
-       "CP: all-gather K/V before attention, exposed (Llama 3); false, with cp_all_to_all false too: ring attention "
-       "behind the kernels",
+       "CP: all-gather K/V before attention, exposed (Llama 3); false, with cp_all_to_all false and cp_a2a_size 1 too: "
+       "ring attention behind the kernels",
        [](P& p, const Value& v) { p.cp_all_gather = v.flag; }, shows(&P::cp_all_gather)},
       {"cp_all_to_all", Kind::kBool, by_default("false"), {},
        "CP: all-to-alls that hand each CP rank the whole sequence of heads / cp heads for one attention kernel, "

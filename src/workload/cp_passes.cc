@@ -30,6 +30,11 @@ CpExchangeBytes cp_exchange_bytes(bool fp8_attention, Fp8Recipe recipe) {
   return {1, 2, 1, 2};
 }
 
+CpExchangeBytes cp_hierarchical_exchange_bytes(bool fp8_attention, Fp8Recipe recipe) {
+  if (!fp8_attention) return {2, 2, 2, 2};
+  return {2, 4, recipe == Fp8Recipe::kMxfp8 ? 2 : 1, 2};
+}
+
 CpPasses a2a_layout_passes(const hw::ComputeModel& cm, int64_t qkv_elems, int64_t out_elems, CpExchangeBytes b) {
   constexpr int64_t kPasses = 2, kAccesses = 2;  // laid out and reordered; a read and a write each
   return {cm.memory_bound(core::Bytes((qkv_elems * b.qkv + out_elems * b.out) * kPasses * kAccesses)),

@@ -61,6 +61,12 @@ struct CpExchangeBytes {
   int64_t qkv, out, dout, dqkv;
 };
 CpExchangeBytes cp_exchange_bytes(bool fp8_attention, Fp8Recipe attention_recipe);
+// The same for hierarchical CP's all-to-alls (AttnFuncWithCPAndKVP2P with
+// an a2a group), which TE runs around its ring rather than its kernel: Q, K
+// and V exchanged in 16 bits and quantized after; the output as the ring's
+// merges leave it, fp32 under FP8 attention; its gradient quantized before
+// the exchange (FP8 but under MXFP8); dQ, dK, dV 16-bit.
+CpExchangeBytes cp_hierarchical_exchange_bytes(bool fp8_attention, Fp8Recipe attention_recipe);
 
 // The all-to-all's passes over this rank's share of Q, K and V together
 // (`qkv_elems`) and of the output (`out_elems`): each tensor laid out for

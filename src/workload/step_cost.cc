@@ -10,10 +10,13 @@
 namespace anatomy::workload {
 namespace {
 
-// All-to-all CP's exchange widths (cp_passes.h) under this run's attention
-// recipe: NVFP4 training runs its FP8 attention with current scaling.
-CpExchangeBytes cp_exchange_bytes_of(const TrainingSpec& t, hw::Precision gemm) {
-  return cp_exchange_bytes(t.fp8_attention, gemm == hw::Precision::kFp4 ? Fp8Recipe::kTensorwise : t.fp8_recipe);
+// CP's all-to-all exchange widths (cp_passes.h), hierarchical CP's or the
+// all-to-all's over every CP rank, under this run's attention recipe: NVFP4
+// training runs its FP8 attention with current scaling.
+CpExchangeBytes cp_exchange_bytes_of(const TrainingSpec& t, const ParallelPlan& p, hw::Precision gemm) {
+  const Fp8Recipe recipe = gemm == hw::Precision::kFp4 ? Fp8Recipe::kTensorwise : t.fp8_recipe;
+  return p.cp_a2a_size > 1 ? cp_hierarchical_exchange_bytes(t.fp8_attention, recipe)
+                           : cp_exchange_bytes(t.fp8_attention, recipe);
 }
 
 constexpr int64_t kActivationBytes = 2;  // bf16 activations, also under fp8 GEMMs
@@ -335,7 +338,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     if (a2a) {
       // Each exchanged tensor laid out and reordered (cp_passes.h).
       const CpPasses passes = a2a_layout_passes(cm_, T * (heads_local * hd + kv_local * (hd + v_hd)),
-                                                  T * heads_local * v_hd, cp_exchange_bytes_of(t_, prec));
+                                                  T * heads_local * v_hd, cp_exchange_bytes_of(t_, p_, prec));
       outside_f += passes.forward;
       outside_b += passes.backward;
     }
@@ -609,7 +612,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     if (a2a_ways > 1) {
       // Each of Q, K, V and the output forward, and of their gradients
       // backward, is one all-to-all of what the rank holds of it.
-      const CpExchangeBytes e = cp_exchange_bytes_of(t_, gemm_precision());
+      const CpExchangeBytes e = cp_exchange_bytes_of(t_, p_, gemm_precision());
       const auto a2a = [&](int64_t width, int64_t bytes) {
         return timer_(coll::Op::kAllToAll, Bytes(T * width * bytes), a2a_group);
       };

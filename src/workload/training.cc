@@ -668,13 +668,21 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("parallelism.cp_all_to_all", "exchanges a sequence split over CP ranks; set parallelism.cp above 1");
   if (p.cp_a2a_size < 1) fail("parallelism.cp_a2a_size", fmt::format("{} is below 1", p.cp_a2a_size));
   if (p.cp_a2a_size > 1) {
+    if (p.cp_all_to_all || p.cp_all_gather)
+      fail("parallelism.cp_a2a_size", fmt::format("runs a ring behind the all-to-all; it does not combine with {}",
+                                                  p.cp_all_to_all ? "cp_all_to_all" : "cp_all_gather"));
+    if (p.cp == 1) fail("parallelism.cp_a2a_size", "groups CP ranks for its all-to-alls; set parallelism.cp above 1");
     if (p.cp_a2a_size >= p.cp || p.cp % p.cp_a2a_size != 0)
       fail("parallelism.cp_a2a_size",
            fmt::format("{} must divide cp {} and be smaller (all-to-all over every CP rank is cp_all_to_all)",
                        p.cp_a2a_size, p.cp));
-    if (p.cp_all_to_all || p.cp_all_gather)
-      fail("parallelism.cp_a2a_size", fmt::format("runs a ring behind the all-to-all; it does not combine with {}",
-                                                  p.cp_all_to_all ? "cp_all_to_all" : "cp_all_gather"));
+    // TE's ring (AttnFuncWithCPAndKVP2P), which runs behind these
+    // all-to-alls, asserts that attention has no sliding window.
+    if (m.sliding_window > 0)
+      fail("parallelism.cp_a2a_size",
+           fmt::format("{} has sliding-window attention, which Transformer Engine's ring refuses; use cp_all_to_all "
+                       "or cp_all_gather",
+                       m.name));
   }
   // The all-to-all's ranks: every CP rank, or the hierarchical one's groups.
   const int64_t a2a_ways = p.cp_all_to_all ? p.cp : p.cp_a2a_size;

@@ -85,6 +85,20 @@ TEST(FleetRun, AClassWhoseExpertsInheritItsTpFallsBackFromFlexToAllToAll) {
   EXPECT_NE(r.result.profiles[0].find("mixtral-8x7b TP8 PP1 EP4 DP8"), std::string::npos) << r.result.profiles[0];
 }
 
+TEST(FleetRun, AClassDropsTheBaseScenariosContextParallelExchanges) {
+  // A class runs without CP, and CP 1 refuses an all-to-all or a
+  // hierarchical group: a base scenario's CP exchange does not carry over.
+  for (int way = 0; way < 2; ++way) {
+    scenario::Scenario s = scenario::load_scenario(shipped("trace-replay.yaml"));
+    s.parallelism.cp = 4;
+    if (way == 0) s.parallelism.cp_a2a_size = 2;
+    else s.parallelism.cp_all_to_all = true;
+    const FleetRun r = run_fleet(s);
+    ASSERT_EQ(r.result.profiles.size(), 1u) << way;
+    EXPECT_NE(r.result.profiles[0].find("llama3-8b TP8 PP1 DP8"), std::string::npos) << way;
+  }
+}
+
 TEST(FleetRun, TwoTrainingJobsOnASharedSpineSlowByTheirIterationRunAgainWithWhatTheSpineLeaves) {
   // training-shared-spine.yaml: x on hosts 0 and 2, y on 1 and 3 (spread),
   // Llama 3 8B at TP 8, DP 2, 8 sequences per micro-batch.

@@ -364,7 +364,7 @@ TEST(CliCompare, TableHasEveryBucketWithDifferences) {
   const Output r = anatomy("compare " + (dir / "fast.yaml").string() + " " + (dir / "slow.yaml").string());
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* row : {"iteration time (ms)", "forward compute (ms)", "backward compute (ms)", "optimizer (ms)",
-                          "exposed TP comm (ms)", "exposed EP comm (ms)", "exposed DP comm (ms)", "exposed PP comm (ms)",
+                          "exposed TP comm (ms)", "exposed CP comm (ms)", "exposed EP comm (ms)", "exposed DP comm (ms)", "exposed PP comm (ms)",
                           "pipeline bubble (ms)", "waiting on others (ms)", "tokens/s", "TFLOP/s per GPU", "MFU (%)",
                           "memory per GPU (GB)", "B-A %", "# differs: cluster.fabric.nic_speed: A 400Gbps, B 100Gbps"})
     EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;

@@ -796,9 +796,10 @@ TEST(Cascade, AbsorbedCongestionCostsWhatItsChainSaysAndNoMore) {
   // And no more: productive training drops by exactly the cost ...
   EXPECT_NEAR((base.ettr - r.ettr) * r.wall.seconds(), cost.seconds(), 1e-9);
   // ... which is exposed communication: it grows by the cost, less the
-  // communication share (TP + DP + PP over T) of the training it displaced.
+  // communication share (exposed comm over T) of the training it displaced.
   const workload::TimeBreakdown& b = r.steady.mean;
-  const double comm_share = (b.tp_comm + b.dp_comm + b.pp_comm).seconds() / r.steady.iteration.seconds();
+  const double comm_share =
+      (b.tp_comm + b.cp_comm + b.ep_comm + b.dp_comm + b.pp_comm).seconds() / r.steady.iteration.seconds();
   EXPECT_NEAR((r.time.communication - base.time.communication).seconds(), cost.seconds() * (1 - comm_share), 1e-9);
   EXPECT_EQ(r.time.total(), r.wall);  // residue 0
   // The timeline shows the congestion where it struck, for its 50 ms.

@@ -748,6 +748,13 @@ TEST(ScenarioErrors, ExchangeChoicesNeedSomethingToExchange) {
   EXPECT_EQ(error_of(h + "  cp_a2a_size: 2\n  cp_all_gather: true\n"),
             "s.yaml:6: parallelism.cp_a2a_size: runs a ring behind the all-to-all; it does not combine with "
             "cp_all_gather");
+  EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  cp_a2a_size: 2\n"),
+            "s.yaml:4: parallelism.cp_a2a_size: groups CP ranks for its all-to-alls; set parallelism.cp above 1");
+  // TE's ring, behind the all-to-alls, refuses sliding-window attention.
+  EXPECT_EQ(error_of("model: gpt-oss-20b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  cp: 8\n"
+                     "  cp_a2a_size: 2\n"),
+            "s.yaml:5: parallelism.cp_a2a_size: gpt-oss-20b has sliding-window attention, which Transformer Engine's "
+            "ring refuses; use cp_all_to_all or cp_all_gather");
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 32}\nparallelism:\n  tp: 2\n  cp: 16\n"
                      "  cp_a2a_size: 8\n"),
             "s.yaml:6: parallelism.cp_a2a_size: splits the 16 query and 4 KV heads a TP rank holds over cp_a2a_size 8; "

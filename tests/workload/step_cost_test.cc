@@ -10,6 +10,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "hw/catalog.h"
 #include "hw/compute_model.h"
@@ -540,25 +541,30 @@ TEST(ContextParallel, HierarchicalExchangesInsideEachGroupAndRingsAcrossThem) {
   // the sequence's K and V of 8 / 4 = 2 KV heads, 8,192 x 2 x 256 x 2 B.
   const ModelSpec& m = find_model("llama3-8b");
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
-  std::map<coll::Op, std::set<std::pair<size_t, int64_t>>> seen;  // (ranks, bytes) of each op
+  // The CP group is ranks 0-7 (no TP): the all-to-all's is its first four,
+  // the ring's every fourth.
+  std::map<coll::Op, std::set<std::pair<std::vector<uint32_t>, int64_t>>> seen;  // (ranks, bytes) of each op
+  SimTime gather_time;  // what the ring's all-gather takes
+  TrainingSpec t = one_sequence();
+  t.seq_len = 8192;
   const auto stage = [&](bool hierarchical) {
     ParallelPlan p;
     p.cp = 8;
     p.cp_a2a_size = hierarchical ? 4 : 1;
     p.cp_all_gather = !hierarchical;
-    TrainingSpec t = one_sequence();
-    t.seq_len = 8192;
     seen.clear();
     return StepCostModel(m, p, t, cm, [&](coll::Op op, core::Bytes b, const std::vector<uint32_t>& ranks) {
-             seen[op].insert({ranks.size(), b.count()});
-             return SimTime::zero();
+             seen[op].insert({ranks, b.count()});
+             return op == coll::Op::kAllGather ? gather_time : SimTime::zero();
            }).stage(0);
   };
   const StageCost gathered = stage(false);
   const StageCost hier = stage(true);
+  using Seen = std::set<std::pair<std::vector<uint32_t>, int64_t>>;
+  const std::vector<uint32_t> group{0, 1, 2, 3}, ring_group{0, 4};
   const int64_t q = int64_t{1024} * 4096 * 2, kv = int64_t{1024} * 1024 * 2;
-  EXPECT_EQ(seen[coll::Op::kAllToAll], (std::set<std::pair<size_t, int64_t>>{{4, q}, {4, kv}}));
-  EXPECT_EQ(seen[coll::Op::kAllGather], (std::set<std::pair<size_t, int64_t>>{{2, int64_t{8192} * 2 * 256 * 2}}));
+  EXPECT_EQ(seen[coll::Op::kAllToAll], (Seen{{group, q}, {group, kv}}));
+  EXPECT_EQ(seen[coll::Op::kAllGather], (Seen{{ring_group, int64_t{8192} * 2 * 256 * 2}}));
   // The attention of the 32 layers, against all-gather CP's 1 / 8 of the
   // whole kernel: the ring's two steps on 8 heads, the all-to-all's layout
   // passes and the ring's merges.
@@ -578,6 +584,20 @@ TEST(ContextParallel, HierarchicalExchangesInsideEachGroupAndRingsAcrossThem) {
                                   : hier.forward[0].compute - gathered.forward[0].compute;
     EXPECT_EQ(diff, (ring + outside - kernel(8192, true, 32, backward) / 8) * 32) << backward;
   }
+  // The ring's K/V passes hide behind its kernels alone, not behind the
+  // all-to-all's passes or the merges: a 1 s gather leaves 1 s less the
+  // ring's forward kernels exposed in each layer.
+  gather_time = SimTime::from_seconds(1);
+  const SimTime ring_f = kernel(4096, true, 8, false) + kernel(4096, false, 8, false) * 1 / 2;
+  EXPECT_EQ(stage(true).forward[0].cp_comm, (SimTime::from_seconds(1) - ring_f) * 32);
+  // Under FP8 attention with delayed scaling TE exchanges Q, K and V before
+  // it quantizes them (16 bits), the merged output as the merges leave it
+  // (fp32) and the quantized output gradient (1 B); dQ, dK, dV in 16 bits.
+  gather_time = SimTime::zero();
+  t.precision = hw::Precision::kFp8;
+  t.fp8_attention = true;
+  stage(true);
+  EXPECT_EQ(seen[coll::Op::kAllToAll], (Seen{{group, q}, {group, kv}, {group, q * 2}, {group, q / 2}}));
 }
 
 TEST(ContextParallel, ReplayingTheAttentionModuleRunsItsExchangesAgain) {

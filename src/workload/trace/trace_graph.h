@@ -35,7 +35,8 @@ enum class NodeKind { kCompute, kCollective, kSend, kRecv, kMemLoad, kMemStore }
 // Which bucket of the breakdown a compute node's time lands in.
 enum class Phase { kForward, kBackward, kOptimizer };
 // What the communication is for: the breakdown's exposed-communication
-// buckets (DP gradients, TP/CP activations, EP tokens, PP activations).
+// buckets (DP gradients, TP activations, CP's K/V and exchanges, EP tokens,
+// PP activations).
 enum class CommKind { kDp, kTp, kCp, kEp, kPp };
 
 const char* to_string(NodeKind k);
