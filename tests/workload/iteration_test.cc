@@ -912,6 +912,28 @@ TEST(Iteration, ExpertAllToAllIsItsOwnBucketNotTensorParallelComm) {
   EXPECT_TRUE(ep_interval);
 }
 
+TEST(Iteration, CombinedOneFOneBFilesContextParallelTimeAsCps) {
+  // The paired steps of combined 1F1B book their exposed CP communication
+  // (all-gather CP 2, no TP) as CP's, after both steps' compute, and the
+  // buckets still add up on every GPU.
+  Harness h;
+  moe_over_two_hosts(h, 1);
+  h.plan.dp = 8;
+  h.plan.cp = 2;
+  h.plan.cp_all_gather = true;
+  h.plan.zero_stage = 1;
+  h.plan.ep_comm_overlap = true;
+  h.training.seq_len = 4096;
+  h.training.global_batch = 32;  // 4 micro-batches per rank
+  const IterationResult r = h.run();
+  for (const auto& b : r.stages) EXPECT_EQ(b.total(), r.iteration);
+  EXPECT_EQ(r.mean.tp_comm, SimTime::zero());
+  EXPECT_GT(r.mean.cp_comm, SimTime::zero());
+  bool cp_interval = false;
+  for (const auto& iv : r.timeline[0]) cp_interval = cp_interval || iv.kind == IntervalKind::kCpComm;
+  EXPECT_TRUE(cp_interval);
+}
+
 TEST(Iteration, CombinedOneFOneBHidesAllButTheFirstForwardsAndLastBackwardsAllToAlls) {
   // Without pipelining, combined 1F1B runs F0 alone, then (B0, F1), (B1, F2),
   // (B2, F3) with each step's all-to-alls beside the pair's compute, then
