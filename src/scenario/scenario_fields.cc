@@ -315,7 +315,9 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.pp = v.as_int(); }, shows(&P::pp)},
       {"dp", Kind::kInt, derived("GPUs / (tp x pp x cp)"), int_range(1, kMaxWays), "data-parallel replicas",
        [](P& p, const Value& v) { p.dp = v.as_int(); }, shows(&P::dp)},
-      {"cp", Kind::kInt, by_default("1"), int_range(1, kMaxWays), "context-parallel size",
+      {"cp", Kind::kInt, by_default("1"), int_range(1, kMaxWays),
+       "context-parallel size; its exchange is Transformer Engine's K/V ring unless cp_all_gather, cp_all_to_all or "
+       "cp_a2a_size says otherwise (the ring refuses sliding-window attention)",
        [](P& p, const Value& v) { p.cp = v.as_int(); }, shows(&P::cp)},
       {"ep", Kind::kInt, by_default("1"), int_range(1, kMaxWays), "expert-parallel size (MoE; divides dp)",
        [](P& p, const Value& v) { p.ep = v.as_int(); }, shows(&P::ep)},

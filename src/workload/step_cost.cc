@@ -297,8 +297,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // unmasked seq / r square (the compute model has square kernels only, so
     // half of one launch, and the H200's causal shortfall, go with it).
     // Kernels of seq / r tokens fill fewer waves than one over the whole
-    // sequence, so this exceeds 1 / r of it. A sliding window (which TE's
-    // ring refuses) and chunks that do not divide keep 1 / r of the whole.
+    // sequence, so this exceeds 1 / r of it. (TE's ring refuses a sliding
+    // window, and the plan's checks with it; chunks that do not divide would
+    // keep 1 / r of the whole.)
     const bool ring_steps =
         ring > 1 && !p_.cp_all_gather && m_.sliding_window == 0 && seq % (2 * ring) == 0;
     auto kernel_time = [&](int64_t w, bool backward) {

@@ -684,6 +684,13 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
                        "or cp_all_gather",
                        m.name));
   }
+  // Ring attention, the default exchange, is Transformer Engine's
+  // AttnFuncWithCPAndKVP2P, which asserts that attention has no sliding
+  // window: Megatron-LM runs such a model's CP by all-to-all or all-gather.
+  if (p.cp > 1 && !p.cp_all_to_all && !p.cp_all_gather && p.cp_a2a_size == 1 && m.sliding_window > 0)
+    fail("parallelism.cp", fmt::format("{} has sliding-window attention, which Transformer Engine's ring (the default "
+                                       "CP exchange) refuses; set parallelism.cp_all_to_all or cp_all_gather",
+                                       m.name));
   // The all-to-all's ranks: every CP rank, or the hierarchical one's groups.
   const int64_t a2a_ways = p.cp_all_to_all ? p.cp : p.cp_a2a_size;
   const char* a2a_field = p.cp_all_to_all ? "parallelism.cp_all_to_all" : "parallelism.cp_a2a_size";

@@ -268,7 +268,9 @@ struct ParallelPlan {
   ShardingFramework framework = ShardingFramework::kMegatron;
   // Context parallelism's K/V exchange. false (and cp_all_to_all false):
   // ring attention, K/V blocks passed around the CP ring behind the
-  // attention kernels (Megatron-LM's default). true: K and V all-gathered
+  // attention kernels (Megatron-LM's default; Transformer Engine's ring
+  // refuses sliding-window attention, and so does validate_plan). true: K
+  // and V all-gathered
   // before attention and their
   // gradients reduce-scattered after it, on the critical path, as Llama 3
   // does (arXiv 2407.21783 Section 3.3.2: "the all-gather communication

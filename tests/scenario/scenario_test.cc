@@ -750,7 +750,14 @@ TEST(ScenarioErrors, ExchangeChoicesNeedSomethingToExchange) {
             "cp_all_gather");
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  cp_a2a_size: 2\n"),
             "s.yaml:4: parallelism.cp_a2a_size: groups CP ranks for its all-to-alls; set parallelism.cp above 1");
-  // TE's ring, behind the all-to-alls, refuses sliding-window attention.
+  // TE's ring, the default exchange and behind the all-to-alls, refuses
+  // sliding-window attention; all-to-all CP takes it.
+  EXPECT_EQ(error_of("model: gpt-oss-20b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  cp: 8\n"),
+            "s.yaml:4: parallelism.cp: gpt-oss-20b has sliding-window attention, which Transformer Engine's ring (the "
+            "default CP exchange) refuses; set parallelism.cp_all_to_all or cp_all_gather");
+  EXPECT_EQ(error_of("model: gpt-oss-20b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  cp: 8\n"
+                     "  cp_all_to_all: true\n"),
+            "no error");
   EXPECT_EQ(error_of("model: gpt-oss-20b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  cp: 8\n"
                      "  cp_a2a_size: 2\n"),
             "s.yaml:5: parallelism.cp_a2a_size: gpt-oss-20b has sliding-window attention, which Transformer Engine's "
