@@ -13,15 +13,44 @@ CpPasses ring_merges(const hw::ComputeModel& cm, const RingShape& r) {
   const auto whole = [&](int64_t elems, int64_t bytes) {
     return kernel(elems, 2, bytes) + kernel(elems, 3, bytes) * (r.cp - 1);
   };
-  // dK or dV on the causal mask's last rank: half copied, half added at
-  // each middle step, the whole added at the last.
-  const auto causal_kv = [&](int64_t elems) {
-    return kernel(elems / 2, 2, kGradBytes) + kernel(elems / 2, 3, kGradBytes) * (r.cp - 2) +
-           kernel(elems, 3, kGradBytes);
+  // A gradient of `elems` elements merged over the steps, each step's share
+  // `first`, `middle` (each of the cp - 2 between) and `last` of them:
+  // dQ whole every step; dK and dV on the causal mask's last rank half at
+  // the first and middle steps, whole at the last (the diagonal).
+  const auto grad = [&](int64_t elems, int64_t first, int64_t middle, int64_t last) {
+    switch (r.grads) {
+      case GradMerge::k16Bit:
+        return kernel(first, 2, kGradBytes) + kernel(middle, 3, kGradBytes) * (r.cp - 2) +
+               kernel(last, 3, kGradBytes);
+      case GradMerge::kFp8Slots:
+        // Each step's FP8 gradient copied into its slot; then all cp slots
+        // dequantized (a byte read, four written), summed (cp x 4 read, 4
+        // written) and cast (4 read, 2 written).
+        return kernel(first, 2, 1) + kernel(middle, 2, 1) * (r.cp - 2) + kernel(last, 2, 1) +
+               kernel(elems, 1, r.cp * (1 + 4 + 4) + 4 + 4 + 2);
+      case GradMerge::kFp32Sum:
+        // Each step's gradient dequantized to fp32 (1 + 4), then copied (4 +
+        // 4) or added (4 + 4 + 4) into the fp32 buffer; the sum cast at the
+        // end (4 + 2).
+        return kernel(first, 1, 5 + 8) + kernel(middle, 1, 5 + 12) * (r.cp - 2) + kernel(last, 1, 5 + 12) +
+               kernel(elems, 1, 4 + 2);
+    }
+    return core::SimTime::zero();
   };
-  const core::SimTime kv = r.causal ? causal_kv(r.k_elems) + causal_kv(r.v_elems)
-                                    : whole(r.k_elems, kGradBytes) + whole(r.v_elems, kGradBytes);
-  return {whole(r.out_elems, r.out_bytes), whole(r.q_elems, kGradBytes) + kv};
+  const auto kv = [&](int64_t elems) {
+    return r.causal ? grad(elems, elems / 2, elems / 2, elems) : grad(elems, elems, elems, elems);
+  };
+  const core::SimTime dq = grad(r.q_elems, r.q_elems, r.q_elems, r.q_elems);
+  return {whole(r.out_elems, r.out_bytes), dq + kv(r.k_elems) + kv(r.v_elems)};
+}
+
+GradMerge grad_merge(bool fp8_attention, Fp8Recipe recipe) {
+  if (!fp8_attention) return GradMerge::k16Bit;
+  return recipe == Fp8Recipe::kDelayed ? GradMerge::kFp8Slots : GradMerge::kFp32Sum;
+}
+
+int64_t ring_exchange_bytes(bool fp8_attention, Fp8Recipe recipe) {
+  return fp8_attention && recipe != Fp8Recipe::kMxfp8 ? 1 : 2;
 }
 
 CpExchangeBytes cp_exchange_bytes(bool fp8_attention, Fp8Recipe recipe) {

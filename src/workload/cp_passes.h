@@ -10,7 +10,8 @@
 // its log-sum-exp into `out` (read and written) and each later step's is
 // added in, rescaled (out_per_step read, out read and written: three
 // accesses an element). Backward, dQ, dK and dV take each step's kernel
-// output, by a copy (two accesses) and then additions (three).
+// output, by a copy (two accesses) and then additions (three), in 16 bits;
+// under FP8 attention as GradMerge says.
 //
 // Timed for the last CP rank. Under the causal mask each of its later
 // steps sets all its queries against the first half of a peer's keys: it
@@ -37,16 +38,34 @@ struct CpPasses {
   core::SimTime forward, backward;
 };
 
+// How the ring's backward gathers each step's dQ, dK and dV. In 16 bits, a
+// copy and then additions (above). Under FP8 attention with delayed scaling
+// TE copies each step's FP8 gradients (a byte an element) into a slot of
+// their own and at the end dequantizes all cp slots to fp32, sums them and
+// casts the sum to 16 bits; with current scaling or MXFP8 it dequantizes
+// each step's gradients to fp32 and copies or adds them into an fp32
+// buffer, cast to 16 bits at the end (context_parallel.py: "DelayedScaling:
+// collect all results in uint8 to one tensor, dequantize to float32, then
+// reduce; CurrentScaling: dequantize partial results from each step to
+// float32, then reduce").
+enum class GradMerge { k16Bit, kFp8Slots, kFp32Sum };
+
 // The elements on this rank (its tokens x width) of the attention output,
 // Q, K and V; `cp` ring steps. `out_bytes` a forward element: 2, or 4 where
-// FP8 attention merges its dequantized outputs in fp32; the gradients are
-// merged in 16 bits.
+// FP8 attention merges its dequantized outputs in fp32.
 struct RingShape {
   int64_t out_elems = 0, q_elems = 0, k_elems = 0, v_elems = 0;
   int64_t cp = 1;
   bool causal = true;
   int64_t out_bytes = 2;
+  GradMerge grads = GradMerge::k16Bit;
 };
+
+// The gradient merge under this attention (FP8 or not) and its recipe.
+GradMerge grad_merge(bool fp8_attention, Fp8Recipe attention_recipe);
+// The bytes an element of K and V (and of their gradients) the ring passes:
+// FP8 attention quantizes them before the ring but under MXFP8.
+int64_t ring_exchange_bytes(bool fp8_attention, Fp8Recipe attention_recipe);
 
 CpPasses ring_merges(const hw::ComputeModel& cm, const RingShape& ring);
 

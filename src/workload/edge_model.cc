@@ -258,7 +258,8 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
                                             .v_elems = tokens * (op.qkv_width - op.q_width - op.k_width),
                                             .cp = op.ring,
                                             .causal = op.causal,
-                                            .out_bytes = attn == hw::Precision::kFp8 ? 4 : 2});
+                                            .out_bytes = attn == hw::Precision::kFp8 ? 4 : 2,
+                                            .grads = grad_merge(attn == hw::Precision::kFp8, Fp8Recipe::kDelayed)});
   const SimTime merge = backward ? merges.backward : merges.forward;
   // Without a mask nothing needs balancing: each of the ring's steps is a
   // block against another block, all of it computed.

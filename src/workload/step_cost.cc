@@ -10,11 +10,16 @@
 namespace anatomy::workload {
 namespace {
 
+// The recipe of this run's FP8 attention: NVFP4 training runs it with
+// current scaling.
+Fp8Recipe attention_recipe(const TrainingSpec& t, hw::Precision gemm) {
+  return gemm == hw::Precision::kFp4 ? Fp8Recipe::kTensorwise : t.fp8_recipe;
+}
+
 // CP's all-to-all exchange widths (cp_passes.h), hierarchical CP's or the
-// all-to-all's over every CP rank, under this run's attention recipe: NVFP4
-// training runs its FP8 attention with current scaling.
+// all-to-all's over every CP rank.
 CpExchangeBytes cp_exchange_bytes_of(const TrainingSpec& t, const ParallelPlan& p, hw::Precision gemm) {
-  const Fp8Recipe recipe = gemm == hw::Precision::kFp4 ? Fp8Recipe::kTensorwise : t.fp8_recipe;
+  const Fp8Recipe recipe = attention_recipe(t, gemm);
   return p.cp_a2a_size > 1 ? cp_hierarchical_exchange_bytes(t.fp8_attention, recipe)
                            : cp_exchange_bytes(t.fp8_attention, recipe);
 }
@@ -353,7 +358,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
                                                   .v_elems = T * kv_local * v_hd,
                                                   .cp = ring,
                                                   .causal = true,
-                                                  .out_bytes = t_.fp8_attention ? 4 : 2});
+                                                  .out_bytes = t_.fp8_attention ? 4 : 2,
+                                                  .grads = grad_merge(t_.fp8_attention, attention_recipe(t_, prec))});
       outside_f += merges.forward;
       outside_b += merges.backward;
     }
@@ -626,8 +632,13 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     if (ring > 1) {
       // Ring attention: K and V of every ring rank (of its heads_local / a
       // heads) pass around the ring behind the attention kernels; backward
-      // also returns their gradients. The all-gather is the ring's traffic.
-      const Bytes kv(t_.micro_batch * t_.seq_len * kv_local / a2a_ways * (hd + v_hd) * kActivationBytes);
+      // also returns their gradients. The all-gather is the ring's traffic,
+      // in FP8 where FP8 attention quantized K and V before the ring (TE's
+      // AttnFuncWithCPAndKVP2P; the all-gather of cp_all_gather in 16 bits).
+      const int64_t kv_bytes = p_.cp_all_gather
+                                   ? kActivationBytes
+                                   : ring_exchange_bytes(t_.fp8_attention, attention_recipe(t_, gemm_precision()));
+      const Bytes kv(t_.micro_batch * t_.seq_len * kv_local / a2a_ways * (hd + v_hd) * kv_bytes);
       const auto ag = [&] { return timer_(coll::Op::kAllGather, kv, ring_group); };
       const auto rs = [&] { return timer_(coll::Op::kReduceScatter, kv, ring_group); };
       if (p_.cp_all_gather) {

@@ -48,6 +48,40 @@ TEST(CpPasses, WithoutAMaskEveryStepMergesEveryTensorWhole) {
   EXPECT_EQ(ring_merges(cm, fp32_out).backward, m.backward);
 }
 
+TEST(CpPasses, UnderFp8AttentionTheGradientsAreGatheredAsTransformerEngineDoes) {
+  // CP 4, causal, 1,000 elements of dQ and 200 of dK and of dV on the last
+  // rank. Delayed scaling: each step's FP8 gradient copied into a slot of
+  // its own (2 accesses of 1 B: dQ whole, dK and dV half but at the last
+  // step), then the four slots dequantized (1 B read, 4 written), summed (4
+  // read a slot, 4 written) and cast (4 read, 2 written): 4 x 9 + 10 = 46 B
+  // an element. Current scaling: each step dequantized to fp32 (1 + 4 B)
+  // and copied (4 + 4) or added (4 + 4 + 4) into an fp32 buffer, the sum
+  // cast at the end (4 + 2).
+  const auto& cm = h100();
+  const auto k = [&](int64_t bytes) { return cm.memory_bound(Bytes(bytes)); };
+  RingShape shape{.out_elems = 1000, .q_elems = 1000, .k_elems = 200, .v_elems = 200, .cp = 4};
+  const SimTime forward = ring_merges(cm, shape).forward;
+  shape.grads = grad_merge(true, Fp8Recipe::kDelayed);
+  EXPECT_EQ(shape.grads, GradMerge::kFp8Slots);
+  const SimTime dq_slots = k(2000) + k(2000) * 2 + k(2000) + k(46000);
+  const SimTime kv_slots = k(200) + k(200) * 2 + k(400) + k(9200);
+  EXPECT_EQ(ring_merges(cm, shape).backward, dq_slots + kv_slots * 2);
+  EXPECT_EQ(ring_merges(cm, shape).forward, forward);
+  for (Fp8Recipe r : {Fp8Recipe::kTensorwise, Fp8Recipe::kMxfp8}) {
+    shape.grads = grad_merge(true, r);
+    EXPECT_EQ(shape.grads, GradMerge::kFp32Sum);
+    const SimTime dq_sum = k(13000) + k(17000) * 2 + k(17000) + k(6000);
+    const SimTime kv_sum = k(1300) + k(1700) * 2 + k(3400) + k(1200);
+    EXPECT_EQ(ring_merges(cm, shape).backward, dq_sum + kv_sum * 2);
+  }
+  EXPECT_EQ(grad_merge(false, Fp8Recipe::kDelayed), GradMerge::k16Bit);
+  // The ring passes K and V (and their gradients) quantized, but under MXFP8.
+  EXPECT_EQ(ring_exchange_bytes(true, Fp8Recipe::kDelayed), 1);
+  EXPECT_EQ(ring_exchange_bytes(true, Fp8Recipe::kTensorwise), 1);
+  EXPECT_EQ(ring_exchange_bytes(true, Fp8Recipe::kMxfp8), 2);
+  EXPECT_EQ(ring_exchange_bytes(false, Fp8Recipe::kDelayed), 2);
+}
+
 TEST(CpPasses, WithoutARingThereIsNothingToMerge) {
   const CpPasses none = ring_merges(h100(), {.out_elems = 1000, .q_elems = 1000, .k_elems = 200, .v_elems = 200});
   EXPECT_EQ(none.forward, SimTime::zero());

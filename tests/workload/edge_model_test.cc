@@ -356,13 +356,15 @@ TEST(EdgeModel, Fp8AttentionRunsTheFlashKernelsAtFp8AfterCastingTheirInputs) {
       return backward ? c.attention_bwd(1, 4096, 64, 128, causal, 0, hw::AttentionKernel::kFlash, q)
                       : c.attention_fwd(1, 4096, 64, 128, causal, 0, hw::AttentionKernel::kFlash, q);
     };
-    // The merges (cp_passes_test), the forward's in fp32 under FP8 attention.
+    // The merges (cp_passes_test), the forward's in fp32 and the backward's
+    // gradients in FP8 slots (delayed scaling) under FP8 attention.
     const CpPasses merges = ring_merges(c, {.out_elems = 4096 * 8192,
                                               .q_elems = 4096 * 8192,
                                               .k_elems = 4096 * 1024,
                                               .v_elems = 4096 * 1024,
                                               .cp = 2,
-                                              .out_bytes = q == f8 ? 4 : 2});
+                                              .out_bytes = q == f8 ? 4 : 2,
+                                              .grads = q == f8 ? GradMerge::kFp8Slots : GradMerge::k16Bit});
     return k(true) + k(false) / 2 + (backward ? merges.backward : merges.forward);
   };
   const core::SimTime adam = c.optimizer_step(m.trainable_params(FineTune::kLora, 16));

@@ -598,6 +598,8 @@ TEST(ContextParallel, HierarchicalExchangesInsideEachGroupAndRingsAcrossThem) {
   t.fp8_attention = true;
   stage(true);
   EXPECT_EQ(seen[coll::Op::kAllToAll], (Seen{{group, q}, {group, kv}, {group, q * 2}, {group, q / 2}}));
+  // The ring, behind the quantization, passes K and V in FP8.
+  EXPECT_EQ(seen[coll::Op::kAllGather], (Seen{{ring_group, int64_t{8192} * 2 * 256}}));
 }
 
 TEST(ContextParallel, ReplayingTheAttentionModuleRunsItsExchangesAgain) {
