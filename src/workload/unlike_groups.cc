@@ -29,8 +29,15 @@ std::vector<UnlikeGroups> unlike_groups(const Layout& layout, const topo::Topolo
       for (const std::vector<uint32_t>& g : layout.distinct_groups(stage, d.group_of)) n.push_back(spans(g));
     const auto [lo, hi] = std::minmax_element(n.begin(), n.end());
     if (*lo == *hi) continue;
-    out.push_back({d.name, static_cast<int64_t>(n.size()), *lo, std::count(n.begin(), n.end(), *lo), *hi,
-                   spans((layout.*d.group_of)(RankCoord{}))});
+    const std::vector<uint32_t> first = (layout.*d.group_of)(RankCoord{});
+    UnlikeGroups u{d.name, static_cast<int64_t>(n.size()), *lo, std::count(n.begin(), n.end(), *lo), *hi, spans(first)};
+    if (d.group_of == &Layout::cp_group && p.cp_a2a_size > 1) {
+      std::vector<uint32_t> a2a(first.begin(), first.begin() + p.cp_a2a_size), ring;
+      for (size_t i = 0; i < first.size(); i += static_cast<size_t>(p.cp_a2a_size)) ring.push_back(first[i]);
+      u.first_a2a = spans(a2a);
+      u.first_ring = spans(ring);
+    }
+    out.push_back(u);
   }
   return out;
 }
@@ -45,6 +52,10 @@ std::string unlike_groups_note(const std::vector<UnlikeGroups>& unlike) {
     // the group through rank 0 and charged to every group alike.
     if (u.dimension == "EP")
       out += " (every group's all-to-alls are timed as placed)";
+    else if (u.first_a2a > 0)
+      out += fmt::format(" (timed on the first group's all-to-all ranks, which span {}, and its ring's, which span {}, "
+                         "and charged to every group alike)",
+                         u.first_a2a, u.first_ring);
     else
       out += fmt::format(" (timed on the first group, which spans {}, and charged to every group alike)", u.first);
   }

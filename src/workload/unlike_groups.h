@@ -27,6 +27,11 @@ struct UnlikeGroups {
   int64_t at_fewest = 0;  // ... and how many groups span that few
   int most = 0;           // the most a group spans
   int first = 0;          // what the group through rank 0 spans
+  // Hierarchical CP (ParallelPlan::cp_a2a_size) times its collectives on
+  // two sub-groups of that group, its first cp_a2a_size ranks (the
+  // all-to-all's) and every cp_a2a_size-th (the ring's): what each spans;
+  // 0 otherwise.
+  int first_a2a = 0, first_ring = 0;
 };
 
 // The dimensions of size > 1 whose groups span different numbers of

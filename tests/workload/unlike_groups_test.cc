@@ -75,6 +75,25 @@ TEST(UnlikeGroups, ATpGroupAcrossARackBoundaryIsNamedWithWhatTheFirstGroupSpans)
             std::string::npos);
 }
 
+// Hierarchical CP 16 in all-to-all groups of 4 on 144 GPUs of NVL72 racks:
+// CP groups are 16 consecutive ranks, so the one of ranks 64-79 straddles
+// racks 0 and 1; its collectives are timed on the first group's sub-groups,
+// ranks 0-3 (the all-to-all's) and 0, 4, 8, 12 (the ring's), both in rack 0.
+TEST(UnlikeGroups, HierarchicalCpNamesWhatItsTimedSubGroupsSpan) {
+  const topo::Topology t = cluster("gb200-nvl72", 144);
+  ParallelPlan p = plan(1, 16, 9, 1, 1);
+  p.cp_a2a_size = 4;
+  const std::vector<UnlikeGroups> u = unlike_groups(Layout(p), t, {});
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].dimension, "CP");
+  EXPECT_EQ(u[0].first_a2a, 1);
+  EXPECT_EQ(u[0].first_ring, 1);
+  EXPECT_NE(unlike_groups_note(u).find("timed on the first group's all-to-all ranks, which span 1, and its ring's, "
+                                       "which span 1, and charged to every group alike"),
+            std::string::npos)
+      << unlike_groups_note(u);
+}
+
 // Placement moves ranks: the same plan with ranks 0-63 on rack 1's GPUs
 // and 64-127 on rack 0's keeps every group inside a rack.
 TEST(UnlikeGroups, RanksArePlacedBeforeTheirDomainsAreRead) {
