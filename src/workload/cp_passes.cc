@@ -15,32 +15,41 @@ CpPasses ring_merges(const hw::ComputeModel& cm, const RingShape& r) {
   };
   // A gradient of `elems` elements merged over the steps, each step's share
   // `first`, `middle` (each of the cp - 2 between) and `last` of them:
-  // dQ whole every step; dK and dV on the causal mask's last rank half at
-  // the first and middle steps, whole at the last (the diagonal).
-  const auto grad = [&](int64_t elems, int64_t first, int64_t middle, int64_t last) {
+  // dQ whole every step; dK and dV (`is_kv`) on the causal mask's last rank
+  // half at the first and middle steps, whole at the last (the diagonal).
+  const auto grad = [&](int64_t elems, int64_t first, int64_t middle, int64_t last, bool is_kv) {
     switch (r.grads) {
       case GradMerge::k16Bit:
         return kernel(first, 2, kGradBytes) + kernel(middle, 3, kGradBytes) * (r.cp - 2) +
                kernel(last, 3, kGradBytes);
-      case GradMerge::kFp8Slots:
-        // Each step's FP8 gradient copied into its slot; then all cp slots
-        // dequantized (a byte read, four written), summed (cp x 4 read, 4
-        // written) and cast (4 read, 2 written).
-        return kernel(first, 2, 1) + kernel(middle, 2, 1) * (r.cp - 2) + kernel(last, 2, 1) +
-               kernel(elems, 1, r.cp * (1 + 4 + 4) + 4 + 4 + 2);
+      case GradMerge::kFp8Slots: {
+        // Each step's FP8 gradient copied into its slot (the other half of a
+        // causal dK or dV slot zeroed); then the cp slots made contiguous
+        // and joined (TE's combine_and_dequantize: a copy of dQ's, two of
+        // the strided dK's and dV's), dequantized (a byte read, four
+        // written), summed (cp x 4 read, 4 written) and cast (4 read, 2
+        // written).
+        const core::SimTime copies = kernel(first, 2, 1) + kernel(middle, 2, 1) * (r.cp - 2) + kernel(last, 2, 1);
+        const bool halves = is_kv && r.causal;
+        const core::SimTime zeroed = halves ? kernel(first, 1, 1) + kernel(middle, 1, 1) * (r.cp - 2) : core::SimTime{};
+        const int64_t joined = (is_kv ? 4 : 2) * r.cp;
+        return copies + zeroed + kernel(elems, 1, joined + r.cp * (1 + 4 + 4) + 4 + 4 + 2);
+      }
       case GradMerge::kFp32Sum:
-        // Each step's gradient dequantized to fp32 (1 + 4), then copied (4 +
-        // 4) or added (4 + 4 + 4) into the fp32 buffer; the sum cast at the
-        // end (4 + 2).
-        return kernel(first, 1, 5 + 8) + kernel(middle, 1, 5 + 12) * (r.cp - 2) + kernel(last, 1, 5 + 12) +
-               kernel(elems, 1, 4 + 2);
+        // Each step's 16-bit gradient (TE's FP8 backward returns dQ, dK, dV
+        // in 16 bits under current scaling and MXFP8) converted to fp32 (2
+        // read, 4 written), then copied (4 + 4) or added (4 + 4 + 4) into an
+        // fp32 buffer, dK's and dV's zeroed first (4 written); the sum cast
+        // at the end (4 + 2).
+        return kernel(first, 1, 6 + 8) + kernel(middle, 1, 6 + 12) * (r.cp - 2) + kernel(last, 1, 6 + 12) +
+               kernel(elems, 1, (is_kv ? 4 : 0) + 4 + 2);
     }
     return core::SimTime::zero();
   };
   const auto kv = [&](int64_t elems) {
-    return r.causal ? grad(elems, elems / 2, elems / 2, elems) : grad(elems, elems, elems, elems);
+    return r.causal ? grad(elems, elems / 2, elems / 2, elems, true) : grad(elems, elems, elems, elems, true);
   };
-  const core::SimTime dq = grad(r.q_elems, r.q_elems, r.q_elems, r.q_elems);
+  const core::SimTime dq = grad(r.q_elems, r.q_elems, r.q_elems, r.q_elems, false);
   return {whole(r.out_elems, r.out_bytes), dq + kv(r.k_elems) + kv(r.v_elems)};
 }
 

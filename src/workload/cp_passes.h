@@ -41,13 +41,15 @@ struct CpPasses {
 // How the ring's backward gathers each step's dQ, dK and dV. In 16 bits, a
 // copy and then additions (above). Under FP8 attention with delayed scaling
 // TE copies each step's FP8 gradients (a byte an element) into a slot of
-// their own and at the end dequantizes all cp slots to fp32, sums them and
-// casts the sum to 16 bits; with current scaling or MXFP8 it dequantizes
-// each step's gradients to fp32 and copies or adds them into an fp32
-// buffer, cast to 16 bits at the end (context_parallel.py: "DelayedScaling:
-// collect all results in uint8 to one tensor, dequantize to float32, then
-// reduce; CurrentScaling: dequantize partial results from each step to
-// float32, then reduce").
+// their own and at the end joins the cp slots, dequantizes them to fp32,
+// sums them and casts the sum to 16 bits; with current scaling or MXFP8
+// its FP8 kernels return 16-bit gradients, which it converts to fp32 and
+// copies or adds into an fp32 buffer, cast to 16 bits at the end
+// (context_parallel.py: "DelayedScaling: collect all results in uint8 to
+// one tensor, dequantize to float32, then reduce; CurrentScaling:
+// dequantize partial results from each step to float32, then reduce").
+// Under FP8 attention the gradients of the peers' K and V go back to them
+// in one all-to-all at the last step, not around the ring.
 enum class GradMerge { k16Bit, kFp8Slots, kFp32Sum };
 
 // The elements on this rank (its tokens x width) of the attention output,
@@ -63,8 +65,9 @@ struct RingShape {
 
 // The gradient merge under this attention (FP8 or not) and its recipe.
 GradMerge grad_merge(bool fp8_attention, Fp8Recipe attention_recipe);
-// The bytes an element of K and V (and of their gradients) the ring passes:
-// FP8 attention quantizes them before the ring but under MXFP8.
+// The bytes an element of K and V the ring passes, forward and again
+// backward: FP8 attention quantizes them before the ring but under MXFP8.
+// (Its gradients' all-to-all is FP8 under every recipe: TE's uint8 buffer.)
 int64_t ring_exchange_bytes(bool fp8_attention, Fp8Recipe attention_recipe);
 
 CpPasses ring_merges(const hw::ComputeModel& cm, const RingShape& ring);

@@ -10,10 +10,12 @@
 namespace anatomy::workload {
 namespace {
 
-// The recipe of this run's FP8 attention: NVFP4 training runs it with
-// current scaling.
+// The recipe of this run's FP8 attention. TE's fused attention runs no FP4
+// or block-scaled recipe: NVFP4 training gives its attention current
+// scaling (NVTE_DPA_FP8_RECIPE), and so, taken the same, does blockwise.
 Fp8Recipe attention_recipe(const TrainingSpec& t, hw::Precision gemm) {
-  return gemm == hw::Precision::kFp4 ? Fp8Recipe::kTensorwise : t.fp8_recipe;
+  return gemm == hw::Precision::kFp4 || t.fp8_recipe == Fp8Recipe::kBlockwise ? Fp8Recipe::kTensorwise
+                                                                             : t.fp8_recipe;
 }
 
 // CP's all-to-all exchange widths (cp_passes.h), hierarchical CP's or the
@@ -208,6 +210,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // CP's passes outside the kernels, in attn_f and attn_b: the ring's merges
   // of its steps and the all-to-all's layout passes (no cover for the ring).
   SimTime outside_f, outside_b;
+  SimTime ring_last_b;  // the ring's last backward step's kernel (covers FP8's gradient all-to-all)
   SimTime mixer_ew;  // a Mamba-2 mixer's memory-bound kernels, forward
   if (mamba) {
     // A Mamba-2 mixer over all T tokens, its heads and groups split over
@@ -319,6 +322,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     };
     attn_f = kernel_time(0, false);
     attn_b = kernel_time(0, true);
+    if (ring_steps) ring_last_b = flash(seq / ring, false, 0, true) / 2;
     // A window shortens the kernel, not the casts below.
     if (m_.sliding_window > 0) {
       c.window_saving_fwd = attn_f - kernel_time(m_.sliding_window, false);
@@ -326,8 +330,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     }
     if (t_.fp8_attention) {
       // Transformer Engine casts the kernel's 16-bit inputs to FP8 before it:
-      // Q, K and V forward, the output gradient backward (dQ, dK, dV and the
-      // output stay 16-bit). Each cast reads the tensor and writes a byte an
+      // Q, K and V forward, the output gradient backward (no cast of the
+      // kernels' outputs here; a ring's merges of them are cp_passes.h's,
+      // GradMerge). Each cast reads the tensor and writes a byte an
       // element; current scaling, which NVFP4 training gives its attention
       // (NVTE_DPA_FP8_RECIPE), reads it once more for its amax first (taken
       // the same for MXFP4, whose attention recipe is not published).
@@ -635,15 +640,23 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // also returns their gradients. The all-gather is the ring's traffic,
       // in FP8 where FP8 attention quantized K and V before the ring (TE's
       // AttnFuncWithCPAndKVP2P; the all-gather of cp_all_gather in 16 bits).
+      const int64_t elems = t_.micro_batch * t_.seq_len * kv_local / a2a_ways * (hd + v_hd);
       const int64_t kv_bytes = p_.cp_all_gather
                                    ? kActivationBytes
                                    : ring_exchange_bytes(t_.fp8_attention, attention_recipe(t_, gemm_precision()));
-      const Bytes kv(t_.micro_batch * t_.seq_len * kv_local / a2a_ways * (hd + v_hd) * kv_bytes);
+      const Bytes kv(elems * kv_bytes);
       const auto ag = [&] { return timer_(coll::Op::kAllGather, kv, ring_group); };
-      const auto rs = [&] { return timer_(coll::Op::kReduceScatter, kv, ring_group); };
+      const auto rs = [&] { return timer_(coll::Op::kReduceScatter, Bytes(elems * kActivationBytes), ring_group); };
       if (p_.cp_all_gather) {
         cp_forward += ag();
         c.bwd_cp_comm += ag() + rs();  // K/V gathered again for backward, their gradients reduce-scattered
+      } else if (t_.fp8_attention) {
+        // Under FP8 attention only K and V go around the ring backward; each
+        // peer's accumulated dK and dV (FP8, a byte an element) go back in one
+        // all-to-all at the last step, behind that step's kernel alone.
+        const SimTime gradients = timer_(coll::Op::kAllToAll, Bytes(elems), ring_group);
+        cp_forward += zero_floor(ag() - (attn_f - outside_f));
+        c.bwd_cp_comm += zero_floor(ag() - (attn_b - outside_b)) + zero_floor(gradients - ring_last_b);
       } else {
         cp_forward += zero_floor(ag() - (attn_f - outside_f));
         c.bwd_cp_comm += zero_floor(ag() + rs() - (attn_b - outside_b));

@@ -51,27 +51,29 @@ TEST(CpPasses, WithoutAMaskEveryStepMergesEveryTensorWhole) {
 TEST(CpPasses, UnderFp8AttentionTheGradientsAreGatheredAsTransformerEngineDoes) {
   // CP 4, causal, 1,000 elements of dQ and 200 of dK and of dV on the last
   // rank. Delayed scaling: each step's FP8 gradient copied into a slot of
-  // its own (2 accesses of 1 B: dQ whole, dK and dV half but at the last
-  // step), then the four slots dequantized (1 B read, 4 written), summed (4
-  // read a slot, 4 written) and cast (4 read, 2 written): 4 x 9 + 10 = 46 B
-  // an element. Current scaling: each step dequantized to fp32 (1 + 4 B)
-  // and copied (4 + 4) or added (4 + 4 + 4) into an fp32 buffer, the sum
-  // cast at the end (4 + 2).
+  // its own (2 accesses of 1 B: dQ whole, dK and dV half, the other half
+  // zeroed, 1 B, but at the last step); then the four slots joined (dQ's
+  // copied once, 2 B a slot; dK's and dV's twice, 4 B), dequantized (1 B
+  // read, 4 written), summed (4 read a slot, 4 written) and cast (4 read, 2
+  // written): 8 + 4 x 9 + 10 = 54 B an element of dQ, 16 + 36 + 10 = 62 of
+  // dK. Current scaling: each step's 16-bit gradient converted to fp32 (2 +
+  // 4 B) and copied (4 + 4) or added (4 + 4 + 4) into an fp32 buffer, dK's
+  // zeroed first (4 B), the sum cast at the end (4 + 2).
   const auto& cm = h100();
   const auto k = [&](int64_t bytes) { return cm.memory_bound(Bytes(bytes)); };
   RingShape shape{.out_elems = 1000, .q_elems = 1000, .k_elems = 200, .v_elems = 200, .cp = 4};
   const SimTime forward = ring_merges(cm, shape).forward;
   shape.grads = grad_merge(true, Fp8Recipe::kDelayed);
   EXPECT_EQ(shape.grads, GradMerge::kFp8Slots);
-  const SimTime dq_slots = k(2000) + k(2000) * 2 + k(2000) + k(46000);
-  const SimTime kv_slots = k(200) + k(200) * 2 + k(400) + k(9200);
+  const SimTime dq_slots = k(2000) + k(2000) * 2 + k(2000) + k(54000);
+  const SimTime kv_slots = k(200) + k(200) * 2 + k(400) + k(100) + k(100) * 2 + k(12400);
   EXPECT_EQ(ring_merges(cm, shape).backward, dq_slots + kv_slots * 2);
   EXPECT_EQ(ring_merges(cm, shape).forward, forward);
   for (Fp8Recipe r : {Fp8Recipe::kTensorwise, Fp8Recipe::kMxfp8}) {
     shape.grads = grad_merge(true, r);
     EXPECT_EQ(shape.grads, GradMerge::kFp32Sum);
-    const SimTime dq_sum = k(13000) + k(17000) * 2 + k(17000) + k(6000);
-    const SimTime kv_sum = k(1300) + k(1700) * 2 + k(3400) + k(1200);
+    const SimTime dq_sum = k(14000) + k(18000) * 2 + k(18000) + k(6000);
+    const SimTime kv_sum = k(1400) + k(1800) * 2 + k(3600) + k(2000);
     EXPECT_EQ(ring_merges(cm, shape).backward, dq_sum + kv_sum * 2);
   }
   EXPECT_EQ(grad_merge(false, Fp8Recipe::kDelayed), GradMerge::k16Bit);

@@ -597,9 +597,37 @@ TEST(ContextParallel, HierarchicalExchangesInsideEachGroupAndRingsAcrossThem) {
   t.precision = hw::Precision::kFp8;
   t.fp8_attention = true;
   stage(true);
-  EXPECT_EQ(seen[coll::Op::kAllToAll], (Seen{{group, q}, {group, kv}, {group, q * 2}, {group, q / 2}}));
-  // The ring, behind the quantization, passes K and V in FP8.
-  EXPECT_EQ(seen[coll::Op::kAllGather], (Seen{{ring_group, int64_t{8192} * 2 * 256}}));
+  // The ring, behind the quantization, passes K and V in FP8, and sends the
+  // peers' dK and dV back in one FP8 all-to-all over the ring's ranks.
+  const int64_t ring_kv = int64_t{8192} * 2 * 256;
+  EXPECT_EQ(seen[coll::Op::kAllToAll],
+            (Seen{{group, q}, {group, kv}, {group, q * 2}, {group, q / 2}, {ring_group, ring_kv}}));
+  EXPECT_EQ(seen[coll::Op::kAllGather], (Seen{{ring_group, ring_kv}}));
+  EXPECT_TRUE(seen[coll::Op::kReduceScatter].empty());
+}
+
+TEST(ContextParallel, UnderFp8AttentionTheRingsGradientsGoBackInOneAllToAllAtTheLastStep) {
+  // Llama 3 8B at 8,192 tokens on a ring of CP 2 with FP8 attention: TE
+  // passes only K and V around the ring backward and returns the peer's dK
+  // and dV in one FP8 all-to-all at the last step, which hides behind that
+  // step's kernel alone (half an unmasked 4,096-token FP8 backward). With
+  // the all-to-all taking 1 s and nothing else any time, each of the 32
+  // layers exposes 1 s less that kernel.
+  const ModelSpec& m = find_model("llama3-8b");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  ParallelPlan p;
+  p.cp = 2;
+  TrainingSpec t = one_sequence();
+  t.seq_len = 8192;
+  t.precision = hw::Precision::kFp8;
+  t.fp8_attention = true;
+  const StageCost c = StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
+                        return op == coll::Op::kAllToAll ? SimTime::from_seconds(1) : SimTime::zero();
+                      }).stage(0);
+  const SimTime last = cm.attention_bwd(1, 4096, 32, 128, false, 0, hw::AttentionKernel::kFlash,
+                                        hw::Precision::kFp8) / 2;
+  EXPECT_EQ(c.backward[0].cp_comm, (SimTime::from_seconds(1) - last) * 32);
+  EXPECT_EQ(c.forward[0].cp_comm, SimTime::zero());
 }
 
 TEST(ContextParallel, ReplayingTheAttentionModuleRunsItsExchangesAgain) {
