@@ -676,21 +676,16 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
       fail("parallelism.cp_a2a_size",
            fmt::format("{} must divide cp {} and be smaller (all-to-all over every CP rank is cp_all_to_all)",
                        p.cp_a2a_size, p.cp));
-    // TE's ring (AttnFuncWithCPAndKVP2P), which runs behind these
-    // all-to-alls, asserts that attention has no sliding window.
-    if (m.sliding_window > 0)
-      fail("parallelism.cp_a2a_size",
-           fmt::format("{} has sliding-window attention, which Transformer Engine's ring refuses; use cp_all_to_all "
-                       "or cp_all_gather",
-                       m.name));
   }
-  // Ring attention, the default exchange, is Transformer Engine's
-  // AttnFuncWithCPAndKVP2P, which asserts that attention has no sliding
-  // window: Megatron-LM runs such a model's CP by all-to-all or all-gather.
-  if (p.cp > 1 && !p.cp_all_to_all && !p.cp_all_gather && p.cp_a2a_size == 1 && m.sliding_window > 0)
-    fail("parallelism.cp", fmt::format("{} has sliding-window attention, which Transformer Engine's ring (the default "
-                                       "CP exchange) refuses; set parallelism.cp_all_to_all or cp_all_gather",
-                                       m.name));
+  // Ring attention, the default exchange and hierarchical CP's behind its
+  // all-to-alls, is Transformer Engine's AttnFuncWithCPAndKVP2P, which
+  // asserts that attention has no sliding window: Megatron-LM runs such a
+  // model's CP by all-to-all or all-gather.
+  if (p.cp > 1 && !p.cp_all_to_all && !p.cp_all_gather && m.sliding_window > 0)
+    fail(p.cp_a2a_size > 1 ? "parallelism.cp_a2a_size" : "parallelism.cp",
+         fmt::format("{} has sliding-window attention, which Transformer Engine's ring ({}) refuses; set "
+                     "parallelism.cp_all_to_all or cp_all_gather",
+                     m.name, p.cp_a2a_size > 1 ? "behind these all-to-alls" : "the default CP exchange"));
   // The all-to-all's ranks: every CP rank, or the hierarchical one's groups.
   const int64_t a2a_ways = p.cp_all_to_all ? p.cp : p.cp_a2a_size;
   const char* a2a_field = p.cp_all_to_all ? "parallelism.cp_all_to_all" : "parallelism.cp_a2a_size";

@@ -761,7 +761,7 @@ TEST(ScenarioErrors, ExchangeChoicesNeedSomethingToExchange) {
   EXPECT_EQ(error_of("model: gpt-oss-20b\ncluster: {system: dgx-h100, gpus: 8}\nparallelism:\n  cp: 8\n"
                      "  cp_a2a_size: 2\n"),
             "s.yaml:5: parallelism.cp_a2a_size: gpt-oss-20b has sliding-window attention, which Transformer Engine's "
-            "ring refuses; use cp_all_to_all or cp_all_gather");
+            "ring (behind these all-to-alls) refuses; set parallelism.cp_all_to_all or cp_all_gather");
   EXPECT_EQ(error_of("model: llama3-8b\ncluster: {system: dgx-h100, gpus: 32}\nparallelism:\n  tp: 2\n  cp: 16\n"
                      "  cp_a2a_size: 8\n"),
             "s.yaml:6: parallelism.cp_a2a_size: splits the 16 query and 4 KV heads a TP rank holds over cp_a2a_size 8; "
