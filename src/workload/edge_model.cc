@@ -241,11 +241,11 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
   const int64_t width = backward ? op.out_width : op.qkv_width;
   SimTime t = c.cast_from_16bit(static_cast<double>(op.m / op.ring * batch * width), 1, attn);
   // All-to-all context parallelism lays each exchanged tensor out and
-  // reorders it (cp_passes.h); FP8 attention here is delayed scaling's.
+  // reorders it (cp_passes.h).
+  const bool fp8 = attn == hw::Precision::kFp8;
   if (op.a2a > 1) {
-    const CpPasses passes =
-        a2a_layout_passes(c, op.m * batch * op.qkv_width, op.m * batch * op.out_width,
-                          cp_exchange_bytes(attn == hw::Precision::kFp8, Fp8Recipe::kDelayed));
+    const CpPasses passes = a2a_layout_passes(c, op.m * batch * op.qkv_width, op.m * batch * op.out_width,
+                                              cp_exchange_bytes(fp8, kEdgeAttentionRecipe));
     t += backward ? passes.backward : passes.forward;
   }
   if (op.ring <= 1) return (t + kernel(op.m, op.causal, op.window)) * op.repeat;
@@ -258,8 +258,8 @@ SimTime attention_time(const ModelOp& op, int64_t batch, const hw::ComputeModel&
                                             .v_elems = tokens * (op.qkv_width - op.q_width - op.k_width),
                                             .cp = op.ring,
                                             .causal = op.causal,
-                                            .out_bytes = attn == hw::Precision::kFp8 ? 4 : 2,
-                                            .grads = grad_merge(attn == hw::Precision::kFp8, Fp8Recipe::kDelayed)});
+                                            .out_bytes = fp8 ? 4 : 2,
+                                            .grads = grad_merge(fp8, kEdgeAttentionRecipe)});
   const SimTime merge = backward ? merges.backward : merges.forward;
   // Without a mask nothing needs balancing: each of the ring's steps is a
   // block against another block, all of it computed.

@@ -56,6 +56,7 @@
 #include "hw/compute_model.h"
 #include "hw/precision.h"
 #include "workload/model.h"
+#include "workload/training.h"
 
 namespace anatomy::workload {
 
@@ -161,6 +162,11 @@ std::vector<core::Bytes> cp_all_to_all_bytes(const ModelOp& op, int64_t batch, i
 
 // One forward pass of `batch` samples on one accelerator.
 core::SimTime inference_time(const EdgeModel& m, int64_t batch, const hw::ComputeModel& c, hw::Precision p);
+// The recipe of a fine-tuning step's FP8 attention: delayed scaling, which
+// NeMo's LoRA recipes set even under NVFP4 (MLPerf v5.1 llama2_70b_lora
+// config_common_fp4.sh: NVTE_DPA_FP8_RECIPE="DelayedScaling").
+inline constexpr Fp8Recipe kEdgeAttentionRecipe = Fp8Recipe::kDelayed;
+
 // How a fine-tuning step runs beside its precision.
 struct TrainStepOptions {
   int64_t recompute_layers = 0;  // layers whose forward runs again in the backward

@@ -27,6 +27,20 @@ std::vector<uint32_t> Layout::cp_group(RankCoord c) const {
   return g;
 }
 
+std::vector<uint32_t> Layout::cp_a2a_group(RankCoord c) const {
+  const int a = p_.cp_a2a_ways();
+  std::vector<uint32_t> g;
+  for (int i = c.cp / a * a; i < (c.cp / a + 1) * a; ++i) g.push_back(rank({c.tp, i, c.dp, c.pp}));
+  return g;
+}
+
+std::vector<uint32_t> Layout::cp_ring_group(RankCoord c) const {
+  const int a = p_.cp_a2a_ways();
+  std::vector<uint32_t> g;
+  for (int i = c.cp % a; i < p_.cp; i += a) g.push_back(rank({c.tp, i, c.dp, c.pp}));
+  return g;
+}
+
 std::vector<uint32_t> Layout::dp_group(RankCoord c) const {
   std::vector<uint32_t> g;
   for (int i = 0; i < p_.dp; ++i) g.push_back(rank({c.tp, c.cp, i, c.pp}));

@@ -27,6 +27,11 @@ class Layout {
   // Ranks of the group through `c` along one dimension, in order.
   std::vector<uint32_t> tp_group(RankCoord c) const;
   std::vector<uint32_t> cp_group(RankCoord c) const;
+  // Within c's CP group, the ranks CP's all-to-alls span
+  // (ParallelPlan::cp_a2a_ways consecutive CP ranks) and the ring through c
+  // (every cp_a2a_ways-th): the whole group and c alone without hierarchy.
+  std::vector<uint32_t> cp_a2a_group(RankCoord c) const;
+  std::vector<uint32_t> cp_ring_group(RankCoord c) const;
   std::vector<uint32_t> dp_group(RankCoord c) const;
   // Data-parallel x context-parallel: the group gradients are reduced over.
   std::vector<uint32_t> dp_cp_group(RankCoord c) const;

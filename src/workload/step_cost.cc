@@ -287,7 +287,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // All-to-all CP runs the whole sequence on heads_local / cp heads;
     // hierarchical CP (cp_a2a_size a) runs a ring over cp / a ranks, each
     // with seq / (cp / a) tokens of heads_local / a heads.
-    const int64_t a2a_ways = cp_a2a_ways();
+    const int64_t a2a_ways = p_.cp_a2a_ways();
     const bool a2a = a2a_ways > 1;
     const int64_t ring = cp / a2a_ways;
     const int64_t kernel_heads = heads_local / a2a_ways;
@@ -317,7 +317,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
         const int64_t block = seq / ring;
         return flash(block, true, 0, backward) + flash(block, false, 0, backward) * (ring - 1) / 2 + draws / cp;
       }
-      if (a2a) return flash(seq, true, w, backward) / ring + draws / cp;
+      if (a2a) return flash(seq, true, w, backward) + draws / cp;  // all-to-all over every CP rank
       return (flash(seq, true, w, backward) + draws) / cp;
     };
     attn_f = kernel_time(0, false);
@@ -615,12 +615,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   SimTime cp_forward;
   if (cp > 1 && attention) {
     // The all-to-all's ranks are consecutive CP ranks (a node's, with the
-    // default order), the ring's every a2a_ways-th; the representative is
-    // CP rank 0.
-    const std::vector<uint32_t> group = layout_.cp_group(rep);
-    const int64_t a2a_ways = cp_a2a_ways(), ring = cp / a2a_ways;
-    std::vector<uint32_t> a2a_group(group.begin(), group.begin() + a2a_ways), ring_group;
-    for (int64_t i = 0; i < cp; i += a2a_ways) ring_group.push_back(group[i]);
+    // default order), the ring's every a2a_ways-th (Layout); the
+    // representative is CP rank 0.
+    const std::vector<uint32_t> a2a_group = layout_.cp_a2a_group(rep), ring_group = layout_.cp_ring_group(rep);
+    const int64_t a2a_ways = p_.cp_a2a_ways(), ring = cp / a2a_ways;
     if (a2a_ways > 1) {
       // Each of Q, K, V and the output forward, and of their gradients
       // backward, is one all-to-all of what the rank holds of it.

@@ -137,11 +137,6 @@ class StepCostModel {
   };
   LayerCost layer(LayerKind kind) const;
   hw::Precision gemm_precision() const;
-  // The CP ranks one all-to-all spans: every one (cp_all_to_all), a
-  // hierarchical group (cp_a2a_size), or 1 where CP has no all-to-all.
-  int64_t cp_a2a_ways() const {
-    return p_.cp <= 1 ? 1 : p_.cp_all_to_all ? p_.cp : p_.cp_a2a_size;
-  }
   SimTime grad_accumulation(int64_t params) const;
   // Tokens a GPU sends to its experts per micro-batch: all T of its TP
   // group's sequence slice, or its own T x etp / tp when expert TP is

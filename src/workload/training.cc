@@ -687,7 +687,7 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
                      "parallelism.cp_all_to_all or cp_all_gather",
                      m.name, p.cp_a2a_size > 1 ? "behind these all-to-alls" : "the default CP exchange"));
   // The all-to-all's ranks: every CP rank, or the hierarchical one's groups.
-  const int64_t a2a_ways = p.cp_all_to_all ? p.cp : p.cp_a2a_size;
+  const int64_t a2a_ways = p.cp_a2a_ways();
   const char* a2a_field = p.cp_all_to_all ? "parallelism.cp_all_to_all" : "parallelism.cp_a2a_size";
   if (a2a_ways > 1) {
     if (p.cp_all_to_all && p.cp_all_gather)

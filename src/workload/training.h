@@ -300,6 +300,9 @@ struct ParallelPlan {
   // it, and where seq_len does not split into 2 cp chunks.
   int cp_a2a_size = 1;
 
+  // The CP ranks one of CP's all-to-alls spans: every one (cp_all_to_all),
+  // a hierarchical group (cp_a2a_size), or 1 where CP has no all-to-all.
+  int cp_a2a_ways() const { return cp <= 1 ? 1 : cp_all_to_all ? cp : cp_a2a_size; }
   // Every stream in one hardware queue (device_max_connections 1).
   bool one_hardware_queue() const { return device_max_connections == 1; }
   int gpus() const { return tp * pp * dp * cp; }

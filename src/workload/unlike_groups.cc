@@ -32,10 +32,8 @@ std::vector<UnlikeGroups> unlike_groups(const Layout& layout, const topo::Topolo
     const std::vector<uint32_t> first = (layout.*d.group_of)(RankCoord{});
     UnlikeGroups u{d.name, static_cast<int64_t>(n.size()), *lo, std::count(n.begin(), n.end(), *lo), *hi, spans(first)};
     if (d.group_of == &Layout::cp_group && p.cp_a2a_size > 1) {
-      std::vector<uint32_t> a2a(first.begin(), first.begin() + p.cp_a2a_size), ring;
-      for (size_t i = 0; i < first.size(); i += static_cast<size_t>(p.cp_a2a_size)) ring.push_back(first[i]);
-      u.first_a2a = spans(a2a);
-      u.first_ring = spans(ring);
+      u.first_a2a = spans(layout.cp_a2a_group(RankCoord{}));
+      u.first_ring = spans(layout.cp_ring_group(RankCoord{}));
     }
     out.push_back(u);
   }

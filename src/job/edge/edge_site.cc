@@ -87,10 +87,10 @@ class Site {
     // FP8 attention the FP8 data, as delayed scaling exchanges it
     // (workload/cp_passes.h; every tensor the same width then).
     const bool through_attention = workload::backward_through_inputs(rt.mode);
+    const int64_t width = workload::cp_exchange_bytes(in_.fp8_attention, workload::kEdgeAttentionRecipe).qkv;
     for (const workload::ModelOp& op : shard.ops) {
       const int64_t passes = op.repeat + workload::recomputed_repeats(op, rt.recompute_layers) +
                              (through_attention ? op.repeat : 0);
-      const int64_t width = workload::cp_exchange_bytes(in_.fp8_attention, workload::Fp8Recipe::kDelayed).qkv;
       for (Bytes b : workload::cp_all_to_all_bytes(op, rt.batch_per_gpu, width)) {
         if (!in_.all_to_all)
           throw std::logic_error("EdgeInputs::all_to_all is needed for all-to-all context parallelism");
