@@ -226,6 +226,19 @@ void Topology::route_in_domain(uint32_t s, uint32_t d, std::vector<LinkId>& out)
   }
 }
 
+std::span<const LinkId> Topology::down_towards(NodeId v, uint32_t rid) const {
+  // Down links are sorted by their child's range: the candidates are the
+  // links to the last child whose range starts at or before rid (parallel
+  // links share a child), if that range holds rid.
+  const auto b = down_.begin() + down_begin_[v], e = down_.begin() + down_begin_[v + 1];
+  auto last = std::upper_bound(b, e, rid, [&](uint32_t r, LinkId l) { return r < range_lo_[links_[l].to]; });
+  if (last == b || range_hi_[links_[*(last - 1)].to] <= rid) return {};
+  const uint32_t lo = range_lo_[links_[*(last - 1)].to];
+  auto first = last - 1;
+  while (first != b && range_lo_[links_[*(first - 1)].to] == lo) --first;
+  return {&*first, static_cast<size_t>(last - first)};
+}
+
 void Topology::route_fabric(NodeId src, NodeId dst, uint64_t flow_hash, std::vector<LinkId>& out) const {
   const uint32_t rid = range_lo_[dst];
   NodeId cur = src;
@@ -239,17 +252,10 @@ void Topology::route_fabric(NodeId src, NodeId dst, uint64_t flow_hash, std::vec
     cur = links_[l].to;
   }
   while (cur != dst) {
-    const uint32_t b = down_begin_[cur], e = down_begin_[cur + 1];
-    // First down link whose child range starts after rid; the candidates end there.
-    auto lo_of = [&](LinkId l) { return range_lo_[links_[l].to]; };
-    auto last = std::upper_bound(down_.begin() + b, down_.begin() + e, rid,
-                                 [&](uint32_t r, LinkId l) { return r < lo_of(l); });
-    auto first = last;
-    while (first != down_.begin() + b && range_lo_[links_[*(first - 1)].to] == range_lo_[links_[*(last - 1)].to]) --first;
-    if (first == last || range_hi_[links_[*(last - 1)].to] <= rid)
-      throw std::logic_error(fmt::format("no down link from node {} towards endpoint {}", cur, dst));
-    const auto n = static_cast<uint64_t>(last - first);
-    const LinkId l = n == 1 ? *first : first[core::mix64(flow_hash ^ 0xd0e5) % n];
+    const std::span<const LinkId> down = down_towards(cur, rid);
+    if (down.empty()) throw std::logic_error(fmt::format("no down link from node {} towards endpoint {}", cur, dst));
+    const auto n = static_cast<uint64_t>(down.size());
+    const LinkId l = n == 1 ? down[0] : down[core::mix64(flow_hash ^ 0xd0e5) % n];
     out.push_back(l);
     cur = links_[l].to;
   }
@@ -337,19 +343,28 @@ void Topology::route(NodeId src, NodeId dst, uint64_t flow_hash, std::vector<Lin
 }
 
 std::vector<std::vector<LinkId>> Topology::fabric_paths(NodeId src, NodeId dst) const {
-  // Depth-first over every up-link choice; the descent is unique per choice
-  // of parallel links, which we also enumerate.
   std::vector<std::vector<LinkId>> paths;
+  for_each_fabric_path(src, dst, [&](std::span<const LinkId> p) {
+    paths.emplace_back(p.begin(), p.end());
+    return true;
+  });
+  return paths;
+}
+
+void Topology::for_each_fabric_path(NodeId src, NodeId dst,
+                                    const std::function<bool(std::span<const LinkId>)>& visit) const {
+  // Depth-first over every up-link choice; the descent is unique per choice
+  // of parallel links, which we also enumerate (those route() chooses among).
   std::vector<LinkId> cur;
+  bool more = true;
   const uint32_t rid = range_lo_[dst];
   auto descend = [&](auto&& self, NodeId v) -> void {
     if (v == dst) {
-      paths.push_back(cur);
+      more = visit(cur);
       return;
     }
-    for (uint32_t i = down_begin_[v]; i < down_begin_[v + 1]; ++i) {
-      const LinkId l = down_[i];
-      if (!covers(links_[l].to, rid)) continue;
+    for (const LinkId l : down_towards(v, rid)) {
+      if (!more) break;
       cur.push_back(l);
       self(self, links_[l].to);
       cur.pop_back();
@@ -360,14 +375,13 @@ std::vector<std::vector<LinkId>> Topology::fabric_paths(NodeId src, NodeId dst) 
       descend(descend, v);
       return;
     }
-    for (uint32_t i = up_begin_[v]; i < up_begin_[v + 1]; ++i) {
+    for (uint32_t i = up_begin_[v]; more && i < up_begin_[v + 1]; ++i) {
       cur.push_back(up_[i]);
       self(self, links_[up_[i]].to);
       cur.pop_back();
     }
   };
   climb(climb, src);
-  return paths;
 }
 
 size_t Topology::memory_bytes() const {

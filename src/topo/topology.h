@@ -31,6 +31,7 @@
 //   t.route(t.gpu_node(0), t.gpu_node(9), /*flow_hash=*/17, path);
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -161,6 +162,11 @@ class Topology {
   // Every equal-cost fabric path between two fabric endpoints (for tests
   // and for spraying); a path is a list of links.
   std::vector<std::vector<LinkId>> fabric_paths(NodeId src_endpoint, NodeId dst_endpoint) const;
+  // The same paths in the same order, each shown to `visit` in a buffer
+  // reused for the next (no allocation per path: a k = 32 fat tree has 256
+  // between two hosts); `visit` returns false to stop.
+  void for_each_fabric_path(NodeId src_endpoint, NodeId dst_endpoint,
+                            const std::function<bool(std::span<const LinkId>)>& visit) const;
   // The direct link from a to b, or kNoLink.
   LinkId find_link(NodeId a, NodeId b) const;
   // Names a person recognises, for reports and traces (labels.cc): "host 3
@@ -206,6 +212,8 @@ class Topology {
   };
   Attachment attach(NodeId n, uint8_t fabric, uint64_t flow_hash, bool outbound) const;
   bool covers(NodeId n, uint32_t rid) const { return range_lo_[n] <= rid && rid < range_hi_[n]; }
+  // The down links from v that lead towards route id rid (parallel links to one child); empty if none.
+  std::span<const LinkId> down_towards(NodeId v, uint32_t rid) const;
 
   std::vector<NodeKind> kind_;
   std::vector<uint8_t> level_;

@@ -106,6 +106,34 @@ TEST(Cluster, ClassicFatTreeHasKSquaredOverFourPathsBetweenPods) {
   EXPECT_EQ(t.fabric_paths(t.nic_of(0), t.nic_of(8)).size(), 1u);
 }
 
+TEST(Cluster, EveryRouteEcmpTakesIsAmongTheEnumeratedPathsAndTheVisitorCanStop) {
+  // The same k = 4 fat tree: the 4 paths between pods are exactly the
+  // fabric part of the routes ECMP hashes onto, and a visitor that says
+  // stop after the second path sees two.
+  ClusterSpec s = dgx("dgx-h100", 16 * 8);
+  s.system.nics_per_host = 1;
+  s.fabric.radix = 4;
+  s.fabric.tiers = 3;
+  s.fabric.rail_optimized = false;
+  Topology t = build_cluster(s);
+  const NodeId a = t.nic_of(0), b = t.nic_of(8 * 15);
+  const auto paths = t.fabric_paths(a, b);
+  ASSERT_EQ(paths.size(), 4u);
+  std::set<std::vector<LinkId>> hashed;
+  for (uint64_t h = 1; h <= 400; ++h) {
+    std::vector<LinkId> p;
+    t.route(a, b, h, p);
+    hashed.insert(p);
+  }
+  EXPECT_EQ(hashed, std::set<std::vector<LinkId>>(paths.begin(), paths.end()));
+  int seen = 0;
+  t.for_each_fabric_path(a, b, [&](std::span<const LinkId> p) {
+    EXPECT_TRUE(std::equal(p.begin(), p.end(), paths[seen].begin(), paths[seen].end()));  // same order
+    return ++seen < 2;
+  });
+  EXPECT_EQ(seen, 2);
+}
+
 TEST(Cluster, APartialLastScaleUpDomainIsNamed) {
   // 1,024 GPUs in NVL72 racks fill 14 racks (1,008 GPUs) and leave 16 in a
   // fifteenth; 8 GPUs use part of one rack; 144 fill two.

@@ -119,7 +119,9 @@ void PathCache::model(const std::vector<LinkId>& full, std::vector<LinkId>& link
   links.assign(full.begin() + static_cast<std::ptrdiff_t>(first), full.begin() + static_cast<std::ptrdiff_t>(last) + 1);
 }
 
-PathSet& PathCache::finish(std::unique_ptr<PathSet> s) {
+PathSet& PathCache::finish(PathSet&& made) {
+  PathSet* s = &owned_.emplace_back();
+  *s = std::move(made);
   const uint32_t len = s->len;
   ANATOMY_CHECK(len > 0 && len <= UINT16_MAX, "a modelled path needs 1 to 65535 links");
   s->rev.resize(s->fwd.size());
@@ -165,8 +167,7 @@ PathSet& PathCache::finish(std::unique_ptr<PathSet> s) {
   const LinkId last = s->fwd[len - 1];
   s->data_time_last = wire_time(wire_bytes(last, topo_.framing.mtu_bytes), line_bps(last));
   s->base_rtt = s->latency + data_out + ctrl_back;
-  owned_.push_back(std::move(s));
-  return *owned_.back();
+  return *s;
 }
 
 const PathSet& PathCache::ecmp(NodeId src, NodeId dst, uint64_t hash) {
@@ -179,12 +180,12 @@ const PathSet& PathCache::ecmp(NodeId src, NodeId dst, uint64_t hash) {
   auto& bucket = by_route_[key];
   for (PathSet* s : bucket)
     if (s->pre_delay == pre && s->post_delay == post && s->fwd == links_) return *s;
-  auto s = std::make_unique<PathSet>();
-  s->count = 1;
-  s->len = static_cast<uint32_t>(links_.size());
-  s->fwd = links_;
-  s->pre_delay = pre;
-  s->post_delay = post;
+  PathSet s;
+  s.count = 1;
+  s.len = static_cast<uint32_t>(links_.size());
+  s.fwd = links_;
+  s.pre_delay = pre;
+  s.post_delay = post;
   PathSet& out = finish(std::move(s));
   bucket.push_back(&out);
   return out;
@@ -227,13 +228,32 @@ const PathSet& PathCache::spray(NodeId src, NodeId dst) {
 
 // The paths found for a pair, in a fixed order, as its PathSet.
 const PathSet& PathCache::store(uint64_t key, std::vector<std::vector<LinkId>> found, SimTime pre, SimTime post) {
-  std::sort(found.begin(), found.end());
-  auto s = std::make_unique<PathSet>();
-  s->count = static_cast<uint32_t>(found.size());
-  s->len = static_cast<uint32_t>(found.front().size());
-  for (const auto& p : found) s->fwd.insert(s->fwd.end(), p.begin(), p.end());
-  s->pre_delay = pre;
-  s->post_delay = post;
+  const uint32_t len = static_cast<uint32_t>(found.front().size());
+  std::vector<LinkId> flat;
+  flat.reserve(found.size() * len);
+  for (const auto& p : found) flat.insert(flat.end(), p.begin(), p.end());
+  return store(key, flat, len, pre, post);
+}
+
+// `flat` holds paths of `len` links one after another; they are stored in
+// lexicographic order, as a set of equal-cost paths does not depend on the
+// order they were found in.
+const PathSet& PathCache::store(uint64_t key, const std::vector<LinkId>& flat, uint32_t len, SimTime pre,
+                                SimTime post) {
+  const uint32_t count = static_cast<uint32_t>(flat.size() / len);
+  std::vector<uint32_t> order(count);
+  for (uint32_t i = 0; i < count; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::lexicographical_compare(flat.begin() + a * len, flat.begin() + (a + 1) * len, flat.begin() + b * len,
+                                        flat.begin() + (b + 1) * len);
+  });
+  PathSet s;
+  s.count = count;
+  s.len = len;
+  s.fwd.reserve(flat.size());
+  for (uint32_t i : order) s.fwd.insert(s.fwd.end(), flat.begin() + i * len, flat.begin() + (i + 1) * len);
+  s.pre_delay = pre;
+  s.post_delay = post;
   PathSet& out = finish(std::move(s));
   by_pair_.emplace(key, &out);
   return out;
@@ -247,22 +267,28 @@ const PathSet& PathCache::every_path(uint64_t key, NodeId src, NodeId dst, uint3
   SimTime pre, post;
   model(full_, links_, pre, post);
   const LinkId first = links_.front();
-  std::vector<std::vector<LinkId>> found;
-  if (links_.size() == 1 || !is_fabric_link(topo_.link(first).kind)) {
-    found.push_back(links_);
-  } else {
-    for (auto& p : topo_.fabric_paths(topo_.link(first).from, topo_.link(links_.back()).to))
-      if (p.front() == first && p.size() == links_.size() && found.size() < want) found.push_back(std::move(p));
-    if (found.empty()) found.push_back(links_);
-  }
-  return store(key, std::move(found), pre, post);
+  const size_t len = links_.size();
+  if (len == 1 || !is_fabric_link(topo_.link(first).kind)) return store(key, links_, static_cast<uint32_t>(len), pre, post);
+  std::vector<LinkId>& flat = full_;  // the route is in links_ now: reuse its buffer
+  flat.clear();
+  uint32_t found = 0;
+  topo_.for_each_fabric_path(topo_.link(first).from, topo_.link(links_.back()).to, [&](std::span<const LinkId> p) {
+    if (p.front() == first && p.size() == len) {
+      flat.insert(flat.end(), p.begin(), p.end());
+      ++found;
+    }
+    return found < want;
+  });
+  if (found == 0) flat = links_;
+  return store(key, flat, static_cast<uint32_t>(len), pre, post);
 }
 
 size_t PathCache::memory_bytes() const {
   size_t total = reverse_.capacity() * sizeof(LinkId);
   total += local_of_.capacity();
-  for (const auto& s : owned_)
-    total += sizeof(PathSet) + (s->fwd.capacity() + s->rev.capacity()) * sizeof(LinkId) + s->local.capacity();
+  owned_.for_each([&](const PathSet& s) {
+    total += sizeof(PathSet) + (s.fwd.capacity() + s.rev.capacity()) * sizeof(LinkId) + s.local.capacity();
+  });
   return total;
 }
 

@@ -47,6 +47,7 @@
 
 #include "net/packet/config.h"
 #include "net/packet/packet.h"
+#include "net/packet/stable_blocks.h"
 #include "topo/topology.h"
 
 namespace anatomy::net::packet {
@@ -135,8 +136,9 @@ class PathCache {
  private:
   // Splits a full route into pre-delay, modelled links and post-delay.
   void model(const std::vector<LinkId>& full, std::vector<LinkId>& links, SimTime& pre, SimTime& post) const;
-  PathSet& finish(std::unique_ptr<PathSet> s);
+  PathSet& finish(PathSet&& made);
   const PathSet& store(uint64_t key, std::vector<std::vector<LinkId>> found, SimTime pre, SimTime post);
+  const PathSet& store(uint64_t key, const std::vector<LinkId>& flat, uint32_t len, SimTime pre, SimTime post);
   const PathSet& every_path(uint64_t key, NodeId src, NodeId dst, uint32_t want);
   static constexpr uint32_t kSampledPaths = 1024;  // above this, enumerate instead of sampling
 
@@ -146,7 +148,9 @@ class PathCache {
   std::vector<uint8_t> local_of_;  // by link: its index among its node's out-links; 255: too many
   std::unordered_map<uint64_t, std::vector<PathSet*>> by_route_;  // ECMP: hash of the modelled route
   std::unordered_map<uint64_t, PathSet*> by_pair_;                 // spray: (src, dst)
-  std::vector<std::unique_ptr<PathSet>> owned_;
+  // Made as flows first need them, kept side by side: a packet reads its
+  // set's first lines as it is made.
+  StableBlocks<PathSet, 8> owned_;
   std::vector<LinkId> full_, links_;  // scratch
 };
 
