@@ -43,6 +43,21 @@ TrainingSpec one_sequence() {
   return t;
 }
 
+// CP 4 exchanging by all-to-all (or else by all-gather); one sequence of
+// 8,192 tokens.
+ParallelPlan cp4(bool all_to_all) {
+  ParallelPlan p;
+  p.cp = 4;
+  p.cp_all_to_all = all_to_all;
+  p.cp_all_gather = !all_to_all;
+  return p;
+}
+TrainingSpec one_long_sequence() {
+  TrainingSpec t = one_sequence();
+  t.seq_len = 8192;
+  return t;
+}
+
 // Stage 0's one chunk, backward, of `m` on TP `tp` (sequence-parallel) and
 // EP `ep`, 4,096 tokens, selective with `modules`; every collective takes
 // 1 us.
@@ -484,15 +499,7 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
   // V 2,048 x 1,024 x 2 B, forward and again backward, in each of 32 layers.
   const ModelSpec& m = find_model("llama3-8b");
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
-  const auto stage = [&](bool a2a) {
-    ParallelPlan p;
-    p.cp = 4;
-    p.cp_all_to_all = a2a;
-    p.cp_all_gather = !a2a;
-    TrainingSpec t = one_sequence();
-    t.seq_len = 8192;
-    return all_to_all_bytes_stage(m, p, t, cm);
-  };
+  const auto stage = [&](bool a2a) { return all_to_all_bytes_stage(m, cp4(a2a), one_long_sequence(), cm); };
   const StageCost a2a = stage(true), gathered = stage(false);
   const SimTime passes = cm.memory_bound(core::Bytes(int64_t{2048} * 40 * 256 * 2 * 2 * 2));
   const auto kernel = [&](int64_t heads, bool backward) {
@@ -507,11 +514,8 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
   EXPECT_EQ(a2a.backward[0].cp_comm, exchanges);
   // Under FP8 attention (delayed scaling) TE exchanges FP8 data, the
   // gradients too: half the bytes each way.
-  ParallelPlan p;
-  p.cp = 4;
-  p.cp_all_to_all = true;
-  TrainingSpec t = one_sequence();
-  t.seq_len = 8192;
+  const ParallelPlan p = cp4(true);
+  TrainingSpec t = one_long_sequence();
   t.precision = hw::Precision::kFp8;
   t.fp8_attention = true;
   const StageCost fp8 = all_to_all_bytes_stage(m, p, t, cm);
@@ -545,8 +549,7 @@ TEST(ContextParallel, HierarchicalExchangesInsideEachGroupAndRingsAcrossThem) {
   // the ring's every fourth.
   std::map<coll::Op, std::set<std::pair<std::vector<uint32_t>, int64_t>>> seen;  // (ranks, bytes) of each op
   SimTime gather_time;  // what the ring's all-gather takes
-  TrainingSpec t = one_sequence();
-  t.seq_len = 8192;
+  TrainingSpec t = one_long_sequence();
   const auto stage = [&](bool hierarchical) {
     ParallelPlan p;
     p.cp = 8;
@@ -617,8 +620,7 @@ TEST(ContextParallel, UnderFp8AttentionTheRingsGradientsGoBackInOneAllToAllAtThe
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
   ParallelPlan p;
   p.cp = 2;
-  TrainingSpec t = one_sequence();
-  t.seq_len = 8192;
+  TrainingSpec t = one_long_sequence();
   t.precision = hw::Precision::kFp8;
   t.fp8_attention = true;
   const StageCost c = StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
@@ -639,12 +641,8 @@ TEST(ContextParallel, ReplayingTheAttentionModuleRunsItsExchangesAgain) {
   const ModelSpec& m = find_model("llama3-8b");
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
   const auto backward = [&](bool a2a, bool replay) {
-    ParallelPlan p;
-    p.cp = 4;
-    p.cp_all_to_all = a2a;
-    p.cp_all_gather = !a2a;
-    TrainingSpec t = one_sequence();
-    t.seq_len = 8192;
+    const ParallelPlan p = cp4(a2a);
+    TrainingSpec t = one_long_sequence();
     t.recompute = Recompute::kSelective;
     t.recompute_modules = replay ? kRecomputeCoreAttn : kRecomputeLayernorm;
     return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
