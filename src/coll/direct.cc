@@ -60,7 +60,9 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
     detail::add_parallel_edges(s, g, all, per_peer, 1, r.fidelity, "all_to_all");
     s.steps = 1;
   }
-  const SimTime hop = detail::mean_hop_latency(g, all, lib, AlgoClass::kRing, r.protocol);
+  // Every pair's transfer runs at once, so the slowest pair's hop (across
+  // domains: the network's) ends the collective, not the average pair's.
+  const SimTime hop = detail::slowest_hop_latency(g, all, lib, AlgoClass::kRing, r.protocol);
   for (auto& p : s.phases) p.latency_after = hop;
   s.merge_sends();
   return s;

@@ -157,21 +157,42 @@ void add_parallel_edges(Schedule& s, const Group& g, const std::vector<Edge>& ed
   s.phases.push_back(std::move(p));
 }
 
-SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
-                         Protocol p, SimTime floor) {
-  if (edges.empty()) return SimTime::zero();
-  // An even, deterministic sample of at most 4,096 edges keeps 100k-rank
-  // rings from routing every edge just to average a latency.
+namespace {
+
+// max(library hop latency for the edge's link class, physical path latency,
+// floor) of an even, deterministic sample of at most 4,096 edges, which keeps
+// 100k-rank rings from routing every edge just to find a latency.
+template <typename Fold>
+void for_each_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
+                          Protocol p, SimTime floor, Fold fold) {
   const size_t stride = std::max<size_t>(1, edges.size() / 4096);
-  long double sum = 0;
-  size_t n = 0;
-  for (size_t i = 0; i < edges.size(); i += stride, ++n) {
+  for (size_t i = 0; i < edges.size(); i += stride) {
     const Edge& e = edges[i];
     const SimTime hw = lib.hop_latency(link_class(g, e.src, e.dst), a, p);
     const SimTime phys = physical_latency(*g.topo, g.node(e.src), g.node(e.dst));
-    sum += static_cast<long double>(std::max({hw, phys, floor}).count_ps());
+    fold(std::max({hw, phys, floor}));
   }
+}
+
+}  // namespace
+
+SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
+                         Protocol p, SimTime floor) {
+  if (edges.empty()) return SimTime::zero();
+  long double sum = 0;
+  size_t n = 0;
+  for_each_hop_latency(g, edges, lib, a, p, floor, [&](SimTime t) {
+    sum += static_cast<long double>(t.count_ps());
+    ++n;
+  });
   return SimTime::ps(static_cast<int64_t>(std::llround(sum / n)));
+}
+
+SimTime slowest_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
+                            Protocol p) {
+  SimTime slowest = SimTime::zero();
+  for_each_hop_latency(g, edges, lib, a, p, SimTime::zero(), [&](SimTime t) { slowest = std::max(slowest, t); });
+  return slowest;
 }
 
 int64_t loops_for(const Request& r, double payload_per_loop_unit, Bytes chunk) {

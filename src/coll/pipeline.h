@@ -61,6 +61,11 @@ void add_parallel_edges(Schedule& s, const Group& g, const std::vector<Edge>& ed
 SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
                          Protocol p, SimTime floor = SimTime::zero());
 
+// The same, the largest over the edges: where every edge carries its own
+// transfer at once (an all-to-all's peers), the last one ends the phase.
+SimTime slowest_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
+                            Protocol p);
+
 // NCCL-style double binary tree over m nodes: parent of each (-1 = root).
 std::vector<int> btree_parents(int m, int tree);
 
