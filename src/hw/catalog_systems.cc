@@ -53,12 +53,19 @@ std::vector<System> make_systems() {
                               .hop_latency = kScaleUpHop,
                               .in_network_reduction = true,
                               .payload_efficiency = kNvlinkSm100};
-  // 72 GPUs behind 9 NVLink switch trays, NVLink 5 with SHARP.
+  // 72 GPUs behind 9 NVLink switch trays, NVLink 5 with SHARP. A GPU-to-GPU
+  // hop crosses the rack's switch trays, not a baseboard: 1.37 us, the slope
+  // of XLA's GB200 all-reduce times against a ring's steps where NCCL's tuner
+  // runs ring/LL and the bytes are negligible (openxla/xla
+  // collective_interpolator_data.h, key sm_100_GB200, read at ROCm/xla
+  // d02afb4fc1: medians at <= 16 KiB of 18.4 / 28.8 / 51.2 us on 4 / 8 / 16
+  // GPUs, 6 / 14 / 30 steps; least squares 1.37 us a step, intercept 10.0 us
+  // against NCCL's 6.6 us base). Boards keep kScaleUpHop.
   const ScaleUp kNvl72Rack{.kind = ScaleUpKind::kSwitch,
                            .fabric = "NVLink 5 + NVLink switch trays",
                            .domain_gpus = 72,
                            .per_gpu = GBps(900),
-                           .hop_latency = kScaleUpHop,
+                           .hop_latency = SimTime::ns(1370),
                            .in_network_reduction = true,
                            .payload_efficiency = kNvlinkSm100};
   // 8 GPUs in a full Infinity Fabric mesh: 7 links of 64 GB/s each way.

@@ -135,6 +135,20 @@ TEST(Auto, SmallMessagesPickLowLatencyProtocols) {
   EXPECT_NEAR(r.time.micros(), 15.0, 2.0);
 }
 
+// A ring step waits for the slower of NCCL's hop latency and the path's: on
+// an NVL72 rack a GPU reaches another through the switch trays, 1.37 us (XLA's
+// measured GB200 slope, hw/catalog_systems.cc), where a B200 baseboard takes
+// 0.7 us. A 1 KiB ring/LL all-reduce on 8 GPUs has 14 steps after NCCL's
+// 6.6 us base: 6.6 + 14 x 1.37 = 25.8 us on the rack, 6.6 + 14 x 0.7 = 16.4
+// us on the board (1 KiB adds well under 0.1 us a step).
+TEST(Ring, OnAnNvl72RackEveryStepCrossesTheSwitchTrays) {
+  auto rack = cluster("gb200-nvl72", 8);
+  EXPECT_NEAR(rack.run(Op::kAllReduce, Bytes(1024), "ring", Fidelity::kStep, Protocol::kLL).time.micros(), 25.8, 0.3);
+  auto board = cluster("dgx-b200", 8);
+  EXPECT_NEAR(board.run(Op::kAllReduce, Bytes(1024), "ring", Fidelity::kStep, Protocol::kLL).time.micros(), 16.4,
+              0.3);
+}
+
 TEST(Ring, OneRankPerNodeExposesTheTreesNetworkLatency) {
   // NCCL's tuner (tuning.cc): with one rank per node a ring's network
   // latencies are "fully exposed" and it charges the tree's network hop
