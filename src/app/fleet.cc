@@ -93,8 +93,8 @@ class TrainingIterations {
     const double t = it.iteration.seconds();
     const workload::TimeBreakdown& m = it.mean;
     p.step_s = t;
-    p.compute = (m.forward_compute + m.backward_compute + m.optimizer).seconds() / t;
-    p.communication = (m.tp_comm + m.cp_comm + m.ep_comm + m.dp_comm + m.pp_comm).seconds() / t;
+    p.compute = m.compute().seconds() / t;
+    p.communication = m.communication().seconds() / t;
     p.bubble = m.bubble.seconds() / t;
     p.waiting = std::max(0.0, 1 - p.compute - p.communication - p.bubble);
     const workload::StepCostModel cost(one.model, one.parallelism, one.training, *run.setup->compute,

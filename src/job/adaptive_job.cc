@@ -160,8 +160,8 @@ JobResult run_adaptive_job(const JobInputs& in) {
   }
   const JobTime left = productive - cost;
   auto share = [&](SimTime part) { return scaled(left, part.count_ps() / whole); };
-  const JobTime compute = share(b.forward_compute + b.backward_compute + b.optimizer);
-  const JobTime comm = share(b.tp_comm + b.cp_comm + b.ep_comm + b.dp_comm + b.pp_comm);
+  const JobTime compute = share(b.compute());
+  const JobTime comm = share(b.communication());
   r.time.compute = compute;
   r.time.communication = comm + absorbed + res.communication;
   r.time.bubble = share(b.bubble);

@@ -401,8 +401,8 @@ JobResult JobSim::run() {
   const workload::TimeBreakdown& b = r_.steady.mean;
   const long double whole = static_cast<long double>(std::max<int64_t>(1, T.count_ps()));
   auto share = [&](SimTime part) { return scaled(productive, part.count_ps() / whole); };
-  r_.time.compute = share(b.forward_compute + b.backward_compute + b.optimizer);
-  const JobTime comm = share(b.tp_comm + b.cp_comm + b.ep_comm + b.dp_comm + b.pp_comm);
+  r_.time.compute = share(b.compute());
+  const JobTime comm = share(b.communication());
   r_.time.bubble = share(b.bubble);
   r_.time.waiting = productive - r_.time.compute - comm - r_.time.bubble;  // and the split's rounding
   r_.time.communication = comm + congestion_comm;  // an absorbed congestion: outside productive training

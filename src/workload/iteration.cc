@@ -34,6 +34,22 @@ std::vector<std::pair<const char*, SimTime>> TimeBreakdown::buckets() const {
           {"pipeline bubble", bubble},          {"waiting on others", waiting}};
 }
 
+SimTime& TimeBreakdown::of(IntervalKind k) {
+  switch (k) {
+    case IntervalKind::kForward: return forward_compute;
+    case IntervalKind::kBackward: return backward_compute;
+    case IntervalKind::kOptimizer: return optimizer;
+    case IntervalKind::kTpComm: return tp_comm;
+    case IntervalKind::kCpComm: return cp_comm;
+    case IntervalKind::kEpComm: return ep_comm;
+    case IntervalKind::kDpComm: return dp_comm;
+    case IntervalKind::kPpComm: return pp_comm;
+    case IntervalKind::kBubble: return bubble;
+    case IntervalKind::kWaiting: return waiting;
+  }
+  return waiting;
+}
+
 const char* to_string(IntervalKind k) {
   switch (k) {
     case IntervalKind::kForward: return "forward";
@@ -525,18 +541,7 @@ void IterationSim::account_compute(Stage& st, const PipelineStep& step, int s, S
 void IterationSim::account(Stage& st, IntervalKind kind, SimTime until, int64_t mb, int chunk) {
   if (until <= st.cursor) return;
   const SimTime d = until - st.cursor;
-  switch (kind) {
-    case IntervalKind::kForward: st.b.forward_compute += d; break;
-    case IntervalKind::kBackward: st.b.backward_compute += d; break;
-    case IntervalKind::kOptimizer: st.b.optimizer += d; break;
-    case IntervalKind::kTpComm: st.b.tp_comm += d; break;
-    case IntervalKind::kCpComm: st.b.cp_comm += d; break;
-    case IntervalKind::kEpComm: st.b.ep_comm += d; break;
-    case IntervalKind::kDpComm: st.b.dp_comm += d; break;
-    case IntervalKind::kPpComm: st.b.pp_comm += d; break;
-    case IntervalKind::kBubble: st.b.bubble += d; break;
-    case IntervalKind::kWaiting: st.b.waiting += d; break;
-  }
+  st.b.of(kind) += d;
   if (!st.timeline.empty() && st.timeline.back().kind == kind && st.timeline.back().end == st.cursor &&
       st.timeline.back().micro_batch == mb && st.timeline.back().chunk == chunk) {
     st.timeline.back().end = until;

@@ -45,6 +45,8 @@ namespace anatomy::workload {
 
 using core::SimTime;
 
+enum class IntervalKind;
+
 struct TimeBreakdown {
   SimTime forward_compute, backward_compute, optimizer;
   SimTime tp_comm;  // tensor-parallel collectives (and the embedding's and output layer's)
@@ -61,10 +63,11 @@ struct TimeBreakdown {
   // all of it), shown for information.
   SimTime on_collective_sms;
 
-  SimTime total() const {
-    return forward_compute + backward_compute + optimizer + tp_comm + cp_comm + ep_comm + dp_comm + pp_comm + bubble +
-           waiting;
-  }
+  SimTime compute() const { return forward_compute + backward_compute + optimizer; }
+  SimTime communication() const { return tp_comm + cp_comm + ep_comm + dp_comm + pp_comm; }
+  SimTime total() const { return compute() + communication() + bubble + waiting; }
+  // The bucket time of kind `k` is booked to.
+  SimTime& of(IntervalKind k);
   // (name, value) of every bucket, in report order (recompute excluded).
   std::vector<std::pair<const char*, SimTime>> buckets() const;
 };

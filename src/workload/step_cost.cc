@@ -648,16 +648,18 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       if (p_.cp_all_gather) {
         cp_forward += ag();
         c.bwd_cp_comm += ag() + rs();  // K/V gathered again for backward, their gradients reduce-scattered
-      } else if (t_.fp8_attention) {
-        // Under FP8 attention only K and V go around the ring backward; each
-        // peer's accumulated dK and dV (FP8, a byte an element) go back in one
-        // all-to-all at the last step, behind that step's kernel alone.
-        const SimTime gradients = timer_(coll::Op::kAllToAll, Bytes(elems), ring_group);
-        cp_forward += zero_floor(ag() - (attn_f - outside_f));
-        c.bwd_cp_comm += zero_floor(ag() - (attn_b - outside_b)) + zero_floor(gradients - ring_last_b);
       } else {
+        // The ring's passes hide behind its kernels (not the passes outside them).
         cp_forward += zero_floor(ag() - (attn_f - outside_f));
-        c.bwd_cp_comm += zero_floor(ag() + rs() - (attn_b - outside_b));
+        if (t_.fp8_attention) {
+          // Under FP8 attention only K and V go around the ring backward; each
+          // peer's accumulated dK and dV (FP8, a byte an element) go back in one
+          // all-to-all at the last step, behind that step's kernel alone.
+          const SimTime gradients = timer_(coll::Op::kAllToAll, Bytes(elems), ring_group);
+          c.bwd_cp_comm += zero_floor(ag() - (attn_b - outside_b)) + zero_floor(gradients - ring_last_b);
+        } else {
+          c.bwd_cp_comm += zero_floor(ag() + rs() - (attn_b - outside_b));
+        }
       }
     }
     c.fwd_cp_comm = cp_forward;

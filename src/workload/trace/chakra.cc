@@ -150,10 +150,11 @@ RankTrace read_rank(const std::string& path, int rank, TraceGraph& g) {
       else if (k == "anatomy_idle" && v) n.idle = *v != 0;
       else if (k == "anatomy_phase" && a.value_case() == pb::AttributeProto::kStringVal)
         n.phase = a.string_val() == "backward" ? Phase::kBackward : a.string_val() == "optimizer" ? Phase::kOptimizer : Phase::kForward;
-      else if (k == "anatomy_comm" && a.value_case() == pb::AttributeProto::kStringVal)
-        n.comm = a.string_val() == "TP" ? CommKind::kTp : a.string_val() == "CP" ? CommKind::kCp
-               : a.string_val() == "EP" ? CommKind::kEp
-               : a.string_val() == "PP" ? CommKind::kPp : CommKind::kDp;
+      else if (k == "anatomy_comm" && a.value_case() == pb::AttributeProto::kStringVal) {
+        n.comm = CommKind::kDp;  // what the writer names (to_string), else gradients'
+        for (CommKind c : {CommKind::kTp, CommKind::kCp, CommKind::kEp, CommKind::kPp})
+          if (a.string_val() == to_string(c)) n.comm = c;
+      }
     }
     if (n.bytes.count() < 0) record_error(path, record, "comm_size", "must not be negative");
     if (n.bytes.count() > (int64_t{1} << 56)) record_error(path, record, "comm_size", "more than 2^56 bytes (64 PiB): not a real size");

@@ -282,19 +282,7 @@ class ReplaySim {
     auto add = [&](IntervalKind kind, SimTime s, SimTime e) {
       if (e <= s) return;
       timeline.push_back({kind, s, e});
-      const SimTime d = e - s;
-      switch (kind) {
-        case IntervalKind::kForward: b.forward_compute += d; break;
-        case IntervalKind::kBackward: b.backward_compute += d; break;
-        case IntervalKind::kOptimizer: b.optimizer += d; break;
-        case IntervalKind::kTpComm: b.tp_comm += d; break;
-        case IntervalKind::kCpComm: b.cp_comm += d; break;
-        case IntervalKind::kEpComm: b.ep_comm += d; break;
-        case IntervalKind::kDpComm: b.dp_comm += d; break;
-        case IntervalKind::kPpComm: b.pp_comm += d; break;
-        case IntervalKind::kBubble: b.bubble += d; break;
-        case IntervalKind::kWaiting: b.waiting += d; break;
-      }
+      b.of(kind) += e - s;
     };
     std::sort(k.comm.begin(), k.comm.end(), [](const auto& a, const auto& c) {
       return std::tie(a.first.start, a.first.end) < std::tie(c.first.start, c.first.end);
