@@ -8,9 +8,19 @@
 // shifts one after another would use one of a GPU's n-1 links at a time)
 // and send_recv (every rank sends S to its ring neighbour, as nccl-tests'
 // sendrecv).
+//
+// Inside one NVLink domain NCCL's p2p channels, not the links, can be what
+// bounds them: a peer's transfer rides a few channels (CTAs), each moving
+// what one CTA can (p2p_plan.h), and the busiest channel runs its batches
+// one after another; each batch after the first waits for its peers' first
+// chunk, one hop. Across domains the network bounds them instead.
+
+#include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "coll/p2p_plan.h"
 #include "coll/pipeline.h"
 #include "core/error.h"
 
@@ -20,6 +30,21 @@ namespace {
 using detail::Edge;
 
 constexpr int kMaxAllToAllRanks = 2048;
+
+// The least time NCCL's p2p channels take to carry the group's transfers
+// inside one switched NVLink domain; zero elsewhere, or where the library
+// has no rate for a channel.
+SimTime p2p_channel_bound(const Group& g, const Request& r, const LibraryModel& lib, SimTime hop) {
+  const int n = g.size();
+  if (lib.p2p_channel_GBps <= 0 || n < 2 || g.domains.size() != 1 ||
+      g.topo->domain(g.domain_of(0)).switch_node == topo::kNoNode)
+    return SimTime::zero();
+  const bool a2a = r.op == Op::kAllToAll;
+  const P2pPlan plan = p2p_plan({.ranks = n, .channels = lib.p2p_channels, .channels_per_peer = lib.p2p_channels_per_peer},
+                                a2a ? Bytes(r.bytes.count() / n) : r.bytes, a2a ? all_to_all_rounds(n) : std::vector<int>{1});
+  const double wire = plan.busiest_channel_bytes.as_double() / lib.efficiency(plan.ll ? Protocol::kLL : Protocol::kSimple);
+  return SimTime::from_seconds(wire / (lib.p2p_channel_GBps * 1e9)) + hop * (plan.most_batches - 1);
+}
 
 bool direct_applicable(const Group& g, Op op) {
   return op == Op::kSendRecv || (op == Op::kAllToAll && g.size() <= kMaxAllToAllRanks);
@@ -63,7 +88,11 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
   // Every pair's transfer runs at once, so the slowest pair's hop (across
   // domains: the network's) ends the collective, not the average pair's.
   const SimTime hop = detail::slowest_hop_latency(g, all, lib, AlgoClass::kRing, r.protocol);
-  for (auto& p : s.phases) p.latency_after = hop;
+  const SimTime channel_bound = p2p_channel_bound(g, r, lib, hop);
+  for (auto& p : s.phases) {
+    p.latency_after = hop;
+    p.min_duration = std::max(p.min_duration, channel_bound / p.repeat);
+  }
   s.merge_sends();
   return s;
 }

@@ -1,5 +1,7 @@
 #include "coll/library_model.h"
 
+#include <algorithm>
+
 #include "hw/system.h"
 
 namespace anatomy::coll {
@@ -121,6 +123,12 @@ LibraryModel nccl_library(const hw::System& system) {
   m.ll_max_GBps[1] = amd_cpu ? 22.5 : 39.0;
   m.ll_max_GBps[2] = amd_cpu ? 19.0 : 20.4;
   m.net_overhead_us = amd_cpu ? 2.0 : 1.0;
+  if (arch.library == hw::CollectiveLibrary::kNccl && system.scaleup.kind == hw::ScaleUpKind::kSwitch) {
+    int per_peer = 1;
+    while (per_peer < 2 * system.gpu.scaleup_links) per_peer *= 2;
+    m.p2p_channels_per_peer = std::min(m.p2p_channels, per_peer);
+    m.p2p_channel_GBps = arch.p2p_channel_GBps;
+  }
   if (arch.library == hw::CollectiveLibrary::kRccl) {
     // RCCL's device.h: NCCL_LL128_LINESIZE 64, NCCL_LL128_ELEMS_PER_THREAD 28
     // and NCCL_LL128_MAX_NTHREADS 256 (28 x 256 x 8 B a step), NCCL_MAX_NTHREADS

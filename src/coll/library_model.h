@@ -68,6 +68,15 @@ struct LibraryModel {
   int ll128_line_words = 16;
   Bytes ll_step = Bytes::KiB(64);
   Bytes ll128_step = Bytes(614'400);
+  // NCCL's p2p channels inside one NVLink domain (p2p_plan.h): p2pnChannels,
+  // the collective channel count rounded up to a power of two (32 on DGX
+  // H100's 24 and DGX B200's 32, as their init logs print); a peer's most,
+  // two per NVLink rounded up to a power of two (paths.cc
+  // ncclTopoGetNchannels) and capped at p2pnChannels; and what one channel
+  // moves (hw::Architecture::p2p_channel_GBps). 0 GB/s: not modelled.
+  int p2p_channels = 32;
+  int p2p_channels_per_peer = 32;
+  double p2p_channel_GBps = 0;
 
   double efficiency(Protocol p) const;
   // NCCL's cap on an LL collective's bus bandwidth (llMaxBws, GB/s): by GPU

@@ -63,6 +63,12 @@ struct Architecture {
   // domain on fast NICs run a little above it (0.787 on Blackwell).
   // 0: not measured (no NVLS).
   double nvls_step_us = 0;
+  // What one channel of NCCL's send/receive kernel (one CTA) moves to other
+  // GPUs over NVLink, GB/s. An all-to-all or send/receive inside one NVLink
+  // domain runs on at most 32 such channels, however many links the GPU
+  // has, so its busiest channel can bound it below the links' rate
+  // (coll/p2p_plan.h). 0: not modelled (RCCL, or no NVLink switch).
+  double p2p_channel_GBps = 0;
   // NCCL's llMaxBws cap on an LL collective inside one node (GB/s); the
   // cross-node rows depend on the host CPU, not the GPU (System::cpu_vendor).
   double ll_max_one_node_GBps = 0;

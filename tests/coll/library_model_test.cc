@@ -51,5 +51,18 @@ TEST(LibraryModel, RcclLl128RingOnOneNodeMovesSevenEighthsOfSimplesBusBandwidth)
   EXPECT_NEAR(ll128 / simple, 7.0 / 8.0, 0.02);
 }
 
+TEST(LibraryModel, AnNvlinkPeerGetsTwoP2pChannelsALinkUpToThirtyTwo) {
+  // NCCL gives an NVLink peer 2 channels per link, rounded up to a power of
+  // two and capped at the 32 p2p channels: A100's 12 links give 24 -> 32,
+  // H100's 18 give 36 -> 64 -> 32. RCCL's mesh has no such rate modelled.
+  const LibraryModel a100 = nccl_library(hw::find_system("dgx-a100"));
+  const LibraryModel h100 = nccl_library(hw::find_system("dgx-h100"));
+  EXPECT_EQ(a100.p2p_channels_per_peer, 32);
+  EXPECT_EQ(h100.p2p_channels_per_peer, 32);
+  EXPECT_DOUBLE_EQ(h100.p2p_channel_GBps, 12.1);
+  EXPECT_DOUBLE_EQ(nccl_library(hw::find_system("gb200-nvl72")).p2p_channel_GBps, 20.5);
+  EXPECT_EQ(nccl_library(hw::find_system("mi300x-8")).p2p_channel_GBps, 0.0);
+}
+
 }  // namespace
 }  // namespace anatomy::coll

@@ -1,0 +1,58 @@
+#pragma once
+// P2pPlan: how NCCL spreads one group of point-to-point transfers (an
+// all-to-all, a send/receive) over its p2p channels inside one NVLink
+// domain, and what the busiest channel carries. Each channel is one CTA of
+// NCCL's send/receive kernel and runs its work one batch after another, so
+// the busiest channel, not the links, bounds the group when few channels
+// carry it. Pure arithmetic over NCCL's rules (master 5067397c), tested
+// alone:
+//
+//  * rounds (init.cc p2pSchedule): on one node round k sends to rank + k
+//    and receives from rank - k; round 0 is the GPU's copy to itself,
+//    which stays in its own memory.
+//  * channels a round starts from (include/channel.h
+//    ncclP2pChannelBaseForRound): k's low log2(p2pnChannels) bits reversed;
+//    a round's parts take the channels from there up, modulo p2pnChannels
+//    (device.h ncclP2pChannelForPart).
+//  * parts a peer's transfer is cut into (enqueue.cc): start from
+//    p2pnChannelsPerPeer halved until x ranks <= p2pnChannels
+//    (scheduleP2pTasksToPlan), at most one part per chunk / 8 of bytes, and
+//    double while a part exceeds 32 chunks, up to p2pnChannelsPerPeer
+//    (addP2pToPlan). A transfer of at most 16 KiB a part runs LL
+//    (NCCL_P2P_LL_THRESHOLD), which puts a flag beside every 8 bytes.
+//  * batches (enqueue.cc ncclAddWorkBatchToPlan): a channel starts a new
+//    batch for a round of another group of 8 (NCCL_MAX_DEV_WORK_P2P_PER_BATCH),
+//    so on 64 GPUs with 32 channels rounds k and k + 32 run in turn.
+//
+//   P2pPlan p = p2p_plan({.ranks = 8}, Bytes::MiB(32), all_to_all_rounds(8));
+//   p.parts_per_peer == 4; p.busiest_channel_bytes == Bytes::MiB(8);
+
+#include <vector>
+
+#include "core/units.h"
+
+namespace anatomy::coll {
+
+using core::Bytes;
+
+struct P2pShape {
+  int ranks = 2;
+  int channels = 32;           // NCCL's p2pnChannels
+  int channels_per_peer = 32;  // NCCL's p2pnChannelsPerPeer (a power of two, <= channels)
+  Bytes chunk = Bytes::KiB(512);  // NCCL_P2P_NVL_CHUNKSIZE
+};
+
+struct P2pPlan {
+  int parts_per_peer = 1;
+  bool ll = false;
+  Bytes busiest_channel_bytes;  // payload the busiest channel sends to other GPUs
+  int most_batches = 1;         // the most batches any channel runs
+};
+
+// The rounds (peer offsets) of an all-to-all over `ranks`: 1 .. ranks - 1.
+std::vector<int> all_to_all_rounds(int ranks);
+
+// `bytes_per_peer` to each round's peer.
+P2pPlan p2p_plan(const P2pShape& shape, Bytes bytes_per_peer, const std::vector<int>& rounds);
+
+}  // namespace anatomy::coll
