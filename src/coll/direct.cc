@@ -13,7 +13,10 @@
 // bounds them: a peer's transfer rides a few channels (CTAs), each moving
 // what one CTA can (p2p_plan.h), and the busiest channel runs its batches
 // one after another; each batch after the first waits for its peers' first
-// chunk, one hop. Across domains the network bounds them instead.
+// chunk, one hop. A part crosses the receiver's FIFO a chunk at a time, so
+// the receiver's copy of the last chunk (at most 512 KiB) comes after the
+// sender's and adds its own time. Across domains the network bounds them
+// instead.
 
 #include <algorithm>
 #include <vector>
@@ -42,7 +45,9 @@ SimTime p2p_channel_bound(const Group& g, const Request& r, const LibraryModel& 
   const bool a2a = r.op == Op::kAllToAll;
   const P2pPlan plan = p2p_plan({.ranks = n, .channels = lib.p2p_channels, .channels_per_peer = lib.p2p_channels_per_peer},
                                 a2a ? Bytes(r.bytes.count() / n) : r.bytes, a2a ? all_to_all_rounds(n) : std::vector<int>{1});
-  const double wire = plan.busiest_channel_bytes.as_double() / lib.efficiency(plan.ll ? Protocol::kLL : Protocol::kSimple);
+  const double eff = lib.efficiency(plan.ll ? Protocol::kLL : Protocol::kSimple);
+  const double last_chunk = static_cast<double>(std::min(plan.part.count(), kP2pNvlChunk.count()));
+  const double wire = (plan.busiest_channel_bytes.as_double() + last_chunk) / eff;
   return SimTime::from_seconds(wire / (lib.p2p_channel_GBps * 1e9)) + hop * (plan.most_batches - 1);
 }
 

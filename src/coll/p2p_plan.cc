@@ -46,6 +46,7 @@ P2pPlan p2p_plan(const P2pShape& s, Bytes bytes_per_peer, const std::vector<int>
     part = div_up(bytes, parts);
   }
   p.parts_per_peer = parts;
+  p.part = Bytes(div_up(std::max<int64_t>(bytes, 0), parts));
   p.ll = bytes <= parts * kLlThreshold;
 
   const int bits = log2_floor(s.channels);

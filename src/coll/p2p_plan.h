@@ -23,6 +23,10 @@
 //  * batches (enqueue.cc ncclAddWorkBatchToPlan): a channel starts a new
 //    batch for a round of another group of 8 (NCCL_MAX_DEV_WORK_P2P_PER_BATCH),
 //    so on 64 GPUs with 32 channels rounds k and k + 32 run in turn.
+//  * a part moves through the receiver's FIFO a chunk at a time
+//    (device/sendrecv.h: directSend and directRecv of up to one
+//    p2pChunkSize step): the sender writes a chunk, then the receiver copies
+//    it out, so the two copies overlap except for one chunk's.
 //
 //   P2pPlan p = p2p_plan({.ranks = 8}, Bytes::MiB(32), all_to_all_rounds(8));
 //   p.parts_per_peer == 4; p.busiest_channel_bytes == Bytes::MiB(8);
@@ -35,15 +39,18 @@ namespace anatomy::coll {
 
 using core::Bytes;
 
+constexpr Bytes kP2pNvlChunk = Bytes::KiB(512);  // NCCL_P2P_NVL_CHUNKSIZE's default
+
 struct P2pShape {
   int ranks = 2;
   int channels = 32;           // NCCL's p2pnChannels
   int channels_per_peer = 32;  // NCCL's p2pnChannelsPerPeer (a power of two, <= channels)
-  Bytes chunk = Bytes::KiB(512);  // NCCL_P2P_NVL_CHUNKSIZE
+  Bytes chunk = kP2pNvlChunk;
 };
 
 struct P2pPlan {
   int parts_per_peer = 1;
+  Bytes part;  // payload of one part
   bool ll = false;
   Bytes busiest_channel_bytes;  // payload the busiest channel sends to other GPUs
   int most_batches = 1;         // the most batches any channel runs

@@ -16,6 +16,7 @@ TEST(P2pPlan, OnEightGpusEachPeerRidesFourChannelsAndNoChannelCarriesTwo) {
   // bits (16, 8, 24, 4, 20, 12, 28), four channels each: no overlap.
   const P2pPlan p = plan(8, Bytes::MiB(32));
   EXPECT_EQ(p.parts_per_peer, 4);
+  EXPECT_EQ(p.part, Bytes::MiB(8));
   EXPECT_FALSE(p.ll);
   EXPECT_EQ(p.busiest_channel_bytes, Bytes::MiB(8));
   EXPECT_EQ(p.most_batches, 1);
