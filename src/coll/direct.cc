@@ -46,8 +46,7 @@ SimTime p2p_channel_bound(const Group& g, const Request& r, const LibraryModel& 
   const P2pPlan plan = p2p_plan({.ranks = n, .channels = lib.p2p_channels, .channels_per_peer = lib.p2p_channels_per_peer},
                                 a2a ? Bytes(r.bytes.count() / n) : r.bytes, a2a ? all_to_all_rounds(n) : std::vector<int>{1});
   const double eff = lib.efficiency(plan.ll ? Protocol::kLL : Protocol::kSimple);
-  const double last_chunk = static_cast<double>(std::min(plan.part.count(), kP2pNvlChunk.count()));
-  const double wire = (plan.busiest_channel_bytes.as_double() + last_chunk) / eff;
+  const double wire = (plan.busiest_channel_bytes + plan.last_step).as_double() / eff;
   return SimTime::from_seconds(wire / (lib.p2p_channel_GBps * 1e9)) + hop * (plan.most_batches - 1);
 }
 

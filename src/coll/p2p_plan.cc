@@ -47,6 +47,7 @@ P2pPlan p2p_plan(const P2pShape& s, Bytes bytes_per_peer, const std::vector<int>
   }
   p.parts_per_peer = parts;
   p.part = Bytes(div_up(std::max<int64_t>(bytes, 0), parts));
+  p.last_step = std::min(p.part, s.chunk);
   p.ll = bytes <= parts * kLlThreshold;
 
   const int bits = log2_floor(s.channels);

@@ -50,7 +50,8 @@ struct P2pShape {
 
 struct P2pPlan {
   int parts_per_peer = 1;
-  Bytes part;  // payload of one part
+  Bytes part;       // payload of one part
+  Bytes last_step;  // a part's last FIFO step: min(part, chunk), copied out after it lands
   bool ll = false;
   Bytes busiest_channel_bytes;  // payload the busiest channel sends to other GPUs
   int most_batches = 1;         // the most batches any channel runs

@@ -17,6 +17,7 @@ TEST(P2pPlan, OnEightGpusEachPeerRidesFourChannelsAndNoChannelCarriesTwo) {
   const P2pPlan p = plan(8, Bytes::MiB(32));
   EXPECT_EQ(p.parts_per_peer, 4);
   EXPECT_EQ(p.part, Bytes::MiB(8));
+  EXPECT_EQ(p.last_step, Bytes::KiB(512));  // the last of 16 steps of 512 KiB
   EXPECT_FALSE(p.ll);
   EXPECT_EQ(p.busiest_channel_bytes, Bytes::MiB(8));
   EXPECT_EQ(p.most_batches, 1);
@@ -53,6 +54,7 @@ TEST(P2pPlan, TransfersOfAtMostSixteenKiBAPartRunLl) {
   // 1 MiB on 8 GPUs: 128 KiB a peer in ceil(128 / 64) = 2 parts of 64 KiB.
   const P2pPlan p = plan(8, Bytes::KiB(128));
   EXPECT_EQ(p.parts_per_peer, 2);
+  EXPECT_EQ(p.last_step, Bytes::KiB(64));  // a part under one step is all last step
   EXPECT_FALSE(p.ll);
 }
 
