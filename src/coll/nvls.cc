@@ -113,12 +113,20 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   // Every chunk a CTA moves is a step with a fixed cost (its flags) beside
   // the chunk's own time at the link's pace; nvls_efficiency holds at
   // NCCL's default 128 KiB chunk, and a smaller chunk pays that cost more
-  // often: f(c) = t0 x rate / (channels x c x (1 + 1/h)) of the step.
+  // often: f(c) = t0 x rate / (channels x c x (1 + 1/h)) of the step. So
+  // the steps of a loop (one chunk per head on every channel) cost
+  // h x t0 / (1 + f(128 KiB)) of its time. The kernel runs every head's step
+  // of a partial loop too, its chunks shrunk (device/all_reduce.h,
+  // lastChunkSize), so a buffer that is not a whole number of loops pays
+  // the rest of its last loop's steps.
+  double step_per_loop_s = 0;
   if (link > 0 && lib.nvls_step_us > 0) {
     const auto f = [&](double chunk) {
       return lib.nvls_step_us * 1e-6 * eff * link / (plan.channels * chunk * (1.0 + 1.0 / h));
     };
-    eff *= (1 + f(kNvlsDefaultChunk.as_double())) / (1 + f(plan.chunk.as_double()));
+    const double f_default = f(kNvlsDefaultChunk.as_double());
+    step_per_loop_s = h * lib.nvls_step_us * 1e-6 / (1 + f_default);
+    eff *= (1 + f_default) / (1 + f(plan.chunk.as_double()));
   }
 
   Phase p;
@@ -204,7 +212,8 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   const double through_s = 3 * nvl_stage_s + net_stages * net_stage_s;
   const double fill_s =
       (through_s - std::max(nvl_stage_s, net_stages > 0 ? net_stage_s : 0.0)) * std::min(1.0, plan.loops);
-  p.latency_after = latency + SimTime::from_seconds(fill_s);
+  const double last_loop_steps_s = (std::ceil(plan.loops) - plan.loops) * step_per_loop_s;
+  p.latency_after = latency + SimTime::from_seconds(fill_s + last_loop_steps_s);
   if (r.fidelity == Fidelity::kBulk) p.label += " (bulk)";
   s.phases.push_back(std::move(p));
   s.merge_sends();
