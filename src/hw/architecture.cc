@@ -25,16 +25,24 @@ namespace {
 // applied (no system of theirs has in-network reduction).
 //
 // p2p channel rate (Architecture::p2p_channel_GBps): XLA's published
-// all-to-all timings (openxla/xla collective_interpolator_data.h, read at
-// ROCm/xla d02afb4fc1), one group of 4 or 8 GPUs of a node and, on GB200, of
-// 4 to 32 GPUs of an NVL72 rack, 256 MiB to 2 GiB, where every channel's
-// parts are megabytes: the busiest channel's bytes (coll/p2p_plan.h) over
-// the time less 10 us. Hopper (key sm_90, 8 rows): median 12.1 GB/s
-// (11.0-14.1). Blackwell (sm_100_GB200, 12 rows): median 20.5 (19.6-22.2),
-// where NCCL's own sizing, two channels to an NVLink of 40.1 GB/s
-// (graph/paths.cc), gives 20.05. Ampere: that sizing's 20.0 / 2, not
-// measured (A100's 12 links fill with 24 such channels, so it never binds).
-// None of these rows is a validation case.
+// timings (openxla/xla collective_interpolator_data.h, read at ROCm/xla
+// d02afb4fc1; none of them a validation case) of a collective-permute that
+// shifts 8 GPUs of a node by one, as nccl-tests' sendrecv does: each GPU
+// sends to the next and receives from the one before in one round, so one
+// CTA carries both, as in an all-to-all's rounds. At 16-64 MiB NCCL cuts
+// the transfer into 4 parts of at most 16 MiB (coll/p2p_plan.h), one a
+// channel, and only 4 CTAs run, far under the links: a part over (the time
+// less 10 us) is one CTA's rate. Hopper (key sm_90): 18.4 / 19.0 / 19.4
+// GB/s at 16 / 32 / 64 MiB, so 19.0. Blackwell (sm_100_B200): 19.9 / 20.4 /
+// 20.5, so 20.4; the all-to-all rows of a GB200 rack (sm_100_GB200, 4 to 32
+// GPUs, 256 MiB to 1 GiB, the busiest channel's bytes over the time less 10
+// us) give a median of 20.5, and NCCL's own sizing, two p2p channels to an
+// NVLink of 40.1 GB/s (graph/paths.cc), 20.05. Hopper's all-to-all rows give
+// only 12.1: there 24-32 channels at 19 GB/s would outrun the links, so
+// those rows measure the links, not a CTA. On a GB200 rack's 64 GPUs the
+// shift takes 750-782 us from 16 to 256 MiB, flat while its parts double
+// from 1 to 16: NCCL's cut, seen whole. Ampere: that sizing's 20.0 / 2, not measured (A100's 12
+// links fill with 24 such channels, so it never binds).
 //
 // llMaxBws one-node row (NCCL 2.28 tuning.cc, GB/s): Ampere 87.7, Hopper
 // 141, Blackwell 2 x 141 = 282; RCCL keeps NCCL's table and AMD GPUs fall in
@@ -79,7 +87,7 @@ std::vector<Architecture> make_architectures() {
                              // 0.939: f = 0.069 of a 128 KiB step's time on 16 channels,
                              // 8 heads, 0.85 x 370.8 GB/s.
                              .nvls_step_us = 0.52,
-                             .p2p_channel_GBps = 12.1,
+                             .p2p_channel_GBps = 19.0,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kNccl,
                              // Measured on an H200 (data/calibration/h200.json); an H100 shares
@@ -104,7 +112,7 @@ std::vector<Architecture> make_architectures() {
                              // step model gives 0.75): f = 0.136 of a 128 KiB step's time
                              // on 24 channels, 8 heads, 0.74 x 721.8 GB/s.
                              .nvls_step_us = 0.90,
-                             .p2p_channel_GBps = 20.5,
+                             .p2p_channel_GBps = 20.4,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
                              // Published maximum-achievable GEMM rates on a B200
@@ -126,8 +134,8 @@ std::vector<Architecture> make_architectures() {
                              .nvls_efficiency = 0.74,
                              // Measured on a B300 (Blackwell's entry above has the source).
                              .nvls_step_us = 0.90,
-                             // Blackwell's (XLA's sm_103 rows agree: 8 GPUs, 256 MiB, 20.4).
-                             .p2p_channel_GBps = 20.5,
+                             // Blackwell's (XLA's sm_103 all-to-all rows agree: 8 GPUs, 256 MiB, 20.4).
+                             .p2p_channel_GBps = 20.4,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
                              .calibration_table = "b300.json",

@@ -59,8 +59,8 @@ TEST(LibraryModel, AnNvlinkPeerGetsTwoP2pChannelsALinkUpToThirtyTwo) {
   const LibraryModel h100 = nccl_library(hw::find_system("dgx-h100"));
   EXPECT_EQ(a100.p2p_channels_per_peer, 32);
   EXPECT_EQ(h100.p2p_channels_per_peer, 32);
-  EXPECT_DOUBLE_EQ(h100.p2p_channel_GBps, 12.1);
-  EXPECT_DOUBLE_EQ(nccl_library(hw::find_system("gb200-nvl72")).p2p_channel_GBps, 20.5);
+  EXPECT_DOUBLE_EQ(h100.p2p_channel_GBps, 19.0);
+  EXPECT_DOUBLE_EQ(nccl_library(hw::find_system("gb200-nvl72")).p2p_channel_GBps, 20.4);
   EXPECT_EQ(nccl_library(hw::find_system("mi300x-8")).p2p_channel_GBps, 0.0);
 }
 

@@ -254,18 +254,21 @@ TEST(Ring, AcrossMeshHostsEveryNicCarriesAChannel) {
 }
 
 // Inside one node NCCL's all-to-all rides its p2p channels (p2p_plan.h),
-// each moving 12.1 GB/s on Hopper, and the receiver's copy of a part's last
-// 512 KiB chunk comes after the sender's. At 1 GiB on 8 H100 the busiest
-// channel carries 32 MiB: (32 MiB + 512 KiB) / 12.1 GB/s = 2.82 ms, above
-// the 2.53 ms the GPU's link takes for its 7/8 GiB at 450 x 20.6 / 25 =
-// 370.8 GB/s. At 8 GiB every channel carries all 7 peers' 32 MiB parts,
-// 224.5 MiB in 19.5 ms, and the link's 20.3 ms binds instead.
+// each moving one CTA's rate, and the receiver's copy of a part's last 512
+// KiB chunk comes after the sender's. At 1 GiB on 8 B200 the busiest
+// channel carries 32 MiB: (32 MiB + 512 KiB) / 20.4 GB/s = 1.67 ms, above
+// the 1.30 ms the GPU's link takes for its 7/8 GiB at 900 x 40.1 / 50 =
+// 721.8 GB/s. On 8 H100 at 8 GiB every channel carries all 7 peers' 32 MiB
+// parts, 224.5 MiB in 12.4 ms at 19.0 GB/s, and the link's 20.3 ms (370.8
+// GB/s) binds instead.
 TEST(Direct, AllToAllOnOneSwitchIsBoundByItsBusiestChannelOrItsLink) {
-  auto fx = cluster("dgx-h100", 8);
-  const double link = 450e9 * 20.6 / 25, lat = 8.4e-6 + 3.4e-6;
-  auto one = fx.run(Op::kAllToAll, Bytes::GiB(1), "direct", Fidelity::kBulk);
-  EXPECT_NEAR(one.time.seconds() / ((Bytes::MiB(32) + Bytes::KiB(512)).as_double() / 12.1e9 + lat), 1.0, 0.01);
-  auto eight = fx.run(Op::kAllToAll, Bytes::GiB(8), "direct", Fidelity::kBulk);
+  const double lat = 8.4e-6 + 3.4e-6;  // ring Simple's base and its NVLink hop
+  auto b200 = cluster("dgx-b200", 8);
+  auto one = b200.run(Op::kAllToAll, Bytes::GiB(1), "direct", Fidelity::kBulk);
+  EXPECT_NEAR(one.time.seconds() / ((Bytes::MiB(32) + Bytes::KiB(512)).as_double() / 20.4e9 + lat), 1.0, 0.01);
+  auto h100 = cluster("dgx-h100", 8);
+  const double link = 450e9 * 20.6 / 25;
+  auto eight = h100.run(Op::kAllToAll, Bytes::GiB(8), "direct", Fidelity::kBulk);
   EXPECT_NEAR(eight.time.seconds() / (7.0 / 8 * Bytes::GiB(8).as_double() / link + lat), 1.0, 0.01);
 }
 
