@@ -23,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "coll/p2p_bound.h"
 #include "coll/p2p_plan.h"
 #include "coll/pipeline.h"
 #include "core/error.h"
@@ -34,20 +35,15 @@ using detail::Edge;
 
 constexpr int kMaxAllToAllRanks = 2048;
 
-// The least time NCCL's p2p channels take to carry the group's transfers
-// inside one switched NVLink domain; zero elsewhere, or where the library
-// has no rate for a channel.
-SimTime p2p_channel_bound(const Group& g, const Request& r, const LibraryModel& lib, SimTime hop) {
+// NCCL's p2p channels bound the group inside one switched NVLink domain
+// (p2p_bound.h); elsewhere the network does.
+SimTime in_domain_p2p_bound(const Group& g, const Request& r, const LibraryModel& lib, SimTime hop) {
   const int n = g.size();
-  if (lib.p2p_channel_GBps <= 0 || n < 2 || g.domains.size() != 1 ||
-      g.topo->domain(g.domain_of(0)).switch_node == topo::kNoNode)
+  if (n < 2 || g.domains.size() != 1 || g.topo->domain(g.domain_of(0)).switch_node == topo::kNoNode)
     return SimTime::zero();
   const bool a2a = r.op == Op::kAllToAll;
-  const P2pPlan plan = p2p_plan({.ranks = n, .channels = lib.p2p_channels, .channels_per_peer = lib.p2p_channels_per_peer},
-                                a2a ? Bytes(r.bytes.count() / n) : r.bytes, a2a ? all_to_all_rounds(n) : std::vector<int>{1});
-  const double eff = lib.efficiency(plan.ll ? Protocol::kLL : Protocol::kSimple);
-  const double wire = (plan.busiest_channel_bytes + plan.last_step).as_double() / eff;
-  return SimTime::from_seconds(wire / (lib.p2p_channel_GBps * 1e9)) + hop * (plan.most_batches - 1);
+  return p2p_channel_bound(lib, {.ranks = n}, a2a ? Bytes(r.bytes.count() / n) : r.bytes,
+                                 a2a ? all_to_all_rounds(n) : std::vector<int>{1}, hop);
 }
 
 bool direct_applicable(const Group& g, Op op) {
@@ -92,7 +88,7 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
   // Every pair's transfer runs at once, so the slowest pair's hop (across
   // domains: the network's) ends the collective, not the average pair's.
   const SimTime hop = detail::slowest_hop_latency(g, all, lib, AlgoClass::kRing, r.protocol);
-  const SimTime channel_bound = p2p_channel_bound(g, r, lib, hop);
+  const SimTime channel_bound = in_domain_p2p_bound(g, r, lib, hop);
   for (auto& p : s.phases) {
     p.latency_after = hop;
     p.min_duration = std::max(p.min_duration, channel_bound / p.repeat);

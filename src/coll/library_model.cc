@@ -1,6 +1,7 @@
 #include "coll/library_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "hw/system.h"
 
@@ -128,6 +129,10 @@ LibraryModel nccl_library(const hw::System& system) {
     while (per_peer < 2 * system.gpu.scaleup_links) per_peer *= 2;
     m.p2p_channels_per_peer = std::min(m.p2p_channels, per_peer);
     m.p2p_channel_GBps = arch.p2p_channel_GBps;
+    const int nics_per_gpu = std::max(1, system.nics_per_host / std::max(1, system.gpus_per_host));
+    const double nic_GBps = system.nic_speed.bytes_per_second() / 1e9;
+    m.p2p_net_channels_per_peer = std::max(nics_per_gpu, static_cast<int>(std::ceil(nic_GBps / 14.0)));
+    if (system.cpu_vendor == hw::CpuVendor::kNvidia && m.compute_capability >= 100) m.p2p_net_chunk = Bytes::KiB(256);
   }
   if (arch.library == hw::CollectiveLibrary::kRccl) {
     // RCCL's device.h: NCCL_LL128_LINESIZE 64, NCCL_LL128_ELEMS_PER_THREAD 28

@@ -77,6 +77,12 @@ struct LibraryModel {
   int p2p_channels = 32;
   int p2p_channels_per_peer = 32;
   double p2p_channel_GBps = 0;
+  // A communicator that spans NVLink domains takes a network peer's channel
+  // count for every peer, max(the GPU's NICs, its NIC GB/s / 14)
+  // (paths.cc, NCCL_P2P_PER_CHANNEL_NET_BW), and the network's p2p chunk,
+  // 128 KiB, doubled on Grace-Blackwell hosts (init.cc computeBuffSizes).
+  int p2p_net_channels_per_peer = 2;
+  Bytes p2p_net_chunk = Bytes::KiB(128);
 
   double efficiency(Protocol p) const;
   // NCCL's cap on an LL collective's bus bandwidth (llMaxBws, GB/s): by GPU

@@ -34,11 +34,14 @@ std::vector<int> all_to_all_rounds(int ranks) {
 
 P2pPlan p2p_plan(const P2pShape& s, Bytes bytes_per_peer, const std::vector<int>& rounds) {
   P2pPlan p;
-  const int max_parts = std::max(1, std::min(s.channels, s.channels_per_peer));
+  int max_parts = std::max(1, std::min(s.channels, s.channels_per_peer));
+  if (s.across_nodes)
+    while (max_parts * div_up(s.ranks, kRoundsPerBatch) > s.channels && max_parts > 1) max_parts /= 2;
   int min_parts = max_parts;
   while (min_parts * s.ranks > s.channels && min_parts > 1) min_parts /= 2;
   const int64_t bytes = bytes_per_peer.count();
-  const int64_t min_part = std::max<int64_t>(1, s.chunk.count() / 8), max_part = s.chunk.count() * 32;
+  const int64_t min_part = std::max<int64_t>(1, s.across_nodes ? s.chunk.count() / 2 : s.chunk.count() / 8);
+  const int64_t max_part = s.across_nodes ? s.chunk.count() : s.chunk.count() * 32;
   int parts = bytes <= 0 ? 1 : static_cast<int>(std::min<int64_t>(min_parts, div_up(bytes, min_part)));
   int64_t part = std::max(min_part, div_up(std::max<int64_t>(bytes, 0), parts));
   while (part > max_part && parts <= max_parts / 2) {

@@ -46,6 +46,11 @@ struct P2pShape {
   int channels = 32;           // NCCL's p2pnChannels
   int channels_per_peer = 32;  // NCCL's p2pnChannelsPerPeer (a power of two, <= channels)
   Bytes chunk = kP2pNvlChunk;
+  // The communicator spans NVLink domains (NCCL's nNodes > 1): parts of
+  // half a chunk to one chunk (not 1/8 to 32), and a peer's channels halved
+  // until every peer fits in one round of p2pnChannels
+  // (ncclTopoComputeP2pChannels).
+  bool across_nodes = false;
 };
 
 struct P2pPlan {

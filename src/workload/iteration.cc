@@ -13,6 +13,7 @@
 
 #include "coll/executor.h"
 #include "coll/forwarded_all_to_all.h"
+#include "coll/p2p_bound.h"
 #include "core/error.h"
 #include "net/link_recorder.h"
 #include "workload/flops.h"
@@ -231,6 +232,11 @@ class IterationSim {
   topo::NodeId rep_node(int stage) const {
     return in_.topology->gpu_node(gpu_of(in_, layout_.rank({0, 0, 0, stage})));
   }
+  // The least time NCCL's p2p channels give a pipeline send between two
+  // stages of one NVLink domain (coll/p2p_bound.h): one round of the
+  // pipeline group's communicator, which spans domains when its stages do.
+  // Zero across domains, where the network paces it.
+  SimTime pp_channel_bound(int from_stage, int to_stage);
 
   void account(Stage& st, IntervalKind kind, SimTime until, int64_t mb = -1, int chunk = -1);
   // A step's compute from st.cursor to `until`: the mean GPU's share as
@@ -328,6 +334,7 @@ class IterationSim {
   Bytes ep_bytes_;  // one EP all-to-all's send buffer per GPU
   std::map<std::pair<int, int64_t>, std::unique_ptr<coll::Schedule>> ep_schedules_;  // by (stage, all-to-alls)
   int64_t micro_batches_ = 0;
+  std::map<std::pair<int, int>, SimTime> pp_bounds_;  // by (from stage, to stage)
   std::string dp_algorithm_;
   std::unique_ptr<net::LinkRecorder> recorder_;      // with link_samples
   std::map<std::string, std::string> communicators_;  // names the collective signals carry, kept alive
@@ -949,7 +956,35 @@ void IterationSim::send(int from_stage, int to_pos, int64_t mb, bool forward, en
     deliver();
     return;
   }
+  const SimTime bound = pp_channel_bound(from_stage, to);
+  if (bound > SimTime::zero()) {
+    // Delivered when both the bytes have crossed and the channels are done.
+    const SimTime done = now + bound;
+    net_->transfer(rep_node(from_stage), rep_node(to), cost_[from_stage].activation_bytes,
+                   [this, done, deliver = std::move(deliver)]() mutable {
+                     if (sim_.now() < done) sim_.schedule_at(done, std::move(deliver));
+                     else deliver();
+                   });
+    return;
+  }
   net_->transfer(rep_node(from_stage), rep_node(to), cost_[from_stage].activation_bytes, std::move(deliver));
+}
+
+SimTime IterationSim::pp_channel_bound(int from_stage, int to_stage) {
+  const auto key = std::make_pair(from_stage, to_stage);
+  if (auto it = pp_bounds_.find(key); it != pp_bounds_.end()) return it->second;
+  const topo::Topology& t = *in_.topology;
+  const auto gpu = [&](int s) { return gpu_of(in_, layout_.rank({0, 0, 0, s})); };
+  const uint32_t d = t.domain_of(gpu(from_stage));
+  SimTime bound;
+  if (d == t.domain_of(gpu(to_stage)) && t.domain(d).switch_node != topo::kNoNode) {
+    bool spans = false;
+    for (int s = 0; s < p_.pp && !spans; ++s) spans = t.domain_of(gpu(s)) != d;
+    bound = coll::p2p_channel_bound(in_.library, {.ranks = p_.pp, .spans_domains = spans},
+                                    cost_[from_stage].activation_bytes, {1}, SimTime::zero());
+  }
+  pp_bounds_.emplace(key, bound);
+  return bound;
 }
 
 void IterationSim::step_done(int s, PipelineStep step) {

@@ -38,6 +38,7 @@ struct Harness {
   IterationTelemetry* telemetry = nullptr;
   const hw::ComputeModel* compute_mean = nullptr;  // IterationInputs::compute_mean
   int collective_ctas = -1;  // the library's CTAs a collective holds; -1: NCCL's
+  double p2p_channel_GBps = -1;  // one NCCL p2p channel's rate; -1: the GPU's
 
   Harness() {
     coll::register_builtin_algorithms(registry);
@@ -61,6 +62,7 @@ struct Harness {
     in.compute = &compute;
     in.library = coll::nccl_library(spec.system);
     if (collective_ctas >= 0) in.library.collective_ctas = collective_ctas;
+    if (p2p_channel_GBps >= 0) in.library.p2p_channel_GBps = p2p_channel_GBps;
     in.make_network = [](engine::Simulator& sim, const topo::Topology& topo) -> std::unique_ptr<net::Network> {
       return std::make_unique<net::FlowNetwork>(sim, topo);
     };
@@ -182,6 +184,7 @@ TEST(Iteration, OneFOneBTakesMPlusPMinusOneSteps) {
   h.plan.pp = 4;
   h.training.global_batch = 8;
   h.plan.overlap_p2p_comm = true;
+  h.p2p_channel_GBps = 0;  // sends at the link's pace: the schedule alone is tested
   const IterationResult r = h.run();
   const StageCost c = h.stage_cost(1);
   const SimTime step = c.forward[0].compute + c.backward[0].compute;
@@ -189,6 +192,28 @@ TEST(Iteration, OneFOneBTakesMPlusPMinusOneSteps) {
   const double expect = ((8 + 4 - 1) * step + opt).seconds();
   EXPECT_NEAR(r.iteration.seconds() / expect, 1.0, 0.02);
   EXPECT_NEAR(r.stages[0].bubble.seconds() / (3 * step).seconds(), 1.0, 0.05);
+}
+
+// A pipeline send between two GPUs of one NVLink node rides NCCL's p2p
+// channels, not the whole link (coll/p2p_bound.h). With 2 stages on a DGX
+// H100 the pipeline group has 2 ranks, so NCCL cuts an activation of
+// 2048 x 2304 x 2 B = 9.0 MiB into 16 parts of 576 KiB, one a channel, and
+// a channel moves 19.0 GB/s: (576 + 512) KiB / 19.0 GB/s = 58.6 us, where
+// the link (370.8 GB/s) would take 25.5 us. With one micro-batch both sends
+// (the activation forward, its gradient back) sit on the critical path, so
+// the step is 2 x (58.6 - 25.5) = 66 us longer.
+TEST(Iteration, APipelineSendInsideANodeRidesNcclsP2pChannels) {
+  Harness h;
+  h.plan.pp = 2;
+  h.training.global_batch = 1;
+  h.p2p_channel_GBps = 0;
+  const SimTime link_paced = h.run().iteration;
+  h.p2p_channel_GBps = -1;
+  const SimTime channel_paced = h.run().iteration;
+  const Bytes act = h.stage_cost(0).activation_bytes;
+  EXPECT_EQ(act, Bytes(2048 * 2304 * 2));
+  const double bound = (act.as_double() / 16 + 512 * 1024) / 19.0e9, link = act.as_double() / (450e9 * 20.6 / 25);
+  EXPECT_NEAR((channel_paced - link_paced).seconds() / (2 * (bound - link)), 1.0, 0.05);
 }
 
 TEST(Iteration, AStragglerSlowsAComputeBoundStepByItsOwnSlowdown) {
@@ -219,6 +244,7 @@ TEST(Iteration, AStragglerInOnePipelineStagePacesTheWholePipeline) {
   h.plan.pp = 4;
   h.training.global_batch = 8;
   h.plan.overlap_p2p_comm = true;
+  h.p2p_channel_GBps = 0;  // sends at the link's pace: the schedule alone is tested
   const IterationResult base = h.run();
   h.stage_compute_scale = {1, 1, 1.2, 1};
   const IterationResult slow = h.run();
