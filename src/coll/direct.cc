@@ -43,7 +43,7 @@ SimTime in_domain_p2p_bound(const Group& g, const Request& r, const LibraryModel
     return SimTime::zero();
   const bool a2a = r.op == Op::kAllToAll;
   return p2p_channel_bound(lib, {.ranks = n}, a2a ? Bytes(r.bytes.count() / n) : r.bytes,
-                                 a2a ? all_to_all_rounds(n) : std::vector<int>{1}, hop);
+                           a2a ? all_to_all_rounds(n) : std::vector<int>{1}, hop);
 }
 
 bool direct_applicable(const Group& g, Op op) {
