@@ -1,6 +1,7 @@
 #include "coll/library_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "hw/system.h"
@@ -125,13 +126,12 @@ LibraryModel nccl_library(const hw::System& system) {
   m.ll_max_GBps[2] = amd_cpu ? 19.0 : 20.4;
   m.net_overhead_us = amd_cpu ? 2.0 : 1.0;
   if (arch.library == hw::CollectiveLibrary::kNccl && system.scaleup.kind == hw::ScaleUpKind::kSwitch) {
-    int per_peer = 1;
-    while (per_peer < 2 * system.gpu.scaleup_links) per_peer *= 2;
-    m.p2p_channels_per_peer = std::min(m.p2p_channels, per_peer);
+    m.p2p_channels_per_peer = std::min(m.p2p_channels, static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::max(1, 2 * system.gpu.scaleup_links)))));
     m.p2p_channel_GBps = arch.p2p_channel_GBps;
     const int nics_per_gpu = std::max(1, system.nics_per_host / std::max(1, system.gpus_per_host));
     const double nic_GBps = system.nic_speed.bytes_per_second() / 1e9;
-    m.p2p_net_channels_per_peer = std::max(nics_per_gpu, static_cast<int>(std::ceil(nic_GBps / 14.0)));
+    const auto net = static_cast<unsigned>(std::max(nics_per_gpu, static_cast<int>(std::ceil(nic_GBps / 14.0))));
+    m.p2p_net_channels_per_peer = static_cast<int>(std::bit_ceil(net));
     if (system.cpu_vendor == hw::CpuVendor::kNvidia && m.compute_capability >= 100) m.p2p_net_chunk = Bytes::KiB(256);
   }
   if (arch.library == hw::CollectiveLibrary::kRccl) {

@@ -78,8 +78,9 @@ struct LibraryModel {
   int p2p_channels_per_peer = 32;
   double p2p_channel_GBps = 0;
   // A communicator that spans NVLink domains takes a network peer's channel
-  // count for every peer, max(the GPU's NICs, its NIC GB/s / 14)
-  // (paths.cc, NCCL_P2P_PER_CHANNEL_NET_BW), and the network's p2p chunk,
+  // count for every peer, max(the GPU's NICs, its NIC GB/s / 14) rounded up
+  // to a power of two (paths.cc, NCCL_P2P_PER_CHANNEL_NET_BW), and the
+  // network's p2p chunk,
   // 128 KiB, doubled on Grace-Blackwell hosts (init.cc computeBuffSizes).
   int p2p_net_channels_per_peer = 2;
   Bytes p2p_net_chunk = Bytes::KiB(128);

@@ -11,9 +11,7 @@ SimTime p2p_channel_bound(const LibraryModel& lib, const P2pComm& comm, Bytes by
   if (lib.ideal || lib.p2p_channel_GBps <= 0 || comm.ranks < 2 || rounds.empty()) return SimTime::zero();
   P2pShape shape{.ranks = comm.ranks, .channels = lib.p2p_channels, .channels_per_peer = lib.p2p_channels_per_peer};
   if (comm.spans_domains) {
-    int per_peer = 1;
-    while (per_peer < std::min(lib.p2p_channels_per_peer, lib.p2p_net_channels_per_peer)) per_peer *= 2;
-    shape.channels_per_peer = per_peer;
+    shape.channels_per_peer = std::min(lib.p2p_channels_per_peer, lib.p2p_net_channels_per_peer);
     shape.chunk = lib.p2p_net_chunk;
     shape.across_nodes = true;
   }

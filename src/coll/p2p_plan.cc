@@ -1,6 +1,7 @@
 #include "coll/p2p_plan.h"
 
 #include <algorithm>
+#include <bit>
 #include <set>
 
 namespace anatomy::coll {
@@ -8,12 +9,6 @@ namespace {
 
 constexpr int kRoundsPerBatch = 8;          // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
 constexpr int64_t kLlThreshold = 16 * 1024;  // NCCL_P2P_LL_THRESHOLD
-
-int log2_floor(int v) {
-  int k = 0;
-  while ((1 << (k + 1)) <= v) ++k;
-  return k;
-}
 
 int reverse_low_bits(int x, int bits) {
   int r = 0;
@@ -53,7 +48,7 @@ P2pPlan p2p_plan(const P2pShape& s, Bytes bytes_per_peer, const std::vector<int>
   p.last_step = std::min(p.part, s.chunk);
   p.ll = bytes <= parts * kLlThreshold;
 
-  const int bits = log2_floor(s.channels);
+  const int bits = std::countr_zero(static_cast<unsigned>(s.channels));  // channels: a power of two
   std::vector<double> load(static_cast<size_t>(s.channels), 0.0);
   std::vector<std::set<int>> groups(static_cast<size_t>(s.channels));
   const double per_part = static_cast<double>(bytes) / parts;

@@ -229,9 +229,9 @@ class IterationSim {
   }
   void gather_after_step(int s, int chunk, int bucket);
   size_t idx(int64_t mb, int chunk) const { return static_cast<size_t>(mb * p_.virtual_stages + chunk); }
-  topo::NodeId rep_node(int stage) const {
-    return in_.topology->gpu_node(gpu_of(in_, layout_.rank({0, 0, 0, stage})));
-  }
+  // The representative pipeline's GPU of a stage, and its node.
+  uint32_t rep_gpu(int stage) const { return gpu_of(in_, layout_.rank({0, 0, 0, stage})); }
+  topo::NodeId rep_node(int stage) const { return in_.topology->gpu_node(rep_gpu(stage)); }
   // The least time NCCL's p2p channels give a pipeline send between two
   // stages of one NVLink domain (coll/p2p_bound.h): one round of the
   // pipeline group's communicator, which spans domains when its stages do.
@@ -974,12 +974,11 @@ SimTime IterationSim::pp_channel_bound(int from_stage, int to_stage) {
   const auto key = std::make_pair(from_stage, to_stage);
   if (auto it = pp_bounds_.find(key); it != pp_bounds_.end()) return it->second;
   const topo::Topology& t = *in_.topology;
-  const auto gpu = [&](int s) { return gpu_of(in_, layout_.rank({0, 0, 0, s})); };
-  const uint32_t d = t.domain_of(gpu(from_stage));
+  const uint32_t d = t.domain_of(rep_gpu(from_stage));
   SimTime bound;
-  if (d == t.domain_of(gpu(to_stage)) && t.domain(d).switch_node != topo::kNoNode) {
+  if (d == t.domain_of(rep_gpu(to_stage)) && t.domain(d).switch_node != topo::kNoNode) {
     bool spans = false;
-    for (int s = 0; s < p_.pp && !spans; ++s) spans = t.domain_of(gpu(s)) != d;
+    for (int s = 0; s < p_.pp && !spans; ++s) spans = t.domain_of(rep_gpu(s)) != d;
     bound = coll::p2p_channel_bound(in_.library, {.ranks = p_.pp, .spans_domains = spans},
                                     cost_[from_stage].activation_bytes, {1}, SimTime::zero());
   }
@@ -1176,7 +1175,7 @@ IterationResult IterationSim::run() {
     T = std::max(T, st.end);
   }
   r.iteration = T;
-  for (int s = 0; s < p_.pp; ++s) r.stage_gpus.push_back(gpu_of(in_, layout_.rank({0, 0, 0, s})));
+  for (int s = 0; s < p_.pp; ++s) r.stage_gpus.push_back(rep_gpu(s));
   for (auto& st : st_) {
     account(st, IntervalKind::kWaiting, T);
     ANATOMY_CHECK(st.b.total() == T, "a stage's time buckets do not add up to the iteration");

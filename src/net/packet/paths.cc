@@ -223,21 +223,16 @@ const PathSet& PathCache::spray(NodeId src, NodeId dst) {
     }
     found.push_back(links_);
   }
-  return store(key, std::move(found), pre, post);
-}
-
-// The paths found for a pair, in a fixed order, as its PathSet.
-const PathSet& PathCache::store(uint64_t key, std::vector<std::vector<LinkId>> found, SimTime pre, SimTime post) {
-  const uint32_t len = static_cast<uint32_t>(found.front().size());
+  const auto len = static_cast<uint32_t>(found.front().size());
   std::vector<LinkId> flat;
   flat.reserve(found.size() * len);
   for (const auto& p : found) flat.insert(flat.end(), p.begin(), p.end());
   return store(key, flat, len, pre, post);
 }
 
-// `flat` holds paths of `len` links one after another; they are stored in
-// lexicographic order, as a set of equal-cost paths does not depend on the
-// order they were found in.
+// The paths found for a pair as its PathSet: `flat` holds paths of `len`
+// links one after another; they are stored in lexicographic order, as a
+// set of equal-cost paths does not depend on the order they were found in.
 const PathSet& PathCache::store(uint64_t key, const std::vector<LinkId>& flat, uint32_t len, SimTime pre,
                                 SimTime post) {
   const uint32_t count = static_cast<uint32_t>(flat.size() / len);

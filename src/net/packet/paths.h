@@ -137,7 +137,6 @@ class PathCache {
   // Splits a full route into pre-delay, modelled links and post-delay.
   void model(const std::vector<LinkId>& full, std::vector<LinkId>& links, SimTime& pre, SimTime& post) const;
   PathSet& finish(PathSet&& made);
-  const PathSet& store(uint64_t key, std::vector<std::vector<LinkId>> found, SimTime pre, SimTime post);
   const PathSet& store(uint64_t key, const std::vector<LinkId>& flat, uint32_t len, SimTime pre, SimTime post);
   const PathSet& every_path(uint64_t key, NodeId src, NodeId dst, uint32_t want);
   static constexpr uint32_t kSampledPaths = 1024;  // above this, enumerate instead of sampling
