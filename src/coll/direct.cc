@@ -15,8 +15,10 @@
 // one after another; each batch after the first waits for its peers' first
 // chunk, one hop. A part crosses the receiver's FIFO a chunk at a time, so
 // the receiver's copy of the last chunk (at most 512 KiB) comes after the
-// sender's and adds its own time. Across domains the network bounds them
-// instead.
+// sender's and adds its own time. Up to 512 KiB a peer NCCL sends LL
+// (p2p_plan.h), whose CTAs move a quarter of Simple's rate and whose flags
+// double the bytes on the links; the schedule then says LL. Across domains
+// the network bounds them instead.
 
 #include <algorithm>
 #include <vector>
@@ -37,10 +39,9 @@ constexpr int kMaxAllToAllRanks = 2048;
 
 // NCCL's p2p channels bound the group inside one switched NVLink domain
 // (p2p_bound.h); elsewhere the network does.
-SimTime in_domain_p2p_bound(const Group& g, const Request& r, const LibraryModel& lib, SimTime hop) {
+P2pBound in_domain_p2p_bound(const Group& g, const Request& r, const LibraryModel& lib, SimTime hop) {
   const int n = g.size();
-  if (n < 2 || g.domains.size() != 1 || g.topo->domain(g.domain_of(0)).switch_node == topo::kNoNode)
-    return SimTime::zero();
+  if (n < 2 || g.domains.size() != 1 || g.topo->domain(g.domain_of(0)).switch_node == topo::kNoNode) return {};
   const bool a2a = r.op == Op::kAllToAll;
   return p2p_channel_bound(lib, {.ranks = n}, a2a ? Bytes(r.bytes.count() / n) : r.bytes,
                            a2a ? all_to_all_rounds(n) : std::vector<int>{1}, hop);
@@ -63,35 +64,32 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
   s.protocol = to_string(r.protocol);
   s.base_latency = lib.base_latency(AlgoClass::kRing, r.protocol);
   s.channels = 1;
+  s.steps = 1;
   if (n <= 1) return s;
-  const double eff = lib.efficiency(r.protocol);
-  const Bytes chunk = lib.chunk(AlgoClass::kRing, r.protocol);
   std::vector<Edge> all;
-  if (r.op == Op::kSendRecv) {
+  const bool a2a = r.op == Op::kAllToAll;
+  for (int k = 1; k < (a2a ? n : 2); ++k)  // send_recv: the ring neighbour alone
     for (int i = 0; i < n; ++i) {
-      const auto a = static_cast<uint32_t>(i), b = static_cast<uint32_t>((i + 1) % n);
+      const auto a = static_cast<uint32_t>(i), b = static_cast<uint32_t>((i + k) % n);
       all.push_back(Edge{a, b, detail::edge_hash(g, a, b, 0)});
     }
-    const int64_t loops = detail::loops_for(r, r.bytes.as_double(), chunk);
-    detail::add_parallel_edges(s, g, all, r.bytes.as_double() / eff, loops, r.fidelity, "send_recv to ring neighbour");
-    s.steps = 1;
-  } else {
-    const double per_peer = r.bytes.as_double() / n / eff;
-    for (int k = 1; k < n; ++k)
-      for (int i = 0; i < n; ++i) {
-        const auto a = static_cast<uint32_t>(i), b = static_cast<uint32_t>((i + k) % n);
-        all.push_back(Edge{a, b, detail::edge_hash(g, a, b, 0)});
-      }
-    detail::add_parallel_edges(s, g, all, per_peer, 1, r.fidelity, "all_to_all");
-    s.steps = 1;
-  }
   // Every pair's transfer runs at once, so the slowest pair's hop (across
   // domains: the network's) ends the collective, not the average pair's.
   const SimTime hop = detail::slowest_hop_latency(g, all, lib, AlgoClass::kRing, r.protocol);
-  const SimTime channel_bound = in_domain_p2p_bound(g, r, lib, hop);
+  const P2pBound bound = in_domain_p2p_bound(g, r, lib, hop);
+  // Where NCCL sends the transfers LL, their flags cross the links too.
+  const Protocol wire_protocol = bound.ll ? Protocol::kLL : r.protocol;
+  s.protocol = to_string(wire_protocol);
+  const double eff = lib.efficiency(wire_protocol);
+  if (a2a) {
+    detail::add_parallel_edges(s, g, all, r.bytes.as_double() / n / eff, 1, r.fidelity, "all_to_all");
+  } else {
+    const int64_t loops = detail::loops_for(r, r.bytes.as_double(), lib.chunk(AlgoClass::kRing, r.protocol));
+    detail::add_parallel_edges(s, g, all, r.bytes.as_double() / eff, loops, r.fidelity, "send_recv to ring neighbour");
+  }
   for (auto& p : s.phases) {
     p.latency_after = hop;
-    p.min_duration = std::max(p.min_duration, channel_bound / p.repeat);
+    p.min_duration = std::max(p.min_duration, bound.time / p.repeat);
   }
   s.merge_sends();
   return s;

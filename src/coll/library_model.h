@@ -77,6 +77,7 @@ struct LibraryModel {
   int p2p_channels = 32;
   int p2p_channels_per_peer = 32;
   double p2p_channel_GBps = 0;
+  double p2p_ll_channel_GBps = 0;  // an LL part's payload rate (hw::Architecture's); 0: half the above
   // A communicator that spans NVLink domains takes a network peer's channel
   // count for every peer, max(the GPU's NICs, its NIC GB/s / 14) rounded up
   // to a power of two (paths.cc, NCCL_P2P_PER_CHANNEL_NET_BW), and the

@@ -2,13 +2,14 @@
 // The least time NCCL's p2p channels need for one group of point-to-point
 // transfers between GPUs of one NVLink domain (p2p_plan.h): the busiest
 // channel's bytes and its last FIFO step at one CTA's rate
-// (LibraryModel::p2p_channel_GBps), plus a hop for each further batch the
+// (LibraryModel::p2p_channel_GBps; p2p_ll_channel_GBps for an LL part's
+// bytes), plus a hop for each further batch the
 // channel runs. Zero where the library has no such rate (RCCL, or no NVLink
 // switch). Across domains the network bounds the transfers instead, so the
 // callers apply it only between GPUs of one domain; the communicator they
 // belong to may still span domains, which changes NCCL's cut.
 //
-//   p2p_channel_bound(lib, {.ranks = 8}, Bytes::MiB(64), {1}, hop)
+//   p2p_channel_bound(lib, {.ranks = 8}, Bytes::MiB(64), {1}, hop).time
 //     // a send/receive to the next of 8 GPUs: 4 parts of 16 MiB, 0.85 ms on Blackwell
 
 #include <vector>
@@ -22,7 +23,12 @@ struct P2pComm {
   bool spans_domains = false;  // NCCL's nNodes > 1
 };
 
-SimTime p2p_channel_bound(const LibraryModel& lib, const P2pComm& comm, Bytes bytes_per_peer,
-                          const std::vector<int>& rounds, SimTime hop);
+struct P2pBound {
+  SimTime time;     // zero: no bound
+  bool ll = false;  // NCCL sends these transfers LL (p2p_plan.h)
+};
+
+P2pBound p2p_channel_bound(const LibraryModel& lib, const P2pComm& comm, Bytes bytes_per_peer,
+                           const std::vector<int>& rounds, SimTime hop);
 
 }  // namespace anatomy::coll

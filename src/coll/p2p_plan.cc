@@ -35,8 +35,10 @@ P2pPlan p2p_plan(const P2pShape& s, Bytes bytes_per_peer, const std::vector<int>
   int min_parts = max_parts;
   while (min_parts * s.ranks > s.channels && min_parts > 1) min_parts /= 2;
   const int64_t bytes = bytes_per_peer.count();
-  const int64_t min_part = std::max<int64_t>(1, s.across_nodes ? s.chunk.count() / 2 : s.chunk.count() / 8);
-  const int64_t max_part = s.across_nodes ? s.chunk.count() : s.chunk.count() * 32;
+  p.ll = bytes <= max_parts * kLlThreshold;
+  const int64_t step = p.ll ? s.ll_step.count() : s.chunk.count();
+  const int64_t min_part = std::max<int64_t>(1, s.across_nodes ? step / 2 : step / 8);
+  const int64_t max_part = s.across_nodes ? step : step * 32;
   int parts = bytes <= 0 ? 1 : static_cast<int>(std::min<int64_t>(min_parts, div_up(bytes, min_part)));
   int64_t part = std::max(min_part, div_up(std::max<int64_t>(bytes, 0), parts));
   while (part > max_part && parts <= max_parts / 2) {
@@ -45,8 +47,7 @@ P2pPlan p2p_plan(const P2pShape& s, Bytes bytes_per_peer, const std::vector<int>
   }
   p.parts_per_peer = parts;
   p.part = Bytes(div_up(std::max<int64_t>(bytes, 0), parts));
-  p.last_step = std::min(p.part, s.chunk);
-  p.ll = bytes <= parts * kLlThreshold;
+  p.last_step = p.ll ? Bytes(0) : std::min(p.part, s.chunk);
 
   const int bits = std::countr_zero(static_cast<unsigned>(s.channels));  // channels: a power of two
   std::vector<double> load(static_cast<size_t>(s.channels), 0.0);

@@ -18,8 +18,14 @@
 //    p2pnChannelsPerPeer halved until x ranks <= p2pnChannels
 //    (scheduleP2pTasksToPlan), at most one part per chunk / 8 of bytes, and
 //    double while a part exceeds 32 chunks, up to p2pnChannelsPerPeer
-//    (addP2pToPlan). A transfer of at most 16 KiB a part runs LL
-//    (NCCL_P2P_LL_THRESHOLD), which puts a flag beside every 8 bytes.
+//    (addP2pToPlan).
+//  * protocol (addP2pToPlan in NCCL 2.22 to 2.28, the version anatomy's
+//    library model follows and the published sweeps ran): a peer's
+//    transfer of at most p2pnChannelsPerPeer x 16 KiB (NCCL_P2P_LL_THRESHOLD)
+//    runs LL, which puts a flag beside every 8 bytes: up to 512 KiB a peer
+//    on an NVLink switch's 32 channels a peer. LL is chosen before the cut,
+//    so its parts are sized by LL's step (64 KiB: one part per 8 KiB, at
+//    most 2 MiB). NCCL 2.29 narrowed it to 16 KiB a part actually used.
 //  * batches (enqueue.cc ncclAddWorkBatchToPlan): a channel starts a new
 //    batch for a round of another group of 8 (NCCL_MAX_DEV_WORK_P2P_PER_BATCH),
 //    so on 64 GPUs with 32 channels rounds k and k + 32 run in turn.
@@ -40,12 +46,14 @@ namespace anatomy::coll {
 using core::Bytes;
 
 constexpr Bytes kP2pNvlChunk = Bytes::KiB(512);  // NCCL_P2P_NVL_CHUNKSIZE's default
+constexpr Bytes kP2pLlStep = Bytes::KiB(64);     // NCCL's LL buffer over NCCL_STEPS
 
 struct P2pShape {
   int ranks = 2;
   int channels = 32;           // NCCL's p2pnChannels
   int channels_per_peer = 32;  // NCCL's p2pnChannelsPerPeer (a power of two, <= channels)
   Bytes chunk = kP2pNvlChunk;
+  Bytes ll_step = kP2pLlStep;  // an LL part's chunk
   // The communicator spans NVLink domains (NCCL's nNodes > 1): parts of
   // half a chunk to one chunk (not 1/8 to 32), and a peer's channels halved
   // until every peer fits in one round of p2pnChannels
@@ -56,7 +64,9 @@ struct P2pShape {
 struct P2pPlan {
   int parts_per_peer = 1;
   Bytes part;       // payload of one part
-  Bytes last_step;  // a part's last FIFO step: min(part, chunk), copied out after it lands
+  // A Simple part's last FIFO step, min(part, chunk), copied out after it
+  // lands; zero for LL, whose receiver copies each line as it lands.
+  Bytes last_step;
   bool ll = false;
   Bytes busiest_channel_bytes;  // payload the busiest channel sends to other GPUs
   int most_batches = 1;         // the most batches any channel runs

@@ -44,6 +44,19 @@ namespace {
 // from 1 to 16: NCCL's cut, seen whole. Ampere: that sizing's 20.0 / 2, not measured (A100's 12
 // links fill with 24 such channels, so it never binds).
 //
+// LL p2p rate (Architecture::p2p_ll_channel_GBps): the same tables' shifts
+// at 64 KiB to 512 KiB a peer, which NCCL 2.22-2.28 sends as LL (a peer's
+// bytes at most p2pnChannelsPerPeer x 16 KiB: 32 x 16 KiB on these
+// NVLink switches). The slope of time against a part's bytes, fitted over
+// every row, is one CTA's LL rate; the intercept (10-17 us) is the
+// launch's. On 64 GPUs of a rack each peer is one part on one channel
+// (sm_100_GB200: 64 KiB 22.4 us, 128 KiB 35.0, 256 KiB 60.3, 512 KiB
+// 110.8): 5.20 GB/s; 72 GPUs 5.23. GB300 (sm_103) 5.33 and 5.38. Eight
+// GPUs cut each peer into 4 parts: B200 5.66, H100 (sm_90) 5.55. A quarter
+// of Simple's rate, where LL's format alone would halve it. So Hopper
+// 5.55, Blackwell 5.20 (the rack, one part a channel as in a rack-wide
+// all-to-all), Blackwell Ultra 5.33; Ampere not measured.
+//
 // llMaxBws one-node row (NCCL 2.28 tuning.cc, GB/s): Ampere 87.7, Hopper
 // 141, Blackwell 2 x 141 = 282; RCCL keeps NCCL's table and AMD GPUs fall in
 // the Hopper row.
@@ -88,6 +101,7 @@ std::vector<Architecture> make_architectures() {
                              // 8 heads, 0.85 x 370.8 GB/s.
                              .nvls_step_us = 0.52,
                              .p2p_channel_GBps = 19.0,
+                             .p2p_ll_channel_GBps = 5.55,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kNccl,
                              // Measured on an H200 (data/calibration/h200.json); an H100 shares
@@ -113,6 +127,7 @@ std::vector<Architecture> make_architectures() {
                              // on 24 channels, 8 heads, 0.74 x 721.8 GB/s.
                              .nvls_step_us = 0.90,
                              .p2p_channel_GBps = 20.4,
+                             .p2p_ll_channel_GBps = 5.20,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
                              // Published maximum-achievable GEMM rates on a B200
@@ -136,6 +151,7 @@ std::vector<Architecture> make_architectures() {
                              .nvls_step_us = 0.90,
                              // Blackwell's (XLA's sm_103 all-to-all rows agree: 8 GPUs, 256 MiB, 20.4).
                              .p2p_channel_GBps = 20.4,
+                             .p2p_ll_channel_GBps = 5.33,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
                              .calibration_table = "b300.json",

@@ -69,6 +69,12 @@ struct Architecture {
   // has, so its busiest channel can bound it below the links' rate
   // (coll/p2p_plan.h). 0: not modelled (RCCL, or no NVLink switch).
   double p2p_channel_GBps = 0;
+  // The same channel's payload rate for an LL part (NCCL's protocol for a
+  // peer's transfer of at most 16 KiB a p2p channel, coll/p2p_plan.h): LL
+  // writes 8-byte words each beside a flag the receiver polls, far slower
+  // a CTA than Simple's copies. 0: not measured (LL parts then take half
+  // of p2p_channel_GBps, LL's payload share of the wire).
+  double p2p_ll_channel_GBps = 0;
   // NCCL's llMaxBws cap on an LL collective inside one node (GB/s); the
   // cross-node rows depend on the host CPU, not the GPU (System::cpu_vendor).
   double ll_max_one_node_GBps = 0;

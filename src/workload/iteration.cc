@@ -980,7 +980,8 @@ SimTime IterationSim::pp_channel_bound(int from_stage, int to_stage) {
     bool spans = false;
     for (int s = 0; s < p_.pp && !spans; ++s) spans = t.domain_of(rep_gpu(s)) != d;
     bound = coll::p2p_channel_bound(in_.library, {.ranks = p_.pp, .spans_domains = spans},
-                                    cost_[from_stage].activation_bytes, {1}, SimTime::zero());
+                                    cost_[from_stage].activation_bytes, {1}, SimTime::zero())
+                .time;
   }
   pp_bounds_.emplace(key, bound);
   return bound;

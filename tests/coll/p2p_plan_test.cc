@@ -48,14 +48,32 @@ TEST(P2pPlan, On64GpusRoundsThirtyTwoApartShareAChannelInTwoBatches) {
   EXPECT_EQ(p.most_batches, 2);
 }
 
-TEST(P2pPlan, TransfersOfAtMostSixteenKiBAPartRunLl) {
-  // 1 MiB on 64 GPUs: 16 KiB a peer on one part, at NCCL_P2P_LL_THRESHOLD.
-  EXPECT_TRUE(plan(64, Bytes::KiB(16)).ll);
-  // 1 MiB on 8 GPUs: 128 KiB a peer in ceil(128 / 64) = 2 parts of 64 KiB.
-  const P2pPlan p = plan(8, Bytes::KiB(128));
-  EXPECT_EQ(p.parts_per_peer, 2);
-  EXPECT_EQ(p.last_step, Bytes::KiB(64));  // a part under one step is all last step
-  EXPECT_FALSE(p.ll);
+TEST(P2pPlan, APeersTransferOfAtMostThirtyTwoTimesSixteenKiBRunsLl) {
+  // NCCL 2.22-2.28 choose LL for a peer's bytes <= p2pnChannelsPerPeer x
+  // NCCL_P2P_LL_THRESHOLD = 32 x 16 KiB = 512 KiB, before cutting it.
+  // 16 MiB on 64 GPUs: 256 KiB a peer, LL, one part; rounds k and k + 32
+  // share a channel: 512 KiB on the busiest, and no FIFO step is copied
+  // out after the last line lands.
+  const P2pPlan a = plan(64, Bytes::KiB(256));
+  EXPECT_TRUE(a.ll);
+  EXPECT_EQ(a.parts_per_peer, 1);
+  EXPECT_EQ(a.busiest_channel_bytes, Bytes::KiB(512));
+  EXPECT_EQ(a.last_step, Bytes(0));
+  EXPECT_TRUE(plan(64, Bytes::KiB(512)).ll);
+  EXPECT_FALSE(plan(64, Bytes::KiB(513)).ll);  // 32 MiB + 64 KiB on 64 GPUs: Simple
+  // 1 MiB on 8 GPUs: 128 KiB a peer, LL, whose 64 KiB step allows a part
+  // per 8 KiB: min(4, 16) = 4 parts of 32 KiB (Simple's 64 KiB floor would
+  // have given 2).
+  const P2pPlan b = plan(8, Bytes::KiB(128));
+  EXPECT_TRUE(b.ll);
+  EXPECT_EQ(b.parts_per_peer, 4);
+  EXPECT_EQ(b.part, Bytes::KiB(32));
+  // 8 MiB on 8 GPUs: 1 MiB a peer, Simple, min(4, 1 MiB / 64 KiB) = 4
+  // parts of 256 KiB, each under one 512 KiB step: all of it the last step.
+  const P2pPlan c = plan(8, Bytes::MiB(1));
+  EXPECT_FALSE(c.ll);
+  EXPECT_EQ(c.parts_per_peer, 4);
+  EXPECT_EQ(c.last_step, Bytes::KiB(256));
 }
 
 }  // namespace

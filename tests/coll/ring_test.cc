@@ -272,6 +272,25 @@ TEST(Direct, AllToAllOnOneSwitchIsBoundByItsBusiestChannelOrItsLink) {
   EXPECT_NEAR(eight.time.seconds() / (7.0 / 8 * Bytes::GiB(8).as_double() / link + lat), 1.0, 0.01);
 }
 
+// Up to 512 KiB a peer NCCL 2.28 sends LL (p2p_plan.h), and an LL part
+// moves at one CTA's LL rate, 5.20 GB/s on Blackwell, a quarter of
+// Simple's. 16 MiB on a GB200 rack's 64 GPUs: 256 KiB a peer, one part,
+// two on the busiest channel (rounds k and k + 32, two batches): 512 KiB /
+// 5.20 GB/s = 100.8 us, plus a hop for the second batch. 32 MiB + 64 KiB
+// a peer more is Simple at 20.4 GB/s: (2 x 513 KiB + 513 KiB) / 20.4 GB/s
+// = 77.3 us, less time for more bytes, as nccl-tests shows on GB300 racks
+// (236 us at 32 MiB, 162 us at 64 MiB).
+TEST(Direct, AllToAllOfAtMostHalfAMebibyteAPeerRunsAtLlsRate) {
+  auto rack = cluster("gb200-nvl72", 64);
+  auto ll = rack.run(Op::kAllToAll, Bytes::MiB(16), "direct", Fidelity::kBulk);
+  const double bound_ll = Bytes::KiB(512).as_double() / 5.20e9;
+  EXPECT_GT(ll.time.seconds(), bound_ll);
+  EXPECT_LT(ll.time.seconds(), bound_ll + 25e-6);
+  auto simple = rack.run(Op::kAllToAll, Bytes::KiB(64 * 513), "direct", Fidelity::kBulk);
+  EXPECT_LT(simple.time.seconds(), ll.time.seconds());
+  EXPECT_GT(simple.time.seconds(), 3 * Bytes::KiB(513).as_double() / 20.4e9);
+}
+
 // NCCL's and RCCL's all-to-all is one group of sends to every peer, which
 // proceed together. On MI300X's mesh each peer has its own xGMI link: every
 // GPU sends S/8 to each of 7 peers on 7 links at once, in S/8 / 48 GB/s,
