@@ -129,10 +129,7 @@ LibraryModel nccl_library(const hw::System& system) {
     m.p2p_channels_per_peer = std::min(m.p2p_channels, static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::max(1, 2 * system.gpu.scaleup_links)))));
     m.p2p_channel_GBps = arch.p2p_channel_GBps;
     m.p2p_ll_channel_GBps = arch.p2p_ll_channel_GBps;
-    const int nics_per_gpu = std::max(1, system.nics_per_host / std::max(1, system.gpus_per_host));
-    const double nic_GBps = system.nic_speed.bytes_per_second() / 1e9;
-    const auto net = static_cast<unsigned>(std::max(nics_per_gpu, static_cast<int>(std::ceil(nic_GBps / 14.0))));
-    m.p2p_net_channels_per_peer = static_cast<int>(std::bit_ceil(net));
+    m.p2p_net_nics = std::max(1, system.nics_per_host / std::max(1, system.gpus_per_host));
     if (system.cpu_vendor == hw::CpuVendor::kNvidia && m.compute_capability >= 100) m.p2p_net_chunk = Bytes::KiB(256);
   }
   if (arch.library == hw::CollectiveLibrary::kRccl) {

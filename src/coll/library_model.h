@@ -79,11 +79,12 @@ struct LibraryModel {
   double p2p_channel_GBps = 0;
   double p2p_ll_channel_GBps = 0;  // an LL part's payload rate (hw::Architecture's); 0: half the above
   // A communicator that spans NVLink domains takes a network peer's channel
-  // count for every peer, max(the GPU's NICs, its NIC GB/s / 14) rounded up
-  // to a power of two (paths.cc, NCCL_P2P_PER_CHANNEL_NET_BW), and the
-  // network's p2p chunk,
-  // 128 KiB, doubled on Grace-Blackwell hosts (init.cc computeBuffSizes).
-  int p2p_net_channels_per_peer = 2;
+  // count for every peer (p2p_bound.h), which is no fewer than the NICs a
+  // GPU needs to match its link to the host (NCCL's netCountByBw,
+  // graph/topo.cc getLocalNetCountByBw: its own NICs, one on most
+  // platforms), and the network's p2p chunk, 128 KiB, doubled on
+  // Grace-Blackwell hosts (init.cc computeBuffSizes).
+  int p2p_net_nics = 1;
   Bytes p2p_net_chunk = Bytes::KiB(128);
 
   double efficiency(Protocol p) const;

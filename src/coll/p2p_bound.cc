@@ -1,6 +1,7 @@
 #include "coll/p2p_bound.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "coll/p2p_plan.h"
 
@@ -11,7 +12,15 @@ P2pBound p2p_channel_bound(const LibraryModel& lib, const P2pComm& comm, Bytes b
   if (lib.ideal || lib.p2p_channel_GBps <= 0 || comm.ranks < 2 || rounds.empty()) return {};
   P2pShape shape{.ranks = comm.ranks, .channels = lib.p2p_channels, .channels_per_peer = lib.p2p_channels_per_peer};
   if (comm.spans_domains) {
-    shape.channels_per_peer = std::min(lib.p2p_channels_per_peer, lib.p2p_net_channels_per_peer);
+    // NCCL 2.28 (graph/paths.cc ncclTopoGetNchannels): a network peer
+    // starts from 2 channels, halved while 2 x ranks > 4 x p2pnChannels,
+    // and takes at least the GPU's NICs; the peers' least, rounded up to a
+    // power of two, is every peer's (ncclTopoComputeP2pChannels).
+    int net = 2;
+    while (net * comm.ranks > 4 * lib.p2p_channels && net > 1) net /= 2;
+    net = std::max(net, lib.p2p_net_nics);
+    shape.channels_per_peer =
+        std::min(lib.p2p_channels_per_peer, static_cast<int>(std::bit_ceil(static_cast<unsigned>(net))));
     shape.chunk = lib.p2p_net_chunk;
     shape.across_nodes = true;
   }

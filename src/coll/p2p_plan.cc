@@ -29,9 +29,7 @@ std::vector<int> all_to_all_rounds(int ranks) {
 
 P2pPlan p2p_plan(const P2pShape& s, Bytes bytes_per_peer, const std::vector<int>& rounds) {
   P2pPlan p;
-  int max_parts = std::max(1, std::min(s.channels, s.channels_per_peer));
-  if (s.across_nodes)
-    while (max_parts * div_up(s.ranks, kRoundsPerBatch) > s.channels && max_parts > 1) max_parts /= 2;
+  const int max_parts = std::max(1, std::min(s.channels, s.channels_per_peer));
   int min_parts = max_parts;
   while (min_parts * s.ranks > s.channels && min_parts > 1) min_parts /= 2;
   const int64_t bytes = bytes_per_peer.count();

@@ -55,9 +55,8 @@ struct P2pShape {
   Bytes chunk = kP2pNvlChunk;
   Bytes ll_step = kP2pLlStep;  // an LL part's chunk
   // The communicator spans NVLink domains (NCCL's nNodes > 1): parts of
-  // half a chunk to one chunk (not 1/8 to 32), and a peer's channels halved
-  // until every peer fits in one round of p2pnChannels
-  // (ncclTopoComputeP2pChannels).
+  // half a chunk to one chunk (not 1/8 to 32). The caller's
+  // channels_per_peer is then the network peers' (p2p_bound.h).
   bool across_nodes = false;
 };
 
