@@ -2,9 +2,8 @@
 // other, all at once, at either fidelity: NCCL's and RCCL's all-to-all is one
 // group of sends and receives to every peer, which their p2p scheduler
 // spreads over channels so the peers proceed together. Across NVLink
-// domains NCCL 2.28 shrinks the channels per peer "to fit all the peers
-// within a single round" (graph/paths.cc, ncclTopoComputeP2pChannels); on a
-// fully connected mesh each peer has its own link, so running the n-1
+// domains NCCL gives every peer a network peer's few channels (p2p_bound.h);
+// on a fully connected mesh each peer has its own link, so running the n-1
 // shifts one after another would use one of a GPU's n-1 links at a time)
 // and send_recv (every rank sends S to its ring neighbour, as nccl-tests'
 // sendrecv).

@@ -4,8 +4,8 @@
 // domain, and what the busiest channel carries. Each channel is one CTA of
 // NCCL's send/receive kernel and runs its work one batch after another, so
 // the busiest channel, not the links, bounds the group when few channels
-// carry it. Pure arithmetic over NCCL's rules (master 5067397c), tested
-// alone:
+// carry it. Pure arithmetic over NCCL 2.28's rules (2.28.7, ae7aed19; master
+// 5067397c where they agree), tested alone:
 //
 //  * rounds (init.cc p2pSchedule): on one node round k sends to rank + k
 //    and receives from rank - k; round 0 is the GPU's copy to itself,
