@@ -110,5 +110,27 @@ TEST(TreeAcrossDomains, FewerChannelsThanTwicePerNicStillUseEveryNicFirst) {
   EXPECT_EQ(rails8.size(), 4u);
 }
 
+// NCCL's ring graph search stops at 32 channels (MAXCHANNELS / 2) and the
+// tree's at the ring's, so two racks of 64 GPUs, a NIC each, run 2 x 32 =
+// 64 tree channels: NICs 0-31 of each rack carry both trees, the other 32
+// none. (Doubling one graph channel a NIC would give 128, more than NCCL's
+// 64 channels.)
+TEST(TreeAcrossDomains, NoMoreThanThirtyTwoGraphChannelsHoweverManyNics) {
+  topo::ClusterSpec s;
+  s.system = hw::find_system("gb200-nvl72");
+  s.system.scaleup.domain_gpus = 64;
+  s.system.scaleup.in_network_reduction = false;
+  s.gpus = 128;
+  testing::Fixture f(topo::build_cluster(s), nccl_library(s.system));
+  const auto r = f.run(Op::kAllReduce, Bytes::MiB(64), "tree", Fidelity::kBulk);
+  EXPECT_EQ(r.channels, 64);
+  const Group g = whole_topology(f.topo);
+  std::set<uint32_t> nics;
+  for (int c = 0; c < 64; ++c)
+    for (const Edge& e : tree_edges(g, c, 64, nullptr, nullptr))
+      if (e.hash != 0) nics.insert(f.topo.nic_of(g.gpus[e.src]));
+  EXPECT_EQ(nics.size(), 64u);  // 32 a rack
+}
+
 }  // namespace
 }  // namespace anatomy::coll::detail
