@@ -63,8 +63,8 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
   s.protocol = to_string(r.protocol);
   s.base_latency = lib.base_latency(AlgoClass::kRing, r.protocol);
   s.channels = 1;
-  s.steps = 1;
   if (n <= 1) return s;
+  s.steps = 1;
   std::vector<Edge> all;
   const bool a2a = r.op == Op::kAllToAll;
   for (int k = 1; k < (a2a ? n : 2); ++k)  // send_recv: the ring neighbour alone

@@ -28,9 +28,11 @@ namespace {
 
 using detail::Edge;
 
-// NCCL's ring graph search stops at MAXCHANNELS / 2 = 32 channels and the
-// tree's at the ring's (init.cc), so a domain's NICs beyond 32 carry no tree.
-constexpr int kMaxTreeGraphChannels = 32;
+// The tree graph's channels across domains: one per NIC of a domain
+// (default_channels), but NCCL's ring graph search stops at MAXCHANNELS / 2
+// = 32 channels and the tree's at the ring's (init.cc), so a domain's NICs
+// beyond 32 carry no tree.
+int tree_graph_channels(const Group& g) { return std::min(detail::default_channels(g), 32); }
 
 // In-order binary tree over [lo, hi]: the node with the largest power-of-two
 // factor is the root, each half recurses. Sets parent[] (-1 = none).
@@ -72,14 +74,13 @@ std::vector<int> btree_parents(int m, int t) {
 // channel's representative, and tree edges between representatives; each
 // returned in both directions (reduce up, broadcast down). Channel c of
 // `channels` runs on graph channel (NIC) c mod G and tree (c / G) mod 2,
-// G the graph's channels, one per NIC (default_channels) up to 32, or fewer when
-// fewer channels are asked for: NCCL doubles the graph's channels into
+// G the graph's channels (tree_graph_channels), or fewer when fewer
+// channels are asked for: NCCL doubles the graph's channels into
 // trees 0 and 1 (connectTrees) and a channel cap keeps the first ones,
 // tree 0 on every NIC first. One domain: the chain alone, rotated by c.
 std::vector<Edge> tree_edges(const Group& g, int channel, int channels, int* intra_hops, int* inter_hops) {
   const int m = static_cast<int>(g.domains.size());
-  const int graph_channels =
-      m > 1 ? std::max(1, std::min({channels, default_channels(g), kMaxTreeGraphChannels})) : channels;
+  const int graph_channels = m > 1 ? std::max(1, std::min(channels, tree_graph_channels(g))) : channels;
   const int tree = m > 1 ? (channel / graph_channels) % 2 : channel % 2;
   const std::vector<int> parent = btree_parents(m, tree);
   const int nic_channel = m > 1 ? channel % graph_channels : channel;
@@ -121,7 +122,7 @@ Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
   s.protocol = to_string(r.protocol);
   // One graph channel per NIC, each run on both trees (two channels a NIC)
   // across domains; inside one domain, at least the two trees' channels.
-  const int nics = std::min(detail::default_channels(g), kMaxTreeGraphChannels);
+  const int nics = tree_graph_channels(g);
   const int channels = r.channels > 0 ? r.channels : g.domains.size() > 1 ? 2 * nics : std::max(2, nics);
   s.channels = channels;
   s.base_latency = lib.base_latency(AlgoClass::kTree, r.protocol);

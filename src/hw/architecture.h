@@ -69,8 +69,8 @@ struct Architecture {
   // has, so its busiest channel can bound it below the links' rate
   // (coll/p2p_plan.h). 0: not modelled (RCCL, or no NVLink switch).
   double p2p_channel_GBps = 0;
-  // The same channel's payload rate for an LL part (NCCL's protocol for a
-  // peer's transfer of at most 16 KiB a p2p channel, coll/p2p_plan.h): LL
+  // The same channel's payload rate for an LL part (NCCL 2.22-2.28's protocol
+  // for a peer's transfer of at most p2pnChannelsPerPeer x 16 KiB, coll/p2p_plan.h): LL
   // writes 8-byte words each beside a flag the receiver polls, far slower
   // a CTA than Simple's copies. 0: not measured (LL parts then take half
   // of p2p_channel_GBps, LL's payload share of the wire).

@@ -956,18 +956,14 @@ void IterationSim::send(int from_stage, int to_pos, int64_t mb, bool forward, en
     deliver();
     return;
   }
-  const SimTime bound = pp_channel_bound(from_stage, to);
-  if (bound > SimTime::zero()) {
-    // Delivered when both the bytes have crossed and the channels are done.
-    const SimTime done = now + bound;
-    net_->transfer(rep_node(from_stage), rep_node(to), cost_[from_stage].activation_bytes,
-                   [this, done, deliver = std::move(deliver)]() mutable {
-                     if (sim_.now() < done) sim_.schedule_at(done, std::move(deliver));
-                     else deliver();
-                   });
-    return;
-  }
-  net_->transfer(rep_node(from_stage), rep_node(to), cost_[from_stage].activation_bytes, std::move(deliver));
+  // Delivered when both the bytes have crossed and NCCL's channels are done
+  // (the bound is zero across domains, where the network paces the send).
+  const SimTime done = now + pp_channel_bound(from_stage, to);
+  net_->transfer(rep_node(from_stage), rep_node(to), cost_[from_stage].activation_bytes,
+                 [this, done, deliver = std::move(deliver)]() mutable {
+                   if (sim_.now() < done) sim_.schedule_at(done, std::move(deliver));
+                   else deliver();
+                 });
 }
 
 SimTime IterationSim::pp_channel_bound(int from_stage, int to_stage) {
