@@ -11,7 +11,8 @@
 // why NVLS bus bandwidth exceeds the link rate. NCCL discounts NVLS
 // bandwidth by nvlsEfficiency (0.85 on Hopper, 0.74 on Blackwell) and
 // charges a flat 25 us on NVLink. All-gather and reduce-scatter use the
-// multicast store or the reducing load alone.
+// multicast store or the reducing load alone, on one domain of at most 32
+// GPUs (NCCL's NVLS arity).
 //
 // Size: the buffer goes through in loops of channels x heads x chunk
 // (nvls_plan.h), each crossing a pipeline of scatter, reduce/multicast
@@ -53,8 +54,14 @@ bool nvls_applicable(const Group& g, Op op) {
     const auto& dom = g.topo->domain(g.domain_of(d.front()));
     if (!dom.in_network_reduction || dom.switch_node == topo::kNoNode || d.size() < 2) return false;
   }
-  if (g.domains.size() > 1 && op != Op::kAllReduce) return false;
-  return true;
+  if (op == Op::kAllReduce) return true;
+  // All-gather and reduce-scatter: one domain, of at most NCCL_MAX_NVLS_ARITY
+  // GPUs. NCCL 2.27 and later skip NVLS for any collective but all-reduce
+  // where a node has more local ranks than that (enqueue.cc, the algorithm
+  // table: func != ncclFuncAllReduce && localRanks > NCCL_MAX_NVLS_ARITY),
+  // and a multi-node NVLink clique is one node: 64 GPUs of an NVL72 rack
+  // gather on a ring.
+  return g.domains.size() == 1 && g.domains.front().size() <= static_cast<size_t>(kMaxNvlsArity);
 }
 
 void add_switch_send(Phase& p, const Group& g, uint32_t r, double up_wire, double down_wire) {
@@ -90,7 +97,8 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   if (!nvls_applicable(g, r.op))
     throw core::InputError({"", 0, "--algo"},
                            "nvls needs NVLink switches with in-network reduction (NVLS) and at least 2 GPUs per "
-                           "domain; across domains only all_reduce");
+                           "domain; across domains only all_reduce, and all_gather or reduce_scatter on at most "
+                           "32 GPUs");
   const int m = static_cast<int>(g.domains.size());
   const bool sharp = m > 1 && lib.fabric_reduction;
   Schedule s;

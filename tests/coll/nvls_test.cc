@@ -3,6 +3,7 @@
 #include "coll/collective.h"
 #include "fixture.h"
 #include "coll/nvls_plan.h"
+#include "core/error.h"
 #include "hw/catalog.h"
 #include "net/flow/flow_network.h"
 #include "topo/builders.h"
@@ -112,6 +113,25 @@ TEST(Nvls, APartialLoopStillPaysEveryHeadsStep) {
   // floor XLA's GB200 table measures on 32 to 72 GPUs (54-59 us at 64-144 KiB).
   Cluster c(cluster_spec("gb200-nvl72", 64));
   EXPECT_NEAR(c.run(Bytes::KiB(64), "nvls").time.micros(), 50.7, 0.3);
+}
+
+TEST(Nvls, AGatherOnMoreThanThirtyTwoGpusOfADomainRunsWithoutNvls) {
+  // NCCL 2.27+ skips NVLS for every collective but all-reduce where a node
+  // has more than NCCL_MAX_NVLS_ARITY = 32 local ranks, and a rack's NVLink
+  // clique is one node. So 64 GPUs of a rack gather 1 MiB on a ring: 63
+  // steps, each at least NCCL's 0.6 us LL hop, where NVLS would take its
+  // 25 us latency and little more (about 39 us before this rule). The
+  // all-reduce keeps NVLS; 32 GPUs may still gather with it.
+  testing::Fixture rack(topo::build_cluster(cluster_spec("gb200-nvl72", 64)),
+                        nccl_library(hw::find_system("gb200-nvl72")));
+  const auto gather = rack.run(Op::kAllGather, Bytes::MiB(1), "auto");
+  EXPECT_EQ(gather.algorithm, "ring");
+  EXPECT_GT(gather.time.micros(), 63 * 0.6);
+  EXPECT_THROW(rack.run(Op::kReduceScatter, Bytes::MiB(1), "nvls"), core::InputError);
+  EXPECT_EQ(rack.run(Op::kAllReduce, Bytes::MiB(1), "nvls").algorithm, "nvls");
+  testing::Fixture half(topo::build_cluster(cluster_spec("gb200-nvl72", 32)),
+                        nccl_library(hw::find_system("gb200-nvl72")));
+  EXPECT_EQ(half.run(Op::kAllGather, Bytes::MiB(1), "nvls").algorithm, "nvls");
 }
 
 TEST(Nvls, UnequalDomainsKeepNvlsWithTheSmallestDomainsHeads) {
