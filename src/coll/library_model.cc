@@ -56,6 +56,13 @@ SimTime LibraryModel::hop_latency(LinkClass l, AlgoClass a, Protocol p) const {
   return ideal ? SimTime::zero() : us(kHwLat[idx(l)][idx(a)][idx(p)]);
 }
 
+SimTime LibraryModel::hop_on_path(LinkClass l, AlgoClass a, Protocol p, SimTime path) const {
+  const SimTime hw = hop_latency(l, a, p);
+  if (l != LinkClass::kNvlink) return std::max(hw, path);
+  const SimTime wire = hop_latency(l, a, Protocol::kLL);
+  return path > wire ? hw + (path - wire) : hw;
+}
+
 SimTime LibraryModel::ring_step_floor(Protocol p, int domains) const {
   if (ideal || domains <= 1) return SimTime::zero();
   return us(net_overhead_us * (p == Protocol::kSimple ? 3.0 : 1.0));

@@ -108,6 +108,14 @@ struct LibraryModel {
   // Zero on one domain.
   SimTime ring_step_floor(Protocol p, int domains) const;
   SimTime hop_latency(LinkClass l, AlgoClass a, Protocol p) const;
+  // A hop over a path whose physical latency is `path`: NCCL's hop latency,
+  // which covers the path it was measured on, or the path where that is
+  // longer. Over NVLink, NCCL's LL figure (0.6 us) is that path: LL waits on
+  // nothing but its lines' arrival. LL128's and Simple's figures add their
+  // own per-hop work (line groups; a fence, then a flag behind the data),
+  // which stays on top of a longer path: an NVL72 rack's GPU-to-GPU hop of
+  // 1.37 us runs a ring's LL128 step in 1.37 + 1.9 - 0.6 = 2.67 us, not 1.9.
+  SimTime hop_on_path(LinkClass l, AlgoClass a, Protocol p, SimTime path) const;
   // One level of NVLSTree's tree across domains (tuning.cc hwLat[NET]
   // [NVLS_TREE][Simple] = 20.9 us, above the plain tree's 14).
   SimTime nvls_tree_net_latency() const;

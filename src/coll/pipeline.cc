@@ -159,7 +159,7 @@ void add_parallel_edges(Schedule& s, const Group& g, const std::vector<Edge>& ed
 
 namespace {
 
-// max(library hop latency for the edge's link class, physical path latency,
+// max(the library's hop over the edge's path (LibraryModel::hop_on_path),
 // floor) of an even, deterministic sample of at most 4,096 edges, which keeps
 // 100k-rank rings from routing every edge just to find a latency.
 template <typename Fold>
@@ -168,9 +168,8 @@ void for_each_hop_latency(const Group& g, const std::vector<Edge>& edges, const 
   const size_t stride = std::max<size_t>(1, edges.size() / 4096);
   for (size_t i = 0; i < edges.size(); i += stride) {
     const Edge& e = edges[i];
-    const SimTime hw = lib.hop_latency(link_class(g, e.src, e.dst), a, p);
     const SimTime phys = physical_latency(*g.topo, g.node(e.src), g.node(e.dst));
-    fold(std::max({hw, phys, floor}));
+    fold(std::max(lib.hop_on_path(link_class(g, e.src, e.dst), a, p, phys), floor));
   }
 }
 

@@ -51,6 +51,35 @@ TEST(LibraryModel, RcclLl128RingOnOneNodeMovesSevenEighthsOfSimplesBusBandwidth)
   EXPECT_NEAR(ll128 / simple, 7.0 / 8.0, 0.02);
 }
 
+TEST(LibraryModel, AProtocolsOwnHopWorkRidesOnALongerNvlinkPath) {
+  // NCCL's NVLink hop latencies (tuning.cc hwLat) were measured on boards
+  // whose path is about their LL figure, 0.6 us. On an NVL72 rack's 1.37 us
+  // path LL takes the path, and LL128 and Simple add their own work to it:
+  // a ring's LL128 hop 1.9 + 1.37 - 0.6 = 2.67 us, Simple 3.4 + 0.77 = 4.17,
+  // the tree's LL128 1.25 + 0.77 = 2.02. A path shorter than 0.6 us leaves
+  // NCCL's figures; a network hop is the longer of NCCL's and the path.
+  const LibraryModel lib = nccl_library(hw::find_system("dgx-h100"));
+  const auto us = [](double v) { return SimTime::from_seconds(v * 1e-6); };
+  const SimTime rack = us(1.37);
+  EXPECT_NEAR(lib.hop_on_path(LinkClass::kNvlink, AlgoClass::kRing, Protocol::kLL, rack).micros(), 1.37, 1e-6);
+  EXPECT_NEAR(lib.hop_on_path(LinkClass::kNvlink, AlgoClass::kRing, Protocol::kLL128, rack).micros(), 2.67, 1e-6);
+  EXPECT_NEAR(lib.hop_on_path(LinkClass::kNvlink, AlgoClass::kRing, Protocol::kSimple, rack).micros(), 4.17, 1e-6);
+  EXPECT_NEAR(lib.hop_on_path(LinkClass::kNvlink, AlgoClass::kTree, Protocol::kLL128, rack).micros(), 2.02, 1e-6);
+  EXPECT_NEAR(lib.hop_on_path(LinkClass::kNvlink, AlgoClass::kRing, Protocol::kSimple, us(0.5)).micros(), 3.4, 1e-6);
+  EXPECT_NEAR(lib.hop_on_path(LinkClass::kNet, AlgoClass::kTree, Protocol::kLL128, us(3)).micros(), 8.5, 1e-6);
+  EXPECT_NEAR(lib.hop_on_path(LinkClass::kNet, AlgoClass::kTree, Protocol::kLL128, us(10)).micros(), 10.0, 1e-6);
+}
+
+TEST(LibraryModel, AnNvl72RingsLl128StepsPayTheRacksPathAndTheirOwnWork) {
+  // A 4 KiB ring/LL128 all-reduce on 8 GPUs of a GB200 rack is all latency:
+  // NCCL's 14 us base and 14 steps of 2.67 us (above) = 51.4 us, where
+  // the longer of NCCL's 1.9 us and the path gave 14 + 14 x 1.9 = 40.6.
+  Fixture rack(topo::build_cluster(testing::cluster_spec("gb200-nvl72", 8)),
+               nccl_library(hw::find_system("gb200-nvl72")));
+  EXPECT_NEAR(rack.run(Op::kAllReduce, Bytes::KiB(4), "ring", Fidelity::kStep, Protocol::kLL128).time.micros(), 51.4,
+              0.3);
+}
+
 TEST(LibraryModel, AnNvlinkPeerGetsTwoP2pChannelsALinkUpToThirtyTwo) {
   // NCCL gives an NVLink peer 2 channels per link, rounded up to a power of
   // two and capped at the 32 p2p channels: A100's 12 links give 24 -> 32,
