@@ -17,9 +17,9 @@
 // Size: the buffer goes through in loops of channels x heads x chunk
 // (nvls_plan.h), each crossing a pipeline of scatter, reduce/multicast
 // and gather; filling and draining it costs a loop's time through every
-// stage but the slowest (two loop times on one domain), so a buffer of a
-// few loops (an NVL72 rack's loop is 24 x 32 x 64 KiB = 48 MiB) is far
-// from the asymptote.
+// stage but the slowest (the scatter's and the gather's copies on one
+// domain), so a buffer of a few loops (an NVL72 rack's loop is 24 x 32 x
+// 64 KiB = 48 MiB) is far from the asymptote.
 //
 // Across domains (NCCL's NVLSTree): the heads' slices are all-reduced
 // across domains on a double binary tree per head (head i of every domain,
@@ -105,6 +105,7 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   s.algorithm = m == 1 ? "nvls" : sharp ? "nvls-sharp" : "nvls-tree";
   s.protocol = "Simple";
   double eff = lib.efficiency(Protocol::kSimple) * lib.nvls_efficiency;
+  const double eff_default_chunk = eff;
   const double S = r.bytes.as_double();
   size_t min_n = g.domains.front().size();
   for (const auto& d : g.domains) min_n = std::min(min_n, d.size());
@@ -156,13 +157,21 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
     }
   }
 
-  // Stage times for one loop: each of the three local stages moves a
-  // loop's chunks of every head (anatomy takes them all at the NVLink
-  // stage's pace: a head's link carries them and its own slice); a network
-  // stage moves one chunk per channel over a head's NIC, once per tree
-  // level each way, or up to the switches and back with SHARP.
+  // Stage times for one loop. Only the reduce crosses NVLink: the scatter
+  // writes into this GPU's own NVLS buffer and the gather reads out of its
+  // own (transport/nvls.cc: their connections are the buffer's unicast
+  // mapping, the reduce's the multicast one). So the reduce moves a loop's
+  // chunks of every head at the link's pace with the chunk steps' waits,
+  // which cross GPUs; the scatter and gather are copies on the GPU's own
+  // warps that wait on no other GPU, and keep the pace all three have at
+  // NCCL's default 128 KiB chunk (no source measures the copy warps' own
+  // rate: the stages are taken as balanced there) when smaller chunks slow
+  // the reduce. A network stage moves one chunk per channel over a head's
+  // NIC, once per tree level each way, or up to the switches and back with
+  // SHARP.
   const double loop_payload = static_cast<double>(plan.channels) * h * plan.chunk.as_double();
   const double nvl_stage_s = link > 0 ? loop_payload * (1.0 + 1.0 / h) / eff / link : 0.0;
+  const double copy_stage_s = link > 0 ? loop_payload / eff_default_chunk / link : 0.0;
   const double net_stage_s = nic > 0 ? loop_payload / h / lib.efficiency(Protocol::kSimple) / nic : 0.0;
   int net_stages = 0;
   SimTime latency = std::max(lib.hop_latency(LinkClass::kNvlink, AlgoClass::kNvls, Protocol::kSimple),
@@ -217,7 +226,7 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   // Pipeline fill and drain: a loop's way through every stage beyond the
   // slowest one, which the network already paces (a partial loop's share
   // when the buffer is less than one loop).
-  const double through_s = 3 * nvl_stage_s + net_stages * net_stage_s;
+  const double through_s = 2 * copy_stage_s + nvl_stage_s + net_stages * net_stage_s;
   const double fill_s =
       (through_s - std::max(nvl_stage_s, net_stages > 0 ? net_stage_s : 0.0)) * std::min(1.0, plan.loops);
   const double last_loop_steps_s = (std::ceil(plan.loops) - plan.loops) * step_per_loop_s;

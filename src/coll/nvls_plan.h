@@ -31,10 +31,11 @@
 //    replace the tree.
 //
 // Filling and draining the pipeline costs one loop's way through every
-// stage beyond the slowest (nvls.cc times the stages: the three local ones
-// at the NVLink stage's pace, each network stage as one chunk per channel
-// over a NIC), which is what makes NVLS bus bandwidth depend on size even
-// where latency no longer does.
+// stage beyond the slowest (nvls.cc times the stages: the reduce at the
+// NVLink stage's pace with its chunk steps, the scatter's and gather's
+// copies in the GPU's own memory at that pace at NCCL's default chunk, each
+// network stage as one chunk per channel over a NIC), which is what makes
+// NVLS bus bandwidth depend on size even where latency no longer does.
 //
 //   NvlsPlan p = nvls_plan({.compute_capability = 100, .min_domain_gpus = 72, .domains = 1}, Bytes::GiB(4));
 //   p.heads == 32; p.channels == 24; p.chunk == Bytes::KiB(64);
