@@ -58,8 +58,10 @@ SimTime LibraryModel::hop_latency(LinkClass l, AlgoClass a, Protocol p) const {
 
 SimTime LibraryModel::hop_on_path(LinkClass l, AlgoClass a, Protocol p, SimTime path) const {
   const SimTime hw = hop_latency(l, a, p);
-  if (l != LinkClass::kNvlink) return std::max(hw, path);
   const SimTime wire = hop_latency(l, a, Protocol::kLL);
+  // NCCL's network figures differ between ring and tree LL, so they are not
+  // a path plus work; NVLS has no LL figure.
+  if (l != LinkClass::kNvlink || wire == SimTime::zero()) return std::max(hw, path);
   return path > wire ? hw + (path - wire) : hw;
 }
 
