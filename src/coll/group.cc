@@ -1,5 +1,7 @@
 #include "coll/group.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -51,6 +53,18 @@ SimTime physical_latency(const topo::Topology& t, NodeId a, NodeId b) {
   SimTime total;
   for (topo::LinkId l : path) total += t.link(l).latency;
   return total;
+}
+
+double nic_Bps(const Group& g, uint32_t r) {
+  const NodeId nic = g.topo->nic_of(g.gpus[r]);
+  if (nic == topo::kNoNode) return 0.0;
+  double port = 0;
+  for (topo::LinkId l : g.topo->out_links(nic)) {
+    const auto& link = g.topo->link(l);
+    if (g.topo->fabric_of(link.to) == 0) port = std::max(port, link.bandwidth.bytes_per_second());
+  }
+  const topo::LinkId in = g.topo->find_link(g.node(r), nic);
+  return in == topo::kNoLink ? port : std::min(port, g.topo->link(in).bandwidth.bytes_per_second());
 }
 
 }  // namespace anatomy::coll

@@ -37,5 +37,8 @@ Group whole_topology(const topo::Topology& t);
 LinkClass link_class(const Group& g, uint32_t a, uint32_t b);
 // One-way latency of the routed path between two nodes, from the topology.
 SimTime physical_latency(const topo::Topology& t, NodeId a, NodeId b);
+// Bandwidth of rank r's way out to the fabric, bytes/s: the narrower of its
+// path to its NIC (PCIe) and the NIC's port; 0 when it has no NIC.
+double nic_Bps(const Group& g, uint32_t r);
 
 }  // namespace anatomy::coll

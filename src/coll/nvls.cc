@@ -70,27 +70,13 @@ void add_switch_send(Phase& p, const Group& g, uint32_t r, double up_wire, doubl
   if (down_wire > 0) p.sends.push_back(Send{sw, g.node(r), Bytes(std::llround(down_wire)), 0});
 }
 
-// Payload bandwidth of a GPU's link into its domain's switch, and of its
-// way out to the fabric: the narrower of GPU-to-NIC and the NIC's port (0
-// when it has none).
+// Payload bandwidth of a GPU's link into its domain's switch (0 when it
+// has none); its way out to the fabric is nic_Bps (group.h).
 double scaleup_Bps(const Group& g, uint32_t r) {
   thread_local std::vector<topo::LinkId> path;
   path.clear();
   g.topo->route(g.node(r), g.topo->domain(g.domain_of(r)).switch_node, 0, path);
   return path.empty() ? 0.0 : g.topo->link(path.front()).bandwidth.bytes_per_second();
-}
-
-double nic_Bps(const Group& g, uint32_t r) {
-  const NodeId nic = g.topo->nic_of(g.gpus[r]);
-  if (nic == topo::kNoNode) return 0.0;
-  double port = 0;
-  for (topo::LinkId l : g.topo->out_links(nic)) {
-    const auto& link = g.topo->link(l);
-    if (g.topo->fabric_of(link.to) == 0) port = std::max(port, link.bandwidth.bytes_per_second());
-  }
-  // The GPU's own path to its NIC (PCIe) may be the narrower of the two.
-  const topo::LinkId in = g.topo->find_link(g.node(r), nic);
-  return in == topo::kNoLink ? port : std::min(port, g.topo->link(in).bandwidth.bytes_per_second());
 }
 
 Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {

@@ -143,6 +143,20 @@ Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
   const SimTime inter_hop = detail::mean_hop_latency(g, inter, lib, AlgoClass::kTree, r.protocol);
   s.steps = 2 * (intra_hops + inter_hops);
   s.phases.back().latency_after = (intra_hop * intra_hops + inter_hop * inter_hops) * 2;
+  // A network hop forwards whole steps: NCCL's proxy hands a step to the NIC
+  // only once the GPU has filled it (transport/net.cc sendProxyProgress
+  // waits for the step's tail, and for LL for every line's flag), so each of
+  // the 2 ceil(log2 m) network hops a channel's data climbs and descends
+  // holds its first step, at most the protocol's step of the channel's
+  // share, for the time that step takes at the channel's share of its NIC.
+  const double nic = nic_Bps(g, 0);
+  if (inter_hops > 0 && nic > 0) {
+    const int nic_channels = std::max(1, std::min(channels, nics));
+    const double step_wire =
+        std::min(per_channel, lib.chunk(AlgoClass::kTree, r.protocol).as_double()) / lib.efficiency(r.protocol);
+    const double channel_Bps = nic / std::max(1, channels / nic_channels);
+    s.phases.back().latency_after += SimTime::from_seconds(2.0 * inter_hops * step_wire / channel_Bps);
+  }
   if (r.protocol == Protocol::kLL)
     s.cap_bus_bandwidth(g.size(), eff, Bandwidth::gigabytes_per_s(lib.ll_max_busbw_GBps(nodes)));
   s.merge_sends();

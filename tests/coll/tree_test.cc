@@ -132,5 +132,31 @@ TEST(TreeAcrossDomains, NoMoreThanThirtyTwoGraphChannelsHoweverManyNics) {
   EXPECT_EQ(nics.size(), 64u);  // 32 a rack
 }
 
+TEST(TreeAcrossDomains, ANetworkHopHoldsAChannelsFirstStepBeforeForwardingIt) {
+  // NCCL's proxy posts a step to the NIC only once the GPU has filled it. A
+  // 16 MiB LL128 tree on two DGX H100 nodes runs 16 channels of 1 MiB, two
+  // on each 400G NIC, whose payload rate is 50 GB/s x 4,096 / 4,178 (RoCE
+  // framing) = 49.02 GB/s, 24.51 a channel. A step is 576,000 B, 614,400
+  // on the wire: 25.07 us to fill at that pace, held once on the way up and
+  // once on the way down, 50.14 us. Beside it NCCL's hop latencies: 7
+  // NVLink hops of 1.25 + (0.7 - 0.6) us and one network hop of 8.5 us,
+  // each way: 2 x (9.45 + 8.5) = 35.9 us. At 64 KiB a channel's whole share,
+  // 4 KiB (4,369 B on the wire), is its step: 2 x 0.178 us.
+  testing::Fixture f(topo::build_cluster(testing::cluster_spec("dgx-h100", 16)),
+                     nccl_library(hw::find_system("dgx-h100")));
+  const Group g = whole_topology(f.topo);
+  const auto latency_us = [&](Bytes b) {
+    Request r;
+    r.op = Op::kAllReduce;
+    r.bytes = b;
+    r.protocol = Protocol::kLL128;
+    r.fidelity = Fidelity::kBulk;
+    const Schedule s = f.reg.find("tree").build(g, r, f.lib);
+    return s.phases.back().latency_after.micros();
+  };
+  EXPECT_NEAR(latency_us(Bytes::MiB(16)), 35.9 + 50.14, 0.05);
+  EXPECT_NEAR(latency_us(Bytes::KiB(64)), 35.9 + 0.357, 0.01);
+}
+
 }  // namespace
 }  // namespace anatomy::coll::detail
