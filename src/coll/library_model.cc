@@ -60,7 +60,8 @@ SimTime LibraryModel::hop_on_path(LinkClass l, AlgoClass a, Protocol p, SimTime 
   const SimTime hw = hop_latency(l, a, p);
   const SimTime wire = hop_latency(l, a, Protocol::kLL);
   // NCCL's network figures differ between ring and tree LL, so they are not
-  // a path plus work; NVLS has no LL figure.
+  // a path plus work; PCI hops keep the same rule (not measured on a longer
+  // path), and NVLS has no LL figure.
   if (l != LinkClass::kNvlink || wire == SimTime::zero()) return std::max(hw, path);
   return path > wire ? hw + (path - wire) : hw;
 }

@@ -6,9 +6,10 @@
 // The NCCL figures are NCCL's own tuning constants (src/graph/tuning.cc of
 // NCCL 2.28; see docs/research/nccl_tuning.md for the tables and how NCCL
 // combines them). anatomy uses them as inputs to a mechanistic model: bytes
-// still move over the simulated network, and a hop costs
-// max(NCCL's hop latency, the physical path latency of the topology), so
-// the two are not counted twice. The ideal model has no software cost at
+// still move over the simulated network, and a hop costs NCCL's hop
+// latency on the topology's physical path (hop_on_path: the longer of the
+// two, and over NVLink a protocol's own work on top of a path longer than
+// NCCL's), so the two are not counted twice. The ideal model has no software cost at
 // all and full efficiency: it is what ASTRA-sim's analytical backend
 // assumes, and what a plain ring/torus run uses.
 //

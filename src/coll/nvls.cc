@@ -38,6 +38,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "coll/nvls_plan.h"
 #include "coll/pipeline.h"
 #include "core/error.h"
@@ -82,9 +84,10 @@ double scaleup_Bps(const Group& g, uint32_t r) {
 Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   if (!nvls_applicable(g, r.op))
     throw core::InputError({"", 0, "--algo"},
-                           "nvls needs NVLink switches with in-network reduction (NVLS) and at least 2 GPUs per "
-                           "domain; across domains only all_reduce, and all_gather or reduce_scatter on at most "
-                           "32 GPUs");
+                           fmt::format("nvls needs NVLink switches with in-network reduction (NVLS) and at least 2 "
+                                       "GPUs per domain; across domains only all_reduce, and all_gather or "
+                                       "reduce_scatter on at most {} GPUs",
+                                       kMaxNvlsArity));
   const int m = static_cast<int>(g.domains.size());
   const bool sharp = m > 1 && lib.fabric_reduction;
   Schedule s;
@@ -160,8 +163,8 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   const double copy_stage_s = link > 0 ? loop_payload / eff_default_chunk / link : 0.0;
   const double net_stage_s = nic > 0 ? loop_payload / h / lib.efficiency(Protocol::kSimple) / nic : 0.0;
   int net_stages = 0;
-  SimTime latency = std::max(lib.hop_latency(LinkClass::kNvlink, AlgoClass::kNvls, Protocol::kSimple),
-                             physical_latency(*g.topo, g.node(0), g.topo->domain(g.domain_of(0)).switch_node) * 2);
+  SimTime latency = lib.hop_on_path(LinkClass::kNvlink, AlgoClass::kNvls, Protocol::kSimple,
+                                     physical_latency(*g.topo, g.node(0), g.topo->domain(g.domain_of(0)).switch_node) * 2);
   s.steps = 2;
   if (m > 1) {
     const double slice = S / h / lib.efficiency(Protocol::kSimple);  // one head's share, on the wire
@@ -214,7 +217,7 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   // when the buffer is less than one loop).
   const double through_s = 2 * copy_stage_s + nvl_stage_s + net_stages * net_stage_s;
   const double fill_s =
-      (through_s - std::max(nvl_stage_s, net_stages > 0 ? net_stage_s : 0.0)) * std::min(1.0, plan.loops);
+      (through_s - std::max({copy_stage_s, nvl_stage_s, net_stages > 0 ? net_stage_s : 0.0})) * std::min(1.0, plan.loops);
   const double last_loop_steps_s = (std::ceil(plan.loops) - plan.loops) * step_per_loop_s;
   p.latency_after = latency + SimTime::from_seconds(fill_s + last_loop_steps_s);
   if (r.fidelity == Fidelity::kBulk) p.label += " (bulk)";

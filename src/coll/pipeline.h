@@ -56,8 +56,8 @@ void add_chain_pipeline(Schedule& s, const Group& g, const std::vector<std::vect
 void add_parallel_edges(Schedule& s, const Group& g, const std::vector<Edge>& edges, double wire_bytes,
                         int64_t loops, Fidelity f, const std::string& label);
 
-// max(library hop latency for the edge's link class, physical path
-// latency, floor), averaged over the edges.
+// max(the library's hop over the edge's path (LibraryModel::hop_on_path),
+// floor), averaged over the edges.
 SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
                          Protocol p, SimTime floor = SimTime::zero());
 

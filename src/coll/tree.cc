@@ -5,7 +5,9 @@
 // leaf in the other); inside a domain, a chain. Data is reduced up the
 // tree and broadcast back down, pipelined in chunks, so every edge carries
 // its channel's share once in each direction. Latency (NCCL's model):
-// base + 2((ppn-1) intra hops + ceil(log2 domains) inter hops).
+// base + 2((ppn-1) intra hops + ceil(log2 domains) inter hops), and at each
+// inter hop the wait for the channel's first step that NCCL's proxy posts
+// only once the GPU has filled it.
 //
 // Which NIC carries which tree: NCCL's tree graph has a channel per NIC,
 // and connectTrees (graph/connect.cc) turns each graph channel c into two
@@ -148,13 +150,16 @@ Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
   // waits for the step's tail, and for LL for every line's flag), so each of
   // the 2 ceil(log2 m) network hops a channel's data climbs and descends
   // holds its first step, at most the protocol's step of the channel's
-  // share, for the time that step takes at the channel's share of its NIC.
+  // share, for the time that step takes at the channel's share of its NIC
+  // (channel c on NIC c mod G, so the busiest NIC carries ceil(channels /
+  // G); every GPU's NIC taken as rank 0's). A library without software
+  // (ideal) has no proxy.
   const double nic = nic_Bps(g, 0);
-  if (inter_hops > 0 && nic > 0) {
+  if (inter_hops > 0 && nic > 0 && !lib.ideal) {
     const int nic_channels = std::max(1, std::min(channels, nics));
     const double step_wire =
         std::min(per_channel, lib.chunk(AlgoClass::kTree, r.protocol).as_double()) / lib.efficiency(r.protocol);
-    const double channel_Bps = nic / std::max(1, channels / nic_channels);
+    const double channel_Bps = nic / ((channels + nic_channels - 1) / nic_channels);
     s.phases.back().latency_after += SimTime::from_seconds(2.0 * inter_hops * step_wire / channel_Bps);
   }
   if (r.protocol == Protocol::kLL)

@@ -68,6 +68,9 @@ TEST(LibraryModel, AProtocolsOwnHopWorkRidesOnALongerNvlinkPath) {
   EXPECT_NEAR(lib.hop_on_path(LinkClass::kNvlink, AlgoClass::kRing, Protocol::kSimple, us(0.5)).micros(), 3.4, 1e-6);
   EXPECT_NEAR(lib.hop_on_path(LinkClass::kNet, AlgoClass::kTree, Protocol::kLL128, us(3)).micros(), 8.5, 1e-6);
   EXPECT_NEAR(lib.hop_on_path(LinkClass::kNet, AlgoClass::kTree, Protocol::kLL128, us(10)).micros(), 10.0, 1e-6);
+  // The ideal library has no software: a hop is its path.
+  EXPECT_NEAR(ideal_library().hop_on_path(LinkClass::kNvlink, AlgoClass::kRing, Protocol::kLL128, rack).micros(), 1.37,
+              1e-6);
 }
 
 TEST(LibraryModel, AnNvl72RingsLl128StepsPayTheRacksPathAndTheirOwnWork) {

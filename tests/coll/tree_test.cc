@@ -141,21 +141,25 @@ TEST(TreeAcrossDomains, ANetworkHopHoldsAChannelsFirstStepBeforeForwardingIt) {
   // once on the way down, 50.14 us. Beside it NCCL's hop latencies: 7
   // NVLink hops of 1.25 + (0.7 - 0.6) us and one network hop of 8.5 us,
   // each way: 2 x (9.45 + 8.5) = 35.9 us. At 64 KiB a channel's whole share,
-  // 4 KiB (4,369 B on the wire), is its step: 2 x 0.178 us.
+  // 4 KiB (4,369 B on the wire), is its step: 2 x 0.178 us. Twelve channels
+  // on the 8 NICs still put two on the busiest four, each holding a whole
+  // step of its 1.33 MiB: the same 50.14 us.
   testing::Fixture f(topo::build_cluster(testing::cluster_spec("dgx-h100", 16)),
                      nccl_library(hw::find_system("dgx-h100")));
   const Group g = whole_topology(f.topo);
-  const auto latency_us = [&](Bytes b) {
+  const auto latency_us = [&](Bytes b, int channels = 0) {
     Request r;
     r.op = Op::kAllReduce;
     r.bytes = b;
     r.protocol = Protocol::kLL128;
     r.fidelity = Fidelity::kBulk;
+    r.channels = channels;
     const Schedule s = f.reg.find("tree").build(g, r, f.lib);
     return s.phases.back().latency_after.micros();
   };
   EXPECT_NEAR(latency_us(Bytes::MiB(16)), 35.9 + 50.14, 0.05);
   EXPECT_NEAR(latency_us(Bytes::KiB(64)), 35.9 + 0.357, 0.01);
+  EXPECT_NEAR(latency_us(Bytes::MiB(16), 12), 35.9 + 50.14, 0.05);
 }
 
 }  // namespace
