@@ -135,7 +135,8 @@ LibraryModel nccl_library(const hw::System& system) {
   m.ll_max_GBps[2] = amd_cpu ? 19.0 : 20.4;
   m.net_overhead_us = amd_cpu ? 2.0 : 1.0;
   if (arch.library == hw::CollectiveLibrary::kNccl && system.scaleup.kind == hw::ScaleUpKind::kSwitch) {
-    m.p2p_channels_per_peer = std::min(m.p2p_channels, static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::max(1, 2 * system.gpu.scaleup_links)))));
+    const auto two_per_link = static_cast<unsigned>(std::max(1, 2 * system.gpu.scaleup_links));
+    m.p2p_channels_per_peer = std::min(m.p2p_channels, static_cast<int>(std::bit_ceil(two_per_link)));
     m.p2p_channel_GBps = arch.p2p_channel_GBps;
     m.p2p_ll_channel_GBps = arch.p2p_ll_channel_GBps;
     m.p2p_net_nics = std::max(1, system.nics_per_host / std::max(1, system.gpus_per_host));

@@ -163,8 +163,8 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   const double copy_stage_s = link > 0 ? loop_payload / eff_default_chunk / link : 0.0;
   const double net_stage_s = nic > 0 ? loop_payload / h / lib.efficiency(Protocol::kSimple) / nic : 0.0;
   int net_stages = 0;
-  SimTime latency = lib.hop_on_path(LinkClass::kNvlink, AlgoClass::kNvls, Protocol::kSimple,
-                                     physical_latency(*g.topo, g.node(0), g.topo->domain(g.domain_of(0)).switch_node) * 2);
+  const SimTime to_switch = physical_latency(*g.topo, g.node(0), g.topo->domain(g.domain_of(0)).switch_node);
+  SimTime latency = lib.hop_on_path(LinkClass::kNvlink, AlgoClass::kNvls, Protocol::kSimple, to_switch * 2);
   s.steps = 2;
   if (m > 1) {
     const double slice = S / h / lib.efficiency(Protocol::kSimple);  // one head's share, on the wire
@@ -216,8 +216,8 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   // slowest one, which the network already paces (a partial loop's share
   // when the buffer is less than one loop).
   const double through_s = 2 * copy_stage_s + nvl_stage_s + net_stages * net_stage_s;
-  const double fill_s =
-      (through_s - std::max({copy_stage_s, nvl_stage_s, net_stages > 0 ? net_stage_s : 0.0})) * std::min(1.0, plan.loops);
+  const double slowest_s = std::max({copy_stage_s, nvl_stage_s, net_stages > 0 ? net_stage_s : 0.0});
+  const double fill_s = (through_s - slowest_s) * std::min(1.0, plan.loops);
   const double last_loop_steps_s = (std::ceil(plan.loops) - plan.loops) * step_per_loop_s;
   p.latency_after = latency + SimTime::from_seconds(fill_s + last_loop_steps_s);
   if (r.fidelity == Fidelity::kBulk) p.label += " (bulk)";

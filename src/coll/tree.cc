@@ -36,6 +36,12 @@ using detail::Edge;
 // beyond 32 carry no tree.
 int tree_graph_channels(const Group& g) { return std::min(detail::default_channels(g), 32); }
 
+// The graph channels a run of `channels` uses across domains: all of them,
+// or the first `channels` when fewer are asked for.
+int graph_channels_used(const Group& g, int channels) {
+  return std::max(1, std::min(channels, tree_graph_channels(g)));
+}
+
 // In-order binary tree over [lo, hi]: the node with the largest power-of-two
 // factor is the root, each half recurses. Sets parent[] (-1 = none).
 int build_inorder(int lo, int hi, std::vector<int>& parent, int up) {
@@ -82,7 +88,7 @@ std::vector<int> btree_parents(int m, int t) {
 // tree 0 on every NIC first. One domain: the chain alone, rotated by c.
 std::vector<Edge> tree_edges(const Group& g, int channel, int channels, int* intra_hops, int* inter_hops) {
   const int m = static_cast<int>(g.domains.size());
-  const int graph_channels = m > 1 ? std::max(1, std::min(channels, tree_graph_channels(g))) : channels;
+  const int graph_channels = m > 1 ? graph_channels_used(g, channels) : channels;
   const int tree = m > 1 ? (channel / graph_channels) % 2 : channel % 2;
   const std::vector<int> parent = btree_parents(m, tree);
   const int nic_channel = m > 1 ? channel % graph_channels : channel;
@@ -156,7 +162,7 @@ Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
   // (ideal) has no proxy.
   const double nic = nic_Bps(g, 0);
   if (inter_hops > 0 && nic > 0 && !lib.ideal) {
-    const int nic_channels = std::max(1, std::min(channels, nics));
+    const int nic_channels = graph_channels_used(g, channels);
     const double step_wire =
         std::min(per_channel, lib.chunk(AlgoClass::kTree, r.protocol).as_double()) / lib.efficiency(r.protocol);
     const double channel_Bps = nic / ((channels + nic_channels - 1) / nic_channels);
