@@ -139,6 +139,7 @@ LibraryModel nccl_library(const hw::System& system) {
     m.p2p_channels_per_peer = std::min(m.p2p_channels, static_cast<int>(std::bit_ceil(two_per_link)));
     m.p2p_channel_GBps = arch.p2p_channel_GBps;
     m.p2p_ll_channel_GBps = arch.p2p_ll_channel_GBps;
+    m.p2p_recv_copy_GBps = arch.p2p_recv_copy_GBps;
     m.p2p_net_nics = std::max(1, system.nics_per_host / std::max(1, system.gpus_per_host));
     if (system.cpu_vendor == hw::CpuVendor::kNvidia && m.compute_capability >= 100) m.p2p_net_chunk = Bytes::KiB(256);
   }

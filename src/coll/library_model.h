@@ -79,6 +79,7 @@ struct LibraryModel {
   int p2p_channels_per_peer = 32;
   double p2p_channel_GBps = 0;
   double p2p_ll_channel_GBps = 0;  // an LL part's payload rate (hw::Architecture's); 0: half the above
+  double p2p_recv_copy_GBps = 0;   // the receiver's copy out of its FIFO (hw::Architecture's); 0: p2p_channel_GBps
   // A communicator that spans NVLink domains takes a network peer's channel
   // count for every peer (p2p_bound.h), which is no fewer than the NICs a
   // GPU needs to match its link to the host (NCCL's netCountByBw,

@@ -25,11 +25,13 @@ P2pBound p2p_channel_bound(const LibraryModel& lib, const P2pComm& comm, Bytes b
     shape.across_nodes = true;
   }
   const P2pPlan plan = p2p_plan(shape, bytes_per_peer, rounds);
-  const double payload = (plan.busiest_channel_bytes + plan.last_step).as_double();
   const double rate_GBps = !plan.ll                      ? lib.p2p_channel_GBps
                            : lib.p2p_ll_channel_GBps > 0 ? lib.p2p_ll_channel_GBps
                                                          : lib.p2p_channel_GBps * lib.efficiency(Protocol::kLL);
-  return {SimTime::from_seconds(payload / (rate_GBps * 1e9)) + hop * (plan.most_batches - 1), plan.ll};
+  const double copy_GBps = lib.p2p_recv_copy_GBps > 0 ? lib.p2p_recv_copy_GBps : lib.p2p_channel_GBps;
+  const double seconds = plan.busiest_channel_bytes.as_double() / (rate_GBps * 1e9) +
+                         plan.last_step.as_double() / (copy_GBps * 1e9);
+  return {SimTime::from_seconds(seconds) + hop * (plan.most_batches - 1), plan.ll};
 }
 
 }  // namespace anatomy::coll

@@ -44,6 +44,21 @@ namespace {
 // from 1 to 16: NCCL's cut, seen whole. Ampere: that sizing's 20.0 / 2, not measured (A100's 12
 // links fill with 24 such channels, so it never binds).
 //
+// p2p receive copy (Architecture::p2p_recv_copy_GBps): a part reaches the
+// receiver's FIFO a 512 KiB step at a time and its last step is copied out
+// after it lands (coll/p2p_plan.h), so a part of one step costs the write
+// and the copy and a longer one adds one step's copy to its writes. XLA's
+// GB200 all-to-all rows on 4, 8 and 16 GPUs of a rack (sm_100_GB200, 16
+// MiB to 512 MiB, where NCCL sends Simple in one batch; none of them a
+// case) separate the two: their busiest channel's bytes at 20.4 GB/s plus
+// anatomy's own fixed cost (NCCL's Simple base latency and a rack's Simple
+// hop) leave the last step's copy at 35 GB/s (rms 3.8% over the 39 rows;
+// with the copy at the sender's rate 11.5%, every row slow). The same fit
+// on GB300's rows (sm_103) gives 35-40. An NCCL maintainer puts a ring's
+// last local copy step at about 2x the speed of its other steps
+// (NVIDIA/nccl issue 398); 35 / 20.4 = 1.7. Hopper's rows measure the
+// links, not a CTA, so its copy is not measured.
+//
 // LL p2p rate (Architecture::p2p_ll_channel_GBps): the same tables' shifts
 // at 64 KiB to 512 KiB a peer, which NCCL 2.22-2.28 sends as LL (a peer's
 // bytes at most p2pnChannelsPerPeer x 16 KiB: 32 x 16 KiB on these
@@ -128,6 +143,7 @@ std::vector<Architecture> make_architectures() {
                              .nvls_step_us = 0.90,
                              .p2p_channel_GBps = 20.4,
                              .p2p_ll_channel_GBps = 5.20,
+                             .p2p_recv_copy_GBps = 35.0,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
                              // Published maximum-achievable GEMM rates on a B200
@@ -152,6 +168,7 @@ std::vector<Architecture> make_architectures() {
                              // Blackwell's (XLA's sm_103 all-to-all rows agree: 8 GPUs, 256 MiB, 20.4).
                              .p2p_channel_GBps = 20.4,
                              .p2p_ll_channel_GBps = 5.33,
+                             .p2p_recv_copy_GBps = 35.0,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
                              .calibration_table = "b300.json",

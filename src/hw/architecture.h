@@ -75,6 +75,12 @@ struct Architecture {
   // a CTA than Simple's copies. 0: not measured (LL parts then take half
   // of p2p_channel_GBps, LL's payload share of the wire).
   double p2p_ll_channel_GBps = 0;
+  // What the same channel's receiving warps copy out of their FIFO into the
+  // user's buffer, GB/s. The FIFO is in the receiver's own memory (NCCL's
+  // P2P write mode, all but Ampere), so this copy never crosses NVLink and
+  // runs faster than the sender's writes; it is paid once, for a part's
+  // last FIFO step (coll/p2p_bound.h). 0: not measured (the sender's rate).
+  double p2p_recv_copy_GBps = 0;
   // NCCL's llMaxBws cap on an LL collective inside one node (GB/s); the
   // cross-node rows depend on the host CPU, not the GPU (System::cpu_vendor).
   double ll_max_one_node_GBps = 0;

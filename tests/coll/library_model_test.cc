@@ -93,6 +93,8 @@ TEST(LibraryModel, AnNvlinkPeerGetsTwoP2pChannelsALinkUpToThirtyTwo) {
   EXPECT_EQ(h100.p2p_channels_per_peer, 32);
   EXPECT_DOUBLE_EQ(h100.p2p_channel_GBps, 19.0);
   EXPECT_DOUBLE_EQ(nccl_library(hw::find_system("gb200-nvl72")).p2p_channel_GBps, 20.4);
+  EXPECT_DOUBLE_EQ(nccl_library(hw::find_system("gb200-nvl72")).p2p_recv_copy_GBps, 35.0);
+  EXPECT_EQ(h100.p2p_recv_copy_GBps, 0.0);  // not measured: the sender's rate
   EXPECT_EQ(nccl_library(hw::find_system("mi300x-8")).p2p_channel_GBps, 0.0);
 }
 

@@ -54,5 +54,22 @@ TEST(P2pBound, InsideADomainSimpleAndLlRunAtTheirOwnRates) {
   EXPECT_NEAR(micros(ll.time), Bytes::KiB(64).as_double() / 5.2e3, 0.1);
 }
 
+// The receiver's FIFO is in its own memory, so it copies a part's last step
+// out at its own rate. The 8 MiB send above with the copy at 35 GB/s: 2 MiB
+// of writes at 20.4 GB/s (102.8 us) and 512 KiB of copy at 35 (15.0 us),
+// 117.8 us where the copy at the sender's rate gives 128.5. A part of one
+// step (2 MiB on 8 ranks: 4 parts of 512 KiB) pays a whole write and a
+// whole copy: 25.7 + 15.0 = 40.7 us.
+TEST(P2pBound, TheReceiverCopiesTheLastStepOutOfItsOwnMemoryAtItsOwnRate) {
+  LibraryModel lib = switch_library();
+  lib.p2p_recv_copy_GBps = 35.0;
+  EXPECT_NEAR(micros(p2p_channel_bound(lib, {.ranks = 8}, Bytes::MiB(8), {1}, SimTime::zero()).time),
+              Bytes::MiB(2).as_double() / 20.4e3 + Bytes::KiB(512).as_double() / 35e3, 0.1);
+  EXPECT_NEAR(micros(p2p_channel_bound(lib, {.ranks = 8}, Bytes::MiB(2), {1}, SimTime::zero()).time), 40.68, 0.1);
+  // LL parts have no last step to copy: the copy rate changes nothing.
+  EXPECT_NEAR(micros(p2p_channel_bound(lib, {.ranks = 8}, Bytes::KiB(256), {1}, SimTime::zero()).time),
+              Bytes::KiB(64).as_double() / 5.2e3, 0.1);
+}
+
 }  // namespace
 }  // namespace anatomy::coll
