@@ -9,9 +9,9 @@
 // still move over the simulated network, and a hop costs NCCL's hop
 // latency on the topology's physical path (hop_on_path: the longer of the
 // two, and over NVLink a protocol's own work on top of a path longer than
-// NCCL's), so the two are not counted twice. The ideal model has no software cost at
-// all and full efficiency: it is what ASTRA-sim's analytical backend
-// assumes, and what a plain ring/torus run uses.
+// NCCL's), so the two are not counted twice. The ideal model has no
+// software cost at all and full efficiency: it is what ASTRA-sim's
+// analytical backend assumes, and what a plain ring/torus run uses.
 //
 // Protocol payload efficiency: LL sends 8 data bytes per 16-byte line (4-byte
 // flags); LL128 keeps one 8-byte flag word per line, and NCCL's line is 128
