@@ -140,6 +140,7 @@ LibraryModel nccl_library(const hw::System& system) {
     m.p2p_channel_GBps = arch.p2p_channel_GBps;
     m.p2p_ll_channel_GBps = arch.p2p_ll_channel_GBps;
     m.p2p_recv_copy_GBps = arch.p2p_recv_copy_GBps;
+    m.nvlink_coll_channels = arch.nvlink_coll_channels;
     m.p2p_net_nics = std::max(1, system.nics_per_host / std::max(1, system.gpus_per_host));
     if (system.cpu_vendor == hw::CpuVendor::kNvidia && m.compute_capability >= 100) m.p2p_net_chunk = Bytes::KiB(256);
   }

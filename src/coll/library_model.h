@@ -80,6 +80,12 @@ struct LibraryModel {
   double p2p_channel_GBps = 0;
   double p2p_ll_channel_GBps = 0;  // an LL part's payload rate (hw::Architecture's); 0: half the above
   double p2p_recv_copy_GBps = 0;   // the receiver's copy out of its FIFO (hw::Architecture's); 0: p2p_channel_GBps
+  // NCCL's ring and tree channels inside one NVLink-switch domain, one CTA
+  // each at p2p_channel_GBps (hw::Architecture::nvlink_coll_channels); 0: not known.
+  int nvlink_coll_channels = 0;
+  // The bus bandwidth those CTAs can put on the wire in one NVLink-switch
+  // domain (GB/s; Simple's payload, LL128's less its flags); 0: no such bound.
+  double nvlink_channels_busbw_GBps() const { return nvlink_coll_channels * p2p_channel_GBps; }
   // A communicator that spans NVLink domains takes a network peer's channel
   // count for every peer (p2p_bound.h), which is no fewer than the NICs a
   // GPU needs to match its link to the host (NCCL's netCountByBw,

@@ -206,4 +206,11 @@ int ceil_log2(int64_t n) {
   return k;
 }
 
+
+void cap_by_channel_ctas(Schedule& s, const Group& g, const LibraryModel& lib, Protocol p, double efficiency) {
+  if (p == Protocol::kLL || g.domains.size() != 1 || mesh_rings_of(g, g.domains.front())) return;
+  // The CTAs' stores bound the wire bytes, so LL128 carries its payload share of them.
+  s.cap_bus_bandwidth(g.size(), efficiency, Bandwidth::gigabytes_per_s(lib.nvlink_channels_busbw_GBps() * efficiency));
+}
+
 }  // namespace anatomy::coll::detail

@@ -77,4 +77,11 @@ std::vector<Edge> tree_edges(const Group& g, int channel, int channels, int* int
 int64_t loops_for(const Request& r, double payload_per_loop_unit, Bytes chunk);
 int ceil_log2(int64_t n);
 
+// Bounds a ring's or tree's bus bandwidth by what its CTAs carry: inside one
+// NVLink-switch domain NCCL runs LibraryModel::nvlink_coll_channels channels,
+// one CTA each, so Simple and LL128 put at most that many times one CTA's
+// rate on the wire (LL has its own, lower cap). A no-op where the library
+// does not know them, or the group spans domains.
+void cap_by_channel_ctas(Schedule& s, const Group& g, const LibraryModel& lib, Protocol p, double efficiency);
+
 }  // namespace anatomy::coll::detail

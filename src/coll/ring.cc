@@ -101,6 +101,7 @@ Schedule build_ring(const Group& g, const Request& r, const LibraryModel& lib) {
   if (!s.phases.empty()) s.phases.back().latency_after = hop * nsteps;
   if (r.protocol == Protocol::kLL)
     s.cap_bus_bandwidth(n, eff, Bandwidth::gigabytes_per_s(lib.ll_max_busbw_GBps(static_cast<int>(g.domains.size()))));
+  detail::cap_by_channel_ctas(s, g, lib, r.protocol, eff);
   s.merge_sends();
   return s;
 }

@@ -38,7 +38,7 @@ void Schedule::cap_bus_bandwidth(int ranks, double efficiency, Bandwidth cap) {
     double wire = 0;
     for (const auto& s : p.sends) wire += s.bytes.as_double();
     const double payload_per_rank = wire * efficiency / ranks;
-    p.min_duration = SimTime::from_seconds(payload_per_rank / cap.bytes_per_second());
+    p.min_duration = std::max(p.min_duration, SimTime::from_seconds(payload_per_rank / cap.bytes_per_second()));
   }
 }
 

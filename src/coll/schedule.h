@@ -66,9 +66,10 @@ struct Schedule {
   Bytes total_bytes() const;
   // Merges sends with the same (src, dst, hash) within each phase.
   void merge_sends();
-  // Sets every phase's min_duration so that no rank moves payload faster
+  // Raises every phase's min_duration so that no rank moves payload faster
   // than `cap` (bus bandwidth): a rank's share of a repetition's wire bytes,
-  // times `efficiency` (payload per wire byte), over the cap.
+  // times `efficiency` (payload per wire byte), over the cap. Caps compose:
+  // the lowest holds.
   void cap_bus_bandwidth(int ranks, double efficiency, Bandwidth cap);
 };
 

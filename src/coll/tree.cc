@@ -170,6 +170,7 @@ Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
   }
   if (r.protocol == Protocol::kLL)
     s.cap_bus_bandwidth(g.size(), eff, Bandwidth::gigabytes_per_s(lib.ll_max_busbw_GBps(nodes)));
+  detail::cap_by_channel_ctas(s, g, lib, r.protocol, eff);
   s.merge_sends();
   return s;
 }

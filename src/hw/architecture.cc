@@ -72,6 +72,19 @@ namespace {
 // 5.55, Blackwell 5.20 (the rack, one part a channel as in a rack-wide
 // all-to-all), Blackwell Ultra 5.33; Ampere not measured.
 //
+// Collective channels on an NVLink switch (Architecture::nvlink_coll_channels):
+// NCCL's init logs, "N coll channels": 24 on one 8x H100 (AWS EKS p5.48xlarge
+// logs, docs/research/nccl_tuning.md), 32 on one DGX B200 (NVIDIA/nccl issue
+// 1646, NCCL 2.25.1). A ring's channel is one CTA, and a CTA writes to the next
+// GPU at about the p2p rate above: XLA's GB200 all-gather rows on 64 GPUs of
+// a rack, where a ring runs (no NVLS past 32 local ranks; none of them a
+// case), move 656 GB/s a GPU once their steps' fixed cost is taken off, 20.5
+// on each of 32 channels (docs/research/nccl-choice-issue19.md). On Blackwell
+// 32 x 20.4 = 653 GB/s sits under NVLink 5's 721.8 GB/s payload rate; on
+// Hopper 24 x 19.0 = 456 is above NVLink 4's, so it never binds there.
+// GB200 and GB300 racks take DGX B200's 32 (the same NVLink 5 and SM10x
+// search); no rack log was found.
+//
 // llMaxBws one-node row (NCCL 2.28 tuning.cc, GB/s): Ampere 87.7, Hopper
 // 141, Blackwell 2 x 141 = 282; RCCL keeps NCCL's table and AMD GPUs fall in
 // the Hopper row.
@@ -117,6 +130,7 @@ std::vector<Architecture> make_architectures() {
                              .nvls_step_us = 0.52,
                              .p2p_channel_GBps = 19.0,
                              .p2p_ll_channel_GBps = 5.55,
+                             .nvlink_coll_channels = 24,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kNccl,
                              // Measured on an H200 (data/calibration/h200.json); an H100 shares
@@ -144,6 +158,7 @@ std::vector<Architecture> make_architectures() {
                              .p2p_channel_GBps = 20.4,
                              .p2p_ll_channel_GBps = 5.20,
                              .p2p_recv_copy_GBps = 35.0,
+                             .nvlink_coll_channels = 32,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
                              // Published maximum-achievable GEMM rates on a B200
@@ -169,6 +184,8 @@ std::vector<Architecture> make_architectures() {
                              .p2p_channel_GBps = 20.4,
                              .p2p_ll_channel_GBps = 5.33,
                              .p2p_recv_copy_GBps = 35.0,
+                             // Blackwell's: the same NVLink 5 and NCCL's SM10x search.
+                             .nvlink_coll_channels = 32,
                              .ll_max_one_node_GBps = 282.0,
                              .library = CollectiveLibrary::kNccl,
                              .calibration_table = "b300.json",

@@ -81,6 +81,11 @@ struct Architecture {
   // runs faster than the sender's writes; it is paid once, for a part's
   // last FIFO step (coll/p2p_bound.h). 0: not measured (the sender's rate).
   double p2p_recv_copy_GBps = 0;
+  // NCCL's collective channels (ring and tree CTAs) inside one NVLink-switch
+  // domain, as its init log prints them ("N coll channels"). Each is one CTA,
+  // which moves at most p2p_channel_GBps, so together they can bound a ring
+  // below the links (coll/ring.cc). 0: not known.
+  int nvlink_coll_channels = 0;
   // NCCL's llMaxBws cap on an LL collective inside one node (GB/s); the
   // cross-node rows depend on the host CPU, not the GPU (System::cpu_vendor).
   double ll_max_one_node_GBps = 0;

@@ -98,5 +98,17 @@ TEST(LibraryModel, AnNvlinkPeerGetsTwoP2pChannelsALinkUpToThirtyTwo) {
   EXPECT_EQ(nccl_library(hw::find_system("mi300x-8")).p2p_channel_GBps, 0.0);
 }
 
+TEST(LibraryModel, ARingsCtasInsideOneNvlinkDomainCarryTheirChannelsRate) {
+  // NCCL's init logs: "24 coll channels" on 8x H100, "32 coll channels" on a
+  // DGX B200. At one CTA's p2p rate each: 24 x 19.0 = 456 GB/s (Hopper),
+  // 32 x 20.4 = 652.8 GB/s (Blackwell, whose GB200 racks take the same
+  // channels). A100's rate is not measured, and RCCL's mesh has none: no bound.
+  EXPECT_DOUBLE_EQ(nccl_library(hw::find_system("dgx-h100")).nvlink_channels_busbw_GBps(), 456.0);
+  EXPECT_DOUBLE_EQ(nccl_library(hw::find_system("dgx-b200")).nvlink_channels_busbw_GBps(), 652.8);
+  EXPECT_DOUBLE_EQ(nccl_library(hw::find_system("gb200-nvl72")).nvlink_channels_busbw_GBps(), 652.8);
+  EXPECT_EQ(nccl_library(hw::find_system("dgx-a100")).nvlink_channels_busbw_GBps(), 0.0);
+  EXPECT_EQ(nccl_library(hw::find_system("mi300x-8")).nvlink_channels_busbw_GBps(), 0.0);
+}
+
 }  // namespace
 }  // namespace anatomy::coll

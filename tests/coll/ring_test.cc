@@ -149,6 +149,22 @@ TEST(Ring, OnAnNvl72RackEveryStepCrossesTheSwitchTrays) {
               0.3);
 }
 
+// Inside one NVLink-switch domain NCCL runs a ring on its collective
+// channels, one CTA each: 32 on Blackwell at 20.4 GB/s, a bus bandwidth of
+// 32 x 20.4 = 652.8 GB/s, under NVLink 5's 721.8 GB/s payload rate. So a
+// 4-GPU ring all-reduce of 8 GiB on a GB200 rack, where the time is all
+// transfer, reads 652.8 GB/s (less the fixed costs, under 0.3%). Hopper's 24 x
+// 19.0 = 456 GB/s is above NVLink 4's 370.8, so an 8x H100 ring keeps the
+// links' rate (busbw over 360 GB/s). Across domains the bound is not
+// applied (a ring's CTAs there wait on its NICs).
+TEST(Ring, InsideOneNvlinkDomainItsCtasBoundTheBusBandwidth) {
+  auto rack = cluster("gb200-nvl72", 4);
+  const auto r = rack.run(Op::kAllReduce, Bytes::GiB(8), "ring", Fidelity::kBulk);
+  EXPECT_NEAR(r.busbw_GBps, 652.8, 2.0);
+  auto h100 = cluster("dgx-h100", 8);
+  EXPECT_GT(h100.run(Op::kAllReduce, Bytes::GiB(8), "ring", Fidelity::kBulk).busbw_GBps, 360.0);
+}
+
 TEST(Ring, OneRankPerNodeExposesTheTreesNetworkLatency) {
   // NCCL's tuner (tuning.cc): with one rank per node a ring's network
   // latencies are "fully exposed" and it charges the tree's network hop
