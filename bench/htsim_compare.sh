@@ -13,7 +13,9 @@
 #             (without -end here the script passes -end 1000000; SPCL's
 #             htsim_uec reads -end in milliseconds and runs its clock to
 #             it, so give it "-end 5" or its wall time is mostly idle ticks)
-# NETWORK     anatomy's --network (default packet:transport=uec)
+# NETWORK     anatomy's --network (default packet:transport=uec,ack_bytes=16KiB:
+#             UEC with htsim's UEC receiver, which acknowledges once 16 KiB
+#             wait, UecSink::_bytes_unacked_threshold)
 # REPEAT      run the pair this many times, alternating, and compare the
 #             median wall times (default 1): a 0.1 s run timed once is
 #             noisy by tens of milliseconds
@@ -28,7 +30,7 @@ set -euo pipefail
 anatomy=${1:?usage: htsim_compare.sh ANATOMY X.cm Y.topo}
 cm=${2:?usage: htsim_compare.sh ANATOMY X.cm Y.topo}
 topo=${3:?usage: htsim_compare.sh ANATOMY X.cm Y.topo}
-network=${NETWORK:-packet:transport=uec}
+network=${NETWORK:-packet:transport=uec,ack_bytes=16KiB}
 if [[ -z "${HTSIM_UEC:-}" ]]; then
   echo "htsim_compare: skipped (set HTSIM_UEC to the path of an htsim binary to compare against)"
   exit 0

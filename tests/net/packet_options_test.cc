@@ -22,7 +22,7 @@ using core::InputError;
 const char* const kEveryOption =
     "transport=roce,fabric=switch-scheduled,load_balancing=adaptive,spray_paths=8,buffer=static,"
     "switch_buffer=16MiB,dt_alpha=0.5,port_buffer=512KiB,ecn_kmin=50KB,ecn_kmax=200KB,ecn_pmax=0.5,trimming=on,"
-    "header_queue=2MiB,pfc=on,pfc_xoff=128KiB,pfc_xon=64KiB,rto_min=100us,initial_window=64KB,ack_every=4,"
+    "header_queue=2MiB,pfc=on,pfc_xoff=128KiB,pfc_xon=64KiB,rto_min=100us,initial_window=64KB,ack_every=4,ack_bytes=16KiB,"
     "deep_buffer_latency=1us,voq_buffer=2GiB,seed=9";
 
 std::string error_of(std::string_view text) {

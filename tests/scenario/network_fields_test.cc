@@ -51,7 +51,7 @@ TEST(NetworkFields, SameOptionsFromYamlAndFromTheFlagGiveTheSameSpec) {
   const std::string options =
       "transport=roce,fabric=switch-scheduled,load_balancing=adaptive,spray_paths=8,buffer=static,"
       "switch_buffer=16MiB,dt_alpha=0.5,port_buffer=512KiB,ecn_kmin=50KB,ecn_kmax=200KB,ecn_pmax=0.5,trimming=on,"
-      "header_queue=2MiB,pfc=on,pfc_xoff=128KiB,pfc_xon=64KiB,rto_min=100us,initial_window=64KB,ack_every=4,"
+      "header_queue=2MiB,pfc=on,pfc_xoff=128KiB,pfc_xon=64KiB,rto_min=100us,initial_window=64KB,ack_every=4,ack_bytes=16KiB,"
       "deep_buffer_latency=1us,voq_buffer=2GiB,seed=9";
   const net::NetworkSpec from_flag = net::parse_network_spec("packet:" + options, "--network");
   const Scenario s = with_network("  model: packet\n" + as_yaml(options));

@@ -122,6 +122,12 @@ struct PacketConfig {
   Bytes initial_window = Bytes(0);
   // RoCE: an ACK every this many packets (and for the last one).
   int ack_every = 1;
+  // UEC: the receiver acknowledges once this many payload bytes wait
+  // unacknowledged, and at once for a marked, resent or duplicate packet and
+  // for a flow's first and last; one ACK names every packet it covers.
+  // htsim's UEC receiver waits for 16 KiB (UecSink::_bytes_unacked_threshold).
+  // 0: every packet.
+  Bytes ack_bytes = Bytes(0);
 
   // Switch-scheduled fabric.
   SimTime deep_buffer_latency = SimTime::ns(500);  // extra latency of a packet that waits in off-chip (HBM) VOQ memory

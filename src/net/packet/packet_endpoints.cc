@@ -245,6 +245,8 @@ TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Byt
   f.backoff = 0;
   f.rcv_count = f.rcv_nxt = 0;
   f.nak_sent = false;
+  f.ack_pending_bytes = 0;
+  f.ack_pending.clear();
   f.live = true;
   transport_->start(f, start);
   const uint32_t gen = f.gen;
@@ -370,7 +372,7 @@ size_t PacketNetwork::memory_bytes() const {
   total += slots_.capacity() * sizeof(SlotRef);
   flows_.for_each([&](const Flow& f) {
     total += sizeof(Flow) + (f.acked_bits.capacity() + f.lost_bits.capacity() + f.rcv_bits.capacity()) * 8 +
-             f.retx.capacity() * 4 + f.recycled.capacity() * 2;
+             f.retx.capacity() * 4 + f.recycled.capacity() * 2 + f.ack_pending.capacity() * 4;
   });
   total += ports_.size() * (sizeof(Port) + sizeof(PortCold)) + port_of_link_.capacity() * 4 +
            switch_of_node_.capacity() * 4;

@@ -180,6 +180,10 @@ std::vector<PacketOption> make_options() {
       bytes("initial_window", "eqds: unscheduled bytes a flow starts with (0: one bandwidth-delay product)",
             &C::initial_window, false),
       integer("ack_every", "roce: packets per acknowledgement", &C::ack_every, 1, 1 << 20),
+      bytes("ack_bytes",
+            "uec: acknowledge once this many payload bytes wait unacknowledged (at once when marked, resent, "
+            "duplicate, first or last; htsim's UEC receiver: 16KiB); 0: every packet",
+            &C::ack_bytes, false),
       time("deep_buffer_latency", "switch-scheduled: extra latency of a packet buffered in a VOQ",
            &C::deep_buffer_latency),
       bytes("voq_buffer", "switch-scheduled: VOQ memory per ingress switch", &C::voq_buffer, true),

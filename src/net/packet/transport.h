@@ -98,6 +98,10 @@ struct Flow {
   uint32_t rcv_count = 0;
   uint32_t rcv_nxt = 0;  // go-back-N: the next packet in order
   bool nak_sent = false;
+  // Coalesced acknowledgements (PacketConfig::ack_bytes): payload received
+  // since the last ACK, and the packets it has not yet named.
+  uint32_t ack_pending_bytes = 0;
+  std::vector<uint32_t> ack_pending;
 
   // --- completion ---
   engine::Callback on_done;

@@ -5,7 +5,9 @@
 // unloaded RTT), rounded up to whole packets. Packets are sprayed over
 // every equal-cost path (the entropy value is 16 bits), reusing the values
 // that came back unmarked (REPS). The receiver acknowledges every packet, echoing its ECN
-// mark and send time; a trimmed header is NACKed and resent at once. The
+// mark and send time, or with ack_bytes once that many bytes wait, as htsim's UEC
+// receiver does (one ACK then names up to 31 waiting packets); a trimmed header is
+// NACKed and resent at once. The
 // window follows NSCC (UEC 1.0's sender congestion control) by its four
 // quadrants of (ECN mark, queueing delay d = RTT - base RTT against a
 // target of 3/4 of the base RTT), per ACK of b bytes:
@@ -30,6 +32,7 @@
 // window halves.
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "net/packet/transport.h"
@@ -91,10 +94,30 @@ class Uec final : public Transport {
       if (!f.receiver_done) host().send_control(f, PacketKind::kNack, p.seq, 0, 0, p.path, p.stamp_ps);
       return;
     }
-    f.receive(p.seq);
-    uint8_t flags = (p.flags & kFlagEcn) ? kFlagEcnEcho : 0;
+    const bool fresh = f.receive(p.seq);
+    const bool marked = (p.flags & kFlagEcn) != 0;
+    const int64_t every = host().config().ack_bytes.count();
+    if (every > 0 && fresh) f.ack_pending_bytes += f.payload(p.seq);
+    // htsim's UEC receiver (UecSink::processData): at once for a marked,
+    // resent or duplicate packet and for the first and the last, else once
+    // enough bytes wait.
+    const bool now = every <= 0 || !fresh || marked || (p.flags & kFlagRetransmit) || f.rcv_count == 1 ||
+                     f.all_received() || f.ack_pending_bytes >= every;
+    if (!now) {
+      f.ack_pending.push_back(p.seq);
+      return;
+    }
+    uint8_t flags = marked ? kFlagEcnEcho : 0;
     if (f.all_received()) flags |= kFlagAllDone;
-    host().send_control(f, PacketKind::kAck, p.seq, 0, flags, p.path, p.stamp_ps);
+    host().send_control(f, PacketKind::kAck, p.seq, take_sack(f, p.seq), flags, p.path, p.stamp_ps);
+    // Waiting packets too far from this one to be named in its ACK get their
+    // own, which echo this packet's send time and path as theirs is gone.
+    while (!f.ack_pending.empty()) {
+      const uint32_t s = f.ack_pending.back();
+      f.ack_pending.pop_back();
+      host().send_control(f, PacketKind::kAck, s, take_sack(f, s), flags & kFlagAllDone, p.path, p.stamp_ps);
+    }
+    f.ack_pending_bytes = 0;
     if (f.all_received()) host().receiver_complete(f);
   }
 
@@ -107,8 +130,15 @@ class Uec final : public Transport {
         host().sender_complete(f);
         return;
       }
-      const uint16_t bytes = f.payload(p.seq);
-      if (!f.ack(p.seq)) return;
+      // The packet the ACK answers, and those it names beside it.
+      double bytes = 0;
+      auto take = [&](uint32_t s) {
+        const uint16_t b = f.payload(s);
+        if (f.ack(s)) bytes += b;
+      };
+      take(p.seq);
+      for (uint32_t bits = p.aux; bits != 0; bits &= bits - 1) take(p.seq - kSackBelow + std::countr_zero(bits));
+      if (bytes == 0) return;
       const SimTime rtt = now - SimTime::ps(p.stamp_ps);
       sample_rtt(f, rtt);
       on_ack(f, bytes, (p.flags & kFlagEcnEcho) != 0, rtt, now);
@@ -129,6 +159,28 @@ class Uec final : public Transport {
   }
 
  private:
+  // An ACK names, beside the packet it answers (seq), the waiting packets
+  // from seq - kSackBelow to seq + 31 - kSackBelow, a bit each in its aux
+  // (htsim's UEC ACK carries a 64-bit SACK bitmap the same way).
+  static constexpr uint32_t kSackBelow = 16;
+
+  // Removes from f's waiting packets those an ACK for `seq` can name, and
+  // returns their bits.
+  static uint32_t take_sack(Flow& f, uint32_t seq) {
+    uint32_t bits = 0;
+    auto& w = f.ack_pending;
+    w.erase(std::remove_if(w.begin(), w.end(),
+                           [&](uint32_t s) {
+                             if (s == seq) return true;  // a duplicate of the packet answered
+                             const int64_t i = int64_t{s} - seq + kSackBelow;
+                             if (i < 0 || i >= 32) return false;
+                             bits |= uint32_t{1} << i;
+                             return true;
+                           }),
+            w.end());
+    return bits;
+  }
+
   static double bdp(const Flow& f) { return f.paths->line_bps / 8.0 * f.paths->base_rtt.seconds(); }
 
   static void on_ack(Flow& f, double bytes, bool marked, SimTime rtt, SimTime now) {
