@@ -123,10 +123,12 @@ struct PacketConfig {
   // RoCE: an ACK every this many packets (and for the last one).
   int ack_every = 1;
   // UEC: the receiver acknowledges once this many payload bytes wait
-  // unacknowledged, and at once for a marked, resent or duplicate packet and
-  // for a flow's first and last; one ACK names every packet it covers.
-  // htsim's UEC receiver waits for 16 KiB (UecSink::_bytes_unacked_threshold).
-  // 0: every packet.
+  // unacknowledged, and at once for a marked, resent or duplicate packet, one
+  // its sender flagged (window full or nothing new left), and a flow's first
+  // and last; an ACK also names the waiting packets up to 32 under the one it
+  // answers. htsim's UEC receiver and sender do the same with 16 KiB
+  // (UecSink::_bytes_unacked_threshold); beyond them, packets that waited
+  // one unloaded RTT are answered then. 0: every packet.
   Bytes ack_bytes = Bytes(0);
 
   // Switch-scheduled fabric.

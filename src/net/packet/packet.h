@@ -57,6 +57,10 @@ inline bool is_control(PacketKind k) { return k != PacketKind::kData && k != Pac
 inline constexpr uint8_t kFlagEcn = 1;         // congestion experienced (set by a switch)
 inline constexpr uint8_t kFlagEcnEcho = 2;     // control: the acknowledged packet carried kFlagEcn
 inline constexpr uint8_t kFlagAckValid = 4;    // pull: `seq` is also acknowledged
+// data: the sender asks for an ACK at once (its window is full, or nothing new
+// is left to send), past a coalescing receiver (PacketConfig::ack_bytes). It
+// shares kFlagAckValid's bit, which only control packets carry.
+inline constexpr uint8_t kFlagAckRequest = kFlagAckValid;
 inline constexpr uint8_t kFlagAllDone = 8;     // ack: the receiver has every byte
 inline constexpr uint8_t kFlagRetransmit = 16;  // data: not the first transmission
 inline constexpr uint8_t kFlagBounced = 32;     // nack: a switch returned the header to its sender

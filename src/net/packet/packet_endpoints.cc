@@ -83,6 +83,11 @@ uint32_t PacketNetwork::make_data(Flow& f, uint32_t seq) {
     f.highest_sent = seq + 1;
   }
   f.inflight += p.payload;
+  // htsim's UEC sender (UecSrc) sets the same request when the next packet
+  // would not fit its window or it has nothing new to send: a receiver that
+  // waits for ack_bytes would otherwise leave it waiting for a timeout.
+  if (cfg_.ack_bytes.count() > 0 && (f.inflight + f.mtu >= f.cc.cwnd || f.snd_nxt >= f.npkts))
+    p.flags |= kFlagAckRequest;
   ++stats_.data_sent;
   if (!f.rto_armed) arm_rto(f, false);
   return pi;
@@ -247,6 +252,7 @@ TransferId PacketNetwork::transfer_at(SimTime start, NodeId src, NodeId dst, Byt
   f.nak_sent = false;
   f.ack_pending_bytes = 0;
   f.ack_pending.clear();
+  f.ack_timer = false;
   f.live = true;
   transport_->start(f, start);
   const uint32_t gen = f.gen;
@@ -372,7 +378,7 @@ size_t PacketNetwork::memory_bytes() const {
   total += slots_.capacity() * sizeof(SlotRef);
   flows_.for_each([&](const Flow& f) {
     total += sizeof(Flow) + (f.acked_bits.capacity() + f.lost_bits.capacity() + f.rcv_bits.capacity()) * 8 +
-             f.retx.capacity() * 4 + f.recycled.capacity() * 2 + f.ack_pending.capacity() * 4;
+             f.retx.capacity() * 4 + f.recycled.capacity() * 2 + f.ack_pending.capacity() * sizeof(Flow::PendingAck);
   });
   total += ports_.size() * (sizeof(Port) + sizeof(PortCold)) + port_of_link_.capacity() * 4 +
            switch_of_node_.capacity() * 4;

@@ -182,7 +182,8 @@ std::vector<PacketOption> make_options() {
       integer("ack_every", "roce: packets per acknowledgement", &C::ack_every, 1, 1 << 20),
       bytes("ack_bytes",
             "uec: acknowledge once this many payload bytes wait unacknowledged (at once when marked, resent, "
-            "duplicate, first or last; htsim's UEC receiver: 16KiB); 0: every packet",
+            "duplicate, asked for by a full window, first or last, or after one unloaded RTT; htsim's UEC: "
+            "16KiB); 0: every packet",
             &C::ack_bytes, false),
       time("deep_buffer_latency", "switch-scheduled: extra latency of a packet buffered in a VOQ",
            &C::deep_buffer_latency),

@@ -99,9 +99,18 @@ struct Flow {
   uint32_t rcv_nxt = 0;  // go-back-N: the next packet in order
   bool nak_sent = false;
   // Coalesced acknowledgements (PacketConfig::ack_bytes): payload received
-  // since the last ACK, and the packets it has not yet named.
+  // since the last ACK, and the packets no ACK has named yet, each with what
+  // its own ACK would echo.
+  struct PendingAck {
+    uint32_t seq;
+    uint16_t path;
+    int64_t stamp_ps;    // when it was sent
+    int64_t arrived_ps;  // when it arrived
+  };
   uint32_t ack_pending_bytes = 0;
-  std::vector<uint32_t> ack_pending;
+  std::vector<PendingAck> ack_pending;
+  SimTime ack_waiting_since;  // when the oldest of them arrived
+  bool ack_timer = false;     // a check of how long they have waited is scheduled
 
   // --- completion ---
   engine::Callback on_done;

@@ -6,8 +6,8 @@
 // every equal-cost path (the entropy value is 16 bits), reusing the values
 // that came back unmarked (REPS). The receiver acknowledges every packet, echoing its ECN
 // mark and send time, or with ack_bytes once that many bytes wait, as htsim's UEC
-// receiver does (one ACK then names up to 31 waiting packets); a trimmed header is
-// NACKed and resent at once. The
+// receiver does (one ACK then also names the waiting packets up to 32 under it); a
+// trimmed header is NACKed and resent at once. The
 // window follows NSCC (UEC 1.0's sender congestion control) by its four
 // quadrants of (ECN mark, queueing delay d = RTT - base RTT against a
 // target of 3/4 of the base RTT), per ACK of b bytes:
@@ -91,7 +91,12 @@ class Uec final : public Transport {
 
   void on_data(Flow& f, const Packet& p) override {
     if (p.kind == PacketKind::kHeader) {
-      if (!f.receiver_done) host().send_control(f, PacketKind::kNack, p.seq, 0, 0, p.path, p.stamp_ps);
+      if (f.receiver_done) return;
+      host().send_control(f, PacketKind::kNack, p.seq, 0, 0, p.path, p.stamp_ps);
+      // The sender may now be held by its window with what waits here
+      // counted in it, and the trimmed packet may have been the one that
+      // asked for an ACK: answer what waits.
+      flush_pending(f, 0);
       return;
     }
     const bool fresh = f.receive(p.seq);
@@ -99,25 +104,27 @@ class Uec final : public Transport {
     const int64_t every = host().config().ack_bytes.count();
     if (every > 0 && fresh) f.ack_pending_bytes += f.payload(p.seq);
     // htsim's UEC receiver (UecSink::processData): at once for a marked,
-    // resent or duplicate packet and for the first and the last, else once
-    // enough bytes wait.
-    const bool now = every <= 0 || !fresh || marked || (p.flags & kFlagRetransmit) || f.rcv_count == 1 ||
-                     f.all_received() || f.ack_pending_bytes >= every;
+    // resent or duplicate packet, one whose sender asked (kFlagAckRequest)
+    // and the first and the last, else once enough bytes wait.
+    const bool now = every <= 0 || !fresh || marked || (p.flags & (kFlagRetransmit | kFlagAckRequest)) ||
+                     f.rcv_count == 1 || f.all_received() || f.ack_pending_bytes >= every;
     if (!now) {
-      f.ack_pending.push_back(p.seq);
+      if (f.ack_pending.empty()) f.ack_waiting_since = host().sim().now();
+      f.ack_pending.push_back({p.seq, p.path, p.stamp_ps, host().sim().now().count_ps()});
+      if (!f.ack_timer) arm_ack_timer(f, f.ack_waiting_since + f.paths->base_rtt);
       return;
     }
     uint8_t flags = marked ? kFlagEcnEcho : 0;
     if (f.all_received()) flags |= kFlagAllDone;
     host().send_control(f, PacketKind::kAck, p.seq, take_sack(f, p.seq), flags, p.path, p.stamp_ps);
-    // Waiting packets too far from this one to be named in its ACK get their
-    // own, which echo this packet's send time and path as theirs is gone.
-    while (!f.ack_pending.empty()) {
-      const uint32_t s = f.ack_pending.back();
-      f.ack_pending.pop_back();
-      host().send_control(f, PacketKind::kAck, s, take_sack(f, s), flags & kFlagAllDone, p.path, p.stamp_ps);
-    }
     f.ack_pending_bytes = 0;
+    // What it cannot name (beyond it, or too far under it) waits for the next
+    // ACK, as in htsim, whose ACK names a window under the packet it answers.
+    if (!f.ack_pending.empty()) {
+      int64_t oldest = INT64_MAX;
+      for (const Flow::PendingAck& a : f.ack_pending) oldest = std::min(oldest, a.arrived_ps);
+      f.ack_waiting_since = SimTime::ps(oldest);
+    }
     if (f.all_received()) host().receiver_complete(f);
   }
 
@@ -160,9 +167,9 @@ class Uec final : public Transport {
 
  private:
   // An ACK names, beside the packet it answers (seq), the waiting packets
-  // from seq - kSackBelow to seq + 31 - kSackBelow, a bit each in its aux
-  // (htsim's UEC ACK carries a 64-bit SACK bitmap the same way).
-  static constexpr uint32_t kSackBelow = 16;
+  // from seq - 32 to seq - 1, a bit each in its aux (htsim's UEC ACK carries
+  // a 64-bit SACK bitmap of the packets under the one it answers).
+  static constexpr uint32_t kSackBelow = 32;
 
   // Removes from f's waiting packets those an ACK for `seq` can name, and
   // returns their bits.
@@ -170,7 +177,8 @@ class Uec final : public Transport {
     uint32_t bits = 0;
     auto& w = f.ack_pending;
     w.erase(std::remove_if(w.begin(), w.end(),
-                           [&](uint32_t s) {
+                           [&](const Flow::PendingAck& a) {
+                             const uint32_t s = a.seq;
                              if (s == seq) return true;  // a duplicate of the packet answered
                              const int64_t i = int64_t{s} - seq + kSackBelow;
                              if (i < 0 || i >= 32) return false;
@@ -179,6 +187,39 @@ class Uec final : public Transport {
                            }),
             w.end());
     return bits;
+  }
+
+  // Acknowledges every waiting packet: the latest answered with its own
+  // path and its send time moved on by the time it waited here (so the
+  // sender's RTT sample is the network's, not the receiver's hold), the
+  // others named beside it, and any too far from it in ACKs of their own.
+  void flush_pending(Flow& f, uint8_t flags) {
+    const int64_t now_ps = host().sim().now().count_ps();
+    while (!f.ack_pending.empty()) {
+      const Flow::PendingAck a = f.ack_pending.back();
+      f.ack_pending.pop_back();
+      host().send_control(f, PacketKind::kAck, a.seq, take_sack(f, a.seq), flags, a.path,
+                          a.stamp_ps + (now_ps - a.arrived_ps));
+    }
+    f.ack_pending_bytes = 0;
+  }
+
+  // htsim's receiver answers a waiting packet only when more arrive or its
+  // sender asks; a sender whose window shrank (a NACK, a cut) after it sent
+  // them cannot ask, and would wait for its timeout. So anatomy's receiver
+  // also answers packets that have waited one unloaded RTT, which those of a
+  // flow at speed never do (ack_bytes fills in a few packet times).
+  void arm_ack_timer(Flow& f, SimTime at) {
+    f.ack_timer = true;
+    host().sim().schedule_at(at, [this, slot = f.slot, gen = f.gen] {
+      Flow& g = host().flow(slot);
+      if (g.gen != gen) return;
+      g.ack_timer = false;
+      if (!g.live || g.receiver_done || g.ack_pending.empty()) return;
+      const SimTime due = g.ack_waiting_since + g.paths->base_rtt;
+      if (host().sim().now() >= due) flush_pending(g, 0);
+      else arm_ack_timer(g, due);
+    });
   }
 
   static double bdp(const Flow& f) { return f.paths->line_bps / 8.0 * f.paths->base_rtt.seconds(); }
