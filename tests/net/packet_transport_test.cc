@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "packet_test_util.h"
@@ -66,20 +67,29 @@ struct IncastRun {
   PacketStats stats;
 };
 
-// `n` hosts each send `bytes` to host 0 of a 128-host two-tier fat-tree.
-IncastRun incast(const PacketConfig& c, int n, Bytes bytes) {
+// `n` flows of `bytes` on a 128-host two-tier fat-tree, flow i from host
+// ends(i).first to host ends(i).second.
+template <class Ends>
+IncastRun run_flows(const PacketConfig& c, int n, Bytes bytes, Ends ends) {
   static const topo::Topology t = fat_tree(128, 16, 2);
   engine::Simulator sim;
   auto net = make_packet(sim, t, c);
   IncastRun r;
-  for (int i = 1; i <= n; ++i)
-    net->transfer(t.gpu_node(i), t.gpu_node(0), bytes, [&] {
-      r.last = sim.now();
+  for (int i = 0; i < n; ++i) {
+    const auto [src, dst] = ends(i);
+    net->transfer(t.gpu_node(src), t.gpu_node(dst), bytes, [&] {
+      r.last = std::max(r.last, sim.now());
       ++r.done;
     });
+  }
   sim.run();
   r.stats = net->stats();
   return r;
+}
+
+// `n` hosts each send `bytes` to host 0.
+IncastRun incast(const PacketConfig& c, int n, Bytes bytes) {
+  return run_flows(c, n, bytes, [](int i) { return std::pair{i + 1, 0}; });
 }
 
 TEST(PacketTransport, GoBackNRecoversFromDropsWithoutPfc) {
@@ -127,22 +137,10 @@ TEST(PacketTransport, TrimmedHeadersAreResentWithoutTimeouts) {
   }
 }
 
-// `n` hosts each send `bytes` to the host 64 places on, across the spine of
-// the 128-host two-tier fat-tree, sprayed over its paths (so packets can
-// arrive out of order).
+// `n` hosts each send `bytes` to the host 64 places on, across the spine,
+// sprayed over its paths (so packets can arrive out of order).
 IncastRun shift(const PacketConfig& c, int n, Bytes bytes) {
-  static const topo::Topology t = fat_tree(128, 16, 2);
-  engine::Simulator sim;
-  auto net = make_packet(sim, t, c);
-  IncastRun r;
-  for (int i = 0; i < n; ++i)
-    net->transfer(t.gpu_node(i), t.gpu_node(i + 64), bytes, [&] {
-      r.last = std::max(r.last, sim.now());
-      ++r.done;
-    });
-  sim.run();
-  r.stats = net->stats();
-  return r;
+  return run_flows(c, n, bytes, [](int i) { return std::pair{i, i + 64}; });
 }
 
 TEST(PacketTransport, UecCoalescedAcksNameEveryPacketInAQuarterOfTheAcks) {
