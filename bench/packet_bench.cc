@@ -236,6 +236,12 @@ BENCHMARK_CAPTURE(BM_Parallel, uec, std::string("uec"))
     ->ArgsProduct({{8, 16, 32}, {1, 2}})
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
+// The same with htsim's UEC receiver (an ACK once 16 KiB wait), as
+// bench/htsim_compare.sh runs it.
+BENCHMARK_CAPTURE(BM_Parallel, uec_ack16k, std::string("uec,ack_bytes=16KiB"))
+    ->ArgsProduct({{8, 16, 32}, {1, 2}})
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
 
 void BM_Incast128(benchmark::State& state) {
   static const topo::Topology t = host_fabric(128, 16, 2);
