@@ -206,7 +206,6 @@ int ceil_log2(int64_t n) {
   return k;
 }
 
-
 void cap_by_channel_ctas(Schedule& s, const Group& g, const LibraryModel& lib, Protocol p, double efficiency) {
   if (p == Protocol::kLL || g.domains.size() != 1 || mesh_rings_of(g, g.domains.front())) return;
   // The CTAs' stores bound the wire bytes, so LL128 carries its payload share of them.

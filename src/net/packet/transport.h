@@ -109,8 +109,7 @@ struct Flow {
   };
   uint32_t ack_pending_bytes = 0;
   std::vector<PendingAck> ack_pending;
-  SimTime ack_waiting_since;  // when the oldest of them arrived
-  bool ack_timer = false;     // a check of how long they have waited is scheduled
+  bool ack_timer = false;  // a check of how long they have waited is scheduled
 
   // --- completion ---
   engine::Callback on_done;

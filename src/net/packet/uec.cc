@@ -109,22 +109,16 @@ class Uec final : public Transport {
     const bool now = every <= 0 || !fresh || marked || (p.flags & (kFlagRetransmit | kFlagAckRequest)) ||
                      f.rcv_count == 1 || f.all_received() || f.ack_pending_bytes >= every;
     if (!now) {
-      if (f.ack_pending.empty()) f.ack_waiting_since = host().sim().now();
       f.ack_pending.push_back({p.seq, p.path, p.stamp_ps, host().sim().now().count_ps()});
-      if (!f.ack_timer) arm_ack_timer(f, f.ack_waiting_since + f.paths->base_rtt);
+      if (!f.ack_timer) arm_ack_timer(f, oldest_waiting(f) + f.paths->base_rtt);
       return;
     }
     uint8_t flags = marked ? kFlagEcnEcho : 0;
     if (f.all_received()) flags |= kFlagAllDone;
     host().send_control(f, PacketKind::kAck, p.seq, take_sack(f, p.seq), flags, p.path, p.stamp_ps);
-    f.ack_pending_bytes = 0;
     // What it cannot name (beyond it, or too far under it) waits for the next
     // ACK, as in htsim, whose ACK names a window under the packet it answers.
-    if (!f.ack_pending.empty()) {
-      int64_t oldest = INT64_MAX;
-      for (const Flow::PendingAck& a : f.ack_pending) oldest = std::min(oldest, a.arrived_ps);
-      f.ack_waiting_since = SimTime::ps(oldest);
-    }
+    f.ack_pending_bytes = 0;
     if (f.all_received()) host().receiver_complete(f);
   }
 
@@ -174,14 +168,15 @@ class Uec final : public Transport {
   // Removes from f's waiting packets those an ACK for `seq` can name, and
   // returns their bits.
   static uint32_t take_sack(Flow& f, uint32_t seq) {
-    uint32_t bits = 0;
     auto& w = f.ack_pending;
+    if (w.empty()) return 0;  // always so with one ACK a packet
+    uint32_t bits = 0;
     w.erase(std::remove_if(w.begin(), w.end(),
                            [&](const Flow::PendingAck& a) {
                              const uint32_t s = a.seq;
                              if (s == seq) return true;  // a duplicate of the packet answered
                              const int64_t i = int64_t{s} - seq + kSackBelow;
-                             if (i < 0 || i >= 32) return false;
+                             if (i < 0 || i >= kSackBelow) return false;
                              bits |= uint32_t{1} << i;
                              return true;
                            }),
@@ -204,6 +199,13 @@ class Uec final : public Transport {
     f.ack_pending_bytes = 0;
   }
 
+  // When the oldest waiting packet arrived (some are waiting).
+  static SimTime oldest_waiting(const Flow& f) {
+    int64_t oldest = INT64_MAX;
+    for (const Flow::PendingAck& a : f.ack_pending) oldest = std::min(oldest, a.arrived_ps);
+    return SimTime::ps(oldest);
+  }
+
   // htsim's receiver answers a waiting packet only when more arrive or its
   // sender asks; a sender whose window shrank (a NACK, a cut) after it sent
   // them cannot ask, and would wait for its timeout. So anatomy's receiver
@@ -216,7 +218,7 @@ class Uec final : public Transport {
       if (g.gen != gen) return;
       g.ack_timer = false;
       if (!g.live || g.receiver_done || g.ack_pending.empty()) return;
-      const SimTime due = g.ack_waiting_since + g.paths->base_rtt;
+      const SimTime due = oldest_waiting(g) + g.paths->base_rtt;
       if (host().sim().now() >= due) flush_pending(g, 0);
       else arm_ack_timer(g, due);
     });
