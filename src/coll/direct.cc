@@ -18,12 +18,20 @@
 // (p2p_plan.h), whose CTAs move a quarter of Simple's rate and whose flags
 // double the bytes on the links; the schedule then says LL. Across domains
 // the network bounds them instead.
+//
+// Past kMaxAllToAllFlows ranks the all-to-all's n(n - 1) transfers are not
+// run as flows: their routes are summed per link and the busiest link sets
+// the time (link_load.h), which is the flow model's own time on a uniform
+// all-to-all. Such a phase moves no bytes through the network model and does
+// not see other traffic on it, so below that size the flows keep running.
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "coll/link_load.h"
 #include "coll/p2p_bound.h"
 #include "coll/p2p_plan.h"
 #include "coll/pipeline.h"
@@ -34,7 +42,12 @@ namespace {
 
 using detail::Edge;
 
-constexpr int kMaxAllToAllRanks = 2048;
+// Flow by flow up to here: 2,048 ranks are 4.2 million flows, about 12 s and
+// 2 GB for one size (bench/README.md).
+constexpr int kMaxAllToAllFlows = 2048;
+// Every ordered pair's route is summed to find the busiest link, O(n^2):
+// 16,384 ranks route 268 million pairs, about a minute a size.
+constexpr int kMaxAllToAllRanks = 16384;
 
 // NCCL's p2p channels bound the group inside one switched NVLink domain
 // (p2p_bound.h); elsewhere the network does.
@@ -46,15 +59,14 @@ P2pBound in_domain_p2p_bound(const Group& g, const Request& r, const LibraryMode
                            a2a ? all_to_all_rounds(n) : std::vector<int>{1}, hop);
 }
 
-bool direct_applicable(const Group& g, Op op) {
-  return op == Op::kSendRecv || (op == Op::kAllToAll && g.size() <= kMaxAllToAllRanks);
-}
+// Any size: past kMaxAllToAllRanks the builder says why it stops.
+bool direct_applicable(const Group&, Op op) { return op == Op::kSendRecv || op == Op::kAllToAll; }
 
 Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib) {
   const int n = g.size();
   if (r.op == Op::kAllToAll && n > kMaxAllToAllRanks)
-    throw core::InputError({"", 0, "--gpus"}, fmt::format("all_to_all is modelled flow by flow (n^2 flows) up to {} "
-                                                          "ranks, not {}",
+    throw core::InputError({"", 0, "--gpus"}, fmt::format("all_to_all routes every pair (n^2 of them) and is "
+                                                          "modelled up to {} ranks, not {}",
                                                           kMaxAllToAllRanks, n));
   if (r.op != Op::kAllToAll && r.op != Op::kSendRecv)
     throw core::InputError({"", 0, "--op"}, "direct implements all_to_all and send_recv");
@@ -65,13 +77,19 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
   s.channels = 1;
   if (n <= 1) return s;
   s.steps = 1;
-  std::vector<Edge> all;
   const bool a2a = r.op == Op::kAllToAll;
-  for (int k = 1; k < (a2a ? n : 2); ++k)  // send_recv: the ring neighbour alone
-    for (int i = 0; i < n; ++i) {
-      const auto a = static_cast<uint32_t>(i), b = static_cast<uint32_t>((i + k) % n);
-      all.push_back(Edge{a, b, detail::edge_hash(g, a, b, 0)});
-    }
+  const bool as_flows = !a2a || n <= kMaxAllToAllFlows;
+  // The pairs in order, a shift k at a time (send_recv: the ring neighbour
+  // alone); without flows only the sample the slowest hop is read from.
+  const int64_t pairs = a2a ? int64_t{n} * (n - 1) : n;
+  const int64_t stride = as_flows ? 1 : std::max<int64_t>(1, pairs / 4096);
+  std::vector<Edge> all;
+  all.reserve(static_cast<size_t>(pairs / stride + 1));
+  for (int64_t e = 0; e < pairs; e += stride) {
+    const auto a = static_cast<uint32_t>(e % n);
+    const auto b = static_cast<uint32_t>((a + e / n + 1) % n);
+    all.push_back(Edge{a, b, detail::edge_hash(g, a, b, 0)});
+  }
   // Every pair's transfer runs at once, so the slowest pair's hop (across
   // domains: the network's) ends the collective, not the average pair's.
   const SimTime hop = detail::slowest_hop_latency(g, all, lib, AlgoClass::kRing, r.protocol);
@@ -80,7 +98,12 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
   const Protocol wire_protocol = bound.ll ? Protocol::kLL : r.protocol;
   s.protocol = to_string(wire_protocol);
   const double eff = lib.efficiency(wire_protocol);
-  if (a2a) {
+  if (a2a && !as_flows) {
+    Phase p;
+    p.label = "all_to_all (busiest link of every pair's route, not run as flows)";
+    p.min_duration = detail::all_to_all_link_load(g, Bytes(std::llround(r.bytes.as_double() / n / eff))).time;
+    s.phases.push_back(std::move(p));
+  } else if (a2a) {
     detail::add_parallel_edges(s, g, all, r.bytes.as_double() / n / eff, 1, r.fidelity, "all_to_all");
   } else {
     const int64_t loops = detail::loops_for(r, r.bytes.as_double(), lib.chunk(AlgoClass::kRing, r.protocol));
