@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "coll/link_load.h"
 #include "core/error.h"
 
 namespace anatomy::coll {
@@ -32,6 +33,7 @@ Group make_group(const topo::Topology& t, std::vector<uint32_t> gpus) {
     g.domains[slot[d]].push_back(r);
   }
   g.gpus = std::move(gpus);
+  g.all_to_all_pairs = std::make_shared<detail::AllToAllPairsMemo>();
   return g;
 }
 

@@ -6,6 +6,7 @@
 // grouped by scale-up domain, each group in rank order.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "coll/library_model.h"
@@ -14,6 +15,10 @@
 namespace anatomy::coll {
 
 using topo::NodeId;
+
+namespace detail {
+struct AllToAllPairsMemo;  // link_load.h
+}
 
 struct Group {
   const topo::Topology* topo = nullptr;
@@ -26,6 +31,10 @@ struct Group {
   bool same_domain(uint32_t a, uint32_t b) const { return domain_of(a) == domain_of(b); }
   // True when every domain holds the same number of ranks.
   bool uniform_domains() const;
+  // Set by make_group: where the all-to-all's per-link pair counts
+  // (link_load.h) are kept once counted, so a sweep of sizes counts them
+  // once; copies share it, and a copy whose ranks changed counts afresh.
+  std::shared_ptr<detail::AllToAllPairsMemo> all_to_all_pairs;
 };
 
 // Throws InputError if a GPU is out of range or listed twice.

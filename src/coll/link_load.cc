@@ -7,12 +7,11 @@
 
 namespace anatomy::coll::detail {
 
-LinkLoad all_to_all_link_load(const Group& g, Bytes wire_bytes_per_pair) {
-  LinkLoad out;
+namespace {
+
+// How many of the group's ordered pairs each link carries.
+std::vector<uint64_t> count_pairs(const Group& g) {
   const int n = g.size();
-  if (n < 2 || wire_bytes_per_pair.count() <= 0) return out;
-  // Counted in whole per-pair units, so the sums are exact integers
-  // whatever the order, and scaled once at the end.
   std::vector<uint64_t> pairs(g.topo->num_links(), 0);
   std::vector<topo::LinkId> path;
   for (int i = 0; i < n; ++i) {
@@ -24,6 +23,28 @@ LinkLoad all_to_all_link_load(const Group& g, Bytes wire_bytes_per_pair) {
       for (const topo::LinkId l : path) ++pairs[l];
     }
   }
+  return pairs;
+}
+
+}  // namespace
+
+LinkLoad all_to_all_link_load(const Group& g, Bytes wire_bytes_per_pair) {
+  LinkLoad out;
+  if (g.size() < 2 || wire_bytes_per_pair.count() <= 0) return out;
+  // Counted in whole pairs, so the sums are exact whatever the order, and
+  // scaled once at the end.
+  std::vector<uint64_t> own;
+  const std::vector<uint64_t>* counted = &own;
+  if (AllToAllPairsMemo* memo = g.all_to_all_pairs.get()) {
+    std::call_once(memo->counted, [&] {
+      memo->topo = g.topo;
+      memo->gpus = g.gpus;
+      memo->pairs = count_pairs(g);
+    });
+    if (memo->topo == g.topo && memo->gpus == g.gpus) counted = &memo->pairs;
+  }
+  if (counted == &own) own = count_pairs(g);
+  const std::vector<uint64_t>& pairs = *counted;
   const double wire = wire_bytes_per_pair.as_double();
   double slowest_s = -1;
   for (topo::LinkId l = 0; l < pairs.size(); ++l) {

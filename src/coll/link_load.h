@@ -14,6 +14,8 @@
 // (tests/coll/link_load_test.cc). Elsewhere it is a lower bound.
 
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
 #include "coll/group.h"
 
@@ -27,7 +29,17 @@ struct LinkLoad {
 
 // Every ordered pair (i, j != i) of g's ranks sends `wire_bytes_per_pair`
 // along its route (flow hash edge_hash(g, i, j, 0), as the direct
-// all-to-all's sends carry).
+// all-to-all's sends carry). The pairs each link carries depend on the
+// ranks and the routes alone, not the size: they are counted once a group
+// (Group::all_to_all_pairs) and scaled per size.
 LinkLoad all_to_all_link_load(const Group& g, Bytes wire_bytes_per_pair);
+
+// The count, kept: pairs[l] of the ranks `gpus` on `topo`.
+struct AllToAllPairsMemo {
+  std::once_flag counted;
+  const topo::Topology* topo = nullptr;
+  std::vector<uint32_t> gpus;
+  std::vector<uint64_t> pairs;
+};
 
 }  // namespace anatomy::coll::detail

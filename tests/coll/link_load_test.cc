@@ -82,6 +82,29 @@ TEST(LinkLoad, OnAnOversubscribedFabricTheBusiestLinkIsALeafsUplink) {
   EXPECT_GT(load.time.seconds(), 248.0 * 1024 * 1024 / nic_Bps(g, 0));
 }
 
+// The pairs a link carries do not depend on the size: a group counts them
+// once (a sweep of sizes then scales them) and its time grows with the
+// bytes exactly. A copy whose ranks were changed counts its own.
+TEST(LinkLoad, AGroupCountsItsPairsOnceAndACopyWithOtherRanksCountsItsOwn) {
+  Fixture fx = all_to_all_fixture("dgx-h100", 64, 1, true);
+  const Group g = whole_topology(fx.topo);
+  const detail::LinkLoad one = detail::all_to_all_link_load(g, Bytes::MiB(1));
+  ASSERT_EQ(g.all_to_all_pairs->pairs.size(), fx.topo.num_links());
+  const detail::LinkLoad four = detail::all_to_all_link_load(g, Bytes::MiB(4));
+  EXPECT_EQ(four.busiest, one.busiest);
+  EXPECT_NEAR(four.time.seconds(), 4 * one.time.seconds(), 1e-12);
+
+  Group half = g;  // shares g's count
+  half.gpus.resize(32);
+  std::vector<uint32_t> first(32);
+  for (uint32_t i = 0; i < 32; ++i) first[i] = i;
+  const Group fresh = make_group(fx.topo, first);
+  // 32 GPUs on 4 hosts: a NIC carries 24 pairs, not the whole group's 56.
+  EXPECT_EQ(detail::all_to_all_link_load(half, Bytes::MiB(1)).time,
+            detail::all_to_all_link_load(fresh, Bytes::MiB(1)).time);
+  EXPECT_LT(detail::all_to_all_link_load(half, Bytes::MiB(1)).time, one.time);
+}
+
 // Past 2,048 ranks the all-to-all is not run as flows but answered from its
 // busiest link. On 2,056 H100s (257 hosts of 8, one 400G NIC a GPU, a
 // non-blocking fabric) that is a GPU's NIC, which carries its pairs with
