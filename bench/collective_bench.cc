@@ -5,8 +5,8 @@
 //    (ASTRA-sim's analytical backend: 12.5-17.4 s wall; target < 0.6 s);
 //  * 1 GiB all-reduce, auto algorithm, bulk fidelity, on 16,384 and 131,072
 //    DGX H100 GPUs (targets < 10 s and < 60 s);
-//  * 1 GiB all-to-all on DGX H100 GPUs: flow by flow up to 2,048 ranks
-//    (4.2 million flows there), from every pair's routed link loads above.
+//  * 1 GiB all-to-all on 2,048 to 16,384 DGX H100 GPUs, answered from every
+//    pair's routed link loads (coll/link_load.h), as the CLI runs it.
 
 #include <benchmark/benchmark.h>
 

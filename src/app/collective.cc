@@ -17,6 +17,7 @@ CollectiveCaseRun run_collective_case(const scenario::Scenario& s) {
     coll::Request r;
     r.op = s.collective->op;
     r.bytes = s.collective->bytes;
+    r.alone_on_flow_network = s.network.model == net::NetworkModel::kFlow;
     return {runner.run(coll::whole_topology(t), r, s.collective->algorithm), t.description};
   } catch (const core::InputError& e) {
     throw scenario::locate_in_scenario(s, e);
@@ -62,6 +63,7 @@ CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::Lib
     r.fidelity = run.fidelity;
     r.channels = sweep.channels;
     r.chunks = sweep.chunks;
+    r.alone_on_flow_network = sweep.network.model == net::NetworkModel::kFlow;
     run.rows.push_back(runner.run(group, r, sweep.algorithm));
     if (on_row) on_row(run);
   }

@@ -28,6 +28,12 @@ struct Request {
   int channels = 0;  // 0 = as NCCL would: one per NIC of a host across hosts, else 1
   int chunks = 0;    // pipeline chunks per channel; 0 = from the protocol's chunk size
   uint32_t root = 0;  // broadcast / reduce
+  // The collective has a flow network to itself (anatomy collective,
+  // validate): an all-to-all is then answered from its busiest link at any
+  // size (link_load.h), which is the flow model's own time there, instead
+  // of running its n(n - 1) flows. Elsewhere (an iteration, whose
+  // collectives share the network; the packet model) they run.
+  bool alone_on_flow_network = false;
 };
 
 struct Algorithm {

@@ -19,11 +19,13 @@
 // double the bytes on the links; the schedule then says LL. Across domains
 // the network bounds them instead.
 //
-// Past kMaxAllToAllFlows ranks the all-to-all's n(n - 1) transfers are not
-// run as flows: their routes are summed per link and the busiest link sets
-// the time (link_load.h), which is the flow model's own time on a uniform
+// Alone on a flow network (Request::alone_on_flow_network), or past
+// kMaxAllToAllFlows ranks, the all-to-all's n(n - 1) transfers are not run
+// as flows: their routes are summed per link and the busiest link sets the
+// time (link_load.h), which is the flow model's own time on a uniform
 // all-to-all. Such a phase moves no bytes through the network model and does
-// not see other traffic on it, so below that size the flows keep running.
+// not see other traffic on it, so where it shares the network and is small
+// enough the flows keep running.
 
 #include <algorithm>
 #include <cmath>
@@ -42,8 +44,8 @@ namespace {
 
 using detail::Edge;
 
-// Flow by flow up to here: 2,048 ranks are 4.2 million flows, about 12 s and
-// 2 GB for one size (bench/README.md).
+// Flow by flow up to here where the collective shares the network: 2,048
+// ranks are 4.2 million flows, about 12 s and 2 GB for one size.
 constexpr int kMaxAllToAllFlows = 2048;
 // Every ordered pair's route is summed to find the busiest link, O(n^2):
 // 16,384 ranks route 268 million pairs, about a minute a size.
@@ -78,7 +80,7 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
   if (n <= 1) return s;
   s.steps = 1;
   const bool a2a = r.op == Op::kAllToAll;
-  const bool as_flows = !a2a || n <= kMaxAllToAllFlows;
+  const bool as_flows = !a2a || (!r.alone_on_flow_network && n <= kMaxAllToAllFlows);
   // The pairs in order, a shift k at a time (send_recv: the ring neighbour
   // alone); without flows only the sample the slowest hop is read from.
   const int64_t pairs = a2a ? int64_t{n} * (n - 1) : n;

@@ -10,7 +10,7 @@
 // model's time wherever that link stays busy to the end, as it does when
 // every flow crossing it has it for its bottleneck: on the Clos fabrics
 // (rail-optimized or not, oversubscribed or not), AMD's meshes with their
-// NICs and the tori tried, the two drain times agree to the picosecond
+// NICs and the tori tried, the two drain times agree within a picosecond
 // (tests/coll/link_load_test.cc). Elsewhere it is a lower bound.
 
 #include <cstdint>

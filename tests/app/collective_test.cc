@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "app/collective.h"
+#include "coll/collective.h"
 #include "coll/library_model.h"
 #include "hw/catalog.h"
+#include "net/flow/flow_network.h"
 #include "topo/builders.h"
 
 namespace anatomy::app {
@@ -51,6 +54,40 @@ TEST(CollectiveSweep, ABadInputFailsBeforeAnySizeRuns) {
   EXPECT_THROW(run_collective_sweep(t, coll::nccl_library(spec.system), sweep, [&](const auto&) { ++rows; }),
                core::InputError);
   EXPECT_EQ(rows, 0);
+}
+
+// Alone on the flow network an all-to-all of any size is answered from its
+// busiest link (coll/link_load.h), which is the flow model's own time:
+// within a picosecond of what its 4,032 flows give when they run (a collective sharing the
+// network runs them), with no flow started. On a packet network the
+// transfers run.
+TEST(CollectiveSweep, AloneOnTheFlowNetworkAnAllToAllIsAnsweredFromItsBusiestLink) {
+  topo::ClusterSpec spec;
+  spec.system = hw::find_system("dgx-h100");
+  spec.gpus = 64;
+  const topo::Topology t = topo::build_cluster(spec);
+  const coll::LibraryModel lib = coll::nccl_library(spec.system);
+  CollectiveSweep sweep;
+  sweep.op = coll::Op::kAllToAll;
+  sweep.sizes = {core::Bytes(64 << 20)};
+  const coll::CollectiveResult alone = run_collective_sweep(t, lib, sweep).rows.at(0);
+  EXPECT_EQ(alone.stats.sends_issued, 0);
+
+  coll::AlgorithmRegistry reg;
+  coll::register_builtin_algorithms(reg);
+  const coll::CollectiveRunner shared(t, reg, lib, [](engine::Simulator& sim, const topo::Topology& topo) {
+    return std::unique_ptr<net::Network>(std::make_unique<net::FlowNetwork>(sim, topo));
+  });
+  coll::Request r;
+  r.op = coll::Op::kAllToAll;
+  r.bytes = sweep.sizes[0];
+  const coll::CollectiveResult flows = shared.run(coll::whole_topology(t), r, "auto");
+  EXPECT_EQ(flows.stats.sends_issued, 64 * 63);
+  EXPECT_NEAR(alone.time.seconds(), flows.time.seconds(), 1e-12);  // each side rounds up to whole picoseconds
+
+  sweep.network.model = net::NetworkModel::kPacket;
+  sweep.sizes = {core::Bytes(64 << 10)};
+  EXPECT_GT(run_collective_sweep(t, lib, sweep).rows.at(0).stats.sends_issued, 0);
 }
 
 }  // namespace
