@@ -62,6 +62,18 @@ P2pBound in_domain_p2p_bound(const Group& g, const Request& r, const LibraryMode
 }
 
 // Any size: past kMaxAllToAllRanks the builder says why it stops.
+// Inside one Infinity Fabric mesh each peer has its own link, and RCCL's
+// channels to that peer can carry less than it (LibraryModel::
+// mesh_p2p_peer_GBps): a rank's transfer to one peer takes at least its
+// payload at that rate.
+SimTime in_mesh_peer_bound(const Group& g, const Request& r, const LibraryModel& lib) {
+  if (lib.mesh_p2p_peer_GBps <= 0 || g.size() < 2 || g.domains.size() != 1 ||
+      g.topo->domain(g.domain_of(0)).kind != topo::DomainKind::kMesh)
+    return SimTime::zero();
+  const double per_peer = r.op == Op::kAllToAll ? r.bytes.as_double() / g.size() : r.bytes.as_double();
+  return SimTime::from_seconds(per_peer / (lib.mesh_p2p_peer_GBps * 1e9));
+}
+
 bool direct_applicable(const Group&, Op op) { return op == Op::kSendRecv || op == Op::kAllToAll; }
 
 Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib) {
@@ -111,9 +123,10 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
     const int64_t loops = detail::loops_for(r, r.bytes.as_double(), lib.chunk(AlgoClass::kRing, r.protocol));
     detail::add_parallel_edges(s, g, all, r.bytes.as_double() / eff, loops, r.fidelity, "send_recv to ring neighbour");
   }
+  const SimTime mesh_bound = in_mesh_peer_bound(g, r, lib);
   for (auto& p : s.phases) {
     p.latency_after = hop;
-    p.min_duration = std::max(p.min_duration, bound.time / p.repeat);
+    p.min_duration = std::max({p.min_duration, bound.time / p.repeat, mesh_bound / p.repeat});
   }
   s.merge_sends();
   return s;

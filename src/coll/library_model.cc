@@ -145,6 +145,7 @@ LibraryModel nccl_library(const hw::System& system) {
     if (system.cpu_vendor == hw::CpuVendor::kNvidia && m.compute_capability >= 100) m.p2p_net_chunk = Bytes::KiB(256);
   }
   if (arch.library == hw::CollectiveLibrary::kRccl) {
+    m.mesh_p2p_peer_GBps = arch.mesh_p2p_peer_GBps;
     // RCCL's device.h: NCCL_LL128_LINESIZE 64, NCCL_LL128_ELEMS_PER_THREAD 28
     // and NCCL_LL128_MAX_NTHREADS 256 (28 x 256 x 8 B a step), NCCL_MAX_NTHREADS
     // 256 for LL (8 lines x 256 x 16 B a step).

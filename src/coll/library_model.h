@@ -80,6 +80,10 @@ struct LibraryModel {
   double p2p_channel_GBps = 0;
   double p2p_ll_channel_GBps = 0;  // an LL part's payload rate (hw::Architecture's); 0: half the above
   double p2p_recv_copy_GBps = 0;   // the receiver's copy out of its FIFO (hw::Architecture's); 0: p2p_channel_GBps
+  // What RCCL's channels to one peer carry over an Infinity Fabric mesh on
+  // one node, GB/s of payload (hw::Architecture::mesh_p2p_peer_GBps); 0: the
+  // link bounds it.
+  double mesh_p2p_peer_GBps = 0;
   // NCCL's ring and tree channels inside one NVLink-switch domain, one CTA
   // each at p2p_channel_GBps (hw::Architecture::nvlink_coll_channels); 0: not known.
   int nvlink_coll_channels = 0;

@@ -95,6 +95,17 @@ namespace {
 // TFLOP/s, at median clocks of 1,115-1,230 and 1,354-1,464 MHz of a
 // 2,100 MHz peak: ln(843 / 708) / ln(1000 / 750) = 0.607.
 constexpr double kCdnaGemmPowerExponent = 0.607;
+//
+// An all-to-all on one MI355X node moves 51.6 GB/s to each peer where the
+// same node's ring all-reduce moves 57.5-58.1 GB/s over each xGMI link:
+// Oracle's MI355X quick start (oracle-quickstart/oci-gpu-quickstarts
+// amd/MI355X/README-MI355X.md and README-MI355X-Pollara.md, 44e4e6c, RCCL
+// 2.26.6, alltoall_perf -g 8 on one node) prints 41,593 and 41,626 us for
+// 16 GiB, a peer's 2 GiB each, beside 406.8 and 407.8 GB/s of all-reduce
+// busbw at 8 GiB (7 links). Those two rows are read here and are not
+// cases. MI300X's links (45-48 GB/s realized, B7) bind before any such
+// limit, and nothing measures CDNA 3's per-peer rate, so it has none.
+constexpr double kCdna4MeshPeerGBps = 51.6;
 
 std::vector<Architecture> make_architectures() {
   std::vector<Architecture> out;
@@ -213,6 +224,7 @@ std::vector<Architecture> make_architectures() {
                              .flops_per_exp = 128,
                              .mx_formats = true,  // CDNA 4's MXFP8 / MXFP6 / MXFP4 matrix cores
                              .nvls_efficiency = 0.85,
+                             .mesh_p2p_peer_GBps = kCdna4MeshPeerGBps,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kRccl,
                              // Assumed as CDNA 3's (no CDNA 4 pair measured at

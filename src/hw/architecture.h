@@ -81,6 +81,13 @@ struct Architecture {
   // runs faster than the sender's writes; it is paid once, for a part's
   // last FIFO step (coll/p2p_bound.h). 0: not measured (the sender's rate).
   double p2p_recv_copy_GBps = 0;
+  // What RCCL's send/receive channels to one peer carry over an Infinity
+  // Fabric mesh on one node, GB/s of payload: a peer's transfer rides its few
+  // p2p channels (RCCL doubles a peer's channels on one gfx942 / gfx950
+  // node, graph/paths.cc), one workgroup each, and on CDNA 4 they carry less
+  // than the peer's xGMI link. It bounds an all-to-all (or send/receive)
+  // inside one mesh domain (coll/direct.cc). 0: the link bounds it.
+  double mesh_p2p_peer_GBps = 0;
   // NCCL's collective channels (ring and tree CTAs) inside one NVLink-switch
   // domain, as its init log prints them ("N coll channels"). Each is one CTA,
   // which moves at most p2p_channel_GBps, so together they can bound a ring

@@ -1,0 +1,31 @@
+#include <gtest/gtest.h>
+
+#include "fixture.h"
+
+namespace anatomy::coll {
+namespace {
+
+using testing::Fixture;
+
+Fixture one_node(const char* system) {
+  return Fixture(topo::build_cluster(testing::cluster_spec(system, 8)), nccl_library(hw::find_system(system)));
+}
+
+// On one MI355X node RCCL's channels to a peer carry 51.6 GB/s, less than
+// the peer's xGMI link (76.8 x 0.75 = 57.6): an 8 GiB all-to-all sends each
+// peer 1 GiB, so it takes at least 1,073,741,824 B / 51.6 GB/s = 20.81 ms
+// and reads 7/8 x 8 GiB / 20.81 ms = 361 GB/s of bus bandwidth at most
+// (Oracle's table: 360.7). An MI300X keeps its link's bound: 7 links of 48
+// GB/s, 336 GB/s.
+TEST(Direct, InsideOneMi355xNodeAPeersChannelsBoundTheAllToAll) {
+  Fixture mi355x = one_node("mi355x-8");
+  const CollectiveResult r = mi355x.run(Op::kAllToAll, Bytes::GiB(8), "direct");
+  EXPECT_GT(r.time.seconds(), 1073741824.0 / 51.6e9);
+  EXPECT_NEAR(r.busbw_GBps, 361.0, 0.5);
+
+  Fixture mi300x = one_node("mi300x-8");
+  EXPECT_NEAR(mi300x.run(Op::kAllToAll, Bytes::GiB(8), "direct").busbw_GBps, 336.0, 1.0);
+}
+
+}  // namespace
+}  // namespace anatomy::coll
