@@ -61,7 +61,6 @@ P2pBound in_domain_p2p_bound(const Group& g, const Request& r, const LibraryMode
                            a2a ? all_to_all_rounds(n) : std::vector<int>{1}, hop);
 }
 
-// Any size: past kMaxAllToAllRanks the builder says why it stops.
 // Inside one Infinity Fabric mesh each peer has its own link, and RCCL's
 // channels to that peer can carry less than it (LibraryModel::
 // mesh_p2p_peer_GBps): a rank's transfer to one peer takes at least its
@@ -74,6 +73,7 @@ SimTime in_mesh_peer_bound(const Group& g, const Request& r, const LibraryModel&
   return SimTime::from_seconds(per_peer / (lib.mesh_p2p_peer_GBps * 1e9));
 }
 
+// Any size: past kMaxAllToAllRanks the builder says why it stops.
 bool direct_applicable(const Group&, Op op) { return op == Op::kSendRecv || op == Op::kAllToAll; }
 
 Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib) {

@@ -51,7 +51,7 @@ TEST(LinkLoad, AnAllToAllsBusiestLinkSetsTheFlowModelsTime) {
     double oversubscription;
     bool rails;
   };
-  for (const Case c : {Case{"dgx-h100", 64, 1, true}, Case{"dgx-h100", 64, 3, false}, Case{"mi300x-8", 32, 1, true}}) {
+  for (const Case c : {Case{"dgx-h100", 64, 1, true}, Case{"dgx-h100", 128, 3, false}, Case{"mi300x-8", 32, 1, true}}) {
     Fixture fx = all_to_all_fixture(c.system, c.gpus, c.oversubscription, c.rails);
     const Group g = whole_topology(fx.topo);
     for (const Bytes s : {Bytes::MiB(64), Bytes::GiB(1)}) {
