@@ -53,24 +53,22 @@ constexpr int kMaxAllToAllRanks = 16384;
 
 // NCCL's p2p channels bound the group inside one switched NVLink domain
 // (p2p_bound.h); elsewhere the network does.
-P2pBound in_domain_p2p_bound(const Group& g, const Request& r, const LibraryModel& lib, SimTime hop) {
+P2pBound in_domain_p2p_bound(const Group& g, const Request& r, const LibraryModel& lib, Bytes per_peer, SimTime hop) {
   const int n = g.size();
   if (n < 2 || g.domains.size() != 1 || g.topo->domain(g.domain_of(0)).switch_node == topo::kNoNode) return {};
-  const bool a2a = r.op == Op::kAllToAll;
-  return p2p_channel_bound(lib, {.ranks = n}, a2a ? Bytes(r.bytes.count() / n) : r.bytes,
-                           a2a ? all_to_all_rounds(n) : std::vector<int>{1}, hop);
+  return p2p_channel_bound(lib, {.ranks = n}, per_peer,
+                           r.op == Op::kAllToAll ? all_to_all_rounds(n) : std::vector<int>{1}, hop);
 }
 
 // Inside one Infinity Fabric mesh each peer has its own link, and RCCL's
 // channels to that peer can carry less than it (LibraryModel::
 // mesh_p2p_peer_GBps): a rank's transfer to one peer takes at least its
 // payload at that rate.
-SimTime in_mesh_peer_bound(const Group& g, const Request& r, const LibraryModel& lib) {
+SimTime in_mesh_peer_bound(const Group& g, const LibraryModel& lib, Bytes per_peer) {
   if (lib.mesh_p2p_peer_GBps <= 0 || g.size() < 2 || g.domains.size() != 1 ||
       g.topo->domain(g.domain_of(0)).kind != topo::DomainKind::kMesh)
     return SimTime::zero();
-  const double per_peer = r.op == Op::kAllToAll ? r.bytes.as_double() / g.size() : r.bytes.as_double();
-  return SimTime::from_seconds(per_peer / (lib.mesh_p2p_peer_GBps * 1e9));
+  return SimTime::from_seconds(per_peer.as_double() / (lib.mesh_p2p_peer_GBps * 1e9));
 }
 
 // Any size: past kMaxAllToAllRanks the builder says why it stops.
@@ -96,7 +94,7 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
   // The pairs in order, a shift k at a time (send_recv: the ring neighbour
   // alone); without flows only the sample the slowest hop is read from.
   const int64_t pairs = a2a ? int64_t{n} * (n - 1) : n;
-  const int64_t stride = as_flows ? 1 : std::max<int64_t>(1, pairs / 4096);
+  const int64_t stride = as_flows ? 1 : std::max<int64_t>(1, pairs / detail::kHopSampleEdges);
   std::vector<Edge> all;
   all.reserve(static_cast<size_t>(pairs / stride + 1));
   for (int64_t e = 0; e < pairs; e += stride) {
@@ -107,7 +105,9 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
   // Every pair's transfer runs at once, so the slowest pair's hop (across
   // domains: the network's) ends the collective, not the average pair's.
   const SimTime hop = detail::slowest_hop_latency(g, all, lib, AlgoClass::kRing, r.protocol);
-  const P2pBound bound = in_domain_p2p_bound(g, r, lib, hop);
+  // What a rank sends each peer (send_recv: its one neighbour).
+  const Bytes per_peer = a2a ? Bytes(r.bytes.count() / n) : r.bytes;
+  const P2pBound bound = in_domain_p2p_bound(g, r, lib, per_peer, hop);
   // Where NCCL sends the transfers LL, their flags cross the links too.
   const Protocol wire_protocol = bound.ll ? Protocol::kLL : r.protocol;
   s.protocol = to_string(wire_protocol);
@@ -123,7 +123,7 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
     const int64_t loops = detail::loops_for(r, r.bytes.as_double(), lib.chunk(AlgoClass::kRing, r.protocol));
     detail::add_parallel_edges(s, g, all, r.bytes.as_double() / eff, loops, r.fidelity, "send_recv to ring neighbour");
   }
-  const SimTime mesh_bound = in_mesh_peer_bound(g, r, lib);
+  const SimTime mesh_bound = in_mesh_peer_bound(g, lib, per_peer);
   for (auto& p : s.phases) {
     p.latency_after = hop;
     p.min_duration = std::max({p.min_duration, bound.time / p.repeat, mesh_bound / p.repeat});

@@ -160,12 +160,11 @@ void add_parallel_edges(Schedule& s, const Group& g, const std::vector<Edge>& ed
 namespace {
 
 // max(the library's hop over the edge's path (LibraryModel::hop_on_path),
-// floor) of an even, deterministic sample of at most 4,096 edges, which keeps
-// 100k-rank rings from routing every edge just to find a latency.
+// floor) of an even, deterministic sample of kHopSampleEdges edges.
 template <typename Fold>
 void for_each_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
                           Protocol p, SimTime floor, Fold fold) {
-  const size_t stride = std::max<size_t>(1, edges.size() / 4096);
+  const size_t stride = std::max<size_t>(1, edges.size() / static_cast<size_t>(kHopSampleEdges));
   for (size_t i = 0; i < edges.size(); i += stride) {
     const Edge& e = edges[i];
     const SimTime phys = physical_latency(*g.topo, g.node(e.src), g.node(e.dst));

@@ -56,6 +56,11 @@ void add_chain_pipeline(Schedule& s, const Group& g, const std::vector<std::vect
 void add_parallel_edges(Schedule& s, const Group& g, const std::vector<Edge>& edges, double wire_bytes,
                         int64_t loops, Fidelity f, const std::string& label);
 
+// The hop latencies below are read from an even, deterministic sample of at
+// most about this many edges, which keeps 100k-rank rings (and all-to-alls
+// answered without flows) from routing every edge just to find a latency.
+inline constexpr int64_t kHopSampleEdges = 4096;
+
 // max(the library's hop over the edge's path (LibraryModel::hop_on_path),
 // floor), averaged over the edges.
 SimTime mean_hop_latency(const Group& g, const std::vector<Edge>& edges, const LibraryModel& lib, AlgoClass a,
