@@ -42,6 +42,13 @@ CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::Lib
   if (sweep.channels < 0 || sweep.channels > 64)
     throw core::InputError({"", 0, "--channels"}, "must be 0 (auto) to 64");
   if (sweep.chunks < 0) throw core::InputError({"", 0, "--chunks"}, "must not be negative");
+  // NCCL takes 1 to MAXCHANNELS (64) CTAs, the least no more than the most.
+  if (sweep.min_ctas < 0 || sweep.min_ctas > 64)
+    throw core::InputError({"", 0, "--min-ctas"}, "must be 0 (NCCL's own) to 64");
+  if (sweep.max_ctas < 0 || sweep.max_ctas > 64)
+    throw core::InputError({"", 0, "--max-ctas"}, "must be 0 (NCCL's own) to 64");
+  if (sweep.min_ctas > 0 && sweep.max_ctas > 0 && sweep.min_ctas > sweep.max_ctas)
+    throw core::InputError({"", 0, "--min-ctas"}, "must not be above --max-ctas");
   const NetworkFactory factory = network_factory(sweep.network);
   coll::AlgorithmRegistry registry;
   coll::register_builtin_algorithms(registry);
@@ -54,7 +61,8 @@ CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::Lib
   // Step by step while the schedule stays small; bulk for large groups.
   run.fidelity = sweep.fidelity == "auto" ? (group.size() <= 4096 ? coll::Fidelity::kStep : coll::Fidelity::kBulk)
                                           : coll::parse_fidelity(sweep.fidelity, "--fidelity");
-  const coll::CollectiveRunner runner(t, registry, library, factory, choice_network_factory(sweep.network));
+  const coll::CollectiveRunner runner(t, registry, coll::with_ctas(library, sweep.min_ctas, sweep.max_ctas), factory,
+                                      choice_network_factory(sweep.network));
   for (core::Bytes s : sweep.sizes) {
     coll::Request r;
     r.op = sweep.op;

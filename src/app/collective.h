@@ -30,6 +30,7 @@ struct CollectiveSweep {
   std::string fidelity = "auto";                      // step, bulk or auto (step up to 4,096 GPUs)
   int channels = 0;                                   // 0: as NCCL would
   int chunks = 0;                                     // 0: from the protocol's chunk size
+  int min_ctas = 0, max_ctas = 0;                     // NCCL_MIN_CTAS / NCCL_MAX_CTAS; 0: NCCL's own
   net::NetworkSpec network;                           // flow, or packet with its settings
 };
 

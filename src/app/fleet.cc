@@ -98,7 +98,7 @@ class TrainingIterations {
     p.bubble = m.bubble.seconds() / t;
     p.waiting = std::max(0.0, 1 - p.compute - p.communication - p.bubble);
     const workload::StepCostModel cost(one.model, one.parallelism, one.training, *run.setup->compute,
-                                       [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return core::SimTime::zero(); });
+                                       [](workload::Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) { return core::SimTime::zero(); });
     p.traffic = plan_traffic(one, cost);
     p.checkpoint_bytes_per_gpu =
         c.checkpoint_bytes.count() > 0

@@ -124,6 +124,11 @@ void add_collective_command(CLI::App& app, int& exit_code) {
   sub->add_option("--protocol", args->protocol, "LL, LL128 or Simple (with an explicit --algo)")->capture_default_str();
   sub->add_option("--fidelity", args->sweep.fidelity, "step, bulk or auto (step up to 4,096 GPUs)")->capture_default_str();
   sub->add_option("--channels", args->sweep.channels, "channels (0 = as NCCL would)")->capture_default_str();
+  sub->add_option("--min-ctas", args->sweep.min_ctas, "least CTAs (channels) NCCL runs (NCCL_MIN_CTAS; 0 = its own)")
+      ->capture_default_str();
+  sub->add_option("--max-ctas", args->sweep.max_ctas,
+                  "most CTAs (channels) NCCL runs (NCCL_MAX_CTAS; 0 = its own): one CTA's rate each over NVLink")
+      ->capture_default_str();
   sub->add_option("--chunks", args->sweep.chunks, "pipeline chunks per channel (0 = from the protocol's chunk size)")
       ->capture_default_str();
   sub->add_option("--network", args->network,

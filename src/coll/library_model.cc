@@ -110,6 +110,26 @@ Bytes LibraryModel::chunk(AlgoClass a, Protocol p) const {
   return Bytes::MiB(2);
 }
 
+int LibraryModel::clamp_ctas(int channels) const {
+  if (max_ctas > 0) channels = std::min(channels, max_ctas);
+  return std::max(channels, min_ctas);
+}
+
+LibraryModel with_ctas(LibraryModel lib, int min_ctas, int max_ctas) {
+  if (lib.ideal) return lib;  // no library, no CTAs
+  lib.min_ctas = min_ctas;
+  lib.max_ctas = max_ctas;
+  lib.collective_ctas = lib.clamp_ctas(lib.collective_ctas);
+  if (lib.nvlink_coll_channels > 0) lib.nvlink_coll_channels = lib.clamp_ctas(lib.nvlink_coll_channels);
+  // init.cc: p2pnChannels = pow2Up(min(nChannels, NCCL_MAX_P2P_NCHANNELS)),
+  // and a peer's channels no more than those.
+  if (max_ctas > 0) {
+    lib.p2p_channels = static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::min(lib.p2p_channels, max_ctas))));
+    lib.p2p_channels_per_peer = std::min(lib.p2p_channels_per_peer, lib.p2p_channels);
+  }
+  return lib;
+}
+
 LibraryModel ideal_library() {
   LibraryModel m;
   m.name = "ideal (no library overheads)";

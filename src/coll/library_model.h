@@ -60,6 +60,15 @@ struct LibraryModel {
   // e.g. "16 coll channels" in NCCL's init log on 2x p5.48xlarge). Compute
   // that overlaps a collective loses this many SMs.
   int collective_ctas = 0;
+  // A communicator's CTA limits: NCCL's minCTAs / maxCTAs (ncclConfig_t per
+  // communicator, as Megatron-Core's --nccl-communicator-config-path sets
+  // them, or NCCL_MIN_CTAS / NCCL_MAX_CTAS for all); 0 = NCCL's own. NCCL
+  // runs one CTA a channel (init.cc bounds nChannels by them, and the p2p
+  // channels by nChannels), so they bound every algorithm's channels.
+  // with_ctas() applies them; clamp_ctas() bounds a channel count.
+  int min_ctas = 0;
+  int max_ctas = 0;
+  int clamp_ctas(int channels) const;
   double ll_max_GBps[3] = {0, 0, 0};  // LL bus-bandwidth cap: 1 node, 2 nodes, 3 or more
   // NCCL's cost to post a network operation (tuning.cc getNetOverhead: 1 us
   // on Intel hosts and by default, 2 us on AMD x86 hosts).
@@ -136,6 +145,12 @@ struct LibraryModel {
 };
 
 LibraryModel ideal_library();
+// `lib` for a communicator with these CTA limits (0 = none): its collective,
+// NVLink and p2p channel counts clamped to them; ring, tree and NVLS clamp
+// theirs as they build. A maximum also bounds a collective across NVLink
+// domains by what that many CTAs carry over the NVLink hops inside each
+// domain (pipeline.h cap_by_channel_ctas).
+LibraryModel with_ctas(LibraryModel lib, int min_ctas, int max_ctas);
 // NCCL for NVIDIA systems; for AMD, RCCL: NCCL's tuning model with RCCL's
 // protocol formats.
 LibraryModel nccl_library(const hw::System& system);

@@ -103,7 +103,9 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
                                    .min_domain_gpus = static_cast<int>(min_n),
                                    .domains = m,
                                    .nic_GBps = nic / 1e9,
-                                   .in_network_reduction = sharp},
+                                   .in_network_reduction = sharp,
+                                   .min_ctas = lib.min_ctas,
+                                   .max_ctas = lib.max_ctas},
                                   r.bytes);
   const int h = plan.heads;
   s.channels = plan.channels;

@@ -56,6 +56,10 @@ struct NvlsShape {
   // Across domains, the fabric's switches reduce (SHARP: NCCL's NVLS with
   // CollNet): NVLS's chunk rule, and one network stage instead of a tree.
   bool in_network_reduction = false;
+  // The communicator's CTA limits (LibraryModel::min_ctas, max_ctas; 0 =
+  // none): NCCL's NVLS channels are CTAs too.
+  int min_ctas = 0;
+  int max_ctas = 0;
 };
 
 struct NvlsPlan {

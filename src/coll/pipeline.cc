@@ -205,10 +205,32 @@ int ceil_log2(int64_t n) {
   return k;
 }
 
+int library_channels(const Group& g, const LibraryModel& lib, int channels) {
+  const bool one_switched = g.domains.size() == 1 && !mesh_rings_of(g, g.domains.front());
+  return one_switched ? channels : lib.clamp_ctas(channels);
+}
+
 void cap_by_channel_ctas(Schedule& s, const Group& g, const LibraryModel& lib, Protocol p, double efficiency) {
-  if (p == Protocol::kLL || g.domains.size() != 1 || mesh_rings_of(g, g.domains.front())) return;
+  if (g.domains.empty() || (p == Protocol::kLL && lib.max_ctas == 0)) return;
+  for (const auto& d : g.domains)
+    if (mesh_rings_of(g, d)) return;
+  // LL's CTAs write at their own rate (LibraryModel::p2p_ll_channel_GBps,
+  // half Simple's where unmeasured); at NCCL's own channel count its llMaxBws
+  // cap stands for them.
+  const double cta_GBps = p != Protocol::kLL             ? lib.p2p_channel_GBps
+                          : lib.p2p_ll_channel_GBps > 0 ? lib.p2p_ll_channel_GBps
+                                                        : lib.p2p_channel_GBps / 2;
+  double busbw_GBps = 0;
+  if (g.domains.size() == 1) {
+    busbw_GBps = p != Protocol::kLL && lib.nvlink_coll_channels > 0 ? lib.nvlink_channels_busbw_GBps()
+                                                                    : lib.max_ctas * cta_GBps;
+  } else if (lib.max_ctas > 0) {
+    bool nvlink_hops = false;
+    for (const auto& d : g.domains) nvlink_hops = nvlink_hops || d.size() > 1;
+    if (nvlink_hops) busbw_GBps = lib.max_ctas * cta_GBps;
+  }
   // The CTAs' stores bound the wire bytes, so LL128 carries its payload share of them.
-  s.cap_bus_bandwidth(g.size(), efficiency, Bandwidth::gigabytes_per_s(lib.nvlink_channels_busbw_GBps() * efficiency));
+  s.cap_bus_bandwidth(g.size(), efficiency, Bandwidth::gigabytes_per_s(busbw_GBps * efficiency));
 }
 
 }  // namespace anatomy::coll::detail

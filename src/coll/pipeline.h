@@ -25,6 +25,13 @@ uint64_t edge_hash(const Group& g, uint32_t src, uint32_t dst, int channel);
 // carries a ring.
 int default_channels(const Group& g);
 
+// A collective's channels when the request leaves them to the library:
+// `channels` (its default) within the library's CTA limits
+// (LibraryModel::clamp_ctas). Inside one NVLink-switch domain the fluid
+// model runs one channel and cap_by_channel_ctas bounds what the CTAs
+// carry, so the count is left as it is there.
+int library_channels(const Group& g, const LibraryModel& lib, int channels);
+
 // Appends the ranks of domain `d` (in rank order) to `order` in channel c's
 // order: rotated by c so the channel leaves the domain from a different GPU
 // (and NIC) than its neighbours; inside a mesh, along mesh ring c so the
@@ -85,8 +92,14 @@ int ceil_log2(int64_t n);
 // Bounds a ring's or tree's bus bandwidth by what its CTAs carry: inside one
 // NVLink-switch domain NCCL runs LibraryModel::nvlink_coll_channels channels,
 // one CTA each, so Simple and LL128 put at most that many times one CTA's
-// rate on the wire (LL has its own, lower cap). A no-op where the library
-// does not know them, or the group spans domains.
+// rate on the wire (LL has its own, lower cap). Across domains NCCL's own
+// channel count is not modelled, so the bound holds only when the
+// communicator caps its CTAs (LibraryModel::max_ctas): every channel still
+// crosses the NVLink hops inside each domain it passes through, one CTA
+// writing each, wherever some domain holds two or more of the ranks. LL is
+// bounded only under such a cap (at LL's rate a CTA): at NCCL's own
+// channels its llMaxBws cap stands for them. A no-op where the library
+// does not know a CTA's rate, or on a mesh.
 void cap_by_channel_ctas(Schedule& s, const Group& g, const LibraryModel& lib, Protocol p, double efficiency);
 
 }  // namespace anatomy::coll::detail

@@ -26,7 +26,7 @@ Schedule build_ring(const Group& g, const Request& r, const LibraryModel& lib) {
   s.algorithm = "ring";
   s.protocol = to_string(r.protocol);
   const int n = g.size();
-  const int channels = r.channels > 0 ? r.channels : detail::default_channels(g);
+  const int channels = r.channels > 0 ? r.channels : detail::library_channels(g, lib, detail::default_channels(g));
   s.channels = channels;
   s.base_latency = lib.base_latency(AlgoClass::kRing, r.protocol);
   if (n <= 1) return s;

@@ -131,7 +131,9 @@ Schedule build_tree(const Group& g, const Request& r, const LibraryModel& lib) {
   // One graph channel per NIC, each run on both trees (two channels a NIC)
   // across domains; inside one domain, at least the two trees' channels.
   const int nics = tree_graph_channels(g);
-  const int channels = r.channels > 0 ? r.channels : g.domains.size() > 1 ? 2 * nics : std::max(2, nics);
+  const int channels =
+      r.channels > 0 ? r.channels
+                     : detail::library_channels(g, lib, g.domains.size() > 1 ? 2 * nics : std::max(2, nics));
   s.channels = channels;
   s.base_latency = lib.base_latency(AlgoClass::kTree, r.protocol);
   if (g.size() <= 1) return s;

@@ -159,6 +159,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
   const Present plan = detail::read_section(sub(top, "parallelism"), "parallelism", ctx.line_for("parallelism"),
                                             detail::parallelism_fields(), s.parallelism, ctx);
   if (!plan.count("dp")) derive_dp(s.parallelism, s.cluster.gpus);
+  detail::read_section(sub(plan, "nccl_min_ctas"), "parallelism.nccl_min_ctas", ctx.line_for("parallelism.nccl_min_ctas"),
+                       detail::communicator_ctas_fields(), s.parallelism.nccl_min_ctas, ctx);
+  detail::read_section(sub(plan, "nccl_max_ctas"), "parallelism.nccl_max_ctas", ctx.line_for("parallelism.nccl_max_ctas"),
+                       detail::communicator_ctas_fields(), s.parallelism.nccl_max_ctas, ctx);
   detail::read_section(sub(top, "training"), "training", ctx.line_for("training"), detail::training_fields(), s.training,
                        ctx);
   if ((s.training.precision == hw::Precision::kFp8 || s.training.precision == hw::Precision::kFp4) &&

@@ -21,6 +21,7 @@ namespace {
 
 using workload::ModelSpec;
 using workload::ParallelPlan;
+using workload::CommunicatorCtas;
 using workload::TrainingSpec;
 
 constexpr int64_t kMaxGpus = 1'048'576;  // what topo::build_cluster accepts
@@ -379,6 +380,18 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        "collective holds back the compute launched after it until it ends, so DP collectives, ZeRO-3's gathers and "
        "combined 1F1B's all-to-alls overlap no compute",
        [](P& p, const Value& v) { p.device_max_connections = v.as_int(); }, shows(&P::device_max_connections)},
+      {"nccl_min_ctas", Kind::kSection, derived("NCCL's own for every communicator"), {},
+       "the least CTAs (channels) a communicator's collectives run, by communicator: {tp, cp, dp, ep} (NCCL's "
+       "minCTAs, which Megatron-Core sets per process group from --nccl-communicator-config-path; NCCL_MIN_CTAS, "
+       "which overrides that file, sets every communicator's)",
+       {}},
+      {"nccl_max_ctas", Kind::kSection, derived("NCCL's own for every communicator"), {},
+       "the most CTAs (channels) a communicator's collectives run, by communicator: {tp, cp, dp, ep} (NCCL's "
+       "maxCTAs, as Megatron-Core's --nccl-communicator-config-path file sets it; NCCL_MAX_CTAS, which overrides "
+       "that file, sets every communicator's). Fewer channels carry less: a ring or tree at most one CTA's rate a "
+       "channel, over NVLink and through every domain it crosses (NVLS's rate a CTA is not modelled: its channels "
+       "only set its chunks)",
+       {}},
       {"overlap_p2p_comm", Kind::kBool, by_default("false"), {},
        "pipeline sends overlap compute (false: a stage waits for its send, as Megatron-LM's blocking p2p)",
        [](P& p, const Value& v) { p.overlap_p2p_comm = v.flag; }, shows(&P::overlap_p2p_comm)},
@@ -697,6 +710,24 @@ Section network_section() {
 
 }  // namespace
 
+const std::vector<Field<CommunicatorCtas>>& communicator_ctas_fields() {
+  using C = CommunicatorCtas;
+  static const std::vector<Field<C>> f = {
+      {"tp", Kind::kInt, by_default("0"), int_range(0, 64), "the TP collectives (Megatron-Core's tp); 0: NCCL's own",
+       [](C& c, const Value& v) { c.tp = v.as_int(); }, shows(&C::tp)},
+      {"cp", Kind::kInt, by_default("0"), int_range(0, 64),
+       "the CP exchange, ring or all-to-all (Megatron-Core's cp); 0: NCCL's own",
+       [](C& c, const Value& v) { c.cp = v.as_int(); }, shows(&C::cp)},
+      {"dp", Kind::kInt, by_default("0"), int_range(0, 64),
+       "the gradient and parameter collectives over DP x CP, ZeRO-3's gathers too (Megatron-Core's dp_cp); the "
+       "experts' own data-parallel groups keep NCCL's; 0: NCCL's own",
+       [](C& c, const Value& v) { c.dp = v.as_int(); }, shows(&C::dp)},
+      {"ep", Kind::kInt, by_default("0"), int_range(0, 64), "the MoE all-to-alls (Megatron-Core's ep); 0: NCCL's own",
+       [](C& c, const Value& v) { c.ep = v.as_int(); }, shows(&C::ep)},
+  };
+  return f;
+}
+
 const std::vector<Section>& sections() {
   static const std::vector<Section> all = [] {
     std::vector<Section> s = {
@@ -719,6 +750,14 @@ const std::vector<Section>& sections() {
                                    [](const Scenario& x) { return &x.cluster.storage; }),
         section<ParallelPlan>("parallelism", parallelism_fields(),
                               [](const Scenario& x) { return x.collective || x.kernel || x.edge ? nullptr : &x.parallelism; }),
+        section<CommunicatorCtas>("parallelism.nccl_min_ctas", communicator_ctas_fields(),
+                                  [](const Scenario& x) {
+                                    return x.collective || x.kernel || x.edge ? nullptr : &x.parallelism.nccl_min_ctas;
+                                  }),
+        section<CommunicatorCtas>("parallelism.nccl_max_ctas", communicator_ctas_fields(),
+                                  [](const Scenario& x) {
+                                    return x.collective || x.kernel || x.edge ? nullptr : &x.parallelism.nccl_max_ctas;
+                                  }),
         section<TrainingSpec>("training", training_fields(),
                               [](const Scenario& x) { return x.collective || x.kernel || x.edge ? nullptr : &x.training; }),
         network_section(),

@@ -23,6 +23,8 @@ const std::vector<Field<topo::ClusterSpec>>& cluster_fields();
 const std::vector<Field<topo::FabricSpec>>& fabric_fields();
 const std::vector<Field<topo::StorageSpec>>& storage_fields();
 const std::vector<Field<workload::ParallelPlan>>& parallelism_fields();
+// parallelism.nccl_min_ctas and nccl_max_ctas: one key a communicator.
+const std::vector<Field<workload::CommunicatorCtas>>& communicator_ctas_fields();
 const std::vector<Field<workload::TrainingSpec>>& training_fields();
 const std::vector<Field<Scenario>>& compute_fields();
 const std::vector<Field<Expected>>& expected_fields();

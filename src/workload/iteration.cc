@@ -96,16 +96,22 @@ std::vector<uint32_t> gpus_of(const IterationInputs& in, std::vector<uint32_t> r
 // remembers which algorithm "auto" chose for each.
 class IsolatedCollectives {
  public:
-  explicit IsolatedCollectives(const IterationInputs& in)
-      : in_(in), runner_(*in.topology, *in.algorithms, in.library, in.make_network, in.choose_network) {}
+  explicit IsolatedCollectives(const IterationInputs& in) : in_(in) {}
+
+  // The library as `c`'s collectives run it: within its CTA limits.
+  coll::LibraryModel library(Communicator c) const {
+    return coll::with_ctas(in_.library, ctas_for(in_.plan->nccl_min_ctas, c), ctas_for(in_.plan->nccl_max_ctas, c));
+  }
 
   // `forced`: "algorithm/protocol" to run instead of auto's choice (empty: auto).
-  const coll::CollectiveResult& run(coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks,
+  const coll::CollectiveResult& run(Communicator c, coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks,
                                     const std::string& forced = {}) {
     const coll::Group g = coll::make_group(*in_.topology, gpus_of(in_, ranks));
     size_t widest = 0;
     for (const auto& d : g.domains) widest = std::max(widest, d.size());
-    const auto key = std::make_tuple(static_cast<int>(op), bytes.count(), g.size(), g.domains.size(), widest, forced);
+    const int min_ctas = ctas_for(in_.plan->nccl_min_ctas, c), max_ctas = ctas_for(in_.plan->nccl_max_ctas, c);
+    const CollectiveKey key{static_cast<int>(op), bytes.count(), g.size(), g.domains.size(), widest, forced,
+                            min_ctas,           max_ctas};
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
     // Inside one scale-up domain: the same whatever the fabric, so the
@@ -125,15 +131,21 @@ class IsolatedCollectives {
       if (algo.rfind("nvls", 0) == 0) algo = "nvls";
       r.protocol = coll::parse_protocol(forced.substr(slash + 1), "protocol");
     }
-    const coll::CollectiveResult& result = memo_.emplace(key, runner_.run(g, r, algo)).first->second;
+    auto runner = runners_.find({min_ctas, max_ctas});
+    if (runner == runners_.end())
+      runner = runners_
+                   .try_emplace({min_ctas, max_ctas}, *in_.topology, *in_.algorithms, library(c), in_.make_network,
+                                in_.choose_network)
+                   .first;
+    const coll::CollectiveResult& result = memo_.emplace(key, runner->second.run(g, r, algo)).first->second;
     if (shared) shared->results.emplace(key, result);
     return result;
   }
 
  private:
   const IterationInputs& in_;
-  coll::CollectiveRunner runner_;
-  std::map<std::tuple<int, int64_t, int, size_t, size_t, std::string>, coll::CollectiveResult> memo_;
+  std::map<std::pair<int, int>, coll::CollectiveRunner> runners_;  // by CTA limits
+  std::map<CollectiveKey, coll::CollectiveResult> memo_;
 };
 
 class IterationSim {
@@ -277,12 +289,13 @@ class IterationSim {
   void maybe_finish(int s);
   // The share of the SMs a collective's CTAs hold while it runs (NCCL's
   // channels, one CTA each), and a compute time stretched by it.
-  double collective_sm_share() const;
-  SimTime slowed(SimTime compute) const;
+  // The share of the SMs `c`'s collective holds while it runs: its CTAs.
+  double collective_sm_share(Communicator c) const;
+  SimTime slowed(SimTime compute, Communicator c) const;
   // Of each second a collective runs beside a step, what the step loses:
   // the SMs the collective holds, or with one hardware queue
   // (ParallelPlan::one_hardware_queue) all of it.
-  double beside_share() const { return p_.one_hardware_queue() ? 1.0 : collective_sm_share(); }
+  double beside_share() const { return p_.one_hardware_queue() ? 1.0 : collective_sm_share(Communicator::kDp); }
   // The DP stream's busy time in all up to now.
   SimTime dp_busy_until(const Stage& st) const {
     return st.dp_busy ? st.dp_busy_total + (sim_.now() - st.dp_since) : st.dp_busy_total;
@@ -305,8 +318,9 @@ class IterationSim {
   std::unique_ptr<coll::Schedule> merged_schedule(const GroupSchedule& build,
                                                   const std::vector<std::vector<uint32_t>>& groups) const;
   std::unique_ptr<coll::Schedule> merged_schedule(const coll::Algorithm& a, const coll::Request& r,
+                                                  const coll::LibraryModel& lib,
                                                   const std::vector<std::vector<uint32_t>>& groups) const {
-    return merged_schedule([&](const coll::Group& g) { return a.build(g, r, in_.library); }, groups);
+    return merged_schedule([&](const coll::Group& g) { return a.build(g, r, lib); }, groups);
   }
   const coll::Schedule& ep_schedule(int s, int64_t all_to_alls);
   void launch_ep(int s, int64_t all_to_alls, engine::Callback done);
@@ -357,7 +371,8 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
   const std::vector<uint32_t> all = layout_.dp_cp_group({0, 0, 0, s});
   const size_t shard = static_cast<size_t>(p_.zero_shards());
   const std::vector<uint32_t> group(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(shard));
-  const coll::CollectiveResult& gather = isolated_.run(coll::Op::kAllGather, Bytes(gather_unit), group);
+  const coll::CollectiveResult& gather =
+      isolated_.run(Communicator::kDp, coll::Op::kAllGather, Bytes(gather_unit), group);
   if (dp_algorithm_.empty()) {
     dp_algorithm_ = "ZeRO-3 gathers " + gather.algorithm + "/" + gather.protocol;
     if (shard < all.size())
@@ -379,7 +394,7 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
     const int64_t bucket = std::max(gradient_bucket_bytes(t_, p_), kZero3MinReduceBytes);
     const int64_t unit = std::max<int64_t>(1, std::min(bucket, chunk_grad_bytes));
     const int64_t buckets = (chunk_grad_bytes + unit - 1) / unit;
-    const SimTime reduce = isolated_.run(coll::Op::kReduceScatter, Bytes(unit), group).time;
+    const SimTime reduce = isolated_.run(Communicator::kDp, coll::Op::kReduceScatter, Bytes(unit), group).time;
     if (shard < all.size()) {
       // HYBRID_SHARD: each reduce-scattered shard is then all-reduced over
       // the replicas (the ranks in the same place of every shard group) on
@@ -390,7 +405,7 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
       std::vector<uint32_t> replicas;
       for (size_t k = 0; k < all.size(); k += shard) replicas.push_back(all[k]);
       const Bytes piece(std::max<int64_t>(1, unit / static_cast<int64_t>(shard)));
-      const SimTime reduce_all = isolated_.run(coll::Op::kAllReduce, piece, replicas).time;
+      const SimTime reduce_all = isolated_.run(Communicator::kDp, coll::Op::kAllReduce, piece, replicas).time;
       t += reduce + reduce_all + std::max(reduce, reduce_all) * (buckets - 1);
     } else {
       t += reduce * buckets;
@@ -462,13 +477,13 @@ Bytes bucket_share(int64_t bytes, const std::vector<int64_t>& params_through, si
 
 }  // namespace
 
-double IterationSim::collective_sm_share() const {
+double IterationSim::collective_sm_share(Communicator c) const {
   const double units = in_.compute->compute_units();
-  return std::min(0.5, in_.library.collective_ctas / units);
+  return std::min(0.5, isolated_.library(c).collective_ctas / units);
 }
 
-SimTime IterationSim::slowed(SimTime compute) const {
-  return SimTime::from_seconds(compute.seconds() / (1.0 - collective_sm_share()));
+SimTime IterationSim::slowed(SimTime compute, Communicator c) const {
+  return SimTime::from_seconds(compute.seconds() / (1.0 - collective_sm_share(c)));
 }
 
 // A DP collective's CTAs hold their SMs for as long as it runs, so compute
@@ -570,7 +585,8 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes, b
     groups = layout_.distinct_groups(s, &Layout::expert_dp_group);
   }
   const auto first = experts ? groups.front() : layout_.dp_cp_group({0, 0, 0, s});
-  const coll::CollectiveResult& choice = isolated_.run(op, bytes, first, in_.dp_algorithm);
+  const Communicator comm = experts ? Communicator::kExpertDp : Communicator::kDp;
+  const coll::CollectiveResult& choice = isolated_.run(comm, op, bytes, first, in_.dp_algorithm);
   std::string algo = choice.algorithm;
   if (algo.rfind("nvls", 0) == 0) algo = "nvls";  // nvls-tree, nvls-sharp: one registry entry
   if (dp_algorithm_.empty() && !experts) {
@@ -583,7 +599,7 @@ coll::Schedule* IterationSim::shared_schedule(int s, coll::Op op, Bytes bytes, b
   r.bytes = bytes;
   r.protocol = coll::parse_protocol(choice.protocol, "protocol");
   r.fidelity = coll::Fidelity::kBulk;
-  schedules_.push_back(merged_schedule(a, r, groups));
+  schedules_.push_back(merged_schedule(a, r, isolated_.library(comm), groups));
   return schedules_.back().get();
 }
 
@@ -631,11 +647,12 @@ const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
           std::vector<Bytes> to_domain;
           for (const double hit : spread.domain_hit) to_domain.emplace_back(std::llround(tokens * hit));
           return coll::build_forwarded_all_to_all(g, to_domain, Bytes(std::llround(tokens * spread.rank_hit)),
-                                                  coll::Protocol::kSimple, in_.library);
+                                                  coll::Protocol::kSimple, isolated_.library(Communicator::kEp));
         },
         groups);
   } else {
-    const coll::CollectiveResult& choice = isolated_.run(coll::Op::kAllToAll, ep_bytes_, groups.front());
+    const coll::CollectiveResult& choice =
+        isolated_.run(Communicator::kEp, coll::Op::kAllToAll, ep_bytes_, groups.front());
     coll::Request r;
     r.op = coll::Op::kAllToAll;
     // Bulk: every rank sends to all its peers at once, as NCCL's grouped
@@ -647,7 +664,7 @@ const coll::Schedule& IterationSim::ep_schedule(int s, int64_t all_to_alls) {
     r.bytes = ep_bytes_ * all_to_alls;
     r.protocol = coll::parse_protocol(choice.protocol, "protocol");
     r.fidelity = coll::Fidelity::kBulk;
-    slot = merged_schedule(in_.algorithms->find(choice.algorithm), r, groups);
+    slot = merged_schedule(in_.algorithms->find(choice.algorithm), r, isolated_.library(Communicator::kEp), groups);
   }
   slot->base_latency = slot->base_latency * all_to_alls;
   for (auto& ph : slot->phases) ph.latency_after = ph.latency_after * all_to_alls;
@@ -798,7 +815,7 @@ void IterationSim::try_start(int s) {
   // compute (settle_compute).
   const bool own_gathers = zero3 && !zero3_serial;
   st.dp_mark = dp_busy_until(st);
-  st.dp_stretch = own_gathers ? slowed(c.compute) - c.compute : SimTime::zero();
+  st.dp_stretch = own_gathers ? slowed(c.compute, Communicator::kDp) - c.compute : SimTime::zero();
   st.ep_stretch = SimTime::zero();
   const SimTime busy = (st.step_start - now) + c.compute + st.dp_stretch + c.in_step_comm();
   if (zero3_serial) {
@@ -860,7 +877,8 @@ void IterationSim::start_pair(int s) {
   st.dp_mark = dp_busy_until(st);
   st.dp_stretch = SimTime::zero();
   st.ep_stretch = shared_sms && !p_.one_hardware_queue()
-                      ? (slowed(ca.compute) - ca.compute) + (slowed(cb.compute) - cb.compute)
+                      ? (slowed(ca.compute, Communicator::kEp) - ca.compute) +
+                            (slowed(cb.compute, Communicator::kEp) - cb.compute)
                       : SimTime::zero();
   const SimTime comm = ca.in_step_comm() + cb.in_step_comm();
   const SimTime busy = ca.compute + cb.compute + st.ep_stretch + comm;
@@ -1083,8 +1101,8 @@ void IterationSim::gather_after_step(int s, int chunk, int bucket) {
 IterationResult IterationSim::run() {
   micro_batches_ = t_.micro_batches(p_);
   plan_buckets();
-  CommTimer timer = [this](coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks) {
-    return isolated_.run(op, bytes, ranks).time;
+  CommTimer timer = [this](Communicator c, coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks) {
+    return isolated_.run(c, op, bytes, ranks).time;
   };
   StepCostModel costs(m_, p_, t_, *in_.compute, timer);
   ep_bytes_ = costs.ep_all_to_all_bytes();

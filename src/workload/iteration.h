@@ -166,9 +166,11 @@ struct IterationTelemetry {
 // and again with only fabric links changed (the fleet's re-simulations,
 // fleet/fleet_sim.h) keeps their results here between runs
 // (IterationInputs::domain_collectives), keyed as an iteration memoizes
-// them: operation, bytes, group size, domains, widest domain, forced algorithm.
+// them: operation, bytes, group size, domains, widest domain, forced
+// algorithm, and the communicator's CTA limits (least, most).
+using CollectiveKey = std::tuple<int, int64_t, int, size_t, size_t, std::string, int, int>;
 struct DomainCollectives {
-  std::map<std::tuple<int, int64_t, int, size_t, size_t, std::string>, coll::CollectiveResult> results;
+  std::map<CollectiveKey, coll::CollectiveResult> results;
 };
 
 struct IterationInputs {

@@ -510,21 +510,26 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     const Bytes S(T * h * kActivationBytes);
     const auto group = layout_.tp_group(rep);
     if (p_.sequence_parallel) {
-      const SimTime ag_all = timer_(coll::Op::kAllGather, S, group);
-      const SimTime rs_all = timer_(coll::Op::kReduceScatter, S, group);
+      // With tp_comm_overlap the layers' gathers and reduce-scatters run in
+      // Transformer Engine's userbuffers, not NCCL's TP communicator; a
+      // gather whose overlap is disabled is a plain NCCL call (below).
+      const Communicator layer_comm = p_.tp_comm_overlap ? Communicator::kTpUserbuffers : Communicator::kTp;
+      const SimTime ag_all = timer_(layer_comm, coll::Op::kAllGather, S, group);
+      const SimTime rs_all = timer_(layer_comm, coll::Op::kReduceScatter, S, group);
       // The mixer's collectives (attention's or a Mamba-2 mixer's), if the
       // layer has one; the MLP's below.
       const SimTime ag = mixer ? ag_all : none, rs = mixer ? rs_all : none;
       // MLA projects the sequence-parallel tokens down first and gathers
       // the narrower latents (Megatron-LM's multi_latent_attention.py),
       // and the hidden states too when Q has no latent.
-      SimTime ag_in = ag, rs_in = rs;
-      if (m_.mla()) {
-        const Bytes latents(T * m_.latent_width() * kActivationBytes);
-        const bool hidden_too = m_.q_lora_rank == 0;
-        ag_in = timer_(coll::Op::kAllGather, latents, group) + (hidden_too ? ag : SimTime::zero());
-        rs_in = timer_(coll::Op::kReduceScatter, latents, group) + (hidden_too ? rs : SimTime::zero());
-      }
+      const Bytes latents(T * m_.latent_width() * kActivationBytes);
+      const bool hidden_too = m_.q_lora_rank == 0;
+      const auto gather_in = [&](Communicator c, SimTime hidden) {
+        return m_.mla() ? timer_(c, coll::Op::kAllGather, latents, group) + (hidden_too ? hidden : none) : hidden;
+      };
+      const SimTime ag_in = gather_in(layer_comm, ag);
+      const SimTime rs_in =
+          m_.mla() ? timer_(layer_comm, coll::Op::kReduceScatter, latents, group) + (hidden_too ? rs : none) : rs;
       // A MoE layer whose experts are folded below TP takes each rank's own
       // tokens to the dispatch: its MLP gathers nothing, unless shared
       // experts (split over TP) need the whole sequence.
@@ -532,8 +537,11 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       const SimTime ag_mlp = mlp_gathers ? ag_all : none, rs_mlp = mlp_gathers ? rs_all : none;
       // With tp_comm_overlap each gather is pipelined with the GEMM after it,
       // but where its layer's overlap is disabled (a plain all-gather first).
-      const SimTime ag_qkv_left = p_.tp_comm_overlap_disable_qkv ? ag_in : zero_floor(ag_in - g_qkv);
-      const SimTime ag_up_left = p_.tp_comm_overlap_disable_fc1 ? ag_mlp : zero_floor(ag_mlp - g_up);
+      const SimTime ag_nccl = timer_(Communicator::kTp, coll::Op::kAllGather, S, group);
+      const SimTime ag_qkv_left =
+          p_.tp_comm_overlap_disable_qkv ? gather_in(Communicator::kTp, mixer ? ag_nccl : none) : zero_floor(ag_in - g_qkv);
+      const SimTime ag_up_left =
+          p_.tp_comm_overlap_disable_fc1 ? (mlp_gathers ? ag_nccl : none) : zero_floor(ag_mlp - g_up);
       mlp_comm = p_.tp_comm_overlap ? ag_up_left + zero_floor(rs_mlp - g_down) : ag_mlp + rs_mlp;
       // Backward, the column-parallel GEMMs (the mixer's first, the MLP's up
       // projection) hide their collectives behind their data- and weight-
@@ -562,7 +570,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
         // mixer's first GEMM's, the MLP's) and, backward, of a gradient
         // gathered (the mixer's last GEMM's, the MLP's), all-reduced over
         // the group before its scale; the compute stream waits on each.
-        const SimTime amax_ar = timer_(coll::Op::kAllReduce, Bytes(4), group);
+        const SimTime amax_ar = timer_(Communicator::kTp, coll::Op::kAllReduce, Bytes(4), group);
         // TE's GroupedLinear (the routed experts) reduces no amax.
         const bool mlp_te_linears = mlp_gathers && (!moe || m_.shared_experts > 0);
         const SimTime mixer_ar = mixer ? amax_ar : none, mlp_ar = mlp_te_linears ? amax_ar : none;
@@ -571,7 +579,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
         mlp_comm += mlp_ar;
       }
     } else {
-      const SimTime ar = timer_(coll::Op::kAllReduce, S, group);
+      const SimTime ar = timer_(Communicator::kTp, coll::Op::kAllReduce, S, group);
       const SimTime ar_mixer = mixer ? ar : none, ar_mlp = with_mlp ? ar : none;
       fwd_comm = bwd_comm = p_.tp_comm_overlap ? zero_floor(ar_mixer - g_proj) + zero_floor(ar_mlp - g_down)
                                                : ar_mixer + ar_mlp;
@@ -596,16 +604,16 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // else a gather of T x h forward and of the split gradient backward;
       // without it a gather forward, split backward.
       const Bytes R(T * t_.lora_rank * kActivationBytes);
-      const SimTime ar_r = timer_(coll::Op::kAllReduce, R, group);
-      const SimTime ag_r = timer_(coll::Op::kAllGather, R, group);
-      const SimTime ag_s = timer_(coll::Op::kAllGather, S, group);
+      const SimTime ar_r = timer_(Communicator::kTp, coll::Op::kAllReduce, R, group);
+      const SimTime ag_r = timer_(Communicator::kTp, coll::Op::kAllGather, R, group);
+      const SimTime ag_s = timer_(Communicator::kTp, coll::Op::kAllGather, S, group);
       SimTime out_f = ag_s, out_b = p_.sequence_parallel ? ag_s : none;
       if (p_.sequence_parallel && t_.lora_all_to_all)
-        out_f = out_b = timer_(coll::Op::kAllToAll, Bytes(T * h / tp * kActivationBytes), group);
-      const SimTime input_grad = p_.sequence_parallel ? none : timer_(coll::Op::kAllReduce, S, group);
+        out_f = out_b = timer_(Communicator::kTp, coll::Op::kAllToAll, Bytes(T * h / tp * kActivationBytes), group);
+      const SimTime input_grad = p_.sequence_parallel ? none : timer_(Communicator::kTp, coll::Op::kAllReduce, S, group);
       const bool regathers = p_.sequence_parallel && p_.tp_comm_overlap && !p_.tp_comm_overlap_disable_qkv;
       const SimTime regather_f = regathers ? ag_s : none;
-      const SimTime regather_b = regathers ? timer_(coll::Op::kReduceScatter, S, group) : none;
+      const SimTime regather_b = regathers ? timer_(Communicator::kTp, coll::Op::kReduceScatter, S, group) : none;
       fwd_comm += ag_r + ar_r + out_f + regather_f;
       bwd_comm += ar_r * 2 + out_b + input_grad + regather_b;
     }
@@ -624,7 +632,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // backward, is one all-to-all of what the rank holds of it.
       const CpExchangeBytes e = cp_exchange_bytes_of(t_, p_, gemm_precision());
       const auto a2a = [&](int64_t width, int64_t bytes) {
-        return timer_(coll::Op::kAllToAll, Bytes(T * width * bytes), a2a_group);
+        return timer_(Communicator::kCp, coll::Op::kAllToAll, Bytes(T * width * bytes), a2a_group);
       };
       const auto qkv = [&](int64_t bytes) {
         return a2a(heads_local * hd, bytes) + a2a(kv_local * hd, bytes) + a2a(kv_local * v_hd, bytes);
@@ -643,8 +651,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
                                    ? kActivationBytes
                                    : ring_exchange_bytes(t_.fp8_attention, attention_recipe(t_, gemm_precision()));
       const Bytes kv(elems * kv_bytes);
-      const auto ag = [&] { return timer_(coll::Op::kAllGather, kv, ring_group); };
-      const auto rs = [&] { return timer_(coll::Op::kReduceScatter, Bytes(elems * kActivationBytes), ring_group); };
+      const auto ag = [&] { return timer_(Communicator::kCp, coll::Op::kAllGather, kv, ring_group); };
+      const auto rs = [&] { return timer_(Communicator::kCp, coll::Op::kReduceScatter, Bytes(elems * kActivationBytes), ring_group); };
       if (p_.cp_all_gather) {
         cp_forward += ag();
         c.bwd_cp_comm += ag() + rs();  // K/V gathered again for backward, their gradients reduce-scattered
@@ -655,7 +663,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
           // Under FP8 attention only K and V go around the ring backward; each
           // peer's accumulated dK and dV (FP8, a byte an element) go back in one
           // all-to-all at the last step, behind that step's kernel alone.
-          const SimTime gradients = timer_(coll::Op::kAllToAll, Bytes(elems), ring_group);
+          const SimTime gradients = timer_(Communicator::kCp, coll::Op::kAllToAll, Bytes(elems), ring_group);
           c.bwd_cp_comm += zero_floor(ag() - (attn_b - outside_b)) + zero_floor(gradients - ring_last_b);
         } else {
           c.bwd_cp_comm += zero_floor(ag() + rs() - (attn_b - outside_b));
@@ -744,10 +752,10 @@ StageCost StepCostModel::stage(int s) const {
   if (tp > 1) {
     const Bytes S(T * h * kActivationBytes);
     embedding_comm =
-        timer_(p_.sequence_parallel ? coll::Op::kReduceScatter : coll::Op::kAllReduce, S, layout_.tp_group(rep));
+        timer_(Communicator::kTp, p_.sequence_parallel ? coll::Op::kReduceScatter : coll::Op::kAllReduce, S, layout_.tp_group(rep));
     if (p_.sequence_parallel) {
-      output_comm = timer_(coll::Op::kAllGather, S, layout_.tp_group(rep));
-      output_rs = timer_(coll::Op::kReduceScatter, S, layout_.tp_group(rep));
+      output_comm = timer_(Communicator::kTp, coll::Op::kAllGather, S, layout_.tp_group(rep));
+      output_rs = timer_(Communicator::kTp, coll::Op::kReduceScatter, S, layout_.tp_group(rep));
     }
   }
   for (int c = 0; c < v; ++c) {

@@ -73,7 +73,8 @@ using core::Bytes;
 using core::SimTime;
 
 // Time of a collective on `ranks` when nothing else runs (memoized by the caller).
-using CommTimer = std::function<SimTime(coll::Op, Bytes, const std::vector<uint32_t>& ranks)>;
+// Times a collective of communicator `c` (its CTA limits, ParallelPlan::nccl_max_ctas) on `ranks`.
+using CommTimer = std::function<SimTime(Communicator c, coll::Op, Bytes, const std::vector<uint32_t>& ranks)>;
 
 struct StepCost {
   SimTime compute;       // kernels, recomputation included

@@ -8,6 +8,18 @@
 
 namespace anatomy::workload {
 
+int ctas_for(const CommunicatorCtas& ctas, Communicator c) {
+  switch (c) {
+    case Communicator::kTp: return ctas.tp;
+    case Communicator::kCp: return ctas.cp;
+    case Communicator::kDp: return ctas.dp;
+    case Communicator::kEp: return ctas.ep;
+    case Communicator::kTpUserbuffers:
+    case Communicator::kExpertDp: return 0;
+  }
+  return 0;
+}
+
 const char* to_string(CrossEntropy c) {
   switch (c) {
     case CrossEntropy::kMegatron: return "megatron";
@@ -281,7 +293,7 @@ std::vector<int64_t> layers_per_stage(const ModelSpec& m, const ParallelPlan& p)
 
 namespace {
 
-[[noreturn]] void fail(const char* field, const std::string& message) {
+[[noreturn]] void fail(const std::string& field, const std::string& message) {
   throw core::InputError({"", 0, field}, message);
 }
 
@@ -564,6 +576,18 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (p.device_max_connections < 1 || p.device_max_connections > 32)
     fail("parallelism.device_max_connections",
          fmt::format("must be 1 to 32, as CUDA takes it (got {})", p.device_max_connections));
+  // NCCL takes CTA limits of 1 to MAXCHANNELS (64), a minimum no more than
+  // the maximum (init.cc parseCommConfig warns and resets others).
+  for (const auto& [name, c] : kLimitedCommunicators) {
+    const int lo = ctas_for(p.nccl_min_ctas, c), hi = ctas_for(p.nccl_max_ctas, c);
+    if (lo < 0 || lo > 64)
+      fail(fmt::format("parallelism.nccl_min_ctas.{}", name), fmt::format("must be 0 to 64 (got {})", lo));
+    if (hi < 0 || hi > 64)
+      fail(fmt::format("parallelism.nccl_max_ctas.{}", name), fmt::format("must be 0 to 64 (got {})", hi));
+    if (lo > 0 && hi > 0 && lo > hi)
+      fail(fmt::format("parallelism.nccl_min_ctas.{}", name),
+           fmt::format("{} is above nccl_max_ctas.{} ({}): NCCL needs min_ctas <= max_ctas", lo, name, hi));
+  }
 
   const int64_t product = int64_t{p.tp} * p.pp * p.dp * p.cp;
   if (product != gpus)

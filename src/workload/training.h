@@ -7,6 +7,7 @@
 // order, so a TP group shares an NVLink domain and a pipeline spans nodes).
 // global_batch = micro_batch x micro_batches x DP sequences per iteration.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -170,6 +171,29 @@ enum class ShardingFramework { kMegatron, kDeepSpeed };
 //              multi-node NVLink.
 enum class MoeDispatcher { kAllToAll, kFlex };
 
+// NCCL CTA limits by communicator (ParallelPlan::nccl_min_ctas and
+// nccl_max_ctas), under Megatron-Core's names for them in the file its
+// --nccl-communicator-config-path reads: tp, cp, dp (its dp_cp: the
+// gradient and parameter collectives over DP x CP) and ep (the MoE
+// all-to-alls). 0: NCCL's own.
+struct CommunicatorCtas {
+  int tp = 0;
+  int cp = 0;
+  int dp = 0;
+  int ep = 0;
+};
+// kTpUserbuffers: the TP gathers and reduce-scatters Transformer Engine's
+// userbuffers pipeline with their GEMMs (tp_comm_overlap), which are not
+// NCCL's; kExpertDp: the experts' own data-parallel groups.
+enum class Communicator { kTp, kTpUserbuffers, kCp, kDp, kEp, kExpertDp };
+// The limit for `c`; 0 (none) for userbuffers and for the experts'
+// data-parallel groups, which keep NCCL's own (Megatron-Core's ep_dp, which
+// no file sets).
+int ctas_for(const CommunicatorCtas& ctas, Communicator c);
+// The communicators a plan can limit, by the key CommunicatorCtas reads them from.
+inline constexpr std::array<std::pair<const char*, Communicator>, 4> kLimitedCommunicators = {
+    {{"tp", Communicator::kTp}, {"cp", Communicator::kCp}, {"dp", Communicator::kDp}, {"ep", Communicator::kEp}}};
+
 struct ParallelPlan {
   int tp = 1;
   int pp = 1;
@@ -232,6 +256,14 @@ struct ParallelPlan {
   // weakly, holding compute back only behind a second queued collective;
   // which rule holds is open (docs/research/one-queue-evidence.md).
   int device_max_connections = 8;
+  // A communicator's collectives run no more (no fewer) channels than
+  // these, one CTA each (ncclConfig_t maxCTAs / minCTAs, which
+  // Megatron-Core sets per process group from its
+  // --nccl-communicator-config-path file; NCCL_MAX_CTAS / NCCL_MIN_CTAS
+  // override them on every communicator, init.cc envConfigOverride).
+  // Fewer channels carry less (coll::with_ctas) and hold fewer SMs beside
+  // the compute.
+  CommunicatorCtas nccl_min_ctas, nccl_max_ctas;
   bool tp_comm_overlap = false;      // TP collectives hidden behind GEMMs
   // With tp_comm_overlap under sequence parallelism, Megatron-Core's
   // tp_comm_overlap_disable_qkv and _fc1: the all-gather before QKV (or the

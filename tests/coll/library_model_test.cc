@@ -110,5 +110,31 @@ TEST(LibraryModel, ARingsCtasInsideOneNvlinkDomainCarryTheirChannelsRate) {
   EXPECT_EQ(nccl_library(hw::find_system("mi300x-8")).nvlink_channels_busbw_GBps(), 0.0);
 }
 
+TEST(LibraryModel, ACommunicatorsCtaLimitsClampEveryChannelCountItKeeps) {
+  // NCCL bounds nChannels by maxCTAs and minCTAs, and p2pnChannels =
+  // pow2Up(min(nChannels, ...)): on DGX B200 (32 collective channels, 32 p2p
+  // channels, 16 CTAs beside compute) a cap of 6 leaves 6 channels, 6 CTAs
+  // beside compute and pow2Up(6) = 8 p2p channels; a floor of 40 raises the
+  // first two to 40 and leaves the p2p channels. No limits change nothing,
+  // and the ideal library has no CTAs to limit.
+  const LibraryModel b200 = nccl_library(hw::find_system("dgx-b200"));
+  const LibraryModel capped = with_ctas(b200, 0, 6);
+  EXPECT_EQ(capped.nvlink_coll_channels, 6);
+  EXPECT_EQ(capped.collective_ctas, 6);
+  EXPECT_EQ(capped.p2p_channels, 8);
+  EXPECT_LE(capped.p2p_channels_per_peer, 8);
+  EXPECT_EQ(capped.clamp_ctas(64), 6);
+  const LibraryModel floored = with_ctas(b200, 40, 0);
+  EXPECT_EQ(floored.nvlink_coll_channels, 40);
+  EXPECT_EQ(floored.collective_ctas, 40);
+  EXPECT_EQ(floored.p2p_channels, b200.p2p_channels);
+  EXPECT_EQ(floored.clamp_ctas(8), 40);
+  const LibraryModel same = with_ctas(b200, 0, 0);
+  EXPECT_EQ(same.nvlink_coll_channels, b200.nvlink_coll_channels);
+  EXPECT_EQ(same.collective_ctas, b200.collective_ctas);
+  EXPECT_EQ(same.p2p_channels, b200.p2p_channels);
+  EXPECT_EQ(with_ctas(ideal_library(), 40, 64).min_ctas, 0);
+}
+
 }  // namespace
 }  // namespace anatomy::coll

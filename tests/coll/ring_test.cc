@@ -165,6 +165,45 @@ TEST(Ring, InsideOneNvlinkDomainItsCtasBoundTheBusBandwidth) {
   EXPECT_GT(h100.run(Op::kAllReduce, Bytes::GiB(8), "ring", Fidelity::kBulk).busbw_GBps, 360.0);
 }
 
+// A communicator capped at 8 CTAs (NCCL's maxCTAs, as the file Megatron-Core
+// reads in the MLPerf 5.1 NeMo launches gives their TP and DP) runs 8
+// channels, each one CTA at Blackwell's 20.4 GB/s: 8 x 20.4 = 163.2 GB/s of
+// busbw on one DGX B200, where NCCL's own 32 channels reach 652.8. Across
+// nodes each channel still writes the NVLink hops inside every node, so
+// 2 DGX B200 are held to the same 163.2, under their NICs' bound (8 x 400G,
+// about 384 GB/s); a cap of 64 binds nowhere and leaves them as without one.
+TEST(Ring, ACommunicatorsCtaCapBoundsItsRingsInsideAndAcrossNodes) {
+  auto one = cluster("dgx-b200", 8);
+  one.lib = with_ctas(one.lib, 0, 8);
+  EXPECT_NEAR(one.run(Op::kAllReduce, Bytes::GiB(8), "ring", Fidelity::kBulk).busbw_GBps, 163.2, 1.0);
+  auto two = cluster("dgx-b200", 16);
+  const double uncapped = two.run(Op::kAllReduce, Bytes::GiB(8), "ring", Fidelity::kBulk).busbw_GBps;
+  EXPECT_GT(uncapped, 300.0);
+  two.lib = with_ctas(nccl_library(hw::find_system("dgx-b200")), 0, 8);
+  EXPECT_NEAR(two.run(Op::kAllReduce, Bytes::GiB(8), "ring", Fidelity::kBulk).busbw_GBps, 163.2, 1.0);
+  two.lib = with_ctas(nccl_library(hw::find_system("dgx-b200")), 0, 64);
+  EXPECT_DOUBLE_EQ(two.run(Op::kAllReduce, Bytes::GiB(8), "ring", Fidelity::kBulk).busbw_GBps, uncapped);
+}
+
+// Across domains a ring runs a channel per NIC of a domain (72 on a GB200
+// rack, held to NCCL's MAXCHANNELS of 64), within the communicator's CTA
+// limits: 8 at most 8, 32 at least 32 on 8 NICs. One switched domain keeps
+// its single fluid channel whatever the limits.
+TEST(Ring, ItsChannelsAcrossDomainsStayWithinTheCtaLimits) {
+  auto racks = cluster("gb200-nvl72", 144);
+  Request r;
+  r.op = Op::kAllReduce;
+  r.bytes = Bytes::MiB(64);
+  r.fidelity = Fidelity::kBulk;
+  const Algorithm& ring = racks.reg.find("ring");
+  EXPECT_EQ(ring.build(whole_topology(racks.topo), r, with_ctas(racks.lib, 0, 8)).channels, 8);
+  EXPECT_EQ(ring.build(whole_topology(racks.topo), r, racks.lib).channels, 64);
+  auto nodes = cluster("dgx-b200", 16);
+  EXPECT_EQ(ring.build(whole_topology(nodes.topo), r, with_ctas(nodes.lib, 32, 0)).channels, 32);
+  auto node = cluster("dgx-b200", 8);
+  EXPECT_EQ(ring.build(whole_topology(node.topo), r, with_ctas(node.lib, 32, 64)).channels, 1);
+}
+
 TEST(Ring, OneRankPerNodeExposesTheTreesNetworkLatency) {
   // NCCL's tuner (tuning.cc): with one rank per node a ring's network
   // latencies are "fully exposed" and it charges the tree's network hop

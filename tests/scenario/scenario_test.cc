@@ -278,6 +278,52 @@ parallelism:
   EXPECT_EQ(e, "s.yaml:5: parallelism.tp: 3 does not divide 64 attention heads");
 }
 
+TEST(Scenario, CommunicatorCtaLimitsAreReadByCommunicator) {
+  // Megatron-Core's per-communicator file of the MLPerf 5.1 NeMo launches
+  // (conf/nccl/custom_communicator_cta.yaml): dp_cp and tp at most 8, cp 1.
+  const Scenario s = parse_scenario(R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster: {system: dgx-h100, gpus: 16}
+parallelism:
+  tp: 2
+  nccl_max_ctas: {dp: 8, tp: 8, cp: 1}
+  nccl_min_ctas:
+    dp: 1
+)",
+                                    "s.yaml");
+  EXPECT_EQ(s.parallelism.nccl_max_ctas.dp, 8);
+  EXPECT_EQ(s.parallelism.nccl_max_ctas.tp, 8);
+  EXPECT_EQ(s.parallelism.nccl_max_ctas.cp, 1);
+  EXPECT_EQ(s.parallelism.nccl_max_ctas.ep, 0);
+  EXPECT_EQ(s.parallelism.nccl_min_ctas.dp, 1);
+  EXPECT_EQ(s.parallelism.nccl_min_ctas.tp, 0);
+}
+
+TEST(ScenarioErrors, CommunicatorCtaLimitsOutOfNcclsRangeOrCrossed) {
+  // NCCL takes 1 to MAXCHANNELS (64) CTAs and a minimum no more than the
+  // maximum; an unknown communicator is an unknown key.
+  const std::string over = error_of(R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster: {system: dgx-h100, gpus: 16}
+parallelism:
+  nccl_max_ctas: {dp: 65}
+)");
+  EXPECT_TRUE(starts_with(over, "s.yaml:4: parallelism.nccl_max_ctas.dp: ")) << over;
+  const std::string crossed = error_of(R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster: {system: dgx-h100, gpus: 16}
+parallelism:
+  nccl_max_ctas: {dp: 8}
+  nccl_min_ctas:
+    dp: 16
+)");
+  EXPECT_EQ(crossed, "s.yaml:6: parallelism.nccl_min_ctas.dp: 16 is above nccl_max_ctas.dp (8): NCCL needs min_ctas <= "
+                     "max_ctas");
+  const std::string unknown = error_of(R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
+cluster: {system: dgx-h100, gpus: 16}
+parallelism:
+  nccl_max_ctas: {dp_cp: 8}
+)");
+  EXPECT_TRUE(starts_with(unknown, "s.yaml:4: parallelism.nccl_max_ctas")) << unknown;
+}
+
 TEST(ScenarioErrors, UnknownSystem) {
   const std::string e = error_of(R"(model: {layers: 2, hidden: 64, heads: 8, vocab: 100}
 cluster:

@@ -39,6 +39,7 @@ struct Harness {
   const hw::ComputeModel* compute_mean = nullptr;  // IterationInputs::compute_mean
   int collective_ctas = -1;  // the library's CTAs a collective holds; -1: NCCL's
   double p2p_channel_GBps = -1;  // one NCCL p2p channel's rate; -1: the GPU's
+  bool nvls = true;  // the NVLink switches reduce (NVLS); false: rings and trees only
 
   Harness() {
     coll::register_builtin_algorithms(registry);
@@ -52,6 +53,7 @@ struct Harness {
   IterationResult run(int link_samples = 0) {
     topo::ClusterSpec spec;
     spec.system = hw::find_system("dgx-h100");
+    spec.system.scaleup.in_network_reduction = nvls;
     spec.gpus = plan.gpus();
     const topo::Topology t = topo::build_cluster(spec);
     IterationInputs in;
@@ -80,7 +82,7 @@ struct Harness {
   StageCost stage_cost(int s) { return stage_cost(s, compute); }
   StageCost stage_cost(int s, const hw::ComputeModel& cm) {
     StepCostModel costs(model, plan, training, cm,
-                        [](coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); });
+                        [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) { return SimTime::zero(); });
     return costs.stage(s);
   }
 };
@@ -175,6 +177,51 @@ TEST(Iteration, ContextParallelCommunicationIsItsOwnBucket) {
   for (const auto& b : tp.stages) EXPECT_EQ(b.total(), tp.iteration);
   EXPECT_EQ(tp.mean.cp_comm, SimTime::zero());
   EXPECT_GT(tp.mean.tp_comm, SimTime::zero());
+}
+
+TEST(Iteration, ACommunicatorsCtaCapSlowsItsOwnCollectivesOnly) {
+  // TP 2 without sequence parallelism on one DGX H100 with NVLS off: each
+  // layer's TP all-reduces are rings on NCCL's TP communicator. Capped at 1
+  // CTA (maxCTAs) a ring moves at most one CTA's 19.0 GB/s of busbw, a
+  // twentieth of NVLink 4's 370.8 once realized, so the exposed TP time
+  // grows by up to that much (latencies, which the cap leaves, aside); the
+  // cap on other communicators moves nothing.
+  Harness h;
+  h.nvls = false;
+  h.plan.tp = 2;
+  h.training.global_batch = 1;
+  const IterationResult free = h.run();
+  h.plan.nccl_max_ctas.dp = 1;
+  h.plan.nccl_max_ctas.cp = 1;
+  EXPECT_EQ(h.run().iteration, free.iteration);
+  h.plan.nccl_max_ctas.tp = 1;
+  const IterationResult capped = h.run();
+  EXPECT_GT(capped.mean.tp_comm.seconds(), 5 * free.mean.tp_comm.seconds());
+  EXPECT_LT(capped.mean.tp_comm.seconds(), 370.8 / 19.0 * free.mean.tp_comm.seconds());
+  EXPECT_EQ(capped.mean.forward_compute, free.mean.forward_compute);
+}
+
+TEST(Iteration, TensorParallelUserbuffersAreNotNcclsToCap) {
+  // With tp_comm_overlap under sequence parallelism, Transformer Engine's
+  // userbuffers pipeline the layers' gathers and reduce-scatters with their
+  // GEMMs: NCCL's TP CTA cap does not reach them. It reaches the gathers
+  // left to NCCL (here the QKV one, tp_comm_overlap_disable_qkv) and the
+  // embedding's and output layer's collectives, so the capped run is slower
+  // with the QKV gather disabled than with it pipelined.
+  Harness h;
+  h.plan.tp = 2;
+  h.plan.sequence_parallel = true;
+  h.plan.tp_comm_overlap = true;
+  h.training.global_batch = 1;
+  h.plan.nccl_max_ctas.tp = 1;
+  const IterationResult pipelined = h.run();
+  h.plan.tp_comm_overlap_disable_qkv = true;
+  const IterationResult plain_qkv = h.run();
+  h.plan.nccl_max_ctas.tp = 0;
+  const IterationResult plain_qkv_free = h.run();
+  // The disabled gather is NCCL's: it pays for the cap.
+  EXPECT_GT(plain_qkv.mean.tp_comm - plain_qkv_free.mean.tp_comm, SimTime::zero());
+  EXPECT_GT(plain_qkv.mean.tp_comm, pipelined.mean.tp_comm);
 }
 
 TEST(Iteration, OneFOneBTakesMPlusPMinusOneSteps) {
@@ -552,6 +599,27 @@ size_t backward_at(const std::vector<Interval>& line) {
   size_t b = 0;
   while (b < line.size() && line[b].kind != IntervalKind::kBackward) ++b;
   return b;
+}
+
+TEST(Iteration, ADataParallelCollectiveHoldsTheCtasItsCommunicatorAllows) {
+  // The reduce-scatters beside the backward hold their CTAs' SMs: NCCL's 16
+  // of the H100's 132 by default, 32 with the DP communicator held to at
+  // least 32 (minCTAs), which runs its collectives no faster across the
+  // nodes' NICs. The step's loss to them grows with the share: 16/132 of
+  // the backward's rate while they run, then 32/132.
+  Harness h;
+  zero1_one_sample_over_two_nodes(h);
+  h.plan.overlap_grad_reduce = true;
+  h.collective_ctas = 0;
+  const IterationResult free = h.run();
+  h.collective_ctas = -1;
+  const IterationResult sixteen = h.run();
+  h.plan.nccl_min_ctas.dp = 32;
+  const IterationResult thirty_two = h.run();
+  EXPECT_GT(sixteen.iteration, free.iteration);
+  EXPECT_GT(thirty_two.iteration, sixteen.iteration);
+  EXPECT_GT(thirty_two.mean.on_collective_sms, sixteen.mean.on_collective_sms);
+  EXPECT_EQ(free.mean.on_collective_sms, SimTime::zero());
 }
 
 TEST(Iteration, ABackwardBesideAReduceScatterToItsEndComputesAtTheRestOfTheGpu) {
@@ -1102,7 +1170,7 @@ TEST(StepCost, FoldedExpertsTakeEachRanksOwnTokensAndGatherNothing) {
   const SimTime ag = SimTime::us(10), rs = SimTime::us(7);
   auto stage = [&] {
     StepCostModel costs(h.model, h.plan, h.training, h.compute,
-                        [&](coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
+                        [&](Communicator, coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
                           return op == coll::Op::kAllGather ? ag : op == coll::Op::kReduceScatter ? rs : SimTime::zero();
                         });
     return std::pair{costs.stage(0), costs.ep_all_to_all_bytes()};
@@ -1184,7 +1252,7 @@ TEST(StepCost, AllGatherContextParallelismExposesTheKvExchange) {
   auto step = [&](bool all_gather, SimTime a, SimTime r) {
     h.plan.cp_all_gather = all_gather;
     StepCostModel costs(h.model, h.plan, h.training, h.compute,
-                        [&](coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
+                        [&](Communicator, coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
                           return op == coll::Op::kAllGather ? a : op == coll::Op::kReduceScatter ? r : SimTime::zero();
                         });
     return costs.stage(0);
@@ -1522,7 +1590,7 @@ TEST(StepCost, SequenceParallelBackwardHidesAColumnGemmsGatherAndReduceScatter) 
   h.plan.tp_comm_overlap = false;
   const SimTime a = SimTime::from_seconds(1), r = SimTime::from_seconds(2);
   const StageCost st = StepCostModel(h.model, h.plan, h.training, h.compute,
-                                     [&](coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
+                                     [&](Communicator, coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
                                        return op == coll::Op::kAllGather       ? a
                                               : op == coll::Op::kReduceScatter ? r
                                                                                : SimTime::zero();
@@ -1554,7 +1622,7 @@ TEST(StepCost, CurrentScalingAllReducesTheAmaxOfWhatSequenceParallelismGathers) 
   auto stage = [&](Fp8Recipe r) {
     h.training.fp8_recipe = r;
     return StepCostModel(h.model, h.plan, h.training, h.compute,
-                         [&](coll::Op op, core::Bytes b, const std::vector<uint32_t>& g) {
+                         [&](Communicator, coll::Op op, core::Bytes b, const std::vector<uint32_t>& g) {
                            return op == coll::Op::kAllReduce && b == core::Bytes(4) && g.size() == 2 ? ar
                                                                                                    : SimTime::zero();
                          })

@@ -130,7 +130,7 @@ TEST(Params, StepCostsCountWhatTheStagesHold) {
   t.seq_len = 2048;
   t.global_batch = 16;
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
-  const StepCostModel cost(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+  const StepCostModel cost(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
     return core::SimTime::zero();
   });
   for (int s = 0; s < p.pp; ++s) EXPECT_EQ(cost.stage(s).params(), stage_params(m, p, s).total()) << "stage " << s;
@@ -154,7 +154,7 @@ TEST(Params, AStandaloneMtpModuleMovesItsWorkNotItsLoss) {
   const auto costs = [&](const char* layout) {
     ParallelPlan q = p;
     EXPECT_EQ(parse_pipeline_layout(layout, q.layout), "");
-    const StepCostModel cost(m, q, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+    const StepCostModel cost(m, q, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
       return core::SimTime::zero();
     });
     return std::pair{cost.stage(14), cost.stage(15)};

@@ -30,7 +30,7 @@ struct Step {
 // Stage 0 of `m` on one GPU at `t`, its collectives free: what the compute
 // costs alone.
 StageCost compute_only(const ModelSpec& m, const TrainingSpec& t, const hw::ComputeModel& cm) {
-  return StepCostModel(m, ParallelPlan{}, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+  return StepCostModel(m, ParallelPlan{}, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
            return SimTime::zero();
          }).stage(0);
 }
@@ -72,7 +72,7 @@ Step backward(const ModelSpec& m, int tp, int ep, uint32_t modules) {
   t.recompute = Recompute::kSelective;
   t.recompute_modules = modules;
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
-  const StepCostModel cost(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+  const StepCostModel cost(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
     return SimTime::from_seconds(1e-6);
   });
   const StepCost b = cost.stage(0).backward[0];
@@ -139,7 +139,7 @@ TEST(MoeDispatch, EachDispatcherRearrangesTheRowsItReceives) {
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
   const auto chunk = [&](MoeDispatcher d) {
     p.moe_dispatcher = d;
-    const StepCostModel cost(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+    const StepCostModel cost(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
       return SimTime::from_seconds(1e-6);
     });
     const StageCost s = cost.stage(0);
@@ -310,7 +310,7 @@ TEST(CrossEntropy, OnlyTheLastStagesLossMovesAndByItsBytes) {
     t.seq_len = 4096;
     t.global_batch = 1;
     t.cross_entropy = ce;
-    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+    return StepCostModel(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
       return SimTime::zero();
     });
   };
@@ -337,7 +337,7 @@ StageCost tp2_stage(const ModelSpec& m, int ep = 1) {
   t.seq_len = 4096;
   t.global_batch = ep;
   static const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
-  const StepCostModel cost(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+  const StepCostModel cost(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
     return SimTime::from_seconds(1e-6);
   });
   return cost.stage(0);
@@ -461,7 +461,7 @@ TEST(Lora, AColumnParallelGemmHasNoWeightGradientToHideItsReduceScatterBehind) {
   p.tp_comm_overlap = true;
   TrainingSpec t = one_sequence();
   const auto tp_comm = [&](const TrainingSpec& tt) {
-    return StepCostModel(m, p, tt, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+    return StepCostModel(m, p, tt, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
              return SimTime::from_seconds(1);
            }).stage(0).backward[0].tp_comm;
   };
@@ -484,7 +484,7 @@ TEST(Lora, AColumnParallelGemmHasNoWeightGradientToHideItsReduceScatterBehind) {
 // any time: what a plan's all-to-alls send, in nanoseconds.
 StageCost all_to_all_bytes_stage(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
                                  const hw::ComputeModel& cm) {
-  return StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
+  return StepCostModel(m, p, t, cm, [](Communicator, coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
            return op == coll::Op::kAllToAll ? SimTime::ns(b.count()) : SimTime::zero();
          }).stage(0);
 }
@@ -556,7 +556,7 @@ TEST(ContextParallel, HierarchicalExchangesInsideEachGroupAndRingsAcrossThem) {
     p.cp_a2a_size = hierarchical ? 4 : 1;
     p.cp_all_gather = !hierarchical;
     seen.clear();
-    return StepCostModel(m, p, t, cm, [&](coll::Op op, core::Bytes b, const std::vector<uint32_t>& ranks) {
+    return StepCostModel(m, p, t, cm, [&](Communicator, coll::Op op, core::Bytes b, const std::vector<uint32_t>& ranks) {
              seen[op].insert({ranks, b.count()});
              return op == coll::Op::kAllGather ? gather_time : SimTime::zero();
            }).stage(0);
@@ -623,7 +623,7 @@ TEST(ContextParallel, UnderFp8AttentionTheRingsGradientsGoBackInOneAllToAllAtThe
   TrainingSpec t = one_long_sequence();
   t.precision = hw::Precision::kFp8;
   t.fp8_attention = true;
-  const StageCost c = StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
+  const StageCost c = StepCostModel(m, p, t, cm, [](Communicator, coll::Op op, core::Bytes, const std::vector<uint32_t>&) {
                         return op == coll::Op::kAllToAll ? SimTime::from_seconds(1) : SimTime::zero();
                       }).stage(0);
   const SimTime last = cm.attention_bwd(1, 4096, 32, 128, false, 0, hw::AttentionKernel::kFlash,
@@ -645,7 +645,7 @@ TEST(ContextParallel, ReplayingTheAttentionModuleRunsItsExchangesAgain) {
     TrainingSpec t = one_long_sequence();
     t.recompute = Recompute::kSelective;
     t.recompute_modules = replay ? kRecomputeCoreAttn : kRecomputeLayernorm;
-    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+    return StepCostModel(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
              return SimTime::from_seconds(1);
            }).stage(0).backward[0].cp_comm;
   };
@@ -673,7 +673,7 @@ TEST(TpCommOverlap, ADisabledLayerWaitsForItsWholeGatherAndLoraThenSkipsItsAdapt
     p.tp_comm_overlap_disable_fc1 = fc1;
     TrainingSpec t = one_sequence();
     t.lora_rank = rank;
-    return StepCostModel(m, p, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+    return StepCostModel(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
              return SimTime::from_seconds(1);
            }).stage(0);
   };
@@ -712,7 +712,7 @@ TEST(Lora, TheAdaptersRunTheirOwnTensorParallelCollectives) {
     TrainingSpec t = one_sequence();
     t.lora_rank = rank;
     t.lora_all_to_all = a2a;
-    return StepCostModel(m, p, t, cm, [](coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
+    return StepCostModel(m, p, t, cm, [](Communicator, coll::Op op, core::Bytes b, const std::vector<uint32_t>&) {
              const int64_t weight = op == coll::Op::kAllReduce    ? 1
                                     : op == coll::Op::kAllGather  ? 2
                                     : op == coll::Op::kReduceScatter ? 3
@@ -750,7 +750,7 @@ TEST(WeightCasts, AnFp8ChunkCastsItsLayersWeightsOnceAnIteration) {
   EXPECT_EQ(compute_only(m, t, cm).weight_casts[0], cm.memory_bound(core::Bytes(static_cast<int64_t>(elems * 4))));
   ParallelPlan kept;
   kept.fp8_param_gather = true;
-  const StageCost fp8_weights = StepCostModel(m, kept, t, cm, [](coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+  const StageCost fp8_weights = StepCostModel(m, kept, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
                                   return SimTime::zero();
                                 }).stage(0);
   EXPECT_EQ(fp8_weights.weight_casts[0], SimTime::zero());
