@@ -1,5 +1,7 @@
 #include "app/collective.h"
 
+#include <fmt/format.h>
+
 #include "app/network_factory.h"
 #include "core/error.h"
 #include "topo/builders.h"
@@ -58,6 +60,12 @@ CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::Lib
   run.gpus = group.size();
   run.topology = t.description;
   run.library = library.name;
+  // The limits are the run's inputs too: say them where the library is named.
+  if (sweep.min_ctas > 0 || sweep.max_ctas > 0)
+    run.library += fmt::format(" ({} CTAs)", sweep.min_ctas > 0 && sweep.max_ctas > 0
+                                                 ? fmt::format("{}-{}", sweep.min_ctas, sweep.max_ctas)
+                                             : sweep.max_ctas > 0 ? fmt::format("at most {}", sweep.max_ctas)
+                                                                  : fmt::format("at least {}", sweep.min_ctas));
   // Step by step while the schedule stays small; bulk for large groups.
   run.fidelity = sweep.fidelity == "auto" ? (group.size() <= 4096 ? coll::Fidelity::kStep : coll::Fidelity::kBulk)
                                           : coll::parse_fidelity(sweep.fidelity, "--fidelity");

@@ -56,6 +56,32 @@ TEST(CollectiveSweep, ABadInputFailsBeforeAnySizeRuns) {
   EXPECT_EQ(rows, 0);
 }
 
+TEST(CollectiveSweep, CtaLimitsBoundTheRingAndAreNamedBesideTheLibrary) {
+  // NCCL_MAX_CTAS=8 on one DGX B200: a ring all-reduce of 1 GiB at 8 CTAs
+  // of 20.4 GB/s reaches at most 163.2 GB/s of busbw (NCCL's own 32 reach
+  // about 640), and the run says under what limits it ran. A minimum above
+  // the maximum is refused, naming the flag, before any size runs.
+  topo::ClusterSpec spec;
+  spec.system = hw::find_system("dgx-b200");
+  spec.gpus = 8;
+  const topo::Topology t = topo::build_cluster(spec);
+  CollectiveSweep sweep;
+  sweep.sizes = {core::Bytes(1 << 30)};
+  sweep.algorithm = "ring";
+  sweep.max_ctas = 8;
+  const CollectiveSweepRun capped = run_collective_sweep(t, coll::nccl_library(spec.system), sweep, {});
+  EXPECT_LE(capped.rows[0].busbw_GBps, 163.2);
+  EXPECT_GT(capped.rows[0].busbw_GBps, 150.0);
+  EXPECT_EQ(capped.library, "NCCL 2.28 tuning model (at most 8 CTAs)");
+  sweep.min_ctas = 16;
+  try {
+    run_collective_sweep(t, coll::nccl_library(spec.system), sweep, {});
+    ADD_FAILURE() << "a minimum above the maximum ran";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "--min-ctas");
+  }
+}
+
 // Alone on the flow network an all-to-all of any size is answered from its
 // busiest link (coll/link_load.h), which is the flow model's own time:
 // within a picosecond of what its 4,032 flows give when they run (a collective sharing the
