@@ -15,6 +15,7 @@ CollectiveCaseRun run_collective_case(const scenario::Scenario& s) {
     coll::register_builtin_algorithms(reg);
     coll::LibraryModel lib = coll::nccl_library(s.cluster.system);
     lib.fabric_reduction = s.cluster.fabric.in_network_reduction;
+    lib = coll::with_ctas(lib, s.collective->min_ctas, s.collective->max_ctas);
     coll::CollectiveRunner runner(t, reg, lib, network_factory(s.network), choice_network_factory(s.network));
     coll::Request r;
     r.op = s.collective->op;
@@ -61,11 +62,8 @@ CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::Lib
   run.topology = t.description;
   run.library = library.name;
   // The limits are the run's inputs too: say them where the library is named.
-  if (sweep.min_ctas > 0 || sweep.max_ctas > 0)
-    run.library += fmt::format(" ({} CTAs)", sweep.min_ctas > 0 && sweep.max_ctas > 0
-                                                 ? fmt::format("{}-{}", sweep.min_ctas, sweep.max_ctas)
-                                             : sweep.max_ctas > 0 ? fmt::format("at most {}", sweep.max_ctas)
-                                                                  : fmt::format("at least {}", sweep.min_ctas));
+  if (const std::string ctas = coll::ctas_text(sweep.min_ctas, sweep.max_ctas); !ctas.empty())
+    run.library += fmt::format(" ({} CTAs)", ctas);
   // Step by step while the schedule stays small; bulk for large groups.
   run.fidelity = sweep.fidelity == "auto" ? (group.size() <= 4096 ? coll::Fidelity::kStep : coll::Fidelity::kBulk)
                                           : coll::parse_fidelity(sweep.fidelity, "--fidelity");

@@ -130,6 +130,13 @@ LibraryModel with_ctas(LibraryModel lib, int min_ctas, int max_ctas) {
   return lib;
 }
 
+std::string ctas_text(int min_ctas, int max_ctas) {
+  if (min_ctas > 0 && max_ctas > 0) return std::to_string(min_ctas) + "-" + std::to_string(max_ctas);
+  if (max_ctas > 0) return "at most " + std::to_string(max_ctas);
+  if (min_ctas > 0) return "at least " + std::to_string(min_ctas);
+  return "";
+}
+
 LibraryModel ideal_library() {
   LibraryModel m;
   m.name = "ideal (no library overheads)";

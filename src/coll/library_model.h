@@ -151,6 +151,9 @@ LibraryModel ideal_library();
 // domains by what that many CTAs carry over the NVLink hops inside each
 // domain (pipeline.h cap_by_channel_ctas).
 LibraryModel with_ctas(LibraryModel lib, int min_ctas, int max_ctas);
+// The limits as a report names them: "at most 8", "at least 32", "16-32",
+// or "" for none.
+std::string ctas_text(int min_ctas, int max_ctas);
 // NCCL for NVIDIA systems; for AMD, RCCL: NCCL's tuning model with RCCL's
 // protocol formats.
 LibraryModel nccl_library(const hw::System& system);

@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "coll/library_model.h"
 #include "core/units.h"
 #include "report/schema.h"
 
@@ -69,8 +70,10 @@ std::string collective_case_text(const scenario::Scenario& s, const coll::Collec
                                  const std::string& topology) {
   std::string out;
   const auto to = std::back_inserter(out);
-  const std::string what = fmt::format("{} of {} on {} GPUs", coll::to_string(s.collective->op),
-                                       core::format_bytes(s.collective->bytes), s.cluster.gpus);
+  std::string what = fmt::format("{} of {} on {} GPUs", coll::to_string(s.collective->op),
+                                 core::format_bytes(s.collective->bytes), s.cluster.gpus);
+  if (const std::string ctas = coll::ctas_text(s.collective->min_ctas, s.collective->max_ctas); !ctas.empty())
+    what += fmt::format(", NCCL CTAs {}", ctas);
   fmt::format_to(to, "# anatomy run: {} ({}): {}\n", s.name, s.file.empty() ? "built-in" : s.file, what);
   fmt::format_to(to, "# cluster: {}\n\n", topology);
   fmt::format_to(to, "time      {:.2f} us\nalgbw     {:.2f} GB/s\nbusbw     {:.2f} GB/s\nalgorithm {}/{}{}\n",

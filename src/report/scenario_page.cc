@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "coll/library_model.h"
 #include "core/units.h"
 #include "report/iteration_text.h"
 
@@ -46,16 +47,13 @@ std::string plan_text(const workload::ParallelPlan& p) {
   if (p.zero_shards() < p.dp * p.cp) out += fmt::format(" (shard group {})", p.zero_shards());
   if (p.fp8_param_gather) out += ", FP8 parameter gather";
   if (p.one_hardware_queue()) out += ", one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1)";
-  // NCCL's CTA limits, communicator by communicator ("dp 1-8", "tp <= 8"),
+  // NCCL's CTA limits, communicator by communicator ("dp 1-8", "tp at most 8"),
   // or once when every communicator has the same (NCCL_MIN_CTAS and the like).
   std::vector<std::string> limits;
   std::string ctas;
   for (const auto& [name, c] : workload::kLimitedCommunicators) {
     const int lo = workload::ctas_for(p.nccl_min_ctas, c), hi = workload::ctas_for(p.nccl_max_ctas, c);
-    limits.push_back(lo > 0 && hi > 0 ? fmt::format("{}-{}", lo, hi)
-                     : hi > 0         ? fmt::format("<= {}", hi)
-                     : lo > 0         ? fmt::format(">= {}", lo)
-                                      : std::string());
+    limits.push_back(coll::ctas_text(lo, hi));
     if (!limits.back().empty()) ctas += fmt::format("{}{} {}", ctas.empty() ? "" : ", ", name, limits.back());
   }
   if (std::all_of(limits.begin(), limits.end(), [&](const std::string& l) { return l == limits.front(); })) {

@@ -114,6 +114,9 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
   if (top.count("collective")) {
     CollectiveCase c;
     detail::read_section(sub(top, "collective"), "collective", ctx.line_for("collective"), detail::collective_fields(), c, ctx);
+    if (c.min_ctas > 0 && c.max_ctas > 0 && c.min_ctas > c.max_ctas)
+      ctx.fail(ctx.line_for("collective.min_ctas"), "collective.min_ctas",
+               fmt::format("{} is above max_ctas ({}): NCCL needs min_ctas <= max_ctas", c.min_ctas, c.max_ctas));
     s.collective = c;
   } else if (top.count("kernel")) {
     KernelCase k;

@@ -86,6 +86,7 @@ struct CollectiveCase {
   coll::Op op = coll::Op::kAllReduce;
   core::Bytes bytes;
   std::string algorithm = "auto";
+  int min_ctas = 0, max_ctas = 0;  // NCCL_MIN_CTAS / NCCL_MAX_CTAS (coll::with_ctas); 0: NCCL's own
 };
 
 // One kernel timed alone on one GPU of the cluster's part, at the rates the

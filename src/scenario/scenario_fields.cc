@@ -658,6 +658,13 @@ const std::vector<Field<CollectiveCase>>& collective_fields() {
        [](C& c, const Value& v) { c.bytes = v.bytes; }, shows(&C::bytes)},
       {"algorithm", Kind::kString, by_default("auto"), {}, "ring, tree, nvls, hierarchical, direct or auto",
        [](C& c, const Value& v) { c.algorithm = v.text; }, shows(&C::algorithm)},
+      {"min_ctas", Kind::kInt, by_default("0"), int_range(0, 64),
+       "the least CTAs (channels) NCCL runs, as NCCL_MIN_CTAS sets it; 0: NCCL's own",
+       [](C& c, const Value& v) { c.min_ctas = v.as_int(); }, shows(&C::min_ctas)},
+      {"max_ctas", Kind::kInt, by_default("0"), int_range(0, 64),
+       "the most CTAs (channels) NCCL runs, as NCCL_MAX_CTAS sets it: a ring or tree at most one CTA's rate a "
+       "channel; 0: NCCL's own",
+       [](C& c, const Value& v) { c.max_ctas = v.as_int(); }, shows(&C::max_ctas)},
   };
   return f;
 }

@@ -82,6 +82,19 @@ TEST(CollectiveSweep, CtaLimitsBoundTheRingAndAreNamedBesideTheLibrary) {
   }
 }
 
+TEST(CollectiveCase, ItsCtaLimitsAreTheSweepsOnes) {
+  // The collective case of a scenario (validate's, Python's) takes the same
+  // limits as anatomy collective: 8 CTAs hold a ring on one DGX B200 to at
+  // most 8 x 20.4 = 163.2 GB/s, as the sweep test above derives.
+  const scenario::Scenario s = scenario::parse_scenario(R"(cluster: {system: dgx-b200, gpus: 8}
+collective: {op: all_reduce, bytes: 1GiB, algorithm: ring, max_ctas: 8}
+)",
+                                                        "c.yaml");
+  const CollectiveCaseRun run = run_collective_case(s);
+  EXPECT_LE(run.result.busbw_GBps, 163.2);
+  EXPECT_GT(run.result.busbw_GBps, 150.0);
+}
+
 // Alone on the flow network an all-to-all of any size is answered from its
 // busiest link (coll/link_load.h), which is the flow model's own time:
 // within a picosecond of what its 4,032 flows give when they run (a collective sharing the

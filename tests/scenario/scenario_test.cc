@@ -322,6 +322,14 @@ parallelism:
   nccl_max_ctas: {dp_cp: 8}
 )");
   EXPECT_TRUE(starts_with(unknown, "s.yaml:4: parallelism.nccl_max_ctas")) << unknown;
+  // A collective case's own limits, as NCCL_MIN_CTAS / NCCL_MAX_CTAS set them.
+  const std::string collective = error_of(R"(cluster: {system: dgx-h100, gpus: 8}
+collective:
+  bytes: 1GiB
+  max_ctas: 8
+  min_ctas: 16
+)");
+  EXPECT_EQ(collective, "s.yaml:5: collective.min_ctas: 16 is above max_ctas (8): NCCL needs min_ctas <= max_ctas");
 }
 
 TEST(ScenarioErrors, UnknownSystem) {
