@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+#include <vector>
+
 #include "core/error.h"
 
 namespace anatomy::coll {
@@ -18,7 +21,11 @@ CollectiveResult CollectiveRunner::run_on(const NetworkFactory& make, const Grou
     throw core::InputError({"", 0, "--algo"},
                            fmt::format("{} cannot run {} on this group ({} GPUs in {} domains)", a.name,
                                        to_string(r.op), g.size(), g.domains.size()));
-  const Schedule s = a.build(g, r, lib_);
+  return simulate(make, g, r, a.build(g, r, lib_));
+}
+
+CollectiveResult CollectiveRunner::simulate(const NetworkFactory& make, const Group& g, const Request& r,
+                                            const Schedule& s) const {
   engine::Simulator sim;
   std::unique_ptr<net::Network> net = make(sim, topo_);
   Executor exec(*net, Executor::Options{.exclusive = true});
@@ -57,23 +64,45 @@ CollectiveResult CollectiveRunner::run(const Group& g, const Request& r, const s
   return out;
 }
 
+namespace {
+
+// The least a schedule can take on any network: its launch, its phases'
+// latencies and its protocol's floor under each repetition (Executor: a
+// repetition lasts at least min_duration, then the phase waits latency_after).
+SimTime schedule_floor(const Schedule& s) {
+  SimTime t = s.base_latency;
+  for (const Phase& p : s.phases) t += p.min_duration * p.repeat + p.latency_after;
+  return t;
+}
+
+}  // namespace
+
 CollectiveResult CollectiveRunner::fastest(const NetworkFactory& make, const Group& g, const Request& r) const {
-  bool have = false;
-  CollectiveResult best;
+  // Candidates in registry order; the pick is the first of the fastest.
+  std::vector<std::pair<const Algorithm*, Protocol>> candidates;
   for (const Algorithm& a : reg_.all()) {
     if (!a.in_auto || !a.supports(r.op) || !a.applicable(g, r.op)) continue;
-    for (Protocol p : a.protocols) {
-      Request rp = r;
-      rp.protocol = p;
-      CollectiveResult res = run_on(make, g, rp, a);
-      if (!have || res.time < best.time) {
-        best = std::move(res);
-        have = true;
-      }
+    for (Protocol p : a.protocols) candidates.emplace_back(&a, p);
+  }
+  if (candidates.empty())
+    throw core::InputError({"", 0, "--algo"}, fmt::format("no algorithm implements {} on this group", to_string(r.op)));
+  // Last first: NCCL registers its bandwidth-bound algorithms and protocols
+  // last, and a fast time found early spares simulating what cannot beat it.
+  // Each candidate comes before every one seen so far, so it wins a tie; one
+  // whose floor is above the best time cannot win at all.
+  bool have = false;
+  CollectiveResult best;
+  for (size_t i = candidates.size(); i-- > 0;) {
+    Request rp = r;
+    rp.protocol = candidates[i].second;
+    const Schedule s = candidates[i].first->build(g, rp, lib_);
+    if (have && schedule_floor(s) > best.time) continue;
+    CollectiveResult res = simulate(make, g, rp, s);
+    if (!have || res.time <= best.time) {
+      best = std::move(res);
+      have = true;
     }
   }
-  if (!have)
-    throw core::InputError({"", 0, "--algo"}, fmt::format("no algorithm implements {} on this group", to_string(r.op)));
   return best;
 }
 

@@ -60,7 +60,14 @@ class CollectiveRunner {
 
  private:
   CollectiveResult run_on(const NetworkFactory& make, const Group& g, const Request& r, const Algorithm& a) const;
-  // The fastest (algorithm, protocol) of auto's candidates on `make`.
+  // `s` (built from `r`) simulated on a network of its own.
+  CollectiveResult simulate(const NetworkFactory& make, const Group& g, const Request& r, const Schedule& s) const;
+  // The fastest (algorithm, protocol) of auto's candidates on `make`: the
+  // first in registry order among the fastest, as if each were simulated.
+  // Candidates are simulated last algorithm and protocol first (the
+  // bandwidth-bound ones NCCL registers last), and one whose schedule's
+  // fixed latencies and protocol floors alone exceed the best time found is
+  // not simulated: it cannot win.
   CollectiveResult fastest(const NetworkFactory& make, const Group& g, const Request& r) const;
 
 

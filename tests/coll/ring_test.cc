@@ -135,6 +135,44 @@ TEST(Auto, SmallMessagesPickLowLatencyProtocols) {
   EXPECT_NEAR(r.time.micros(), 15.0, 2.0);
 }
 
+// Auto keeps the first (registry order) of the fastest candidates, and it
+// skips simulating a candidate whose fixed latencies and protocol floor
+// alone exceed the best time found: the pick must be what simulating every
+// candidate gives, to the picosecond, from latency-bound to bandwidth-bound
+// sizes and on one node, across nodes and across racks.
+TEST(Auto, PicksWhatSimulatingEveryCandidateWouldPick) {
+  for (const auto& [system, gpus] : {std::pair{"dgx-h100", 8}, std::pair{"dgx-h100", 32}, std::pair{"gb200-nvl72", 144},
+                                     std::pair{"mi300x-8", 16}}) {
+    auto fx = cluster(system, gpus);
+    CollectiveRunner runner(fx.topo, fx.reg, fx.lib, testing::flow);
+    const Group g = whole_topology(fx.topo);
+    for (Op op : {Op::kAllReduce, Op::kAllGather}) {
+      for (const int64_t bytes : {int64_t{1024}, int64_t{1} << 20, int64_t{256} << 20}) {
+        Request r;
+        r.op = op;
+        r.bytes = Bytes(bytes);
+        bool have = false;
+        CollectiveResult best;
+        for (const Algorithm& a : fx.reg.all()) {
+          if (!a.in_auto || !a.supports(op) || !a.applicable(g, op)) continue;
+          for (Protocol p : a.protocols) {
+            r.protocol = p;
+            CollectiveResult one = runner.run_one(g, r, a);
+            if (!have || one.time < best.time) {
+              best = one;
+              have = true;
+            }
+          }
+        }
+        const CollectiveResult pick = runner.run(g, r, "auto");
+        EXPECT_EQ(pick.time, best.time) << system << " " << gpus << " " << to_string(op) << " " << bytes;
+        EXPECT_EQ(pick.algorithm + "/" + pick.protocol, best.algorithm + "/" + best.protocol)
+            << system << " " << gpus << " " << to_string(op) << " " << bytes;
+      }
+    }
+  }
+}
+
 // A ring step waits for the slower of NCCL's hop latency and the path's: on
 // an NVL72 rack a GPU reaches another through the switch trays, 1.37 us (XLA's
 // measured GB200 slope, hw/catalog_systems.cc), where a B200 baseboard takes
