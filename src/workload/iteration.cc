@@ -1,6 +1,7 @@
 #include "workload/iteration.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -96,12 +97,16 @@ std::vector<uint32_t> gpus_of(const IterationInputs& in, std::vector<uint32_t> r
 // remembers which algorithm "auto" chose for each.
 class IsolatedCollectives {
  public:
-  explicit IsolatedCollectives(const IterationInputs& in) : in_(in) {}
+  explicit IsolatedCollectives(const IterationInputs& in) : in_(in) {
+    for (size_t c = 0; c < libraries_.size(); ++c) {
+      const auto comm = static_cast<Communicator>(c);
+      libraries_[c] = coll::with_ctas(in.library, ctas_for(in.plan->nccl_min_ctas, comm),
+                                      ctas_for(in.plan->nccl_max_ctas, comm));
+    }
+  }
 
   // The library as `c`'s collectives run it: within its CTA limits.
-  coll::LibraryModel library(Communicator c) const {
-    return coll::with_ctas(in_.library, ctas_for(in_.plan->nccl_min_ctas, c), ctas_for(in_.plan->nccl_max_ctas, c));
-  }
+  const coll::LibraryModel& library(Communicator c) const { return libraries_[static_cast<size_t>(c)]; }
 
   // `forced`: "algorithm/protocol" to run instead of auto's choice (empty: auto).
   const coll::CollectiveResult& run(Communicator c, coll::Op op, Bytes bytes, const std::vector<uint32_t>& ranks,
@@ -144,6 +149,7 @@ class IsolatedCollectives {
 
  private:
   const IterationInputs& in_;
+  std::array<coll::LibraryModel, kCommunicators> libraries_;
   std::map<std::pair<int, int>, coll::CollectiveRunner> runners_;  // by CTA limits
   std::map<CollectiveKey, coll::CollectiveResult> memo_;
 };
@@ -287,9 +293,8 @@ class IterationSim {
   void start_next_dp(int s);
   void dp_done(int s, DpJob job);
   void maybe_finish(int s);
-  // The share of the SMs a collective's CTAs hold while it runs (NCCL's
-  // channels, one CTA each), and a compute time stretched by it.
-  // The share of the SMs `c`'s collective holds while it runs: its CTAs.
+  // The share of the SMs communicator `c`'s collective holds while it runs
+  // (its channels, one CTA each), and a compute time stretched by it.
   double collective_sm_share(Communicator c) const;
   SimTime slowed(SimTime compute, Communicator c) const;
   // Of each second a collective runs beside a step, what the step loses:

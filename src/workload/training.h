@@ -8,6 +8,7 @@
 // global_batch = micro_batch x micro_batches x DP sequences per iteration.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -186,6 +187,7 @@ struct CommunicatorCtas {
 // userbuffers pipeline with their GEMMs (tp_comm_overlap), which are not
 // NCCL's; kExpertDp: the experts' own data-parallel groups.
 enum class Communicator { kTp, kTpUserbuffers, kCp, kDp, kEp, kExpertDp };
+inline constexpr size_t kCommunicators = 6;
 // The limit for `c`; 0 (none) for userbuffers and for the experts'
 // data-parallel groups, which keep NCCL's own (Megatron-Core's ep_dp, which
 // no file sets).
