@@ -79,6 +79,17 @@ def test_collective_matches_the_collective_case_the_cli_runs(tmp_path):
     assert len(rows) == 2 and rows[0]["time_us"] < rows[1]["time_us"]
 
 
+def test_a_collective_takes_nccls_cta_limits_as_the_cli_does():
+    # NCCL_MAX_CTAS=8 on one DGX B200: a ring at 8 CTAs of 20.4 GB/s, at most
+    # 163.2 GB/s of busbw (about 640 at NCCL's own 32), as anatomy collective
+    # --max-ctas 8 reads it.
+    r = anatomy.collective(op="all_reduce", bytes="1GiB", system="dgx-b200", gpus=8, algorithm="ring",
+                           set={"collective.max_ctas": 8})
+    assert 150 < r["busbw_GBps"] <= 163.2
+    free = anatomy.collective(op="all_reduce", bytes="1GiB", system="dgx-b200", gpus=8, algorithm="ring")
+    assert free["busbw_GBps"] > 600
+
+
 def test_a_kernel_case_runs_as_the_cli_runs_it():
     # A kernel case through run(): the same JSON as `anatomy run`, a GEMM's
     # 2 m n k FLOPs.
