@@ -17,7 +17,7 @@
 // sender's and adds its own time. Up to 512 KiB a peer NCCL sends LL
 // (p2p_plan.h), whose CTAs move a quarter of Simple's rate and whose flags
 // double the bytes on the links; the schedule then says LL. Across domains
-// the network bounds them instead.
+// the network bounds them instead, and under a CTA cap the capped channels.
 //
 // Alone on a flow network (Request::alone_on_flow_network), or past
 // kMaxAllToAllFlows ranks, the all-to-all's n(n - 1) transfers are not run
@@ -69,6 +69,17 @@ SimTime in_mesh_peer_bound(const Group& g, const LibraryModel& lib, Bytes per_pe
       g.topo->domain(g.domain_of(0)).kind != topo::DomainKind::kMesh)
     return SimTime::zero();
   return SimTime::from_seconds(per_peer.as_double() / (lib.mesh_p2p_peer_GBps * 1e9));
+}
+
+// Across NVLink domains, under a communicator's CTA cap
+// (LibraryModel::max_ctas), every send of a rank goes through at most that
+// many channels, one CTA each at its p2p rate (as a ring's channels do,
+// pipeline.h cap_by_channel_ctas): a rank's payload to its `peers` takes at
+// least its bytes at that rate. Without a cap NCCL's own channels across
+// domains are not modelled, and the network bounds the transfers.
+SimTime capped_ctas_bound(const Group& g, const LibraryModel& lib, Bytes per_peer, int peers) {
+  if (lib.max_ctas <= 0 || lib.p2p_channel_GBps <= 0 || g.domains.size() < 2) return SimTime::zero();
+  return SimTime::from_seconds(per_peer.as_double() * peers / (lib.max_ctas * lib.p2p_channel_GBps * 1e9));
 }
 
 // Any size: past kMaxAllToAllRanks the builder says why it stops.
@@ -124,9 +135,10 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
     detail::add_parallel_edges(s, g, all, r.bytes.as_double() / eff, loops, r.fidelity, "send_recv to ring neighbour");
   }
   const SimTime mesh_bound = in_mesh_peer_bound(g, lib, per_peer);
+  const SimTime cta_bound = capped_ctas_bound(g, lib, per_peer, a2a ? n - 1 : 1);
   for (auto& p : s.phases) {
     p.latency_after = hop;
-    p.min_duration = std::max({p.min_duration, bound.time / p.repeat, mesh_bound / p.repeat});
+    p.min_duration = std::max({p.min_duration, bound.time / p.repeat, mesh_bound / p.repeat, cta_bound / p.repeat});
   }
   s.merge_sends();
   return s;

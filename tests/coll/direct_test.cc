@@ -27,5 +27,20 @@ TEST(Direct, InsideOneMi355xNodeAPeersChannelsBoundTheAllToAll) {
   EXPECT_NEAR(mi300x.run(Op::kAllToAll, Bytes::GiB(8), "direct").busbw_GBps, 336.0, 1.0);
 }
 
+// Across nodes a communicator capped at c CTAs (maxCTAs; an ep cap in an
+// iteration) sends a rank's whole payload through c channels of one CTA
+// each: 2 DGX H100 (16 ranks) all-to-all of 1 GiB sends 15/16 GiB a rank,
+// which at 1 CTA of 19.0 GB/s takes at least 53.0 ms, 19.0 GB/s of busbw
+// (busbw = 15/16 x 1 GiB / time). At 8 CTAs (152 GB/s) the NICs bind
+// first (about 92 GB/s of busbw), as without a cap.
+TEST(Direct, AcrossNodesACtaCapBoundsARanksSends) {
+  Fixture two(topo::build_cluster(testing::cluster_spec("dgx-h100", 16)), nccl_library(hw::find_system("dgx-h100")));
+  const double free = two.run(Op::kAllToAll, Bytes::GiB(1), "direct", Fidelity::kBulk).busbw_GBps;
+  two.lib = with_ctas(nccl_library(hw::find_system("dgx-h100")), 0, 1);
+  EXPECT_NEAR(two.run(Op::kAllToAll, Bytes::GiB(1), "direct", Fidelity::kBulk).busbw_GBps, 19.0, 0.1);
+  two.lib = with_ctas(nccl_library(hw::find_system("dgx-h100")), 0, 8);
+  EXPECT_DOUBLE_EQ(two.run(Op::kAllToAll, Bytes::GiB(1), "direct", Fidelity::kBulk).busbw_GBps, free);
+}
+
 }  // namespace
 }  // namespace anatomy::coll
