@@ -1,9 +1,9 @@
 #include "coll/collective.h"
 
-#include <fmt/format.h>
-
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "core/error.h"
 

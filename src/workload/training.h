@@ -188,6 +188,7 @@ struct CommunicatorCtas {
 // NCCL's; kExpertDp: the experts' own data-parallel groups.
 enum class Communicator { kTp, kTpUserbuffers, kCp, kDp, kEp, kExpertDp };
 inline constexpr size_t kCommunicators = 6;
+static_assert(static_cast<size_t>(Communicator::kExpertDp) + 1 == kCommunicators, "one count of the communicators");
 // The limit for `c`; 0 (none) for userbuffers and for the experts'
 // data-parallel groups, which keep NCCL's own (Megatron-Core's ep_dp, which
 // no file sets).
