@@ -77,9 +77,9 @@ SimTime in_mesh_peer_bound(const Group& g, const LibraryModel& lib, Bytes per_pe
 // pipeline.h cap_by_channel_ctas): a rank's payload to its `peers` takes at
 // least its bytes at that rate. Without a cap NCCL's own channels across
 // domains are not modelled, and the network bounds the transfers.
-SimTime capped_ctas_bound(const Group& g, const LibraryModel& lib, Bytes per_peer, int peers) {
-  if (lib.max_ctas <= 0 || lib.p2p_channel_GBps <= 0 || g.domains.size() < 2) return SimTime::zero();
-  return SimTime::from_seconds(per_peer.as_double() * peers / (lib.max_ctas * lib.p2p_channel_GBps * 1e9));
+SimTime capped_ctas_bound(const Group& g, const LibraryModel& lib, Protocol p, Bytes per_peer, int peers) {
+  if (lib.max_ctas <= 0 || lib.cta_GBps(p) <= 0 || g.domains.size() < 2) return SimTime::zero();
+  return SimTime::from_seconds(per_peer.as_double() * peers / (lib.max_ctas * lib.cta_GBps(p) * 1e9));
 }
 
 // Any size: past kMaxAllToAllRanks the builder says why it stops.
@@ -135,7 +135,7 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
     detail::add_parallel_edges(s, g, all, r.bytes.as_double() / eff, loops, r.fidelity, "send_recv to ring neighbour");
   }
   const SimTime mesh_bound = in_mesh_peer_bound(g, lib, per_peer);
-  const SimTime cta_bound = capped_ctas_bound(g, lib, per_peer, a2a ? n - 1 : 1);
+  const SimTime cta_bound = capped_ctas_bound(g, lib, wire_protocol, per_peer, a2a ? n - 1 : 1);
   for (auto& p : s.phases) {
     p.latency_after = hop;
     p.min_duration = std::max({p.min_duration, bound.time / p.repeat, mesh_bound / p.repeat, cta_bound / p.repeat});

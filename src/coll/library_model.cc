@@ -110,6 +110,11 @@ Bytes LibraryModel::chunk(AlgoClass a, Protocol p) const {
   return Bytes::MiB(2);
 }
 
+double LibraryModel::cta_GBps(Protocol p) const {
+  if (p != Protocol::kLL) return p2p_channel_GBps;
+  return p2p_ll_channel_GBps > 0 ? p2p_ll_channel_GBps : p2p_channel_GBps * efficiency(Protocol::kLL);
+}
+
 int LibraryModel::clamp_ctas(int channels) const {
   if (max_ctas > 0) channels = std::min(channels, max_ctas);
   return std::max(channels, min_ctas);

@@ -88,6 +88,9 @@ struct LibraryModel {
   int p2p_channels_per_peer = 32;
   double p2p_channel_GBps = 0;
   double p2p_ll_channel_GBps = 0;  // an LL part's payload rate (hw::Architecture's); 0: half the above
+  // What one CTA moves under `p`: p2p_ll_channel_GBps for LL (p2p_channel_GBps
+  // at LL's efficiency where unmeasured), p2p_channel_GBps otherwise.
+  double cta_GBps(Protocol p) const;
   double p2p_recv_copy_GBps = 0;   // the receiver's copy out of its FIFO (hw::Architecture's); 0: p2p_channel_GBps
   // What RCCL's channels to one peer carry over an Infinity Fabric mesh on
   // one node, GB/s of payload (hw::Architecture::mesh_p2p_peer_GBps); 0: the

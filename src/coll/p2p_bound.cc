@@ -25,9 +25,7 @@ P2pBound p2p_channel_bound(const LibraryModel& lib, const P2pComm& comm, Bytes b
     shape.across_nodes = true;
   }
   const P2pPlan plan = p2p_plan(shape, bytes_per_peer, rounds);
-  const double rate_GBps = !plan.ll                      ? lib.p2p_channel_GBps
-                           : lib.p2p_ll_channel_GBps > 0 ? lib.p2p_ll_channel_GBps
-                                                         : lib.p2p_channel_GBps * lib.efficiency(Protocol::kLL);
+  const double rate_GBps = lib.cta_GBps(plan.ll ? Protocol::kLL : Protocol::kSimple);
   const double copy_GBps = lib.p2p_recv_copy_GBps > 0 ? lib.p2p_recv_copy_GBps : lib.p2p_channel_GBps;
   const double seconds = plan.busiest_channel_bytes.as_double() / (rate_GBps * 1e9) +
                          plan.last_step.as_double() / (copy_GBps * 1e9);

@@ -214,12 +214,9 @@ void cap_by_channel_ctas(Schedule& s, const Group& g, const LibraryModel& lib, P
   if (g.domains.empty() || (p == Protocol::kLL && lib.max_ctas == 0)) return;
   for (const auto& d : g.domains)
     if (mesh_rings_of(g, d)) return;
-  // LL's CTAs write at their own rate (LibraryModel::p2p_ll_channel_GBps,
-  // half Simple's where unmeasured); at NCCL's own channel count its llMaxBws
-  // cap stands for them.
-  const double cta_GBps = p != Protocol::kLL             ? lib.p2p_channel_GBps
-                          : lib.p2p_ll_channel_GBps > 0 ? lib.p2p_ll_channel_GBps
-                                                        : lib.p2p_channel_GBps / 2;
+  // LL's CTAs write at their own rate (LibraryModel::cta_GBps); at NCCL's
+  // own channel count its llMaxBws cap stands for them.
+  const double cta_GBps = lib.cta_GBps(p);
   double busbw_GBps = 0;
   if (g.domains.size() == 1) {
     busbw_GBps = p != Protocol::kLL && lib.nvlink_coll_channels > 0 ? lib.nvlink_channels_busbw_GBps()
