@@ -17,7 +17,9 @@
 // sender's and adds its own time. Up to 512 KiB a peer NCCL sends LL
 // (p2p_plan.h), whose CTAs move a quarter of Simple's rate and whose flags
 // double the bytes on the links; the schedule then says LL. Across domains
-// the network bounds them instead, and under a CTA cap the capped channels.
+// the network bounds them instead, and under a CTA cap the capped channels;
+// the proxy that posts a rank's network sends one at a time delays the
+// last (proxy_post_delay).
 //
 // Alone on a flow network (Request::alone_on_flow_network), or past
 // kMaxAllToAllFlows ranks, the all-to-all's n(n - 1) transfers are not run
@@ -82,6 +84,22 @@ SimTime capped_ctas_bound(const Group& g, const LibraryModel& lib, Protocol p, B
   return SimTime::from_seconds(per_peer.as_double() * peers / (lib.max_ctas * lib.cta_GBps(p) * 1e9));
 }
 
+// Across domains a rank's network sends are posted by one proxy thread, one
+// after another, each at NCCL's cost to post a network operation
+// (LibraryModel::net_overhead_us, tuning.cc getNetOverhead); the receives
+// are posted ahead, while the kernel launches. The network hop's latency
+// covers one post, so the send to the last of a rank's k peers outside its
+// domain leaves (k - 1) posts late, and the all-to-all ends with it. With
+// PXN a send to a peer on another rail is posted by the proxy of the local
+// GPU on that rail, which so posts the local GPUs' sends to its rail's
+// peers: k again.
+SimTime proxy_post_delay(const Group& g, const LibraryModel& lib) {
+  if (g.domains.size() < 2) return SimTime::zero();
+  size_t smallest = g.domains.front().size();
+  for (const auto& d : g.domains) smallest = std::min(smallest, d.size());
+  return lib.net_posts(g.size() - static_cast<int>(smallest) - 1);
+}
+
 // Any size: past kMaxAllToAllRanks the builder says why it stops.
 bool direct_applicable(const Group&, Op op) { return op == Op::kSendRecv || op == Op::kAllToAll; }
 
@@ -136,8 +154,9 @@ Schedule build_direct(const Group& g, const Request& r, const LibraryModel& lib)
   }
   const SimTime mesh_bound = in_mesh_peer_bound(g, lib, per_peer);
   const SimTime cta_bound = capped_ctas_bound(g, lib, wire_protocol, per_peer, a2a ? n - 1 : 1);
+  const SimTime posts = a2a ? proxy_post_delay(g, lib) : SimTime::zero();
   for (auto& p : s.phases) {
-    p.latency_after = hop;
+    p.latency_after = hop + posts;
     p.min_duration = std::max({p.min_duration, bound.time / p.repeat, mesh_bound / p.repeat, cta_bound / p.repeat});
   }
   s.merge_sends();

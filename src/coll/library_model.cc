@@ -71,6 +71,11 @@ SimTime LibraryModel::ring_step_floor(Protocol p, int domains) const {
   return us(net_overhead_us * (p == Protocol::kSimple ? 3.0 : 1.0));
 }
 
+SimTime LibraryModel::net_posts(int ops) const {
+  if (ideal || ops <= 0) return SimTime::zero();
+  return us(net_overhead_us * ops);
+}
+
 SimTime LibraryModel::nvls_tree_net_latency() const { return ideal ? SimTime::zero() : us(20.9); }
 
 double LibraryModel::ll_max_busbw_GBps(int nodes) const {

@@ -131,6 +131,9 @@ struct LibraryModel {
   // every step waits on the proxy that posts the ring's network hops.
   // Zero on one domain.
   SimTime ring_step_floor(Protocol p, int domains) const;
+  // A proxy thread posting `ops` network operations one after another, each
+  // at net_overhead_us (zero for an ideal library, or for no operations).
+  SimTime net_posts(int ops) const;
   SimTime hop_latency(LinkClass l, AlgoClass a, Protocol p) const;
   // A hop over a path whose physical latency is `path`: NCCL's hop latency,
   // which covers the path it was measured on, or the path where that is
