@@ -82,7 +82,8 @@ CollectiveResult CollectiveRunner::fastest(const NetworkFactory& make, const Gro
   std::vector<std::pair<const Algorithm*, Protocol>> candidates;
   for (const Algorithm& a : reg_.all()) {
     if (!a.in_auto || !a.supports(r.op) || !a.applicable(g, r.op)) continue;
-    for (Protocol p : a.protocols) candidates.emplace_back(&a, p);
+    for (Protocol p : a.protocols)
+      if (p != Protocol::kLL128 || lib_.ll128) candidates.emplace_back(&a, p);
   }
   if (candidates.empty())
     throw core::InputError({"", 0, "--algo"}, fmt::format("no algorithm implements {} on this group", to_string(r.op)));

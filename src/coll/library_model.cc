@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <string>
 
 #include "hw/system.h"
 
@@ -157,8 +158,11 @@ LibraryModel ideal_library() {
 LibraryModel nccl_library(const hw::System& system) {
   const hw::Architecture& arch = system.gpu.arch;
   LibraryModel m;
-  m.name = arch.library == hw::CollectiveLibrary::kRccl ? "RCCL (NCCL 2.28 tuning model, RCCL's protocol formats)"
-                                                         : "NCCL 2.28 tuning model";
+  m.ll128 = arch.ll128_only_with_nics == 0 || system.nics_per_host == arch.ll128_only_with_nics;
+  const std::string no_ll128 = m.ll128 ? "" : ", no LL128 on " + std::to_string(system.nics_per_host) + "-NIC hosts";
+  m.name = arch.library == hw::CollectiveLibrary::kRccl
+               ? "RCCL (NCCL 2.28 tuning model, RCCL's protocol formats" + no_ll128 + ")"
+               : "NCCL 2.28 tuning model" + no_ll128;
   m.nvls_efficiency = arch.nvls_efficiency;
   m.nvls_step_us = arch.nvls_step_us;
   m.compute_capability = compute_capability(arch);

@@ -48,6 +48,10 @@ enum class LinkClass { kNvlink, kPci, kNet };
 struct LibraryModel {
   std::string name;  // "NCCL 2.28 tuning", "ideal"
   bool ideal = false;
+  // The library chooses LL128 by itself on this platform
+  // (hw::Architecture::ll128_only_with_nics); when not, auto leaves it out,
+  // and only an explicit request (NCCL_PROTO=LL128) runs it.
+  bool ll128 = true;
   double nvls_efficiency = 1.0;  // NCCL's nvlsEfficiency for this GPU generation
   double nvls_step_us = 0;       // an NVLS chunk step's fixed cost (hw::Architecture::nvls_step_us)
   int compute_capability = 0;    // NCCL's, x10 (90 Hopper, 100 Blackwell): NVLS channels and tuning

@@ -214,6 +214,9 @@ std::vector<Architecture> make_architectures() {
                              .nvls_efficiency = 0.85,
                              .ll_max_one_node_GBps = 141.0,
                              .library = CollectiveLibrary::kRccl,
+                             // RCCL 2.22.3 for ROCm 6.4.2 added LL128 on gfx942
+                             // (its CHANGELOG), for 4-NIC platforms alone.
+                             .ll128_only_with_nics = 4,
                              .gemm_power_exponent = kCdnaGemmPowerExponent,
                              .calibration_table = "mi300x.json"});
   out.push_back(Architecture{.family = "cdna4",

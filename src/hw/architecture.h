@@ -97,6 +97,12 @@ struct Architecture {
   // cross-node rows depend on the host CPU, not the GPU (System::cpu_vendor).
   double ll_max_one_node_GBps = 0;
   CollectiveLibrary library = CollectiveLibrary::kNccl;
+  // Hosts on which the library enables LL128 by default only with this many
+  // NICs; 0: on every host. RCCL sets LL128 on gfx942 only where one of its
+  // Rome models matches the platform and says ll128Enabled (graph/tuning.cc,
+  // rome_models.cc); its documentation: "enabled for 4-NIC configurations"
+  // on MI300X, by default on gfx950.
+  int ll128_only_with_nics = 0;
   // Where dense GEMMs run at the clock the board's power limit allows (not
   // at the boost clock): a GEMM plateau measured on one part of the family
   // carries to another by (its board power / the measuring part's)^this,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "fixture.h"
 #include "hw/catalog.h"
 
@@ -22,6 +24,18 @@ TEST(LibraryModel, NcclAndRcclLl128LinesCarryFifteenOfSixteenAndSevenOfEightWord
   // Across nodes NCCL's tree keeps 0.92 of the link times the line's payload.
   EXPECT_DOUBLE_EQ(nccl.tree_efficiency(Protocol::kLL128, 2), 0.92 * 15.0 / 16.0);
   EXPECT_DOUBLE_EQ(rccl.tree_efficiency(Protocol::kLL128, 2), 0.92 * 7.0 / 8.0);
+}
+
+TEST(LibraryModel, RcclChoosesLl128OnGfx942OnlyOnFourNicHosts) {
+  // RCCL 2.22.3 (ROCm 6.4.2) added LL128 on gfx942 for the 4-NIC platforms
+  // its Rome models enable it on; gfx950 and NCCL's parts have it anywhere.
+  hw::System mi300x = hw::find_system("mi300x-8");  // 8 NICs a host
+  EXPECT_FALSE(nccl_library(mi300x).ll128);
+  EXPECT_NE(nccl_library(mi300x).name.find("no LL128 on 8-NIC hosts"), std::string::npos);
+  mi300x.nics_per_host = 4;
+  EXPECT_TRUE(nccl_library(mi300x).ll128);
+  EXPECT_TRUE(nccl_library(hw::find_system("mi355x-8")).ll128);
+  EXPECT_TRUE(nccl_library(hw::find_system("dgx-h100")).ll128);
 }
 
 TEST(LibraryModel, AStepIsTheProtocolBufferOverEightSlotsLessItsFlags) {

@@ -156,6 +156,7 @@ TEST(Auto, PicksWhatSimulatingEveryCandidateWouldPick) {
         for (const Algorithm& a : fx.reg.all()) {
           if (!a.in_auto || !a.supports(op) || !a.applicable(g, op)) continue;
           for (Protocol p : a.protocols) {
+            if (p == Protocol::kLL128 && !fx.lib.ll128) continue;  // not the library's own choice here
             r.protocol = p;
             CollectiveResult one = runner.run_one(g, r, a);
             if (!have || one.time < best.time) {
@@ -171,6 +172,21 @@ TEST(Auto, PicksWhatSimulatingEveryCandidateWouldPick) {
       }
     }
   }
+}
+
+// RCCL enables LL128 on gfx942 only for 4-NIC platforms, so on an 8-NIC
+// MI300X host auto never picks it: a 16 MiB all-reduce on one node, which
+// LL128 would win (207 GB/s against Simple's 203), runs ring/Simple. An
+// explicit LL128 (NCCL_PROTO=LL128) still runs. MI355X (gfx950) keeps it.
+TEST(Auto, OnAnEightNicMi300xHostLl128IsNotTheLibrarysChoice) {
+  auto mi300x = cluster("mi300x-8", 8);
+  const auto pick = mi300x.run(Op::kAllReduce, Bytes::MiB(16), "auto");
+  EXPECT_EQ(pick.algorithm + "/" + pick.protocol, "ring/Simple");
+  const auto forced = mi300x.run(Op::kAllReduce, Bytes::MiB(16), "ring", Fidelity::kStep, Protocol::kLL128);
+  EXPECT_EQ(forced.protocol, "LL128");
+  EXPECT_LT(forced.time, pick.time);
+  auto mi355x = cluster("mi355x-8", 8);
+  EXPECT_EQ(mi355x.run(Op::kAllReduce, Bytes::MiB(16), "auto").protocol, "LL128");
 }
 
 // A ring step waits for the slower of NCCL's hop latency and the path's: on
