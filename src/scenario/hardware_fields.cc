@@ -189,7 +189,8 @@ const std::vector<Field<System>>& system_fields() {
       {"scaleup", Kind::kSection, derived("every key at its default"), {},
        "the scale-up domain: kind, size, bandwidth, latency", {}},
       {"nics_per_host", Kind::kInt, by_default("8"), int_range(1, 1024),
-       "scale-out NICs per host, one rail each (they divide gpus_per_host)",
+       "scale-out NICs per host, one rail each (they divide gpus_per_host); on MI300X and MI325X RCCL "
+       "chooses LL128 only with 4",
        [](S& s, const Value& v) { s.nics_per_host = v.as_int(); },
        [](const S& s) { return int_text(s.nics_per_host); }, {}},
       {"nic_speed", Kind::kBandwidth, required(), rate_positive(), "per NIC, e.g. 800Gbps",
