@@ -68,8 +68,7 @@ SimTime LibraryModel::hop_on_path(LinkClass l, AlgoClass a, Protocol p, SimTime 
 }
 
 SimTime LibraryModel::ring_step_floor(Protocol p, int domains) const {
-  if (ideal || domains <= 1) return SimTime::zero();
-  return us(net_overhead_us * (p == Protocol::kSimple ? 3.0 : 1.0));
+  return domains <= 1 ? SimTime::zero() : net_posts(p == Protocol::kSimple ? 3 : 1);
 }
 
 SimTime LibraryModel::net_posts(int ops) const {

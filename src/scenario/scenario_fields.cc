@@ -715,6 +715,10 @@ Section network_section() {
   return s;
 }
 
+// A collective, kernel or edge scenario trains nothing: its plan and training
+// sections are not its own to show.
+bool trains(const Scenario& x) { return !(x.collective || x.kernel || x.edge); }
+
 }  // namespace
 
 const std::vector<Field<CommunicatorCtas>>& communicator_ctas_fields() {
@@ -741,7 +745,7 @@ const std::vector<Section>& sections() {
         section<Scenario>("", top_fields(), [](const Scenario& x) { return &x; }),
         section<ModelSpec>("model", model_fields(),
                            [](const Scenario& x) {
-                             return (x.collective || x.kernel || x.edge) && x.model.layers == 0 ? nullptr : &x.model;
+                             return !trains(x) && x.model.layers == 0 ? nullptr : &x.model;
                            }),
         section<topo::ClusterSpec>("cluster", cluster_fields(), [](const Scenario& x) { return &x.cluster; }),
         section<hw::System>("cluster.system", system_fields(), [](const Scenario& x) { return &x.cluster.system; }),
@@ -756,17 +760,13 @@ const std::vector<Section>& sections() {
         section<topo::StorageSpec>("cluster.storage", storage_fields(),
                                    [](const Scenario& x) { return &x.cluster.storage; }),
         section<ParallelPlan>("parallelism", parallelism_fields(),
-                              [](const Scenario& x) { return x.collective || x.kernel || x.edge ? nullptr : &x.parallelism; }),
+                              [](const Scenario& x) { return trains(x) ? &x.parallelism : nullptr; }),
         section<CommunicatorCtas>("parallelism.nccl_min_ctas", communicator_ctas_fields(),
-                                  [](const Scenario& x) {
-                                    return x.collective || x.kernel || x.edge ? nullptr : &x.parallelism.nccl_min_ctas;
-                                  }),
+                                  [](const Scenario& x) { return trains(x) ? &x.parallelism.nccl_min_ctas : nullptr; }),
         section<CommunicatorCtas>("parallelism.nccl_max_ctas", communicator_ctas_fields(),
-                                  [](const Scenario& x) {
-                                    return x.collective || x.kernel || x.edge ? nullptr : &x.parallelism.nccl_max_ctas;
-                                  }),
+                                  [](const Scenario& x) { return trains(x) ? &x.parallelism.nccl_max_ctas : nullptr; }),
         section<TrainingSpec>("training", training_fields(),
-                              [](const Scenario& x) { return x.collective || x.kernel || x.edge ? nullptr : &x.training; }),
+                              [](const Scenario& x) { return trains(x) ? &x.training : nullptr; }),
         network_section(),
         section<Scenario>("compute", compute_fields(), [](const Scenario& x) { return &x; }),
         section<Expected>("expected", expected_fields(),

@@ -114,9 +114,9 @@ class IsolatedCollectives {
     const coll::Group g = coll::make_group(*in_.topology, gpus_of(in_, ranks));
     size_t widest = 0;
     for (const auto& d : g.domains) widest = std::max(widest, d.size());
-    const int min_ctas = ctas_for(in_.plan->nccl_min_ctas, c), max_ctas = ctas_for(in_.plan->nccl_max_ctas, c);
+    const coll::LibraryModel& lib = library(c);
     const CollectiveKey key{static_cast<int>(op), bytes.count(), g.size(), g.domains.size(), widest, forced,
-                            min_ctas,           max_ctas};
+                            lib.min_ctas,       lib.max_ctas};
     auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
     // Inside one scale-up domain: the same whatever the fabric, so the
@@ -136,10 +136,10 @@ class IsolatedCollectives {
       if (algo.rfind("nvls", 0) == 0) algo = "nvls";
       r.protocol = coll::parse_protocol(forced.substr(slash + 1), "protocol");
     }
-    auto runner = runners_.find({min_ctas, max_ctas});
+    auto runner = runners_.find({lib.min_ctas, lib.max_ctas});
     if (runner == runners_.end())
       runner = runners_
-                   .try_emplace({min_ctas, max_ctas}, *in_.topology, *in_.algorithms, library(c), in_.make_network,
+                   .try_emplace({lib.min_ctas, lib.max_ctas}, *in_.topology, *in_.algorithms, lib, in_.make_network,
                                 in_.choose_network)
                    .first;
     const coll::CollectiveResult& result = memo_.emplace(key, runner->second.run(g, r, algo)).first->second;

@@ -524,12 +524,11 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // and the hidden states too when Q has no latent.
       const Bytes latents(T * m_.latent_width() * kActivationBytes);
       const bool hidden_too = m_.q_lora_rank == 0;
-      const auto gather_in = [&](Communicator c, SimTime hidden) {
-        return m_.mla() ? timer_(c, coll::Op::kAllGather, latents, group) + (hidden_too ? hidden : none) : hidden;
+      const auto mixer_in = [&](Communicator c, coll::Op op, SimTime hidden) {
+        return m_.mla() ? timer_(c, op, latents, group) + (hidden_too ? hidden : none) : hidden;
       };
-      const SimTime ag_in = gather_in(layer_comm, ag);
-      const SimTime rs_in =
-          m_.mla() ? timer_(layer_comm, coll::Op::kReduceScatter, latents, group) + (hidden_too ? rs : none) : rs;
+      const SimTime ag_in = mixer_in(layer_comm, coll::Op::kAllGather, ag);
+      const SimTime rs_in = mixer_in(layer_comm, coll::Op::kReduceScatter, rs);
       // A MoE layer whose experts are folded below TP takes each rank's own
       // tokens to the dispatch: its MLP gathers nothing, unless shared
       // experts (split over TP) need the whole sequence.
@@ -537,11 +536,13 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       const SimTime ag_mlp = mlp_gathers ? ag_all : none, rs_mlp = mlp_gathers ? rs_all : none;
       // With tp_comm_overlap each gather is pipelined with the GEMM after it,
       // but where its layer's overlap is disabled (a plain all-gather first).
-      const SimTime ag_nccl = timer_(Communicator::kTp, coll::Op::kAllGather, S, group);
-      const SimTime ag_qkv_left =
-          p_.tp_comm_overlap_disable_qkv ? gather_in(Communicator::kTp, mixer ? ag_nccl : none) : zero_floor(ag_in - g_qkv);
+      // A disabled gather is NCCL's own call, on the TP communicator.
+      const auto ag_nccl = [&] { return timer_(Communicator::kTp, coll::Op::kAllGather, S, group); };
+      const SimTime ag_qkv_left = p_.tp_comm_overlap_disable_qkv
+                                      ? mixer_in(Communicator::kTp, coll::Op::kAllGather, mixer ? ag_nccl() : none)
+                                      : zero_floor(ag_in - g_qkv);
       const SimTime ag_up_left =
-          p_.tp_comm_overlap_disable_fc1 ? (mlp_gathers ? ag_nccl : none) : zero_floor(ag_mlp - g_up);
+          p_.tp_comm_overlap_disable_fc1 ? (mlp_gathers ? ag_nccl() : none) : zero_floor(ag_mlp - g_up);
       mlp_comm = p_.tp_comm_overlap ? ag_up_left + zero_floor(rs_mlp - g_down) : ag_mlp + rs_mlp;
       // Backward, the column-parallel GEMMs (the mixer's first, the MLP's up
       // projection) hide their collectives behind their data- and weight-

@@ -72,8 +72,9 @@ namespace anatomy::workload {
 using core::Bytes;
 using core::SimTime;
 
-// Time of a collective on `ranks` when nothing else runs (memoized by the caller).
-// Times a collective of communicator `c` (its CTA limits, ParallelPlan::nccl_max_ctas) on `ranks`.
+// Time of a collective of communicator `c` (with its CTA limits,
+// ParallelPlan::nccl_min_ctas / nccl_max_ctas) on `ranks` when nothing else
+// runs (memoized by the caller).
 using CommTimer = std::function<SimTime(Communicator c, coll::Op, Bytes, const std::vector<uint32_t>& ranks)>;
 
 struct StepCost {
