@@ -162,7 +162,18 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   // SHARP.
   const double loop_payload = static_cast<double>(plan.channels) * h * plan.chunk.as_double();
   const double nvl_stage_s = link > 0 ? loop_payload * (1.0 + 1.0 / h) / eff / link : 0.0;
-  const double copy_stage_s = link > 0 ? loop_payload / eff_default_chunk / link : 0.0;
+  // A channel is one CTA, and its copy warps move its share of the whole
+  // buffer (all-reduce: S in and S out; a gather's S out, a scatter's S in,
+  // whatever the head count) no faster than a CTA moves data anywhere else
+  // (LibraryModel::cta_GBps, read off p2p transfers; rings take the same
+  // bound). Where that is slower than the link, it paces the copy stages
+  // and the whole buffer: channels x 20.4 GB/s of algorithm bandwidth on
+  // Blackwell, which NVLink's S(1 + 1/h) does not reach below about 24
+  // heads.
+  const double cta_Bps = lib.ideal ? 0.0 : lib.cta_GBps(Protocol::kSimple) * 1e9 * plan.channels;
+  const double copy_stage_s = std::max(link > 0 ? loop_payload / eff_default_chunk / link : 0.0,
+                                       cta_Bps > 0 ? loop_payload / cta_Bps : 0.0);
+  if (cta_Bps > 0) p.min_duration = SimTime::from_seconds(S / cta_Bps / reps);
   const double net_stage_s = nic > 0 ? loop_payload / h / lib.efficiency(Protocol::kSimple) / nic : 0.0;
   int net_stages = 0;
   const SimTime to_switch = physical_latency(*g.topo, g.node(0), g.topo->domain(g.domain_of(0)).switch_node);
@@ -210,7 +221,7 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
       if (cap_Bps > 0) {
         const double n = g.size();
         const double min_s = S / (cap_Bps * n / (2.0 * (n - 1)));
-        p.min_duration = SimTime::from_seconds(min_s / reps);
+        p.min_duration = std::max(p.min_duration, SimTime::from_seconds(min_s / reps));
       }
     }
   }

@@ -83,7 +83,12 @@ namespace {
 // 32 x 20.4 = 653 GB/s sits under NVLink 5's 721.8 GB/s payload rate; on
 // Hopper 24 x 19.0 = 456 is above NVLink 4's, so it never binds there.
 // GB200 and GB300 racks take DGX B200's 32 (the same NVLink 5 and SM10x
-// search); no rack log was found.
+// search); no rack log was found. The rate is a CTA's, not its warps': a
+// p2p send has about 10 warps and a ring CTA 16-20, and both move it. So
+// NVLS's CTAs, whose scatter and gather warps copy the whole buffer in and
+// out of the NVLS buffer, copy at it too (coll/nvls.cc): 24 x 20.4 = 489.6
+// GB/s of algorithm bandwidth on one Blackwell rack, the ceiling XLA's GB200
+// all-reduce rows reach at 16-18 GPUs.
 //
 // llMaxBws one-node row (NCCL 2.28 tuning.cc, GB/s): Ampere 87.7, Hopper
 // 141, Blackwell 2 x 141 = 282; RCCL keeps NCCL's table and AMD GPUs fall in

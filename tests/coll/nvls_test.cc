@@ -71,18 +71,43 @@ TEST(Nvls, AnNvl72RacksBusBandwidthGrowsWithSizeFromPipelineFill) {
   // f = 0.9 us x 534.1 GB/s / (24 x 64 KiB x 1.03125) = 0.296 of the step
   // against 0.148 at 128 KiB: 534.1 x 1.148 / 1.296 = 473.1 GB/s. The
   // pipeline's fill and drain are the scatter's and the gather's copies of
-  // a loop in the GPU's own memory, which pay no chunk steps: 2 x 48 MiB /
-  // 534.1 GB/s = 188.5 us, plus NCCL's 25 us and the rest of the last
-  // loop's steps (32 x 0.9 us / 1.148 = 25.1 us a loop). 4 GiB (85.33
-  // loops): 9.363 + 0.1885 + 0.025 + 0.0167 ms = 9.593 ms, busbw = 4 GiB /
-  // 9.593 ms x 142/72 = 883 GB/s. 512 MiB (64 KiB chunks too, 10.67
-  // loops): 1.170 + 0.1885 + 0.025 + 0.0084 ms, busbw 761 GB/s.
+  // a loop in the GPU's own memory, which pay no chunk steps but run at the
+  // 24 CTAs' 24 x 20.4 = 489.6 GB/s: 2 x 48 MiB / 489.6 GB/s = 205.6 us,
+  // plus NCCL's 25 us and the rest of the last loop's steps (32 x 0.9 us /
+  // 1.148 = 25.1 us a loop). 4 GiB (85.33 loops): 9.363 + 0.2056 + 0.025 +
+  // 0.0167 ms = 9.610 ms, busbw = 4 GiB / 9.610 ms x 142/72 = 881.4 GB/s.
+  // 512 MiB (64 KiB chunks too, 10.67 loops): 1.170 + 0.2056 + 0.025 +
+  // 0.0084 ms, busbw 751.5 GB/s.
   Cluster c(cluster_spec("gb200-nvl72", 72));
   const auto big = c.run(Bytes::GiB(4), "nvls");
   const auto mid = c.run(Bytes::MiB(512), "nvls");
   EXPECT_EQ(big.algorithm, "nvls");
-  EXPECT_NEAR(big.busbw_GBps, 883, 1);
-  EXPECT_NEAR(mid.busbw_GBps, 761, 1);
+  EXPECT_NEAR(big.busbw_GBps, 881.4, 1);
+  EXPECT_NEAR(mid.busbw_GBps, 751.5, 1);
+}
+
+TEST(Nvls, ARacksChannelsCopyTheBufferAtTheirCtasRateWhateverItsHeads) {
+  // Every GPU's scatter and gather warps copy its whole buffer S, so the 24
+  // CTAs of a rack's NVLS move at most 24 x 20.4 = 489.6 GB/s of algorithm
+  // bandwidth, where its NVLink, S(1 + 1/32) at 534.1 GB/s, would allow
+  // 517.9. 16 GiB on 64 GPUs (128 KiB chunks, loops of 96 MiB, 170.67 of
+  // them): 16 GiB / 489.6 GB/s = 35.088 ms, the fill of a loop through two
+  // copies and the reduce, 2 x 205.6 + 194.4 - 205.6 = 400 us, NCCL's 25
+  // us and the last loop's remaining steps, 0.33 x 25.1 = 8.4 us: 35.52 ms,
+  // busbw 16 GiB / 35.52 ms x 126/64 = 952 GB/s (XLA's GB200 table and
+  // Oracle's GB300 one read 898-937 at 8 to 32 GiB). Without the CTAs'
+  // rate the link sets the pace: 16 GiB x 1.03125 / 534.1 GB/s = 33.17 ms.
+  Cluster rack(cluster_spec("gb200-nvl72", 64)), no_cta(cluster_spec("gb200-nvl72", 64));
+  no_cta.lib.p2p_channel_GBps = 0;
+  EXPECT_NEAR(rack.run(Bytes::GiB(16), "nvls").busbw_GBps, 952, 2);
+  EXPECT_LT(no_cta.run(Bytes::GiB(16), "nvls").time.millis(), 33.17 + 0.45);
+  // Eight heads make the link the slower one: 534.1 / 1.125 = 474.8 GB/s.
+  // On 8 B200s the CTAs change only the fill (two copies of a 24 MiB loop,
+  // 94.2 against 102.8 us), well under 1% of 16 GiB's 36 ms.
+  Cluster node(cluster_spec("dgx-b200", 8)), node_no_cta(cluster_spec("dgx-b200", 8));
+  node_no_cta.lib.p2p_channel_GBps = 0;
+  EXPECT_NEAR(node.run(Bytes::GiB(16), "nvls").time.millis() / node_no_cta.run(Bytes::GiB(16), "nvls").time.millis(),
+              1.0, 0.005);
 }
 
 TEST(Nvls, SmallerChunksPayEachStepsFixedCostMoreOften) {
