@@ -233,6 +233,9 @@ Topology build_cluster(const ClusterSpec& spec) {
     detail::build_clos(t, 1, sgroups, p, "storage");
   }
 
+  // RCCL ships PXN off (graph/paths.cc: PXN_DISABLE defaults to 1): a send
+  // to a peer on another rail leaves on the sender's own NIC.
+  t.pxn = sys.gpu.arch.library == hw::CollectiveLibrary::kNccl;
   t.finalize();
   // A partial last domain is named: its few GPUs (and NICs) carry every
   // collective that spans the domains, so results hinge on it.

@@ -22,7 +22,8 @@
 // A GPU reaches the fabric through its NIC; when the destination NIC is on
 // another rail, NCCL's PXN forwards over the scale-up domain to the local
 // GPU on the destination's rail first, which keeps rail-optimized traffic
-// under one leaf. Storage traffic goes GPU -> host memory -> storage NIC.
+// under one leaf. RCCL leaves PXN off by default, so its cross-rail traffic
+// climbs the fabric from the sender's own NIC. Storage traffic goes GPU -> host memory -> storage NIC.
 //
 // A Topology is immutable once built and may be shared across runs.
 //
@@ -183,7 +184,7 @@ class Topology {
   size_t memory_bytes() const;
 
   Framing framing;  // of the fabric links (kFabric, kStorage): what their bandwidth was derated by
-  bool pxn = true;  // NCCL PXN: cross-rail traffic hops to the peer GPU on the destination's rail
+  bool pxn = true;  // NCCL PXN: cross-rail traffic hops to the peer GPU on the destination's rail (RCCL: off)
 
  private:
   struct GpuNic {

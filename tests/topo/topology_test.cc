@@ -69,6 +69,19 @@ TEST(Cluster, CrossRailUsesPxnOrTheSpine) {
   EXPECT_EQ(t.level(t.link(q[2]).to), 2);  // a spine
 }
 
+TEST(Cluster, RcclSendsCrossRailTrafficFromItsOwnNic) {
+  // RCCL's PXN_DISABLE defaults to 1 (graph/paths.cc), NCCL's to 0. Two
+  // MI300X hosts: GPU 0 (rail 0) to GPU 9 (rail 1 of host 1) leaves on NIC
+  // 0 and crosses a spine, where NCCL on DGX H100 hops over NVLink first.
+  Topology amd = build_cluster(dgx("mi300x-8", 16));
+  EXPECT_FALSE(amd.pxn);
+  auto p = route(amd, amd.gpu_node(0), amd.gpu_node(9));
+  expect_path(amd, p, amd.gpu_node(0), amd.gpu_node(9));
+  EXPECT_EQ(amd.link(p[0]).kind, LinkKind::kPcie);
+  EXPECT_EQ(amd.level(amd.link(p[2]).to), 2);  // a spine
+  EXPECT_TRUE(build_cluster(dgx("dgx-h100", 16)).pxn);
+}
+
 TEST(Cluster, EcmpSpreadsFlowsOverEverySpine) {
   // 32 hosts of 8 rails at radix 16: 8 hosts per leaf, 4 units x 8 rails = 32 leaves
   // would exceed 2 tiers at radix 16, so use 64 ports: 32 hosts under one leaf per rail.
