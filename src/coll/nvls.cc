@@ -19,7 +19,9 @@
 // and gather; filling and draining it costs a loop's time through every
 // stage but the slowest (the scatter's and the gather's copies on one
 // domain), so a buffer of a few loops (an NVL72 rack's loop is 24 x 32 x
-// 64 KiB = 48 MiB) is far from the asymptote.
+// 64 KiB = 48 MiB) is far from the asymptote. The copies move the whole
+// buffer whatever the head count, at no more than the CTAs' rate: on a
+// Blackwell rack that, not NVLink, is the ceiling.
 //
 // Across domains (NCCL's NVLSTree): the heads' slices are all-reduced
 // across domains on a double binary tree per head (head i of every domain,
@@ -168,8 +170,8 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   // (LibraryModel::cta_GBps, read off p2p transfers; rings take the same
   // bound). Where that is slower than the link, it paces the copy stages
   // and the whole buffer: channels x 20.4 GB/s of algorithm bandwidth on
-  // Blackwell, which NVLink's S(1 + 1/h) does not reach below about 24
-  // heads.
+  // Blackwell, 489.6 on a rack's 24, under the link's 534.1 / (1 + 1/h)
+  // at NCCL's default chunk from 12 heads up.
   const double cta_Bps = lib.ideal ? 0.0 : lib.cta_GBps(Protocol::kSimple) * 1e9 * plan.channels;
   const double copy_stage_s = std::max(link > 0 ? loop_payload / eff_default_chunk / link : 0.0,
                                        cta_Bps > 0 ? loop_payload / cta_Bps : 0.0);

@@ -23,7 +23,8 @@
 // another rail, NCCL's PXN forwards over the scale-up domain to the local
 // GPU on the destination's rail first, which keeps rail-optimized traffic
 // under one leaf. RCCL leaves PXN off by default, so its cross-rail traffic
-// climbs the fabric from the sender's own NIC. Storage traffic goes GPU -> host memory -> storage NIC.
+// climbs the fabric from the sender's own NIC. Storage traffic goes GPU ->
+// host memory -> storage NIC.
 //
 // A Topology is immutable once built and may be shared across runs.
 //
