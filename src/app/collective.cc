@@ -42,16 +42,16 @@ std::vector<core::Bytes> sweep_sizes(core::Bytes lo, core::Bytes hi, int factor,
 
 CollectiveSweepRun run_collective_sweep(const topo::Topology& t, const coll::LibraryModel& library,
                                         const CollectiveSweep& sweep, const OnRow& on_row) {
-  if (sweep.channels < 0 || sweep.channels > 64)
-    throw core::InputError({"", 0, "--channels"}, "must be 0 (auto) to 64");
+  if (sweep.channels < 0 || sweep.channels > coll::kMaxChannels)
+    throw core::InputError({"", 0, "--channels"}, fmt::format("must be 0 (auto) to {}", coll::kMaxChannels));
   if (sweep.chunks < 0) throw core::InputError({"", 0, "--chunks"}, "must not be negative");
   // NCCL takes 1 to MAXCHANNELS (64) CTAs, the least no more than the most.
-  if (sweep.min_ctas < 0 || sweep.min_ctas > 64)
-    throw core::InputError({"", 0, "--min-ctas"}, "must be 0 (NCCL's own) to 64");
-  if (sweep.max_ctas < 0 || sweep.max_ctas > 64)
-    throw core::InputError({"", 0, "--max-ctas"}, "must be 0 (NCCL's own) to 64");
-  if (sweep.min_ctas > 0 && sweep.max_ctas > 0 && sweep.min_ctas > sweep.max_ctas)
-    throw core::InputError({"", 0, "--min-ctas"}, "must not be above --max-ctas");
+  if (sweep.min_ctas < 0 || sweep.min_ctas > coll::kMaxChannels)
+    throw core::InputError({"", 0, "--min-ctas"}, fmt::format("must be 0 (NCCL's own) to {}", coll::kMaxChannels));
+  if (sweep.max_ctas < 0 || sweep.max_ctas > coll::kMaxChannels)
+    throw core::InputError({"", 0, "--max-ctas"}, fmt::format("must be 0 (NCCL's own) to {}", coll::kMaxChannels));
+  if (const std::string crossed = coll::crossed_ctas(sweep.min_ctas, sweep.max_ctas, "--max-ctas"); !crossed.empty())
+    throw core::InputError({"", 0, "--min-ctas"}, crossed);
   const NetworkFactory factory = network_factory(sweep.network);
   coll::AlgorithmRegistry registry;
   coll::register_builtin_algorithms(registry);

@@ -120,9 +120,17 @@ double LibraryModel::cta_GBps(Protocol p) const {
   return p2p_ll_channel_GBps > 0 ? p2p_ll_channel_GBps : p2p_channel_GBps * efficiency(Protocol::kLL);
 }
 
-int LibraryModel::clamp_ctas(int channels) const {
+int clamp_ctas(int channels, int min_ctas, int max_ctas) {
   if (max_ctas > 0) channels = std::min(channels, max_ctas);
   return std::max(channels, min_ctas);
+}
+
+int LibraryModel::clamp_ctas(int channels) const { return coll::clamp_ctas(channels, min_ctas, max_ctas); }
+
+std::string crossed_ctas(int min_ctas, int max_ctas, std::string_view max_name) {
+  if (min_ctas <= 0 || max_ctas <= 0 || min_ctas <= max_ctas) return "";
+  return std::to_string(min_ctas) + " is above " + std::string(max_name) + " (" + std::to_string(max_ctas) +
+         "): NCCL needs min_ctas <= max_ctas";
 }
 
 LibraryModel with_ctas(LibraryModel lib, int min_ctas, int max_ctas) {

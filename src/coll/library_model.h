@@ -29,6 +29,7 @@
 // refinements for both and takes from RCCL only its protocol formats above.
 
 #include <string>
+#include <string_view>
 
 #include "coll/ops.h"
 #include "core/units.h"
@@ -155,6 +156,13 @@ struct LibraryModel {
 };
 
 LibraryModel ideal_library();
+// NCCL's MAXCHANNELS: the most channels, and CTA limits, it takes.
+inline constexpr int kMaxChannels = 64;
+// `channels` within CTA limits (0 = none): at most max_ctas, at least min_ctas.
+int clamp_ctas(int channels, int min_ctas, int max_ctas);
+// Why NCCL would not take a least of `min_ctas` under a most of `max_ctas`
+// (the one named `max_name` in the message), or "" if it would.
+std::string crossed_ctas(int min_ctas, int max_ctas, std::string_view max_name);
 // `lib` for a communicator with these CTA limits (0 = none): its collective,
 // NVLink and p2p channel counts clamped to them; ring, tree and NVLS clamp
 // theirs as they build. A maximum also bounds a collective across NVLink

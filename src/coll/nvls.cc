@@ -172,7 +172,7 @@ Schedule build_nvls(const Group& g, const Request& r, const LibraryModel& lib) {
   // and the whole buffer: channels x 20.4 GB/s of algorithm bandwidth on
   // Blackwell, 489.6 on a rack's 24, under the link's 534.1 / (1 + 1/h)
   // at NCCL's default chunk from 12 heads up.
-  const double cta_Bps = lib.ideal ? 0.0 : lib.cta_GBps(Protocol::kSimple) * 1e9 * plan.channels;
+  const double cta_Bps = lib.cta_GBps(Protocol::kSimple) * 1e9 * plan.channels;  // 0 for an ideal library
   const double copy_stage_s = std::max(link > 0 ? loop_payload / eff_default_chunk / link : 0.0,
                                        cta_Bps > 0 ? loop_payload / cta_Bps : 0.0);
   if (cta_Bps > 0) p.min_duration = SimTime::from_seconds(S / cta_Bps / reps);

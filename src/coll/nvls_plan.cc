@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "coll/library_model.h"
 #include "coll/pipeline.h"
 
 namespace anatomy::coll {
@@ -52,9 +53,7 @@ NvlsPlan nvls_plan(const NvlsShape& shape, Bytes bytes) {
   NvlsPlan p;
   const Tuning t = tuning(shape);
   p.heads = std::max(1, std::min(kMaxNvlsArity, shape.min_domain_gpus));
-  p.channels = t.channels;
-  if (shape.max_ctas > 0) p.channels = std::min(p.channels, shape.max_ctas);
-  p.channels = std::max(p.channels, shape.min_ctas);
+  p.channels = clamp_ctas(t.channels, shape.min_ctas, shape.max_ctas);
   const double S = bytes.as_double();
   const double ops = static_cast<double>(p.channels) * p.heads;  // concurrentOps
   int64_t chunk = t.chunk;

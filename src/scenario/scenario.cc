@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "coll/library_model.h"
 #include "core/error.h"
 #include "core/input_file.h"
 #include "hw/precision.h"
@@ -114,9 +115,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
   if (top.count("collective")) {
     CollectiveCase c;
     detail::read_section(sub(top, "collective"), "collective", ctx.line_for("collective"), detail::collective_fields(), c, ctx);
-    if (c.min_ctas > 0 && c.max_ctas > 0 && c.min_ctas > c.max_ctas)
-      ctx.fail(ctx.line_for("collective.min_ctas"), "collective.min_ctas",
-               fmt::format("{} is above max_ctas ({}): NCCL needs min_ctas <= max_ctas", c.min_ctas, c.max_ctas));
+    if (const std::string crossed = coll::crossed_ctas(c.min_ctas, c.max_ctas, "max_ctas"); !crossed.empty())
+      ctx.fail(ctx.line_for("collective.min_ctas"), "collective.min_ctas", crossed);
     s.collective = c;
   } else if (top.count("kernel")) {
     KernelCase k;

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "coll/library_model.h"
 #include "coll/ops.h"
 #include "hw/catalog.h"
 #include "hw/precision.h"
@@ -658,10 +659,10 @@ const std::vector<Field<CollectiveCase>>& collective_fields() {
        [](C& c, const Value& v) { c.bytes = v.bytes; }, shows(&C::bytes)},
       {"algorithm", Kind::kString, by_default("auto"), {}, "ring, tree, nvls, hierarchical, direct or auto",
        [](C& c, const Value& v) { c.algorithm = v.text; }, shows(&C::algorithm)},
-      {"min_ctas", Kind::kInt, by_default("0"), int_range(0, 64),
+      {"min_ctas", Kind::kInt, by_default("0"), int_range(0, coll::kMaxChannels),
        "the least CTAs (channels) NCCL runs, as NCCL_MIN_CTAS sets it; 0: NCCL's own",
        [](C& c, const Value& v) { c.min_ctas = v.as_int(); }, shows(&C::min_ctas)},
-      {"max_ctas", Kind::kInt, by_default("0"), int_range(0, 64),
+      {"max_ctas", Kind::kInt, by_default("0"), int_range(0, coll::kMaxChannels),
        "the most CTAs (channels) NCCL runs, as NCCL_MAX_CTAS sets it: a ring or tree at most one CTA's rate a "
        "channel, a rank's all-to-all sends at most that many CTAs' rate; 0: NCCL's own",
        [](C& c, const Value& v) { c.max_ctas = v.as_int(); }, shows(&C::max_ctas)},
@@ -724,16 +725,18 @@ bool trains(const Scenario& x) { return !(x.collective || x.kernel || x.edge); }
 const std::vector<Field<CommunicatorCtas>>& communicator_ctas_fields() {
   using C = CommunicatorCtas;
   static const std::vector<Field<C>> f = {
-      {"tp", Kind::kInt, by_default("0"), int_range(0, 64), "the TP collectives (Megatron-Core's tp); 0: NCCL's own",
+      {"tp", Kind::kInt, by_default("0"), int_range(0, coll::kMaxChannels),
+       "the TP collectives (Megatron-Core's tp); 0: NCCL's own",
        [](C& c, const Value& v) { c.tp = v.as_int(); }, shows(&C::tp)},
-      {"cp", Kind::kInt, by_default("0"), int_range(0, 64),
+      {"cp", Kind::kInt, by_default("0"), int_range(0, coll::kMaxChannels),
        "the CP exchange, ring or all-to-all (Megatron-Core's cp); 0: NCCL's own",
        [](C& c, const Value& v) { c.cp = v.as_int(); }, shows(&C::cp)},
-      {"dp", Kind::kInt, by_default("0"), int_range(0, 64),
+      {"dp", Kind::kInt, by_default("0"), int_range(0, coll::kMaxChannels),
        "the gradient and parameter collectives over DP x CP, ZeRO-3's gathers too (Megatron-Core's dp_cp); the "
        "experts' own data-parallel groups keep NCCL's; 0: NCCL's own",
        [](C& c, const Value& v) { c.dp = v.as_int(); }, shows(&C::dp)},
-      {"ep", Kind::kInt, by_default("0"), int_range(0, 64), "the MoE all-to-alls (Megatron-Core's ep); 0: NCCL's own",
+      {"ep", Kind::kInt, by_default("0"), int_range(0, coll::kMaxChannels),
+       "the MoE all-to-alls (Megatron-Core's ep); 0: NCCL's own",
        [](C& c, const Value& v) { c.ep = v.as_int(); }, shows(&C::ep)},
   };
   return f;

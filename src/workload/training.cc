@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "coll/library_model.h"
 #include "core/error.h"
 
 namespace anatomy::workload {
@@ -580,13 +581,14 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   // the maximum (init.cc parseCommConfig warns and resets others).
   for (const auto& [name, c] : kLimitedCommunicators) {
     const int lo = ctas_for(p.nccl_min_ctas, c), hi = ctas_for(p.nccl_max_ctas, c);
-    if (lo < 0 || lo > 64)
-      fail(fmt::format("parallelism.nccl_min_ctas.{}", name), fmt::format("must be 0 to 64 (got {})", lo));
-    if (hi < 0 || hi > 64)
-      fail(fmt::format("parallelism.nccl_max_ctas.{}", name), fmt::format("must be 0 to 64 (got {})", hi));
-    if (lo > 0 && hi > 0 && lo > hi)
+    if (lo < 0 || lo > coll::kMaxChannels)
       fail(fmt::format("parallelism.nccl_min_ctas.{}", name),
-           fmt::format("{} is above nccl_max_ctas.{} ({}): NCCL needs min_ctas <= max_ctas", lo, name, hi));
+           fmt::format("must be 0 to {} (got {})", coll::kMaxChannels, lo));
+    if (hi < 0 || hi > coll::kMaxChannels)
+      fail(fmt::format("parallelism.nccl_max_ctas.{}", name),
+           fmt::format("must be 0 to {} (got {})", coll::kMaxChannels, hi));
+    if (const std::string crossed = coll::crossed_ctas(lo, hi, fmt::format("nccl_max_ctas.{}", name)); !crossed.empty())
+      fail(fmt::format("parallelism.nccl_min_ctas.{}", name), crossed);
   }
 
   const int64_t product = int64_t{p.tp} * p.pp * p.dp * p.cp;
