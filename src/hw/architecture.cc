@@ -241,10 +241,12 @@ std::vector<Architecture> make_architectures() {
                              // them 2.2 and 2.4 GHz peak.
                              .gemm_power_exponent = kCdnaGemmPowerExponent,
                              .calibration_table = "mi355x.json",
-                             // No FP8 GEMM measured on CDNA 4: CDNA 3's FP8 / BF16
-                             // plateau (AMD's own max-achievable rates on an
-                             // MI300X: 1,273 of 2,615 TFLOP/s against 708 of
-                             // 1,307), both generations rating FP8 at twice BF16.
+                             // A precision the CDNA 4 table has no rows of takes
+                             // CDNA 3's plateau over BF16 where that table has one
+                             // (AMD's own max-achievable rates on an MI300X, FP8
+                             // 1,273 of 2,615 TFLOP/s against 708 of 1,307). The
+                             // MI355X table now carries its own FP8 rows, and
+                             // neither measured MXFP4, which runs at BF16's.
                              .precision_ratio_table = "mi300x.json"});
   return out;
 }
