@@ -391,7 +391,7 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        "maxCTAs, as Megatron-Core's --nccl-communicator-config-path file sets it; NCCL_MAX_CTAS, which overrides "
        "that file, sets every communicator's). Fewer channels carry less: a ring or tree at most one CTA's rate a "
        "channel, over NVLink and through every domain it crosses, a rank's all-to-all sends at most that many "
-       "CTAs' rate (NVLS's rate a CTA is not modelled: its channels only set its chunks)",
+       "CTAs' rate, NVLS's channels copy the buffer at one CTA's rate each",
        {}},
       {"overlap_p2p_comm", Kind::kBool, by_default("false"), {},
        "pipeline sends overlap compute (false: a stage waits for its send, as Megatron-LM's blocking p2p)",
@@ -664,7 +664,8 @@ const std::vector<Field<CollectiveCase>>& collective_fields() {
        [](C& c, const Value& v) { c.min_ctas = v.as_int(); }, shows(&C::min_ctas)},
       {"max_ctas", Kind::kInt, by_default("0"), int_range(0, coll::kMaxChannels),
        "the most CTAs (channels) NCCL runs, as NCCL_MAX_CTAS sets it: a ring or tree at most one CTA's rate a "
-       "channel, a rank's all-to-all sends at most that many CTAs' rate; 0: NCCL's own",
+       "channel, a rank's all-to-all sends at most that many CTAs' rate, NVLS's channels copy at one CTA's rate "
+       "each; 0: NCCL's own",
        [](C& c, const Value& v) { c.max_ctas = v.as_int(); }, shows(&C::max_ctas)},
   };
   return f;

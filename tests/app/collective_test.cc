@@ -10,16 +10,12 @@
 #include "net/flow/flow_network.h"
 #include "topo/builders.h"
 
+#include "../coll/fixture.h"
+
 namespace anatomy::app {
 namespace {
 
-// `gpus` GPUs of a catalogued system on its default fabric.
-topo::ClusterSpec spec_of(const char* system, int gpus) {
-  topo::ClusterSpec s;
-  s.system = hw::find_system(system);
-  s.gpus = gpus;
-  return s;
-}
+using coll::testing::cluster_spec;
 
 TEST(CollectiveSweep, SizesGrowByTheFactorUpToTheLargest) {
   // 1 MiB to 16 MiB by 4: 1, 4, 16 MiB (nccl-tests -b 1M -e 16M -f 4).
@@ -31,7 +27,7 @@ TEST(CollectiveSweep, SizesGrowByTheFactorUpToTheLargest) {
 TEST(CollectiveSweep, EachRowIsHandedOverAsItsSizeFinishes) {
   // Three sizes: the callback runs three times, with one, two, then three
   // rows, and already knows the group and library for the header.
-  const topo::ClusterSpec spec = spec_of("dgx-h100", 16);
+  const topo::ClusterSpec spec = cluster_spec("dgx-h100", 16);
   const topo::Topology t = topo::build_cluster(spec);
   CollectiveSweep sweep;
   sweep.sizes = {core::Bytes(1 << 20), core::Bytes(4 << 20), core::Bytes(16 << 20)};
@@ -49,7 +45,7 @@ TEST(CollectiveSweep, EachRowIsHandedOverAsItsSizeFinishes) {
 
 TEST(CollectiveSweep, ABadInputFailsBeforeAnySizeRuns) {
   // 65 channels is past NCCL's 64: refused before the first size.
-  const topo::ClusterSpec spec = spec_of("dgx-h100", 8);
+  const topo::ClusterSpec spec = cluster_spec("dgx-h100", 8);
   const topo::Topology t = topo::build_cluster(spec);
   CollectiveSweep sweep;
   sweep.sizes = {core::Bytes(1 << 20)};
@@ -65,7 +61,7 @@ TEST(CollectiveSweep, CtaLimitsBoundTheRingAndAreNamedBesideTheLibrary) {
   // of 20.4 GB/s reaches at most 163.2 GB/s of busbw (NCCL's own 32 reach
   // about 640), and the run says under what limits it ran. A minimum above
   // the maximum is refused, naming the flag, before any size runs.
-  const topo::ClusterSpec spec = spec_of("dgx-b200", 8);
+  const topo::ClusterSpec spec = cluster_spec("dgx-b200", 8);
   const topo::Topology t = topo::build_cluster(spec);
   CollectiveSweep sweep;
   sweep.sizes = {core::Bytes(1 << 30)};
@@ -103,7 +99,7 @@ collective: {op: all_reduce, bytes: 1GiB, algorithm: ring, max_ctas: 8}
 // network runs them), with no flow started. On a packet network the
 // transfers run.
 TEST(CollectiveSweep, AloneOnTheFlowNetworkAnAllToAllIsAnsweredFromItsBusiestLink) {
-  const topo::ClusterSpec spec = spec_of("dgx-h100", 64);
+  const topo::ClusterSpec spec = cluster_spec("dgx-h100", 64);
   const topo::Topology t = topo::build_cluster(spec);
   const coll::LibraryModel lib = coll::nccl_library(spec.system);
   CollectiveSweep sweep;
