@@ -4,6 +4,9 @@
 //    target < 10 s;
 //  * a 54-day, 16,384-GPU job with failures and checkpoints (case C1), target
 //    < 10 s for a 30-day job;
+//  * a 54-day adaptive job under some 14,000 condition episodes
+//    (scenarios/adaptive/season-adaptive.yaml), each episode looked at only
+//    while it may be in force;
 //  * DeepSeek-V3 on 1,024 H100 with EP 64 across hosts
 //    (scenarios/deepseek-v3-h100-ep64.yaml): the flow model's largest
 //    coupled fair-share solves, one per all-to-all start and finish;
@@ -45,6 +48,12 @@ void BM_JobLlama405B54Days(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(app::run_job(scenario::load_scenario(file)));
 }
 BENCHMARK(BM_JobLlama405B54Days)->Unit(benchmark::kSecond)->Iterations(1);
+
+void BM_JobAdaptiveSeason(benchmark::State& state) {
+  const std::string file = app::data_dir() + "/scenarios/adaptive/season-adaptive.yaml";
+  for (auto _ : state) benchmark::DoNotOptimize(app::run_job(scenario::load_scenario(file)));
+}
+BENCHMARK(BM_JobAdaptiveSeason)->Unit(benchmark::kSecond)->Iterations(1);
 
 void BM_RunDeepSeekV3Ep64(benchmark::State& state) {
   const std::string file = app::data_dir() + "/scenarios/deepseek-v3-h100-ep64.yaml";

@@ -137,7 +137,9 @@ class Adaptation {
   // Every "algorithm/protocol" the library offers for the data-parallel
   // collectives on this plan's communicators (NCCL's own algorithms).
   std::vector<std::string> tuner_candidates() const;
-  ClusterState state_at(JobTime t, bool with_reroute = true) const;
+  // The conditions in force at t, from the episodes at and after `from`
+  // (those before it have ended; episodes are in start order).
+  ClusterState state_at(JobTime t, size_t from, bool with_reroute = true) const;
   SimTime checkpoint_cost_at(double storage_fraction, bool compressed);
   // The checkpoint measured with storage at that fraction, compressed or not.
   const CheckpointCost& checkpoint_at(double storage_fraction, bool compressed);
@@ -347,16 +349,16 @@ double Adaptation::reroute_fraction(int link) const {
   return k > 1 ? static_cast<double>(k - 1) / k : 0.5;
 }
 
-ClusterState Adaptation::state_at(JobTime t, bool with_reroute) const {
+ClusterState Adaptation::state_at(JobTime t, size_t from, bool with_reroute) const {
   ClusterState s;
   s.algo = algo_;
   s.accum = accum_;
   const int stages = in_.iteration->plan->pp;
   const int dp = in_.iteration->plan->dp;
   std::map<int, double> links;
-  for (size_t e = 0; e < r_.episodes.size(); ++e) {
+  for (size_t e = from; e < r_.episodes.size() && r_.episodes[e].start <= t; ++e) {
     const ConditionEpisode& ep = r_.episodes[e];
-    if (ep.start > t || t >= ep.end) continue;
+    if (t >= ep.end) continue;
     const ConditionSpec& c = spec_.conditions[ep.condition];
     if (is_link(c.kind)) {
       double f = link_fraction(c);
@@ -590,8 +592,6 @@ AdaptationResult Adaptation::run() {
         next_edge = std::min(next_edge, ep.end);
       }
     }
-    for (size_t e = first_open; e < r_.episodes.size(); ++e)
-      if (r_.episodes[e].end > t) next_edge = std::min(next_edge, r_.episodes[e].end);
     const bool checkpoint_due = ci < ckpts.size() && ckpts[ci] + cum_cost_ <= t;
     const bool holding = accum_ != 1 || algo_ != default_algo || compress_ ||
                          std::any_of(rerouted_.begin(), rerouted_.end(), [](auto& p) { return p.second; }) ||
@@ -623,8 +623,8 @@ AdaptationResult Adaptation::run() {
     }
 
     // Telemetry of this instant.
-    const ClusterState raw = state_at(t, false);
-    const ClusterState now = state_at(t, true);
+    const ClusterState raw = state_at(t, first_open, false);
+    const ClusterState now = state_at(t, first_open, true);
     obs = Sample{};
     for (const auto& [l, f] : raw.links) {
       tel.link.emit(t, l, f);
@@ -818,7 +818,7 @@ AdaptationResult Adaptation::run() {
             accum_ = up ? accum_ * 2 : accum_ / 2;
             c.trigger.since.reset();
             c.release.since.reset();
-            ClusterState s = state_at(t, true);
+            ClusterState s = state_at(t, first_open, true);
             s.links = usable;
             const Measured& after = measure(s);
             r_.max_tokens_per_iteration = std::max(r_.max_tokens_per_iteration, after.tokens_per_iteration);
@@ -841,7 +841,7 @@ AdaptationResult Adaptation::run() {
               if (cs.rebalance) {
                 if (rebalanced_[e]) continue;
                 rebalanced_[e] = true;
-                ClusterState s = state_at(t, true);
+                ClusterState s = state_at(t, first_open, true);
                 s.links = usable;
                 const Measured& after = measure(s);
                 decide(t, c, fmt::format("a stage computes {:.2f}x its steady time", obs.stage_ratio),
@@ -975,7 +975,19 @@ AdaptationResult Adaptation::run() {
     // Advance to the next change point.
     JobTime next = std::min({t + JobTime(sample), next_edge, next_due, next_pause, D_});
     if (resume_ > t) next = std::min(next, resume_);
-    if (ci < ckpts.size()) next = std::min(next, std::max(t + JobTime(SimTime::ps(1)), ckpts[ci] + cum_cost_));
+    if (ci < ckpts.size()) {
+      // The checkpoint is due after so much more work. Stepping to where it
+      // would be at the steady pace creeps up on it when conditions slow
+      // the iteration (the cost of each step delays it again), and below
+      // half the pace a picosecond step does no whole picosecond of work:
+      // step to where this pace reaches it instead.
+      JobTime due = ckpts[ci] + cum_cost_;
+      const JobTime from = std::max(t, resume_);
+      const double pace = m ? std::min(1.0, m->tokens_per_s / steady_rate) : 1.0;
+      if (stall_start_ == JobTime::max() && due > from && pace > 0 && pace < 1)
+        due = from + JobTime::from_seconds((due - from).seconds() / pace);
+      next = std::min(next, std::max(t + JobTime(SimTime::ps(1)), due));
+    }
     if (stall_start_ != JobTime::max())
       next = std::min(next, stall_start_ + JobTime(spec_.mechanisms.retry_timeout) * spec_.mechanisms.retry_count);
     if (next <= t) next = t + JobTime(SimTime::ps(1));

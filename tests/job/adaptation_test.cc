@@ -148,6 +148,22 @@ TEST(Condition, CheckpointsOnTimeMissTheTenantStaggeredAfterThem) {
   EXPECT_EQ(j["adaptation_cost_gpu_hours"]["checkpoint stalls"].get<double>(), 0.0);
 }
 
+TEST(Condition, ACheckpointComesDueWhileAStragglerHoldsTheStepBelowHalfItsPace) {
+  // One GPU computes 4x slower from 5 min to the end of the 2 h job, so the
+  // step runs at about a third of its pace while checkpoints fall due every
+  // 10 min of work. Each step of the run delays the next checkpoint by what
+  // it cost; stepping to where the steady pace would put the checkpoint
+  // crept up on it picosecond by picosecond (below half the pace a 1 ps step
+  // does no whole ps of work) until the 20M-sample limit refused the job.
+  // Stepping at the slowed pace, the run ends and the straggler's cost is
+  // the 64 GPUs' 115 min of it less the share trained: between none and all.
+  const nlohmann::json j = run_with_conditions(
+      "    - {kind: straggler, gpus: 1, slowdown: 3, at: 5min, duration: 2h}\n", "slow_checkpoints");
+  const double waiting = j["adaptation_cost_gpu_hours"]["waiting"].get<double>();
+  EXPECT_GT(waiting, 64 * 115 / 60.0 * 0.5);
+  EXPECT_LT(waiting, 64 * 115 / 60.0);
+}
+
 TEST(Cascade, TheStaticRunNamesEveryLinkOfTheChainInOrder) {
   // 50 ms without packets -> one retry timer (134 ms) -> the buckets queued
   // meanwhile overflow 256 MB of headroom -> a 100 ms allocator pause -> the
