@@ -65,6 +65,7 @@ std::vector<ControllerDecision> online_intervals(const ControllerSpec& c, const 
 class TimelineLog {
  public:
   TimelineLog(const JobInputs& in, const Telemetry* outside) : outside_(outside) {
+    tel_.checkpoint.subscribe([this](JobTime t, core::Bytes, SimTime) { checkpoints.push_back(t); });
     tel_.failure.subscribe([this](JobTime t, const std::string& cause) {
       failures.push_back(t);
       if (outside_) entries_.push_back({t, Kind::kFailure, cause});
@@ -73,6 +74,12 @@ class TimelineLog {
     JobInputs logged = in;
     logged.telemetry = &tel_;
     result = run_job_timeline(logged);
+    // The write at the job's end is a phase the timeline tells nobody.
+    if (!result.phases.empty()) {
+      const JobPhase& last = result.phases.back();
+      if (std::string_view(last.kind) == "checkpoint" && (checkpoints.empty() || checkpoints.back() < last.start))
+        checkpoints.push_back(last.start);
+    }
   }
   TimelineLog(const TimelineLog&) = delete;
   TimelineLog& operator=(const TimelineLog&) = delete;
@@ -87,6 +94,9 @@ class TimelineLog {
 
   JobResult result;
   std::vector<JobTime> failures;  // every interruption, in the order the timeline met them
+  // When every checkpoint's write began, those the timeline's phases fold
+  // into training past kFoldCheckpointsAfter too.
+  std::vector<JobTime> checkpoints;
 
  private:
   enum class Kind { kFailure, kRestart };
@@ -134,8 +144,7 @@ JobResult run_adaptive_job(const JobInputs& in) {
   for (const auto& p : r.restart.phases)
     if (p.name == "checkpoint load") load = p.duration;
   a.restart_new_host = startup_cost(in.spec.startup, in.iteration, true, 1, load).total();
-  for (const JobPhase& p : r.phases)
-    if (std::string_view(p.kind) == "checkpoint") a.checkpoint_times.push_back(p.start);
+  a.checkpoint_times = std::move(final_log->checkpoints);
   a.telemetry = in.telemetry;
   AdaptationResult res = run_adaptation(a);
   res.decisions.insert(res.decisions.begin(), interval_decisions.begin(), interval_decisions.end());

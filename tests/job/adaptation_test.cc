@@ -164,6 +164,39 @@ TEST(Condition, ACheckpointComesDueWhileAStragglerHoldsTheStepBelowHalfItsPace) 
   EXPECT_LT(waiting, 64 * 115 / 60.0);
 }
 
+TEST(Condition, AStorageCongestionMeetsTheCheckpointsOfALongJobPastTheFoldedTimeline) {
+  // A checkpoint after every 1.26 s iteration for 30 h: 54,543 of them.
+  // Past kFoldCheckpointsAfter phases (100,000: about the 50,000th
+  // checkpoint, 27.5 h in) the timeline folds checkpoints into training.
+  // Storage at 2% for 10 minutes stretches each 0.72 s write about 50x, so
+  // nearly all of those 10 minutes go to checkpoint stalls on all 64 GPUs
+  // (under 64 x 600 s = 10.67 GPU-hours). The same congestion at 29 h, where
+  // the phases no longer name the checkpoints, costs what it costs at 25 h:
+  // the adaptation hears every write the timeline makes.
+  const auto stalls = [](const std::string& at) {
+    const std::string path = ::testing::TempDir() + "adaptation_long_" + at + ".yaml";
+    std::ofstream(path) << "model: llama3-8b\n"
+                           "cluster: {system: dgx-h100, gpus: 64, storage: {servers: 2}}\n"
+                           "parallelism: {tp: 8}\n"
+                           "training: {seq_len: 8192, global_batch: 64, recompute: selective}\n"
+                           "job:\n"
+                           "  duration: 30h\n"
+                           "  checkpoint: {policy: synchronous, interval_iterations: 1}\n"
+                           "  conditions:\n"
+                           "    - {kind: storage_congestion, bandwidth_fraction: 0.02, at: " +
+                               at + ", duration: 10min}\n";
+    const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json");
+    EXPECT_EQ(out.code, 0) << out.err;
+    const nlohmann::json j = nlohmann::json::parse(out.out);
+    EXPECT_GT(j["checkpoints"].get<int>(), 50000);
+    return j["adaptation_cost_gpu_hours"]["checkpoint stalls"].get<double>();
+  };
+  const double early = stalls("25h"), late = stalls("29h");
+  EXPECT_GT(early, 0.9 * 64 * 600 / 3600.0);
+  EXPECT_LT(early, 64 * 600 / 3600.0);
+  EXPECT_NEAR(late, early, 0.02 * early);
+}
+
 TEST(Cascade, TheStaticRunNamesEveryLinkOfTheChainInOrder) {
   // 50 ms without packets -> one retry timer (134 ms) -> the buckets queued
   // meanwhile overflow 256 MB of headroom -> a 100 ms allocator pause -> the
