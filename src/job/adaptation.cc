@@ -149,6 +149,12 @@ class Adaptation {
   void decide(JobTime t, ControllerState& c, const std::string& signal, const std::string& action,
               const std::string& effect);
   void blackout(JobTime from, SimTime len, JobTime* bucket);
+  // The timeline's downtime (AdaptationInputs::downtime) from t on: skips
+  // the spans that ended by t (t only grows), then gives how much of [a, b)
+  // (a >= t) they cover and the first of their edges after t.
+  void pass_downtime(JobTime t);
+  JobTime downtime_in(JobTime a, JobTime b) const;
+  JobTime next_downtime_edge(JobTime t) const;
   void end_stall(JobTime t, bool rerouted);
 
   const AdaptationInputs& in_;
@@ -174,6 +180,7 @@ class Adaptation {
   JobTime stall_start_ = JobTime::max(), down_until_;
   int stall_link_ = -1;
   JobTime resume_;  // no progress before this (stall tail, pauses, restarts, decisions)
+  size_t down_ = 0;  // the first downtime span not ended
   JobTime* resume_bucket_ = nullptr;
   JobTime cum_cost_, progress_since_ckpt_, last_ckpt_;
   std::optional<size_t> chain_ckpt_;  // the first checkpoint after the last stall
@@ -432,6 +439,25 @@ void Adaptation::blackout(JobTime from, SimTime len, JobTime* bucket) {
   resume_bucket_ = bucket;
 }
 
+void Adaptation::pass_downtime(JobTime t) {
+  while (down_ < in_.downtime.size() && in_.downtime[down_].second <= t) ++down_;
+}
+
+JobTime Adaptation::downtime_in(JobTime a, JobTime b) const {
+  JobTime covered;
+  for (size_t i = down_; i < in_.downtime.size() && in_.downtime[i].first < b; ++i) {
+    const JobTime from = std::max(a, in_.downtime[i].first), to = std::min(b, in_.downtime[i].second);
+    if (to > from) covered += to - from;
+  }
+  return covered;
+}
+
+JobTime Adaptation::next_downtime_edge(JobTime t) const {
+  if (down_ >= in_.downtime.size()) return JobTime::max();
+  const auto& [start, end] = in_.downtime[down_];
+  return start > t ? start : end;
+}
+
 void Adaptation::end_stall(JobTime t, bool rerouted) {
   const MechanismSpec& m = spec_.mechanisms;
   const JobTime outage = t - stall_start_;
@@ -579,6 +605,8 @@ AdaptationResult Adaptation::run() {
       throw core::InputError({"", 0, "job.mechanisms.telemetry_interval"},
                              fmt::format("more than {} telemetry samples: set a longer interval", kMaxSteps));
     while (first_open < r_.episodes.size() && r_.episodes[first_open].end <= t) ++first_open;
+    pass_downtime(t);
+    const bool down = downtime_in(t, t + JobTime(SimTime::ps(1))) > JobTime::zero();
     bool active = false;
     JobTime next_edge = D_;
     for (size_t e = first_open; e < r_.episodes.size(); ++e) {
@@ -906,7 +934,7 @@ AdaptationResult Adaptation::run() {
         if (c.kind != ConditionKind::kPause || t >= ep.end) continue;
         const int64_t k = (t - ep.start).count_ps() / std::max<int64_t>(1, c.pause_every.count_ps());
         const JobTime due = ep.start + JobTime(c.pause_every) * k;
-        if (due == t && c.pause > slack) blackout(t, c.pause - slack, &r_.waiting);
+        if (due == t && c.pause > slack && !down) blackout(t, c.pause - slack, &r_.waiting);
         next_pause = std::min(next_pause, ep.start + JobTime(c.pause_every) * (k + 1));
       }
     }
@@ -975,6 +1003,7 @@ AdaptationResult Adaptation::run() {
     // Advance to the next change point.
     JobTime next = std::min({t + JobTime(sample), next_edge, next_due, next_pause, D_});
     if (resume_ > t) next = std::min(next, resume_);
+    next = std::min(next, next_downtime_edge(t));  // the pace changes there
     if (ci < ckpts.size()) {
       // The checkpoint is due after so much more work. Stepping to where it
       // would be at the steady pace creeps up on it when conditions slow
@@ -984,7 +1013,7 @@ AdaptationResult Adaptation::run() {
       JobTime due = ckpts[ci] + cum_cost_;
       const JobTime from = std::max(t, resume_);
       const double pace = m ? std::min(1.0, m->tokens_per_s / steady_rate) : 1.0;
-      if (stall_start_ == JobTime::max() && due > from && pace > 0 && pace < 1)
+      if (stall_start_ == JobTime::max() && !down && due > from && pace > 0 && pace < 1)
         due = from + JobTime::from_seconds((due - from).seconds() / pace);
       next = std::min(next, std::max(t + JobTime(SimTime::ps(1)), due));
     }
@@ -992,9 +1021,10 @@ AdaptationResult Adaptation::run() {
       next = std::min(next, stall_start_ + JobTime(spec_.mechanisms.retry_timeout) * spec_.mechanisms.retry_count);
     if (next <= t) next = t + JobTime(SimTime::ps(1));
     const JobTime dt = next - t;
-    // Progress over [t, next): none while stalled or stopped.
+    // Progress over [t, next): none while stalled or stopped, nor where the
+    // timeline does not train.
     const JobTime stopped = stall_start_ != JobTime::max() ? dt : std::clamp(resume_ - t, JobTime::zero(), dt);
-    const JobTime running = dt - stopped;
+    const JobTime running = dt - stopped - (stopped < dt ? downtime_in(t + stopped, next) : JobTime::zero());
     if (m && running > JobTime::zero()) {
       const double trained = running.seconds() * m->tokens_per_s / steady_rate;  // steady seconds of work
       const JobTime work = JobTime::from_seconds(std::min(trained, running.seconds()));

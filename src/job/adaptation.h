@@ -15,7 +15,9 @@
 // put in the bucket of the cause (a network condition: exposed
 // communication; a straggler or a pause: waiting on others;
 // storage: checkpoint stalls; a crash: failure recovery and lost work),
-// and taken from the job's productive training.
+// and taken from the job's productive training. Where the timeline does not
+// train (its startup, a failure's recovery, training a failure then throws
+// away) an episode costs nothing: those hours are already in their buckets.
 //
 // Telemetry. Every change point emits typed signals (Telemetry below): the
 // iteration's time against the steady one, the gradient collectives' time
@@ -147,6 +149,10 @@ struct AdaptationInputs {
   // The steady timeline's checkpoints (end of each stall), to find what a
   // delayed checkpoint meets.
   std::vector<core::JobTime> checkpoint_times;
+  // The timeline's spans without training, [start, end) in time order: its
+  // startup, recoveries, and training whose work a failure then lost. A
+  // condition costs nothing there: the job trains at no pace to slow.
+  std::vector<std::pair<core::JobTime, core::JobTime>> downtime;
   Telemetry* telemetry = nullptr;  // extra subscribers (the report); may be null
 };
 

@@ -145,6 +145,12 @@ JobResult run_adaptive_job(const JobInputs& in) {
     if (p.name == "checkpoint load") load = p.duration;
   a.restart_new_host = startup_cost(in.spec.startup, in.iteration, true, 1, load).total();
   a.checkpoint_times = std::move(final_log->checkpoints);
+  for (const JobPhase& p : r.phases) {
+    const std::string_view kind = p.kind;
+    if (kind != "startup" && kind != "recovery" && kind != "lost training") continue;
+    if (!a.downtime.empty() && a.downtime.back().second == p.start) a.downtime.back().second = p.end;
+    else a.downtime.push_back({p.start, p.end});
+  }
   a.telemetry = in.telemetry;
   AdaptationResult res = run_adaptation(a);
   res.decisions.insert(res.decisions.begin(), interval_decisions.begin(), interval_decisions.end());
