@@ -319,7 +319,8 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.dp = v.as_int(); }, shows(&P::dp)},
       {"cp", Kind::kInt, by_default("1"), int_range(1, kMaxWays),
        "context-parallel size; its exchange is Transformer Engine's K/V ring unless cp_all_gather, cp_all_to_all or "
-       "cp_a2a_size says otherwise (the ring refuses sliding-window attention)",
+       "cp_a2a_size says otherwise (the ring refuses sliding-window attention); a Mamba-2 mixer's is always six "
+       "all-to-alls over the whole CP group (Megatron-Core's MambaContextParallel)",
        [](P& p, const Value& v) { p.cp = v.as_int(); }, shows(&P::cp)},
       {"ep", Kind::kInt, by_default("1"), int_range(1, kMaxWays), "expert-parallel size (MoE; divides dp)",
        [](P& p, const Value& v) { p.ep = v.as_int(); }, shows(&P::ep)},

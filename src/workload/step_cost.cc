@@ -212,6 +212,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   SimTime outside_f, outside_b;
   SimTime ring_last_b;  // the ring's last backward step's kernel (covers FP8's gradient all-to-all)
   SimTime mixer_ew;  // a Mamba-2 mixer's memory-bound kernels, forward
+  // A Mamba-2 mixer's all-to-alls under CP: the widths, per token, of what
+  // each exchanges (z, x, B, C, dt before the SSD, its output after).
+  std::vector<int64_t> mamba_cp_widths;
   if (mamba) {
     // A Mamba-2 mixer over all T tokens, its heads and groups split over
     // TP: in_proj (after the norm, fused), the depthwise conv over x, B
@@ -225,10 +228,18 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // head (Q x P over Q, and over N); between them the scan passes every
     // chunk's fp32 state (H P N) once in and out. Backward: each product's
     // two gradients.
+    //
+    // Under CP (Megatron-Core's MambaContextParallel) in_proj and out_proj
+    // run on the rank's T tokens, and the conv and the SSD on the whole
+    // sequence of its heads / cp and groups / cp: five all-to-alls (z, x,
+    // B, C, dt) before them and one of their output after (mamba_cp_a2a
+    // below). A CP rank with fewer groups than CP ranks takes one group,
+    // repeated: its B and C are sent cp / groups times.
     const int64_t in_w = m_.mamba_in_proj_width() / tp, d = m_.mamba_inner() / tp;
     const int64_t heads_l = m_.mamba_heads / tp, groups_l = m_.mamba_groups / tp;
     const int64_t Q = m_.mamba_chunk, N = m_.mamba_state, P = m_.mamba_head_dim;
-    const int64_t chunks = (T + Q - 1) / Q;
+    const int64_t T_ssd = T * cp, heads_ssd = heads_l / cp, groups_ssd = std::max<int64_t>(1, groups_l / cp);
+    const int64_t chunks = (T_ssd + Q - 1) / Q;
     g_qkv = gemm_fb(T, in_w, h, &fwd, &bwd);
     quantize(T_sp, T, in_w, h, In::kNorm, false, &fwd, &bwd);
     auto ssd = [&](int64_t mm, int64_t n, int64_t k) {
@@ -236,14 +247,28 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       fwd += cm_.gemm(mm, n, k, kSsd);
       bwd += cm_.gemm(mm, k, n, kSsd) + cm_.gemm(k, n, mm, kSsd);
     };
-    ssd(T * groups_l, Q, N);        // C B^T
-    ssd(chunks * heads_l * N, P, Q);  // chunk states
-    ssd(T * heads_l, P, Q);         // scores times x
-    ssd(T * heads_l, P, N);         // C times the state
-    const SimTime scan = cm_.memory_bound(Bytes(2 * chunks * heads_l * P * N * 4));
-    const int64_t conv_ch = m_.mamba_conv_channels() / tp;
-    mixer_ew = scan + cm_.memory_bound(Bytes(2 * T * conv_ch * kActivationBytes)) +
+    ssd(T_ssd * groups_ssd, Q, N);      // C B^T
+    ssd(chunks * heads_ssd * N, P, Q);  // chunk states
+    ssd(T_ssd * heads_ssd, P, Q);       // scores times x
+    ssd(T_ssd * heads_ssd, P, N);       // C times the state
+    const SimTime scan = cm_.memory_bound(Bytes(2 * chunks * heads_ssd * P * N * 4));
+    const int64_t conv_ch = d / cp + 2 * groups_ssd * N;
+    mixer_ew = scan + cm_.memory_bound(Bytes(2 * T_ssd * conv_ch * kActivationBytes)) +
                cm_.elementwise(hw::ComputeModel::Kernel::kNorm, Bytes(3 * T * d * kActivationBytes));
+    if (cp > 1) {
+      // The exchanges' layout copies, each a read and a write: every
+      // all-to-all packs its input; the five outputs are concatenated and
+      // put back in sequence order (undoing attention's load balancing),
+      // the output is put in that order again and unpacked after its
+      // all-to-all. Backward moves the gradients through the same copies.
+      const int64_t repeat = groups_l < cp ? cp / groups_l : 1;
+      mamba_cp_widths = {d, d, groups_l * repeat * N, groups_l * repeat * N, heads_l, d};
+      const int64_t in_elems = T * (2 * d + 2 * groups_l * repeat * N + heads_l);
+      const SimTime copies = cm_.memory_bound(Bytes(2 * 3 * in_elems * kActivationBytes)) +
+                             cm_.memory_bound(Bytes(2 * 2 * T * d * kActivationBytes));
+      fwd += copies;
+      bwd += copies;
+    }
     g_proj = gemm_fb(T, h, d, &fwd, &bwd);
     quantize(T, T_sp, h, d, In::kOther, false, &fwd, &bwd);  // the gated norm's output: its own cast
   }
@@ -672,6 +697,16 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       }
     }
     c.fwd_cp_comm = cp_forward;
+  }
+  if (!mamba_cp_widths.empty()) {
+    // Megatron-Core runs them over the whole CP group in the compute stream:
+    // nothing hides them. Backward sends their gradients the same ways.
+    const std::vector<uint32_t> group = layout_.cp_group(rep);
+    for (const int64_t w : mamba_cp_widths) {
+      const SimTime a2a = timer_(Communicator::kCp, coll::Op::kAllToAll, Bytes(T * w * kActivationBytes), group);
+      c.fwd_cp_comm += a2a;
+      c.bwd_cp_comm += a2a;
+    }
   }
   if (moe && p_.ep > 1) {
     c.fwd_all_to_alls = 2;  // dispatch and combine

@@ -613,8 +613,18 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     if (m.mamba_groups % p.tp != 0)
       fail("parallelism.tp", fmt::format("{} does not divide {} Mamba-2 groups", p.tp, m.mamba_groups));
   }
-  if (m.hybrid() && p.cp > 1)
-    fail("parallelism.cp", fmt::format("context parallelism ({}) with a hybrid model is not modelled", p.cp));
+  // Megatron-Core's Mamba CP (MambaContextParallel) gives each CP rank
+  // whole heads of a TP rank's, and whole groups or one group repeated.
+  if (p.cp > 1 && m.layer_counts(0, m.layers)[LayerKind::kMamba] > 0) {
+    const int64_t heads = m.mamba_heads / p.tp, groups = m.mamba_groups / p.tp;
+    if (heads % p.cp != 0)
+      fail("parallelism.cp", fmt::format("{} does not divide the {} Mamba-2 heads of a TP rank ({} / tp {})", p.cp,
+                                         heads, m.mamba_heads, p.tp));
+    if (groups < p.cp ? p.cp % groups != 0 : groups % p.cp != 0)
+      fail("parallelism.cp", fmt::format("{} and the {} Mamba-2 groups of a TP rank ({} / tp {}) do not divide one "
+                                         "another",
+                                         p.cp, groups, m.mamba_groups, p.tp));
+  }
   if (m.dense_ffn() % p.tp != 0)
     fail("parallelism.tp", fmt::format("{} does not divide the dense layers' MLP inner size {}", p.tp, m.dense_ffn()));
 

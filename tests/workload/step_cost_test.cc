@@ -534,6 +534,27 @@ TEST(ContextParallel, AllToAllRunsOneKernelOnAShareOfTheHeadsAndExchangesFourTen
   EXPECT_EQ(with_recipe(Fp8Recipe::kMxfp8).forward[0].cp_comm, exchanges);
 }
 
+TEST(ContextParallel, AMambaMixerExchangesItsFiveInputsAndItsOutputEachWay) {
+  // Nemotron-H 8B's mixer (d = 128 heads x 64 = 8,192; 8 groups of state
+  // 128) in 4 blocks at 8,192 tokens over CP 4 (MambaContextParallel): each
+  // rank's 2,048 tokens of z and x (8,192 wide), B and C (8 x 128) and dt
+  // (128) go out before the conv and the SSD, and its output (8,192) comes
+  // back: 2,048 x 26,752 x 2 B a block, forward and again backward (1 ns a
+  // byte here). Over CP 16 a rank holds half a group, so B and C go out
+  // twice over: 512 x (3 x 8,192 + 2 x 2,048 + 128) x 2 B.
+  const ModelSpec m = testing::with_pattern(find_model("nemotronh-8b"), "MMMM");
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  ParallelPlan p = cp4(true);
+  const StageCost four = all_to_all_bytes_stage(m, p, one_long_sequence(), cm);
+  EXPECT_EQ(four.forward[0].cp_comm, SimTime::ns(int64_t{2048} * 26752 * 2 * 4));
+  EXPECT_EQ(four.backward[0].cp_comm, four.forward[0].cp_comm);
+  p.cp = 16;
+  const StageCost sixteen = all_to_all_bytes_stage(m, p, one_long_sequence(), cm);
+  EXPECT_EQ(sixteen.forward[0].cp_comm, SimTime::ns(int64_t{512} * 28800 * 2 * 4));
+  // Without CP a mixer exchanges nothing.
+  EXPECT_EQ(all_to_all_bytes_stage(m, ParallelPlan{}, one_long_sequence(), cm).forward[0].cp_comm, SimTime::zero());
+}
+
 TEST(ContextParallel, HierarchicalExchangesInsideEachGroupAndRingsAcrossThem) {
   // Llama 3 8B (32 heads, 8 KV heads of 128) at 8,192 tokens over CP 8 as
   // Transformer Engine's a2a+p2p with groups of 4: each rank's 1,024 tokens

@@ -737,7 +737,24 @@ TEST(HybridModel, TensorParallelismSplitsMambaHeadsAndGroups) {
   EXPECT_NE(check(m, plan_of(16, 1, 1), training_of(8192, 1, 1), 16).find("16 does not divide 8 Mamba-2 groups"),
             std::string::npos);
   EXPECT_EQ(check(m, plan_of(8, 1, 2), training_of(8192, 2, 1), 16), "ok");
-  EXPECT_NE(check(m, plan_of(2, 1, 2, 2), training_of(8192, 2, 1), 8).find("context parallelism (2) with a hybrid"),
+}
+
+TEST(HybridModel, ContextParallelismGivesEachRankWholeHeadsAndWholeOrRepeatedGroups) {
+  // Megatron-Core's MambaContextParallel: a TP rank's Mamba-2 heads split
+  // over CP, its groups too, or each CP rank takes one group repeated.
+  // Nemotron-H 8B on TP 8 holds 16 heads in 1 group a rank: CP 16 gives
+  // each rank a head and the group; CP 32 would split a head.
+  ModelSpec m = find_model("nemotronh-8b");
+  EXPECT_EQ(check(m, plan_of(2, 1, 2, 2), training_of(8192, 2, 1), 8), "ok");
+  EXPECT_EQ(check(m, plan_of(8, 1, 1, 16), training_of(8192, 1, 1), 128), "ok");
+  EXPECT_NE(check(m, plan_of(8, 1, 1, 32), training_of(8192, 1, 1), 256)
+                .find("32 does not divide the 16 Mamba-2 heads of a TP rank (128 / tp 8)"),
+            std::string::npos);
+  // 96 heads in 6 groups over CP 4: whole heads, but neither 4 | 6 nor 6 | 4.
+  m.mamba_heads = 96;
+  m.mamba_groups = 6;
+  EXPECT_NE(check(m, plan_of(1, 1, 2, 4), training_of(8192, 2, 1), 8)
+                .find("4 and the 6 Mamba-2 groups of a TP rank (6 / tp 1) do not divide one another"),
             std::string::npos);
 }
 
