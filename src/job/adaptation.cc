@@ -149,12 +149,14 @@ class Adaptation {
   void decide(JobTime t, ControllerState& c, const std::string& signal, const std::string& action,
               const std::string& effect);
   void blackout(JobTime from, SimTime len, JobTime* bucket);
-  // The timeline's downtime (AdaptationInputs::downtime) from t on: skips
-  // the spans that ended by t (t only grows), then gives how much of [a, b)
-  // (a >= t) they cover and the first of their edges after t.
+  // Where the job does not train though nothing stops it for a condition:
+  // the timeline's downtime (AdaptationInputs::downtime) and the last
+  // checkpoint's steady stall. pass_downtime skips the spans that ended by
+  // t (t only grows); idle_in gives how much of [a, b) (a >= t) is idle,
+  // next_idle_edge the first edge of it after t.
   void pass_downtime(JobTime t);
-  JobTime downtime_in(JobTime a, JobTime b) const;
-  JobTime next_downtime_edge(JobTime t) const;
+  JobTime idle_in(JobTime a, JobTime b) const;
+  JobTime next_idle_edge(JobTime t) const;
   void end_stall(JobTime t, bool rerouted);
 
   const AdaptationInputs& in_;
@@ -181,6 +183,7 @@ class Adaptation {
   int stall_link_ = -1;
   JobTime resume_;  // no progress before this (stall tail, pauses, restarts, decisions)
   size_t down_ = 0;  // the first downtime span not ended
+  JobTime ckpt_stall_from_, ckpt_stall_until_;  // the last checkpoint's steady stall
   JobTime* resume_bucket_ = nullptr;
   JobTime cum_cost_, progress_since_ckpt_, last_ckpt_;
   std::optional<size_t> chain_ckpt_;  // the first checkpoint after the last stall
@@ -443,19 +446,31 @@ void Adaptation::pass_downtime(JobTime t) {
   while (down_ < in_.downtime.size() && in_.downtime[down_].second <= t) ++down_;
 }
 
-JobTime Adaptation::downtime_in(JobTime a, JobTime b) const {
-  JobTime covered;
+JobTime Adaptation::idle_in(JobTime a, JobTime b) const {
+  const auto overlap = [](JobTime a0, JobTime b0, JobTime a1, JobTime b1) {
+    const JobTime from = std::max(a0, a1), to = std::min(b0, b1);
+    return to > from ? to - from : JobTime::zero();
+  };
+  // The stall's window, less where a downtime span already covers it.
+  JobTime covered = overlap(a, b, ckpt_stall_from_, ckpt_stall_until_);
   for (size_t i = down_; i < in_.downtime.size() && in_.downtime[i].first < b; ++i) {
-    const JobTime from = std::max(a, in_.downtime[i].first), to = std::min(b, in_.downtime[i].second);
-    if (to > from) covered += to - from;
+    const auto& [start, end] = in_.downtime[i];
+    covered += overlap(a, b, start, end);
+    const JobTime a1 = std::max(a, start), b1 = std::min(b, end);
+    if (b1 > a1) covered -= overlap(a1, b1, ckpt_stall_from_, ckpt_stall_until_);
   }
   return covered;
 }
 
-JobTime Adaptation::next_downtime_edge(JobTime t) const {
-  if (down_ >= in_.downtime.size()) return JobTime::max();
-  const auto& [start, end] = in_.downtime[down_];
-  return start > t ? start : end;
+JobTime Adaptation::next_idle_edge(JobTime t) const {
+  JobTime next = JobTime::max();
+  if (down_ < in_.downtime.size()) {
+    const auto& [start, end] = in_.downtime[down_];
+    next = start > t ? start : end;
+  }
+  if (ckpt_stall_from_ > t) next = std::min(next, ckpt_stall_from_);
+  else if (ckpt_stall_until_ > t) next = std::min(next, ckpt_stall_until_);
+  return next;
 }
 
 void Adaptation::end_stall(JobTime t, bool rerouted) {
@@ -606,7 +621,7 @@ AdaptationResult Adaptation::run() {
                              fmt::format("more than {} telemetry samples: set a longer interval", kMaxSteps));
     while (first_open < r_.episodes.size() && r_.episodes[first_open].end <= t) ++first_open;
     pass_downtime(t);
-    const bool down = downtime_in(t, t + JobTime(SimTime::ps(1))) > JobTime::zero();
+    const bool down = idle_in(t, t + JobTime(SimTime::ps(1))) > JobTime::zero();
     bool active = false;
     JobTime next_edge = D_;
     for (size_t e = first_open; e < r_.episodes.size(); ++e) {
@@ -998,12 +1013,19 @@ AdaptationResult Adaptation::run() {
         r_.chain_broken = "checkpoint controller: compression shrank the congested write";
       tell_checkpoint(ckpt_at, congested, share);
       chain_ckpt_.reset();
+      // Training stops for the write's steady stall (its extra above, when
+      // storage slowed it, is stopped time of its own first): the timeline
+      // already counts that stall, so a condition slows nothing there.
+      if (in_.checkpoint) {
+        ckpt_stall_from_ = std::max(t, resume_);
+        ckpt_stall_until_ = ckpt_stall_from_ + JobTime(in_.checkpoint->stall);
+      }
     }
 
     // Advance to the next change point.
     JobTime next = std::min({t + JobTime(sample), next_edge, next_due, next_pause, D_});
     if (resume_ > t) next = std::min(next, resume_);
-    next = std::min(next, next_downtime_edge(t));  // the pace changes there
+    next = std::min(next, next_idle_edge(t));  // the pace changes there
     if (ci < ckpts.size()) {
       // The checkpoint is due after so much more work. Stepping to where it
       // would be at the steady pace creeps up on it when conditions slow
@@ -1024,7 +1046,7 @@ AdaptationResult Adaptation::run() {
     // Progress over [t, next): none while stalled or stopped, nor where the
     // timeline does not train.
     const JobTime stopped = stall_start_ != JobTime::max() ? dt : std::clamp(resume_ - t, JobTime::zero(), dt);
-    const JobTime running = dt - stopped - (stopped < dt ? downtime_in(t + stopped, next) : JobTime::zero());
+    const JobTime running = dt - stopped - (stopped < dt ? idle_in(t + stopped, next) : JobTime::zero());
     if (m && running > JobTime::zero()) {
       const double trained = running.seconds() * m->tokens_per_s / steady_rate;  // steady seconds of work
       const JobTime work = JobTime::from_seconds(std::min(trained, running.seconds()));
