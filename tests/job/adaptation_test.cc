@@ -37,6 +37,29 @@ nlohmann::json run_with_conditions(const std::string& conditions, const std::str
   return nlohmann::json::parse(out.out);
 }
 
+// Llama 3 8B on 64 H100 (TP 8, storage on 2 servers) with `job` as its
+// job section, written to a temporary file and run.
+nlohmann::json run_llama_job(const std::string& job, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "adaptation_" + name + ".yaml";
+  std::ofstream(path) << "model: llama3-8b\n"
+                         "cluster: {system: dgx-h100, gpus: 64, storage: {servers: 2}}\n"
+                         "parallelism: {tp: 8}\n"
+                         "training: {seq_len: 8192, global_batch: 64, recompute: selective}\n"
+                         "job:\n"
+                      << job;
+  const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json");
+  EXPECT_EQ(out.code, 0) << out.err;
+  return nlohmann::json::parse(out.out);
+}
+
+// Waiting on others as a share of the productive hours (compute, exposed
+// communication and waiting).
+double waiting_share(const nlohmann::json& run) {
+  const nlohmann::json& h = run["gpu_hours"];
+  const double waiting = h["waiting on others"].get<double>();
+  return waiting / (h["productive compute"].get<double>() + h["exposed communication"].get<double>() + waiting);
+}
+
 TEST(Condition, PausesCostTheirLengthOnEveryGpuWhenNobodyHasSlack) {
   // A rank stops 100 ms every 10 s for 10 minutes: 60 pauses. With one
   // pipeline stage nobody idles in the steady step (no slack: what waiting
@@ -174,20 +197,12 @@ TEST(Condition, AStorageCongestionMeetsTheCheckpointsOfALongJobPastTheFoldedTime
   // the phases no longer name the checkpoints, costs what it costs at 25 h:
   // the adaptation hears every write the timeline makes.
   const auto stalls = [](const std::string& at) {
-    const std::string path = ::testing::TempDir() + "adaptation_long_" + at + ".yaml";
-    std::ofstream(path) << "model: llama3-8b\n"
-                           "cluster: {system: dgx-h100, gpus: 64, storage: {servers: 2}}\n"
-                           "parallelism: {tp: 8}\n"
-                           "training: {seq_len: 8192, global_batch: 64, recompute: selective}\n"
-                           "job:\n"
-                           "  duration: 30h\n"
-                           "  checkpoint: {policy: synchronous, interval_iterations: 1}\n"
-                           "  conditions:\n"
-                           "    - {kind: storage_congestion, bandwidth_fraction: 0.02, at: " +
-                               at + ", duration: 10min}\n";
-    const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json");
-    EXPECT_EQ(out.code, 0) << out.err;
-    const nlohmann::json j = nlohmann::json::parse(out.out);
+    const nlohmann::json j = run_llama_job("  duration: 30h\n"
+                                           "  checkpoint: {policy: synchronous, interval_iterations: 1}\n"
+                                           "  conditions:\n"
+                                           "    - {kind: storage_congestion, bandwidth_fraction: 0.02, at: " +
+                                               at + ", duration: 10min}\n",
+                                           "long_" + at);
     EXPECT_GT(j["checkpoints"].get<int>(), 50000);
     return j["adaptation_cost_gpu_hours"]["checkpoint stalls"].get<double>();
   };
@@ -206,26 +221,16 @@ TEST(Condition, AStragglerSlowsOnlyTheTrainingTheJobDoes) {
   // 18% here. Charged over the whole wall clock it had been the same
   // 262 GPU-hours at every rate, 30% of what 96 crashes a day leave.
   const auto share = [](int crashes_per_day) {
-    const std::string path = ::testing::TempDir() + "adaptation_crashes_" + std::to_string(crashes_per_day) + ".yaml";
-    std::ofstream(path) << "model: llama3-8b\n"
-                           "cluster: {system: dgx-h100, gpus: 64, storage: {servers: 2}}\n"
-                           "parallelism: {tp: 8}\n"
-                           "training: {seq_len: 8192, global_batch: 64, recompute: selective}\n"
-                           "job:\n"
-                           "  duration: 24h\n"
-                           "  checkpoint: {policy: synchronous, interval: 10min}\n"
-                           "  failures:\n"
-                           "    classes:\n"
-                           "      - {name: Host crash, per: job, rate_per_day: "
-                        << crashes_per_day
-                        << ", needs_replacement: false}\n"
-                           "  conditions:\n"
-                           "    - {kind: straggler, gpus: 1, slowdown: 0.3, at: 0s, duration: 24h}\n";
-    const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json");
-    EXPECT_EQ(out.code, 0) << out.err;
-    const nlohmann::json h = nlohmann::json::parse(out.out)["gpu_hours"];
-    const double waiting = h["waiting on others"].get<double>();
-    return waiting / (h["productive compute"].get<double>() + h["exposed communication"].get<double>() + waiting);
+    return waiting_share(run_llama_job("  duration: 24h\n"
+                                       "  checkpoint: {policy: synchronous, interval: 10min}\n"
+                                       "  failures:\n"
+                                       "    classes:\n"
+                                       "      - {name: Host crash, per: job, rate_per_day: " +
+                                           std::to_string(crashes_per_day) +
+                                           ", needs_replacement: false}\n"
+                                           "  conditions:\n"
+                                           "    - {kind: straggler, gpus: 1, slowdown: 0.3, at: 0s, duration: 24h}\n",
+                                       "crashes_" + std::to_string(crashes_per_day)));
   };
   const double healthy = share(0), crashing = share(96);
   EXPECT_GT(healthy, 0.1);
@@ -241,23 +246,11 @@ TEST(Condition, AStragglerSlowsNothingWhileACheckpointStallsTraining) {
   // left (19.0%) is the writes the slowed job no longer reaches before the
   // end: the timeline, run at the steady pace, still counts them as stalls.
   const auto share = [](const std::string& checkpoint) {
-    const std::string path = ::testing::TempDir() + "adaptation_stalls_" + std::to_string(checkpoint.size()) + ".yaml";
-    std::ofstream(path) << "model: llama3-8b\n"
-                           "cluster: {system: dgx-h100, gpus: 64, storage: {servers: 2}}\n"
-                           "parallelism: {tp: 8}\n"
-                           "training: {seq_len: 8192, global_batch: 64, recompute: selective}\n"
-                           "job:\n"
-                           "  duration: 6h\n"
-                           "  checkpoint: {"
-                        << checkpoint
-                        << "}\n"
-                           "  conditions:\n"
-                           "    - {kind: straggler, gpus: 1, slowdown: 0.3, at: 0s, duration: 6h}\n";
-    const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json");
-    EXPECT_EQ(out.code, 0) << out.err;
-    const nlohmann::json h = nlohmann::json::parse(out.out)["gpu_hours"];
-    const double waiting = h["waiting on others"].get<double>();
-    return waiting / (h["productive compute"].get<double>() + h["exposed communication"].get<double>() + waiting);
+    return waiting_share(run_llama_job("  duration: 6h\n"
+                                       "  checkpoint: {" + checkpoint + "}\n"
+                                       "  conditions:\n"
+                                       "    - {kind: straggler, gpus: 1, slowdown: 0.3, at: 0s, duration: 6h}\n",
+                                       "stalls_" + std::to_string(checkpoint.size())));
   };
   const double none = share("enabled: false"), every = share("policy: synchronous, interval_iterations: 1");
   EXPECT_GT(none, 0.1);
