@@ -44,6 +44,7 @@ namespace {
 // A link keeping less than this carries nothing useful: its flows stall.
 constexpr double kStallFraction = 1e-3;
 constexpr int64_t kMaxSteps = 20'000'000;
+constexpr double kDefaultSamples = 2'000'000;
 constexpr size_t kMaxEpisodes = 100000;
 
 bool is_link(ConditionKind k) {
@@ -568,8 +569,13 @@ AdaptationResult Adaptation::run() {
   tuner_reference_ = healthy_collectives;
   const double steady_rate = steady.tokens_per_s;
   const SimTime T = steady.iteration;
-  const SimTime sample = spec_.mechanisms.telemetry_interval > SimTime::zero() ? spec_.mechanisms.telemetry_interval
-                                                                              : T;
+  // Samples between change points only add telemetry (a state's pace holds
+  // until its next edge, a controller's due time or action, a checkpoint),
+  // so by default a job takes one per steady iteration but no more than
+  // kDefaultSamples in all: a year of one-second steps is sampled every 15.8 s.
+  const SimTime sample = spec_.mechanisms.telemetry_interval > SimTime::zero()
+                             ? spec_.mechanisms.telemetry_interval
+                             : std::max(T, SimTime::from_seconds(D_.seconds() / kDefaultSamples));
   const SimTime steady_ckpt = in_.checkpoint ? in_.checkpoint->cost(T, in_.checkpoint_every) : SimTime::zero();
   // How long a checkpoint's write holds storage: the stall, then any background part.
   const JobTime write_len = in_.checkpoint ? JobTime(in_.checkpoint->stall + in_.checkpoint->background) : JobTime();
@@ -760,6 +766,7 @@ AdaptationResult Adaptation::run() {
 
     // Controllers.
     JobTime next_due = D_;
+    const size_t decisions_before = r_.decisions.size();
     for (ControllerState& c : ctl_) {
       const ControllerSpec& cs = *c.spec;
       const SimTime react = cs.reaction_time;
@@ -1041,6 +1048,9 @@ AdaptationResult Adaptation::run() {
     }
     if (stall_start_ != JobTime::max())
       next = std::min(next, stall_start_ + JobTime(spec_.mechanisms.retry_timeout) * spec_.mechanisms.retry_count);
+    // An action changes the pace from now on: `m` is the state's before
+    // it, so look again at once rather than charge it until the next sample.
+    if (r_.decisions.size() > decisions_before) next = std::min(next, t + JobTime(SimTime::ps(1)));
     if (next <= t) next = t + JobTime(SimTime::ps(1));
     const JobTime dt = next - t;
     // Progress over [t, next): none while stalled or stopped, nor where the

@@ -158,7 +158,10 @@ const std::vector<Field<job::MechanismSpec>>& mechanism_fields() {
       {"allocator_pause", Kind::kTime, by_default("100ms"), {},
        "the caching allocator frees its cache and retries when HBM runs out (an input: the article's figure)",
        [](M& m, const Value& v) { m.allocator_pause = v.time; }, shows(&M::allocator_pause)},
-      {"telemetry_interval", Kind::kTime, derived("one steady iteration"), {}, "how often signals are sampled",
+      {"telemetry_interval", Kind::kTime, derived("one steady iteration, at most 2,000,000 samples a job"), {},
+       "how often signals are sampled between change points (an episode's start or end, a controller's due time or "
+       "action, a checkpoint, where they are always sampled): it sets the telemetry series' detail, not the job's "
+       "costs",
        [](M& m, const Value& v) { m.telemetry_interval = v.time; }, shows_unless_zero(&M::telemetry_interval)},
   };
   return f;

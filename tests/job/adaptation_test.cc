@@ -257,6 +257,51 @@ TEST(Condition, AStragglerSlowsNothingWhileACheckpointStallsTraining) {
   EXPECT_NEAR(every, none, 0.07 * none);
 }
 
+TEST(Controller, AnActionTakesEffectAtOnceSoTheSampleIntervalChangesNoCost) {
+  // congestion-adaptive.yaml's reroute, acting 2 s into the 20-minute
+  // congestion, with no decision cost (which stops training for it and so
+  // looked again at its end). From that instant the job runs on the
+  // detour: telemetry sampled every iteration (1.26 s) or every minute must
+  // cost the same. Charging the congested pace until the next sample cost
+  // up to a minute more per action.
+  std::ifstream in(std::string(ANATOMY_SOURCE_DIR) + "/scenarios/adaptive/congestion-adaptive.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = text.find("decision_cost: 10ms");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("decision_cost: 10ms").size(), "decision_cost: 0s");
+  const std::string path = ::testing::TempDir() + "adaptation_free_reroute.yaml";
+  std::ofstream(path) << text;
+  const auto costs = [&](const std::string& interval) {
+    const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json" +
+                                                 (interval.empty() ? "" : " --set job.mechanisms.telemetry_interval=" + interval));
+    EXPECT_EQ(out.code, 0) << out.err;
+    return first_run(nlohmann::json::parse(out.out))["adaptation_cost_gpu_hours"]["exposed communication"].get<double>();
+  };
+  const double every_iteration = costs(""), every_minute = costs("1min");
+  EXPECT_GT(every_iteration, 0.0);
+  EXPECT_NEAR(every_minute, every_iteration, 1e-9 * every_iteration);  // picoseconds' rounding
+}
+
+TEST(Condition, ATwoYearJobUnderAConditionThroughoutIsSampledWithinItsBudget) {
+  // One GPU 30% slower for all of a 2-year job: at one sample per 1.26 s
+  // iteration that is 50 M samples, past the 20 M a job may take; the
+  // default interval widens to 2 y / 2 M = 31.5 s (samples between change
+  // points add telemetry, not cost), so the job runs and its straggler
+  // costs the same share as over a day.
+  const auto share = [](const std::string& duration, const std::string& name) {
+    return waiting_share(run_llama_job("  duration: " + duration +
+                                           "\n"
+                                           "  checkpoint: {policy: synchronous, interval: 1h}\n"
+                                           "  conditions:\n"
+                                           "    - {kind: straggler, gpus: 1, slowdown: 0.3, at: 0s, duration: 100d, "
+                                           "every: 100d, count: 0}\n",
+                                       name));
+  };
+  const double day = share("1d", "two_years_day"), years = share("2y", "two_years");
+  EXPECT_GT(day, 0.1);
+  EXPECT_NEAR(years, day, 0.01 * day);
+}
+
 TEST(Cascade, TheStaticRunNamesEveryLinkOfTheChainInOrder) {
   // 50 ms without packets -> one retry timer (134 ms) -> the buckets queued
   // meanwhile overflow 256 MB of headroom -> a 100 ms allocator pause -> the
