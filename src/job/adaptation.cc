@@ -1071,6 +1071,7 @@ AdaptationResult Adaptation::run() {
   }
   // The checkpoints after the last condition (or of a job without one).
   for (; ci < ckpts.size() && ckpts[ci] + cum_cost_ < D_; ++ci) tell_checkpoint(ckpts[ci] + cum_cost_, 1, 0);
+  r_.checkpoints_unreached = static_cast<int64_t>(ckpts.size() - ci);
   if (stall_start_ != JobTime::max()) {
     r_.communication += D_ - stall_start_;
     r_.chain.push_back({D_, "transport timeout and retry", "the job ends while the link is still down", D_ - stall_start_});

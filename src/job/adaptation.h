@@ -18,11 +18,10 @@
 // and taken from the job's productive training. Where the timeline does not
 // train (its startup, a failure's recovery, training a failure then throws
 // away, a checkpoint's stall) an episode costs nothing: those hours are
-// already in their buckets. The timeline keeps its steady count of
-// checkpoints: the writes a slowed job would not reach by its end stay
-// stalls there while the conditions are charged for training in their
-// place, a small overcharge (a third of a job in stalls: 19.0% instead of
-// 17.9% of its productive hours, tests/job/adaptation_test.cc).
+// already in their buckets. The timeline runs at the steady pace, so the
+// checkpoints the conditions push past the job's end are not written
+// (AdaptationResult::checkpoints_unreached): their stalls go back to
+// training, which the conditions were charged on.
 //
 // Telemetry. Every change point emits typed signals (Telemetry below): the
 // iteration's time against the steady one, the gradient collectives' time
@@ -136,6 +135,9 @@ struct AdaptationResult {
   core::JobTime communication, waiting, checkpoint, recovery, lost_work;
   core::JobTime decisions_cost;   // training stopped for controllers' actions (inside the above)
   int crashes = 0, retries = 0, swaps = 0;
+  // The timeline's checkpoints (AdaptationInputs::checkpoint_times) that the
+  // conditions push past the job's end: the slowed job does not write them.
+  int64_t checkpoints_unreached = 0;
   int64_t tokens_per_iteration = 0;       // the configured batch
   int64_t max_tokens_per_iteration = 0;   // the largest a controller ran
   core::JobTime larger_batch_time;        // wall time at a larger batch

@@ -77,8 +77,10 @@ class TimelineLog {
     // The write at the job's end is a phase the timeline tells nobody.
     if (!result.phases.empty()) {
       const JobPhase& last = result.phases.back();
-      if (std::string_view(last.kind) == "checkpoint" && (checkpoints.empty() || checkpoints.back() < last.start))
+      if (std::string_view(last.kind) == "checkpoint" && (checkpoints.empty() || checkpoints.back() < last.start)) {
         checkpoints.push_back(last.start);
+        ends_writing = true;
+      }
     }
   }
   TimelineLog(const TimelineLog&) = delete;
@@ -97,6 +99,7 @@ class TimelineLog {
   // When every checkpoint's write began, those the timeline's phases fold
   // into training past kFoldCheckpointsAfter too.
   std::vector<JobTime> checkpoints;
+  bool ends_writing = false;  // the last of them is the write at the job's end
 
  private:
   enum class Kind { kFailure, kRestart };
@@ -157,11 +160,19 @@ JobResult run_adaptive_job(const JobInputs& in) {
   std::stable_sort(res.decisions.begin(), res.decisions.end(),
                    [](const ControllerDecision& x, const ControllerDecision& y) { return x.at < y.at; });
 
+  // The timeline runs at the steady pace: the checkpoints the conditions
+  // push past the end are not written (the job's own final write is), and
+  // their stalls are training the conditions were charged on.
+  const int64_t unreached = std::max<int64_t>(0, res.checkpoints_unreached - (final_log->ends_writing ? 1 : 0));
+  const JobTime returned = JobTime(r.checkpoint_cost()) * unreached;
+  r.time.checkpoint -= returned;
+  r.checkpoints -= unreached;
+
   // Move what the conditions cost out of productive training.
   const workload::TimeBreakdown& b = r.steady.mean;
   const long double whole = static_cast<long double>(std::max<int64_t>(1, r.steady.iteration.count_ps()));
   const JobTime absorbed = r.cascade && !r.cascade->failed_job ? r.cascade->total : JobTime::zero();
-  const JobTime productive = r.time.compute + r.time.bubble + r.time.waiting + r.time.communication - absorbed;
+  const JobTime productive = r.time.compute + r.time.bubble + r.time.waiting + r.time.communication - absorbed + returned;
   JobTime cost = res.total();
   if (cost > productive) {
     // Conditions cannot take more than the job trained: the rest is beyond its end.
@@ -185,7 +196,8 @@ JobResult run_adaptive_job(const JobInputs& in) {
   r.time.recovery += res.recovery;
   r.time.lost_work += res.lost_work;
   const int64_t T = std::max<int64_t>(1, r.steady.iteration.count_ps());
-  r.iterations_kept = std::max<int64_t>(0, r.iterations_kept - static_cast<int64_t>(cost.count_ps() / T));
+  r.iterations_kept =
+      std::max<int64_t>(0, r.iterations_kept + static_cast<int64_t>((returned.count_ps() - cost.count_ps()) / T));
   r.ettr = left.seconds() / r.wall.seconds();
   r.interruptions += res.crashes + res.swaps;
   if (res.crashes > 0) r.by_category["Network"] += res.crashes;
