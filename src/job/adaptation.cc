@@ -138,9 +138,9 @@ class Adaptation {
   // Every "algorithm/protocol" the library offers for the data-parallel
   // collectives on this plan's communicators (NCCL's own algorithms).
   std::vector<std::string> tuner_candidates() const;
-  // The conditions in force at t, from the episodes at and after `from`
-  // (those before it have ended; episodes are in start order).
-  ClusterState state_at(JobTime t, size_t from, bool with_reroute = true) const;
+  // The conditions in force at t (pass_ended(t) first: the episodes before
+  // first_open_ have ended, and they are in start order).
+  ClusterState state_at(JobTime t, bool with_reroute = true) const;
   SimTime checkpoint_cost_at(double storage_fraction, bool compressed);
   // The checkpoint measured with storage at that fraction, compressed or not.
   const CheckpointCost& checkpoint_at(double storage_fraction, bool compressed);
@@ -150,12 +150,12 @@ class Adaptation {
   void decide(JobTime t, ControllerState& c, const std::string& signal, const std::string& action,
               const std::string& effect);
   void blackout(JobTime from, SimTime len, JobTime* bucket);
+  // Skips the episodes and the downtime spans that ended by t (t only grows).
+  void pass_ended(JobTime t);
   // Where the job does not train though nothing stops it for a condition:
   // the timeline's downtime (AdaptationInputs::downtime) and the last
-  // checkpoint's steady stall. pass_downtime skips the spans that ended by
-  // t (t only grows); idle_in gives how much of [a, b) (a >= t) is idle,
-  // next_idle_edge the first edge of it after t.
-  void pass_downtime(JobTime t);
+  // checkpoint's steady stall. idle_in gives how much of [a, b) (a >= t, the
+  // last time passed) is idle, next_idle_edge the first edge of it after t.
   JobTime idle_in(JobTime a, JobTime b) const;
   JobTime next_idle_edge(JobTime t) const;
   void end_stall(JobTime t, bool rerouted);
@@ -183,7 +183,8 @@ class Adaptation {
   JobTime stall_start_ = JobTime::max(), down_until_;
   int stall_link_ = -1;
   JobTime resume_;  // no progress before this (stall tail, pauses, restarts, decisions)
-  size_t down_ = 0;  // the first downtime span not ended
+  size_t first_open_ = 0;  // episodes before this have ended
+  size_t down_ = 0;        // the first downtime span not ended
   JobTime ckpt_stall_from_, ckpt_stall_until_;  // the last checkpoint's steady stall
   JobTime* resume_bucket_ = nullptr;
   JobTime cum_cost_, progress_since_ckpt_, last_ckpt_;
@@ -360,14 +361,14 @@ double Adaptation::reroute_fraction(int link) const {
   return k > 1 ? static_cast<double>(k - 1) / k : 0.5;
 }
 
-ClusterState Adaptation::state_at(JobTime t, size_t from, bool with_reroute) const {
+ClusterState Adaptation::state_at(JobTime t, bool with_reroute) const {
   ClusterState s;
   s.algo = algo_;
   s.accum = accum_;
   const int stages = in_.iteration->plan->pp;
   const int dp = in_.iteration->plan->dp;
   std::map<int, double> links;
-  for (size_t e = from; e < r_.episodes.size() && r_.episodes[e].start <= t; ++e) {
+  for (size_t e = first_open_; e < r_.episodes.size() && r_.episodes[e].start <= t; ++e) {
     const ConditionEpisode& ep = r_.episodes[e];
     if (t >= ep.end) continue;
     const ConditionSpec& c = spec_.conditions[ep.condition];
@@ -443,7 +444,8 @@ void Adaptation::blackout(JobTime from, SimTime len, JobTime* bucket) {
   resume_bucket_ = bucket;
 }
 
-void Adaptation::pass_downtime(JobTime t) {
+void Adaptation::pass_ended(JobTime t) {
+  while (first_open_ < r_.episodes.size() && r_.episodes[first_open_].end <= t) ++first_open_;
   while (down_ < in_.downtime.size() && in_.downtime[down_].second <= t) ++down_;
 }
 
@@ -620,17 +622,15 @@ AdaptationResult Adaptation::run() {
     tell_checkpoint(last_ckpt_, 1, 0);
   }
   int64_t steps = 0;
-  size_t first_open = 0;  // episodes before this have ended
   while (t < D_) {
     if (++steps > kMaxSteps)
       throw core::InputError({"", 0, "job.mechanisms.telemetry_interval"},
                              fmt::format("more than {} telemetry samples: set a longer interval", kMaxSteps));
-    while (first_open < r_.episodes.size() && r_.episodes[first_open].end <= t) ++first_open;
-    pass_downtime(t);
+    pass_ended(t);
     const bool down = idle_in(t, t + JobTime(SimTime::ps(1))) > JobTime::zero();
     bool active = false;
     JobTime next_edge = D_;
-    for (size_t e = first_open; e < r_.episodes.size(); ++e) {
+    for (size_t e = first_open_; e < r_.episodes.size(); ++e) {
       const ConditionEpisode& ep = r_.episodes[e];
       if (ep.start > t) {
         next_edge = std::min(next_edge, ep.start);
@@ -651,7 +651,7 @@ AdaptationResult Adaptation::run() {
       // congestion begins there: the loop stops at that checkpoint.
       if (next_edge >= D_) break;
       const auto storage_starts = [&](JobTime at) {
-        for (size_t e = first_open; e < r_.episodes.size() && r_.episodes[e].start <= at; ++e)
+        for (size_t e = first_open_; e < r_.episodes.size() && r_.episodes[e].start <= at; ++e)
           if (r_.episodes[e].start == at && r_.episodes[e].kind == ConditionKind::kStorageCongestion) return true;
         return false;
       };
@@ -672,8 +672,8 @@ AdaptationResult Adaptation::run() {
     }
 
     // Telemetry of this instant.
-    const ClusterState raw = state_at(t, first_open, false);
-    const ClusterState now = state_at(t, first_open, true);
+    const ClusterState raw = state_at(t, false);
+    const ClusterState now = state_at(t, true);
     obs = Sample{};
     for (const auto& [l, f] : raw.links) {
       tel.link.emit(t, l, f);
@@ -681,7 +681,7 @@ AdaptationResult Adaptation::run() {
     }
     double storage = 1;
     bool pause_active = false;
-    for (size_t e = first_open; e < r_.episodes.size() && r_.episodes[e].start <= t; ++e) {
+    for (size_t e = first_open_; e < r_.episodes.size() && r_.episodes[e].start <= t; ++e) {
       const ConditionSpec& c = spec_.conditions[r_.episodes[e].condition];
       if (t >= r_.episodes[e].end) continue;
       if (c.kind == ConditionKind::kStorageCongestion) storage = std::min(storage, c.bandwidth_fraction);
@@ -868,7 +868,7 @@ AdaptationResult Adaptation::run() {
             accum_ = up ? accum_ * 2 : accum_ / 2;
             c.trigger.since.reset();
             c.release.since.reset();
-            ClusterState s = state_at(t, first_open, true);
+            ClusterState s = state_at(t, true);
             s.links = usable;
             const Measured& after = measure(s);
             r_.max_tokens_per_iteration = std::max(r_.max_tokens_per_iteration, after.tokens_per_iteration);
@@ -886,12 +886,12 @@ AdaptationResult Adaptation::run() {
           c.trigger.update(obs.stage_ratio > cs.threshold, t);
           if (c.trigger.due(t, react)) {
             c.trigger.since.reset();
-            for (size_t e = first_open; e < r_.episodes.size() && r_.episodes[e].start <= t; ++e) {
+            for (size_t e = first_open_; e < r_.episodes.size() && r_.episodes[e].start <= t; ++e) {
               if (r_.episodes[e].kind != ConditionKind::kStraggler || t >= r_.episodes[e].end) continue;
               if (cs.rebalance) {
                 if (rebalanced_[e]) continue;
                 rebalanced_[e] = true;
-                ClusterState s = state_at(t, first_open, true);
+                ClusterState s = state_at(t, true);
                 s.links = usable;
                 const Measured& after = measure(s);
                 decide(t, c, fmt::format("a stage computes {:.2f}x its steady time", obs.stage_ratio),
@@ -950,7 +950,7 @@ AdaptationResult Adaptation::run() {
     if (pause_active) {
       SimTime slack = SimTime::max();
       for (const auto& s : steady.stages) slack = std::min(slack, s.waiting - s.on_slowest);
-      for (size_t e = first_open; e < r_.episodes.size() && r_.episodes[e].start <= t; ++e) {
+      for (size_t e = first_open_; e < r_.episodes.size() && r_.episodes[e].start <= t; ++e) {
         const ConditionEpisode& ep = r_.episodes[e];
         const ConditionSpec& c = spec_.conditions[ep.condition];
         if (c.kind != ConditionKind::kPause || t >= ep.end) continue;
@@ -977,7 +977,7 @@ AdaptationResult Adaptation::run() {
       JobTime overlap_start;
       const JobTime write = write_len;
       if (storage >= 1 && write > JobTime::zero()) {
-        for (size_t e = first_open; e < r_.episodes.size() && r_.episodes[e].start < t + write; ++e) {
+        for (size_t e = first_open_; e < r_.episodes.size() && r_.episodes[e].start < t + write; ++e) {
           const ConditionEpisode& ep = r_.episodes[e];
           const ConditionSpec& c = spec_.conditions[ep.condition];
           if (c.kind != ConditionKind::kStorageCongestion || ep.start <= t || ep.end <= t) continue;

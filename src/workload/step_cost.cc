@@ -232,9 +232,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // Under CP (Megatron-Core's MambaContextParallel) in_proj and out_proj
     // run on the rank's T tokens, and the conv and the SSD on the whole
     // sequence of its heads / cp and groups / cp: five all-to-alls (z, x,
-    // B, C, dt) before them and one of their output after (mamba_cp_a2a
+    // B, C, dt) before them and one of their output after (mamba_cp_widths
     // below). A CP rank with fewer groups than CP ranks takes one group,
-    // repeated: its B and C are sent cp / groups times.
+    // repeated: B and C go out as cp groups' worth, not groups'.
     const int64_t in_w = m_.mamba_in_proj_width() / tp, d = m_.mamba_inner() / tp;
     const int64_t heads_l = m_.mamba_heads / tp, groups_l = m_.mamba_groups / tp;
     const int64_t Q = m_.mamba_chunk, N = m_.mamba_state, P = m_.mamba_head_dim;
@@ -261,10 +261,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // put back in sequence order (undoing attention's load balancing),
       // the output is put in that order again and unpacked after its
       // all-to-all. Backward moves the gradients through the same copies.
-      const int64_t repeat = groups_l < cp ? cp / groups_l : 1;
-      mamba_cp_widths = {d, d, groups_l * repeat * N, groups_l * repeat * N, heads_l, d};
-      const int64_t in_elems = T * (2 * d + 2 * groups_l * repeat * N + heads_l);
-      const SimTime copies = cm_.memory_bound(Bytes(2 * 3 * in_elems * kActivationBytes)) +
+      const int64_t bc = std::max(groups_l, cp) * N;
+      mamba_cp_widths = {d, d, bc, bc, heads_l, d};
+      const int64_t in_width = 2 * d + 2 * bc + heads_l;
+      const SimTime copies = cm_.memory_bound(Bytes(2 * 3 * T * in_width * kActivationBytes)) +
                              cm_.memory_bound(Bytes(2 * 2 * T * d * kActivationBytes));
       fwd += copies;
       bwd += copies;

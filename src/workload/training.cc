@@ -606,16 +606,14 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
                                        p.tp, m.kv_heads));
   if (m.ffn_hidden % p.tp != 0)
     fail("parallelism.tp", fmt::format("{} does not divide the MLP's inner size {}", p.tp, m.ffn_hidden));
-  // A Mamba-2 mixer splits by heads and by groups (Megatron-LM's MambaMixer).
+  // A Mamba-2 mixer splits by heads and by groups (Megatron-LM's MambaMixer),
+  // and CP (Megatron-Core's MambaContextParallel) gives each CP rank whole
+  // heads of a TP rank's, and whole groups or one group repeated.
   if (m.layer_counts(0, m.layers)[LayerKind::kMamba] > 0) {
     if (m.mamba_heads % p.tp != 0)
       fail("parallelism.tp", fmt::format("{} does not divide {} Mamba-2 heads", p.tp, m.mamba_heads));
     if (m.mamba_groups % p.tp != 0)
       fail("parallelism.tp", fmt::format("{} does not divide {} Mamba-2 groups", p.tp, m.mamba_groups));
-  }
-  // Megatron-Core's Mamba CP (MambaContextParallel) gives each CP rank
-  // whole heads of a TP rank's, and whole groups or one group repeated.
-  if (p.cp > 1 && m.layer_counts(0, m.layers)[LayerKind::kMamba] > 0) {
     const int64_t heads = m.mamba_heads / p.tp, groups = m.mamba_groups / p.tp;
     if (heads % p.cp != 0)
       fail("parallelism.cp", fmt::format("{} does not divide the {} Mamba-2 heads of a TP rank ({} / tp {})", p.cp,

@@ -13,11 +13,28 @@
 namespace anatomy::job {
 namespace {
 
-nlohmann::json run_json(const std::string& file) {
-  const std::string path = std::string(ANATOMY_SOURCE_DIR) + "/scenarios/adaptive/" + file;
-  const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json");
-  EXPECT_EQ(out.code, 0) << file << ": " << out.err;
+// A scenario file run as a user runs it, `args` after the file.
+nlohmann::json run_file(const std::string& path, const std::string& args = "") {
+  const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json" + args);
+  EXPECT_EQ(out.code, 0) << path << ": " << out.err;
   return nlohmann::json::parse(out.out);
+}
+
+nlohmann::json run_json(const std::string& file) {
+  return run_file(std::string(ANATOMY_SOURCE_DIR) + "/scenarios/adaptive/" + file);
+}
+
+// `text` written to a temporary scenario file; its path.
+std::string temp_scenario(const std::string& text, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "adaptation_" + name + ".yaml";
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A shipped scenario's text.
+std::string shipped(const std::string& file) {
+  std::ifstream in(std::string(ANATOMY_SOURCE_DIR) + "/scenarios/adaptive/" + file);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 // A job's JSON is {"schema", ..., "runs": [...]} or the run itself.
@@ -26,30 +43,21 @@ const nlohmann::json& first_run(const nlohmann::json& j) { return j.contains("ru
 // congestion-static.yaml's job with `conditions` instead of its own, written
 // to a temporary file and run.
 nlohmann::json run_with_conditions(const std::string& conditions, const std::string& name, int seed = 1) {
-  std::ifstream in(std::string(ANATOMY_SOURCE_DIR) + "/scenarios/adaptive/congestion-static.yaml");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text = text.substr(0, text.find("  conditions:")) + "  conditions:\n" + conditions;
-  const std::string path = ::testing::TempDir() + "adaptation_" + name + ".yaml";
-  std::ofstream(path) << text;
-  const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json --seed " +
-                                               std::to_string(seed));
-  EXPECT_EQ(out.code, 0) << out.err;
-  return nlohmann::json::parse(out.out);
+  const std::string text = shipped("congestion-static.yaml");
+  return run_file(temp_scenario(text.substr(0, text.find("  conditions:")) + "  conditions:\n" + conditions, name),
+                  " --seed " + std::to_string(seed));
 }
 
 // Llama 3 8B on 64 H100 (TP 8, storage on 2 servers) with `job` as its
 // job section, written to a temporary file and run.
 nlohmann::json run_llama_job(const std::string& job, const std::string& name) {
-  const std::string path = ::testing::TempDir() + "adaptation_" + name + ".yaml";
-  std::ofstream(path) << "model: llama3-8b\n"
-                         "cluster: {system: dgx-h100, gpus: 64, storage: {servers: 2}}\n"
-                         "parallelism: {tp: 8}\n"
-                         "training: {seq_len: 8192, global_batch: 64, recompute: selective}\n"
-                         "job:\n"
-                      << job;
-  const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json");
-  EXPECT_EQ(out.code, 0) << out.err;
-  return nlohmann::json::parse(out.out);
+  return run_file(temp_scenario("model: llama3-8b\n"
+                                "cluster: {system: dgx-h100, gpus: 64, storage: {servers: 2}}\n"
+                                "parallelism: {tp: 8}\n"
+                                "training: {seq_len: 8192, global_batch: 64, recompute: selective}\n"
+                                "job:\n" +
+                                    job,
+                                name));
 }
 
 // Waiting on others as a share of the productive hours (compute, exposed
@@ -264,18 +272,15 @@ TEST(Controller, AnActionTakesEffectAtOnceSoTheSampleIntervalChangesNoCost) {
   // detour: telemetry sampled every iteration (1.26 s) or every minute must
   // cost the same. Charging the congested pace until the next sample cost
   // up to a minute more per action.
-  std::ifstream in(std::string(ANATOMY_SOURCE_DIR) + "/scenarios/adaptive/congestion-adaptive.yaml");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = shipped("congestion-adaptive.yaml");
   const size_t at = text.find("decision_cost: 10ms");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, std::string("decision_cost: 10ms").size(), "decision_cost: 0s");
-  const std::string path = ::testing::TempDir() + "adaptation_free_reroute.yaml";
-  std::ofstream(path) << text;
+  const std::string path = temp_scenario(text, "free_reroute");
   const auto costs = [&](const std::string& interval) {
-    const auto out = anatomy::testing::run_shell(std::string(ANATOMY_BINARY) + " run " + path + " --format json" +
-                                                 (interval.empty() ? "" : " --set job.mechanisms.telemetry_interval=" + interval));
-    EXPECT_EQ(out.code, 0) << out.err;
-    return first_run(nlohmann::json::parse(out.out))["adaptation_cost_gpu_hours"]["exposed communication"].get<double>();
+    const nlohmann::json run =
+        run_file(path, interval.empty() ? "" : " --set job.mechanisms.telemetry_interval=" + interval);
+    return first_run(run)["adaptation_cost_gpu_hours"]["exposed communication"].get<double>();
   };
   const double every_iteration = costs(""), every_minute = costs("1min");
   EXPECT_GT(every_iteration, 0.0);
