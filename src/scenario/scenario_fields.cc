@@ -506,6 +506,12 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "with recompute: full, the layers of each model chunk recomputed, the first ones (Megatron-LM "
        "--recompute-method block --recompute-num-layers); the others keep their activations. 0: every layer",
        [](T& t, const Value& v) { t.recompute_layers = v.integer; }, shows(&T::recompute_layers)},
+      {"recompute_keeps_attention", Kind::kBool, by_default("false"), {},
+       "with recompute: full, the attention kernel's output and softmax statistics kept, so each replay runs the "
+       "layer's GEMMs, norms and activations but not the kernel: PyTorch selective activation checkpointing that "
+       "saves only the attention kernels' outputs (torchtitan's op policy with float8 linears, whose "
+       "torch._scaled_mm is not on its save list)",
+       [](T& t, const Value& v) { t.recompute_keeps_attention = v.flag; }, shows(&T::recompute_keeps_attention)},
       {"flash_attention", Kind::kBool, by_default("true"), {},
        "fused attention (FlashAttention); false: attention scores materialized, as in Megatron-LM 2021",
        [](T& t, const Value& v) { t.flash_attention = v.flag; }, shows(&T::flash_attention)},

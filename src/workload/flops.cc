@@ -153,8 +153,10 @@ double hardware_flops(const ModelSpec& m, const ParallelPlan& p, const TrainingS
           const int64_t r = recomputed_layers(t, range.count);
           const LayerCounts kinds = m.layer_counts(range.first, r);
           const int64_t sliding = m.sliding_layers_in(range.first, r);
-          extra += layer_sum(kinds, f) + static_cast<double>(kinds.attention() - sliding) * f.full_core +
-                   static_cast<double>(sliding) * f.sliding_core;
+          extra += layer_sum(kinds, f);
+          if (!t.recompute_keeps_attention)
+            extra += static_cast<double>(kinds.attention() - sliding) * f.full_core +
+                     static_cast<double>(sliding) * f.sliding_core;
         }
       break;
     }

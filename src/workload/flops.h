@@ -54,7 +54,9 @@
 //                        output layer is not checkpointed, so it is not re-run:
 //                        eq. 3's logits term is 6 B s h V, three passes); with
 //                        training.recompute_layers, the recomputed layers, each
-//                        of its kind, counted chunk by chunk over the plan
+//                        of its kind, counted chunk by chunk over the plan;
+//                        with training.recompute_keeps_attention, without
+//                        their attention core
 //   FlashAttention       + Q K^T again in backward, 2 s q per token per layer
 //                        (backward is 2.5 x forward's attention matmuls, Dao 2023)
 // With full recompute and flash_attention off, hardware_flops() of a

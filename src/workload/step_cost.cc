@@ -723,6 +723,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const auto act_share = [&](int64_t elems) {
     return SimTime::from_seconds(act.seconds() * static_cast<double>(elems) / static_cast<double>(act_elems));
   };
+  c.core_attn_fwd = attn_f;
+  c.core_attn_cp_comm = cp_forward;
   if (mods & kRecomputeCoreAttn) {
     c.selective_fwd += attn_f;
     c.selective_cp_comm += cp_forward;
@@ -821,6 +823,11 @@ StageCost StepCostModel::stage(int s) const {
       b.recompute = sum(&LayerCost::fwd_compute, replayed) - window_f * sliding(r);
       b.tp_comm += sum(&LayerCost::fwd_comm, replayed);
       b.cp_comm += sum(&LayerCost::fwd_cp_comm, replayed);
+      if (t_.recompute_keeps_attention) {
+        // The kernel, window and all, is not replayed.
+        b.recompute -= sum(&LayerCost::core_attn_fwd, replayed) - window_f * sliding(r);
+        b.cp_comm -= sum(&LayerCost::core_attn_cp_comm, replayed);
+      }
       b.ep_all_to_alls += sum(&LayerCost::fwd_all_to_alls, replayed);
     } else if (t_.recompute == Recompute::kSelective) {
       b.recompute = sum(&LayerCost::selective_fwd, kinds) -

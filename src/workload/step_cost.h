@@ -133,6 +133,11 @@ class StepCostModel {
     // all-to-alls (a whole MoE layer's).
     SimTime selective_fwd, selective_comm, selective_cp_comm;
     int64_t selective_all_to_alls = 0;
+    // The attention kernel's forward (with its casts and a CP ring's passes
+    // outside it) and its exposed CP communication, which a full replay
+    // leaves out when the kernel's output is kept
+    // (TrainingSpec::recompute_keeps_attention).
+    SimTime core_attn_fwd, core_attn_cp_comm;
     // What a sliding-window layer's attention kernels take less than the
     // full causal ones above (ModelSpec::sliding_window, FlashAttention).
     SimTime window_saving_fwd, window_saving_bwd;

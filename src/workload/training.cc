@@ -246,8 +246,11 @@ std::string recompute_text(const TrainingSpec& t) {
       if (c == ',') c = ' ';
     return fmt::format("selective ({})", names);
   }
-  if (t.recompute != Recompute::kFull || t.recompute_layers <= 0) return to_string(t.recompute);
-  return fmt::format("full (first {} layer{} of each chunk)", t.recompute_layers, t.recompute_layers == 1 ? "" : "s");
+  if (t.recompute != Recompute::kFull) return to_string(t.recompute);
+  const char* kept = t.recompute_keeps_attention ? ", attention output kept" : "";
+  if (t.recompute_layers <= 0) return fmt::format("full{}", t.recompute_keeps_attention ? " (attention output kept)" : "");
+  return fmt::format("full (first {} layer{} of each chunk{})", t.recompute_layers, t.recompute_layers == 1 ? "" : "s",
+                     kept);
 }
 
 std::string kernels_text(const TrainingSpec& t) {
@@ -511,6 +514,13 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (t.recompute_layers > 0 && t.recompute != Recompute::kFull)
     fail("training.recompute_layers", fmt::format("{} needs recompute: full (whole layers recomputed); recompute is {}",
                                                   t.recompute_layers, to_string(t.recompute)));
+  if (t.recompute_keeps_attention && t.recompute != Recompute::kFull)
+    fail("training.recompute_keeps_attention",
+         fmt::format("true keeps the attention kernel's output through a full replay; recompute is {}",
+                     to_string(t.recompute)));
+  if (t.recompute_keeps_attention && !t.flash_attention)
+    fail("training.recompute_keeps_attention",
+         "true needs flash_attention: without it the backward reads the s x s scores, not the kernel's output");
   validate_recompute_modules(m, t);
   if (t.fp8_activation_input && t.precision != hw::Precision::kFp8 && t.precision != hw::Precision::kFp4)
     fail("training.fp8_activation_input",

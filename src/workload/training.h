@@ -362,6 +362,13 @@ struct TrainingSpec {
   // (a fraction of the blocks, here as a count). More than a chunk holds
   // recomputes them all. 0: every layer.
   int64_t recompute_layers = 0;
+  // Under full recomputation, the attention kernel's output and softmax
+  // statistics are kept, so the replay runs the layer's GEMMs, norms and
+  // activations but not the kernel: PyTorch's selective activation
+  // checkpointing with only the attention kernels on its save list. That
+  // is torchtitan's "op" policy once its linears are float8: the policy
+  // saves aten.mm outputs, and a float8 linear runs torch._scaled_mm.
+  bool recompute_keeps_attention = false;
   // Under selective recomputation, the modules replayed (RecomputeModule
   // bits); 0: core_attn alone, Megatron-LM's default.
   uint32_t recompute_modules = 0;

@@ -152,6 +152,23 @@ TEST(Flops, RecomputingSomeLayersAddsTheirShareOfTheRecomputedForward) {
   EXPECT_GT(full, 0);
 }
 
+TEST(Flops, AFullReplayKeepingTheAttentionOutputCountsEverythingButTheCoreAgain) {
+  // Llama 3 8B at 4,096 tokens, 8 sequences, FlashAttention: keeping the
+  // kernel's output takes the attention core's forward out of the full
+  // replay, 32 x 2 x 4096 x (4096 + 4096) FLOPs a token, which is what
+  // selective core_attn adds.
+  const ModelSpec& m = find_model("llama3-8b");
+  const ParallelPlan p;
+  TrainingSpec full = training(4096, 8, Recompute::kFull, true);
+  TrainingSpec kept = full;
+  kept.recompute_keeps_attention = true;
+  const double core = 32.0 * 2 * 4096 * (4096 + 4096) * 8 * 4096;
+  EXPECT_NEAR(hardware_flops(m, p, full) - hardware_flops(m, p, kept), core, core * 1e-9);
+  const TrainingSpec none = training(4096, 8, Recompute::kNone, true);
+  const TrainingSpec selective = training(4096, 8, Recompute::kSelective, true);
+  EXPECT_NEAR(hardware_flops(m, p, selective) - hardware_flops(m, p, none), core, core * 1e-9);
+}
+
 TEST(Flops, SelectiveRecomputationCountsTheReplayedModulesGemms) {
   // Llama 3 8B at 4,096 tokens, 8 sequences, no FlashAttention (no extra
   // Q K^T): replaying "mlp" adds each of the 32 dense MLPs' forward, 2 x

@@ -249,6 +249,21 @@ TEST(Memory, KorthikantiPerLayerAndRecompute) {
   EXPECT_EQ(rank1(Recompute::kFull), 12 * 7 * 6'291'456LL + 358'612'992LL);
 }
 
+TEST(Memory, AFullReplayKeepingTheAttentionOutputKeepsItAndItsStatistics) {
+  // GPT-3 175B as above with FlashAttention: keeping the kernel's output
+  // keeps, per token and layer, its 16-bit output and fp32 log-sum-exp per
+  // head over TP 8, (2 x 12,288 + 4 x 96) / 8 = 3,120 bytes, x 2048 tokens =
+  // 6,389,760 beside the layer's input, for each of rank 1's 12 layers and 7
+  // micro-batches.
+  const ModelSpec& m = find_model("gpt3-175b");
+  const ParallelPlan p = plan(8, 8, 4, 1);
+  TrainingSpec t = training(2048, 64, 1, Recompute::kFull, true);
+  const int64_t full = estimate_memory_per_stage(m, p, t)[1].activations.count();
+  t.recompute_keeps_attention = true;
+  const int64_t kept = estimate_memory_per_stage(m, p, t)[1].activations.count();
+  EXPECT_EQ(kept - full, 12 * 7 * 6'389'760LL);
+}
+
 TEST(Memory, InterleavingHoldsMoreOnTheFirstRank) {
   // Llama 3 8B, PP 4 (8 layers per rank), seq 8192, TP 1. Per token per layer:
   // inputs 4 x 2 x 4096 = 32,768; Q 8,192, K+V 4,096, attention out 8,192,

@@ -118,6 +118,66 @@ TEST(SelectiveRecompute, AWholeMoeLayerReplaysItsAllToAlls) {
   EXPECT_LT(act.recompute, layer.recompute);
 }
 
+// Stage 0's one chunk, backward, of `m` under `p` and `t`: what its
+// recomputation replays and its exposed CP communication, every collective
+// taking `collective`.
+struct Replay {
+  SimTime recompute, cp_comm;
+};
+Replay replay(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
+              SimTime collective = SimTime::from_seconds(1e-6)) {
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const StepCostModel cost(m, p, t, cm, [collective](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+    return collective;
+  });
+  const StepCost b = cost.stage(0).backward[0];
+  return {b.recompute, b.cp_comm};
+}
+TrainingSpec recomputing(TrainingSpec t, Recompute r, uint32_t modules = 0, bool keeps_attention = false) {
+  t.recompute = r;
+  t.recompute_modules = modules;
+  t.recompute_keeps_attention = keeps_attention;
+  return t;
+}
+
+TEST(FullRecompute, KeepingTheAttentionOutputLeavesOutWhatReplayingTheCoreAloneTakes) {
+  // A full replay that keeps the attention kernel's output runs every part
+  // of the layer but the kernel: it takes off the full replay exactly what
+  // selective core_attn replays, window and all on GPT-OSS's sliding
+  // layers (Llama 3 8B has none).
+  for (const char* name : {"llama3-8b", "gpt-oss-20b"}) {
+    SCOPED_TRACE(name);
+    const ModelSpec& m = find_model(name);
+    const TrainingSpec t = one_sequence();
+    const SimTime full = replay(m, ParallelPlan{}, recomputing(t, Recompute::kFull)).recompute;
+    const SimTime kept = replay(m, ParallelPlan{}, recomputing(t, Recompute::kFull, 0, true)).recompute;
+    const SimTime core = replay(m, ParallelPlan{}, recomputing(t, Recompute::kSelective, kRecomputeCoreAttn)).recompute;
+    EXPECT_EQ(full - kept, core);
+    EXPECT_GT(kept, SimTime::zero());
+  }
+}
+
+TEST(FullRecompute, KeepingTheAttentionOutputSkipsTheRingsExchangeInTheReplay) {
+  // Ring attention on CP 4, each exchange taking 10 ms, longer than the
+  // kernel it hides behind: the replayed kernel needs the other ranks' K
+  // and V again, so a full replay runs the forward's exchange once more;
+  // keeping the kernel's output runs none of it, as much as selective
+  // core_attn runs beyond selective mlp (whose replay exchanges nothing).
+  const ModelSpec& m = find_model("llama3-8b");
+  ParallelPlan p;
+  p.cp = 4;
+  p.cp_all_to_all = false;
+  p.cp_all_gather = false;
+  const TrainingSpec t = one_long_sequence();
+  const SimTime x = SimTime::from_seconds(10e-3);
+  const SimTime full = replay(m, p, recomputing(t, Recompute::kFull), x).cp_comm;
+  const SimTime kept = replay(m, p, recomputing(t, Recompute::kFull, 0, true), x).cp_comm;
+  const SimTime core = replay(m, p, recomputing(t, Recompute::kSelective, kRecomputeCoreAttn), x).cp_comm;
+  const SimTime mlp = replay(m, p, recomputing(t, Recompute::kSelective, kRecomputeMlp), x).cp_comm;
+  EXPECT_EQ(full - kept, core - mlp);
+  EXPECT_GT(full - kept, SimTime::zero());
+}
+
 TEST(MoeDispatch, EachDispatcherRearrangesTheRowsItReceives) {
   // Mixtral 8x7B on EP 4 (2 local experts), 4,096 tokens a GPU, top 2,
   // rows of 4,096 x 2 bytes. The alltoall dispatcher copies each token

@@ -192,6 +192,24 @@ TEST(ValidatePlan, RecomputeLayers) {
             "training.recompute_layers: 4 needs recompute: full (whole layers recomputed); recompute is selective");
 }
 
+TEST(ValidatePlan, KeepingTheAttentionOutputNeedsAFullReplayOfAFlashKernel) {
+  const ModelSpec& m = find_model("llama3-8b");
+  const ParallelPlan p = plan_of(1, 1, 8);
+  TrainingSpec t = training_of(8192, 8, 1);
+  t.recompute = Recompute::kFull;
+  t.recompute_keeps_attention = true;
+  EXPECT_EQ(check(m, p, t, 8), "ok");
+  t.recompute = Recompute::kSelective;
+  EXPECT_EQ(check(m, p, t, 8),
+            "training.recompute_keeps_attention: true keeps the attention kernel's output through a full replay; "
+            "recompute is selective");
+  t.recompute = Recompute::kFull;
+  t.flash_attention = false;
+  EXPECT_EQ(check(m, p, t, 8),
+            "training.recompute_keeps_attention: true needs flash_attention: without it the backward reads the s x s "
+            "scores, not the kernel's output");
+}
+
 TEST(ChunkRange, InterleavedChunksTakeTheModelsLayersInRoundRobinOrder) {
   // 16 layers, PP 2, 2 chunks per stage: model chunks of 4 in the order
   // stage 0 chunk 0 (0-3), stage 1 chunk 0 (4-7), stage 0 chunk 1 (8-11),
