@@ -313,7 +313,7 @@ class IterationSim {
   void resume_held(int s);
   // `then` once the running step's compute, `compute` from now, is done:
   // settled against the DP stream as it ran, unless the step was priced
-  // whole (`priced`: collectives of its own through all of it, slowed()).
+  // whole (`priced`: its own collectives start with it, st.dp_stretch).
   void after_compute(int s, SimTime compute, bool priced, engine::Callback then);
   SimTime zero3_step_comm(int s, PipelineStep step);
   coll::Schedule* shared_schedule(int s, coll::Op op, Bytes bytes, bool experts);
@@ -501,9 +501,10 @@ SimTime IterationSim::slowed(SimTime compute, Communicator c) const {
 // buckets) count as they ran. The time is the DP collectives' doing, so
 // the breakdown books it as DP communication, not compute: a step's
 // compute is the compute model's whatever the network, and what the
-// collectives cost shows where they do. (ZeRO-3's per-step gathers and a
-// pair's EP all-to-alls run through the whole step: slowed() prices the
-// step at once, and the difference is booked as DP or EP time alike.)
+// collectives cost shows where they do. (ZeRO-3's per-step gathers and
+// reduce-scatters start with the step, and a pair's EP all-to-alls run
+// through the whole pair: the step is priced at once, slowed() for as long
+// as they run, and the difference is booked as DP or EP time alike.)
 // With one hardware queue a collective holds back all the compute launched
 // after it (beside_share() 1): each second of overlap is a second of the
 // step undone, and a step whose compute is due while the stream is busy
@@ -815,12 +816,19 @@ void IterationSim::try_start(int s) {
     st.step_start = now + comm;
   }
   // A data-parallel collective running alongside takes from the step: its
-  // SMs, or with one queue all of it. ZeRO-3's gathers run through every
-  // step (slowed()); the DP stream's collectives as they overlap the
-  // compute (settle_compute).
+  // SMs, or with one queue all of it. ZeRO-3's own gathers and
+  // reduce-scatters start with the step and take their share for as long
+  // as they run: the whole step (slowed()) when they outlast it, else x of
+  // each second they run, the compute making up the rest after them. The
+  // DP stream's collectives take theirs as they overlap the compute
+  // (settle_compute).
   const bool own_gathers = zero3 && !zero3_serial;
+  const SimTime own_comm = own_gathers ? zero3_step_comm(s, step) : SimTime::zero();
   st.dp_mark = dp_busy_until(st);
-  st.dp_stretch = own_gathers ? slowed(c.compute, Communicator::kDp) - c.compute : SimTime::zero();
+  st.dp_stretch = own_gathers ? std::min(slowed(c.compute, Communicator::kDp) - c.compute,
+                                         SimTime::from_seconds(own_comm.seconds() *
+                                                               collective_sm_share(Communicator::kDp)))
+                              : SimTime::zero();
   st.ep_stretch = SimTime::zero();
   const SimTime busy = (st.step_start - now) + c.compute + st.dp_stretch + c.in_step_comm();
   if (zero3_serial) {
@@ -831,7 +839,7 @@ void IterationSim::try_start(int s) {
     // one collective per gather unit (FSDP: a layer; DeepSpeed: its prefetch
     // bucket) on the data-parallel stream, so each pays its latency.
     ++st.pending_parts;
-    sim_.schedule_in(zero3_step_comm(s, step), [this, s, step] {
+    sim_.schedule_in(own_comm, [this, s, step] {
       if (--st_[s].pending_parts == 0) step_done(s, step);
     });
   } else {

@@ -766,6 +766,29 @@ TEST(Iteration, WithOneHardwareQueueZero3sOverlappedGathersCostWhatSerializedOne
   EXPECT_EQ(held.mean.on_collective_sms, SimTime::zero());
 }
 
+TEST(Iteration, Zero3CollectivesShorterThanTheStepTakeTheirSmsOnlyWhileTheyRun) {
+  // ZeRO-3 over two DGX H100 nodes, micro-batches of 8 sequences: each step
+  // computes far longer than its gathers (and the backward's
+  // reduce-scatters) run. They hold 16 of the H100's 132 SMs while they
+  // run, so a step loses 16/132 of their time, not of its own: the compute
+  // lost to them is 16/132 of the collectives' time, which the serialized
+  // run books whole as DP time, and far under the share of the whole steps.
+  Harness h;
+  h.plan.dp = 16;
+  h.plan.zero_stage = 3;
+  h.training.micro_batch = 8;
+  h.training.global_batch = 128;  // one micro-batch a replica
+  h.plan.overlap_param_gather = false;
+  const IterationResult serial = h.run();
+  h.plan.overlap_param_gather = true;
+  const IterationResult overlapped = h.run();
+  const double taken = 16.0 / 132;
+  EXPECT_NEAR(overlapped.mean.on_collective_sms.seconds(), serial.mean.dp_comm.seconds() * taken, 1e-6);
+  const StageCost c = h.stage_cost(0);
+  const double whole = (c.forward[0].compute + c.backward[0].compute).seconds() * taken / (1 - taken);
+  EXPECT_LT(overlapped.mean.on_collective_sms.seconds(), whole / 2);
+}
+
 TEST(Iteration, Fp8WeightsGatherInHalfTheTime) {
   // ZeRO-1 over two DGX H100 nodes without gradient-reduce overlap: the DP
   // stream gathers the updated parameters before the forward (the first
@@ -810,8 +833,8 @@ TEST(Iteration, SerializedZero3CollectivesCostAStepTheSameAtEveryMicroBatchSize)
   EXPECT_GT(one.mean.dp_comm, SimTime::zero());
   EXPECT_EQ(two.mean.dp_comm, one.mean.dp_comm);
   EXPECT_GT(two.mean.forward_compute, one.mean.forward_compute);
-  // Overlapped, the gathers run through every step and hold 16 of the
-  // H100's 132 SMs: each forward and backward computes at 1 - 16/132 of
+  // Overlapped, the gathers outlast every step of one or two sequences and
+  // hold 16 of the H100's 132 SMs: each forward and backward computes at 1 - 16/132 of
   // its rate, the difference booked as DP time beside what the collectives
   // leave exposed. That exposed part is what shrinks as the compute grows.
   h.plan.overlap_param_gather = true;
