@@ -247,10 +247,11 @@ std::string recompute_text(const TrainingSpec& t) {
     return fmt::format("selective ({})", names);
   }
   if (t.recompute != Recompute::kFull) return to_string(t.recompute);
-  const char* kept = t.recompute_keeps_attention ? ", attention output kept" : "";
-  if (t.recompute_layers <= 0) return fmt::format("full{}", t.recompute_keeps_attention ? " (attention output kept)" : "");
-  return fmt::format("full (first {} layer{} of each chunk{})", t.recompute_layers, t.recompute_layers == 1 ? "" : "s",
-                     kept);
+  std::string notes;
+  if (t.recompute_layers > 0)
+    notes = fmt::format("first {} layer{} of each chunk", t.recompute_layers, t.recompute_layers == 1 ? "" : "s");
+  if (t.recompute_keeps_attention) notes += notes.empty() ? "attention output kept" : ", attention output kept";
+  return notes.empty() ? "full" : fmt::format("full ({})", notes);
 }
 
 std::string kernels_text(const TrainingSpec& t) {
