@@ -153,8 +153,9 @@ struct AdaptationInputs {
   coll::NetworkFactory bulk_network;
   core::SimTime restart;           // a restart on cached images
   core::SimTime restart_new_host;  // with a spare host
-  // The steady timeline's checkpoints (end of each stall), to find what a
-  // delayed checkpoint meets.
+  // When each of the steady timeline's checkpoint writes begins (the
+  // checkpoint signal's times, the job's final write included), to find
+  // what a delayed checkpoint meets.
   std::vector<core::JobTime> checkpoint_times;
   // The timeline's spans without training, [start, end) in time order: its
   // startup, recoveries, and training whose work a failure then lost. A

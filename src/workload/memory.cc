@@ -155,9 +155,10 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   out.whole = tokens * ((sp ? replicated / tp : replicated) + (sharded + lse) / tp) + scores / tp;
   // A full replay starts from the layer's input; with the attention
   // kernel's output kept it also keeps that output (16-bit, split over TP)
-  // and the kernel's fp32 softmax statistics.
+  // and the kernel's softmax statistics (`lse`: a full replay runs no
+  // selective module, and keeping the output needs FlashAttention).
   const double kept_attention =
-      t.recompute_keeps_attention && attention ? (e * static_cast<double>(m.out_width()) + 4 * a) / tp : 0;
+      t.recompute_keeps_attention && attention ? (e * static_cast<double>(m.out_width()) + lse) / tp : 0;
   out.stored = t.recompute == Recompute::kFull ? tokens * (e * h / (sp ? tp : 1) + kept_attention) : out.whole;
   return out;
 }

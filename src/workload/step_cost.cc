@@ -726,8 +726,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   c.core_attn_fwd = attn_f;
   c.core_attn_cp_comm = cp_forward;
   if (mods & kRecomputeCoreAttn) {
-    c.selective_fwd += attn_f;
-    c.selective_cp_comm += cp_forward;
+    c.selective_fwd += c.core_attn_fwd;
+    c.selective_cp_comm += c.core_attn_cp_comm;
   }
   // Transformer Engine fuses a norm into the GEMM after it (and keeps its
   // output) but for MLA's input norm and a MoE layer's pre-MLP norm.

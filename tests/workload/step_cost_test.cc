@@ -58,6 +58,18 @@ TrainingSpec one_long_sequence() {
   return t;
 }
 
+// Stage 0's first chunk, backward, of `m` under `p` and `t` on an H100,
+// every collective taking `collective`.
+StepCost backward_step(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
+                       SimTime collective = SimTime::from_seconds(1e-6)) {
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const StepCostModel cost(m, p, t, cm,
+                           [collective](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+                             return collective;
+                           });
+  return cost.stage(0).backward[0];
+}
+
 // Stage 0's one chunk, backward, of `m` on TP `tp` (sequence-parallel) and
 // EP `ep`, 4,096 tokens, selective with `modules`; every collective takes
 // 1 us.
@@ -71,11 +83,7 @@ Step backward(const ModelSpec& m, int tp, int ep, uint32_t modules) {
   t.global_batch = ep;
   t.recompute = Recompute::kSelective;
   t.recompute_modules = modules;
-  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
-  const StepCostModel cost(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
-    return SimTime::from_seconds(1e-6);
-  });
-  const StepCost b = cost.stage(0).backward[0];
+  const StepCost b = backward_step(m, p, t);
   return {b.recompute, b.tp_comm, b.ep_all_to_alls};
 }
 
@@ -118,21 +126,6 @@ TEST(SelectiveRecompute, AWholeMoeLayerReplaysItsAllToAlls) {
   EXPECT_LT(act.recompute, layer.recompute);
 }
 
-// Stage 0's one chunk, backward, of `m` under `p` and `t`: what its
-// recomputation replays and its exposed CP communication, every collective
-// taking `collective`.
-struct Replay {
-  SimTime recompute, cp_comm;
-};
-Replay replay(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec& t,
-              SimTime collective = SimTime::from_seconds(1e-6)) {
-  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
-  const StepCostModel cost(m, p, t, cm, [collective](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
-    return collective;
-  });
-  const StepCost b = cost.stage(0).backward[0];
-  return {b.recompute, b.cp_comm};
-}
 TrainingSpec recomputing(TrainingSpec t, Recompute r, uint32_t modules = 0, bool keeps_attention = false) {
   t.recompute = r;
   t.recompute_modules = modules;
@@ -149,9 +142,10 @@ TEST(FullRecompute, KeepingTheAttentionOutputLeavesOutWhatReplayingTheCoreAloneT
     SCOPED_TRACE(name);
     const ModelSpec& m = find_model(name);
     const TrainingSpec t = one_sequence();
-    const SimTime full = replay(m, ParallelPlan{}, recomputing(t, Recompute::kFull)).recompute;
-    const SimTime kept = replay(m, ParallelPlan{}, recomputing(t, Recompute::kFull, 0, true)).recompute;
-    const SimTime core = replay(m, ParallelPlan{}, recomputing(t, Recompute::kSelective, kRecomputeCoreAttn)).recompute;
+    const SimTime full = backward_step(m, ParallelPlan{}, recomputing(t, Recompute::kFull)).recompute;
+    const SimTime kept = backward_step(m, ParallelPlan{}, recomputing(t, Recompute::kFull, 0, true)).recompute;
+    const SimTime core =
+        backward_step(m, ParallelPlan{}, recomputing(t, Recompute::kSelective, kRecomputeCoreAttn)).recompute;
     EXPECT_EQ(full - kept, core);
     EXPECT_GT(kept, SimTime::zero());
   }
@@ -170,10 +164,10 @@ TEST(FullRecompute, KeepingTheAttentionOutputSkipsTheRingsExchangeInTheReplay) {
   p.cp_all_gather = false;
   const TrainingSpec t = one_long_sequence();
   const SimTime x = SimTime::from_seconds(10e-3);
-  const SimTime full = replay(m, p, recomputing(t, Recompute::kFull), x).cp_comm;
-  const SimTime kept = replay(m, p, recomputing(t, Recompute::kFull, 0, true), x).cp_comm;
-  const SimTime core = replay(m, p, recomputing(t, Recompute::kSelective, kRecomputeCoreAttn), x).cp_comm;
-  const SimTime mlp = replay(m, p, recomputing(t, Recompute::kSelective, kRecomputeMlp), x).cp_comm;
+  const SimTime full = backward_step(m, p, recomputing(t, Recompute::kFull), x).cp_comm;
+  const SimTime kept = backward_step(m, p, recomputing(t, Recompute::kFull, 0, true), x).cp_comm;
+  const SimTime core = backward_step(m, p, recomputing(t, Recompute::kSelective, kRecomputeCoreAttn), x).cp_comm;
+  const SimTime mlp = backward_step(m, p, recomputing(t, Recompute::kSelective, kRecomputeMlp), x).cp_comm;
   EXPECT_EQ(full - kept, core - mlp);
   EXPECT_GT(full - kept, SimTime::zero());
 }
