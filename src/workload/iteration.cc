@@ -193,6 +193,11 @@ class IterationSim {
     SimTime dp_mark;     // dp_busy_until at the running step's last settlement
     SimTime dp_stretch;  // the running step's compute time lost to the DP collectives beside it
     SimTime ep_stretch;  // the running pair's compute time lost to its all-to-alls
+    // Combined 1F1B beside its all-to-alls (several queues): they run from
+    // the pair's start until ep_busy_to (SimTime::max() while they run), and
+    // their overlap with the pair's compute is settled up to ep_mark.
+    bool pair_ep = false;
+    SimTime ep_busy_to, ep_mark;
     // One queue: a step's settlement parked until the DP stream is idle
     // (`held`), since parked_at, and the compute it still owes then.
     engine::Callback held;
@@ -501,10 +506,11 @@ SimTime IterationSim::slowed(SimTime compute, Communicator c) const {
 // buckets) count as they ran. The time is the DP collectives' doing, so
 // the breakdown books it as DP communication, not compute: a step's
 // compute is the compute model's whatever the network, and what the
-// collectives cost shows where they do. (ZeRO-3's per-step gathers and
-// reduce-scatters start with the step, and a pair's EP all-to-alls run
-// through the whole pair: the step is priced at once, slowed() for as long
-// as they run, and the difference is booked as DP or EP time alike.)
+// collectives cost shows where they do. A combined 1F1B pair's EP
+// all-to-alls are settled here too, at the EP communicator's share for as
+// long as they ran beside the pair's compute, and booked as EP time.
+// (ZeRO-3's per-step gathers and reduce-scatters start with the step: it is
+// priced at once, slowed() for as long as they run.)
 // With one hardware queue a collective holds back all the compute launched
 // after it (beside_share() 1): each second of overlap is a second of the
 // step undone, and a step whose compute is due while the stream is busy
@@ -515,6 +521,12 @@ void IterationSim::settle_compute(int s, engine::Callback then) {
   const SimTime busy = dp_busy_until(st);
   const SimTime overlap = busy - st.dp_mark;
   st.dp_mark = busy;
+  SimTime ep_overlap;
+  if (st.pair_ep) {
+    const SimTime until = std::min(sim_.now(), st.ep_busy_to);
+    if (until > st.ep_mark) ep_overlap = until - st.ep_mark;
+    st.ep_mark = std::max(st.ep_mark, until);
+  }
   if (p_.one_hardware_queue() && st.dp_busy && overlap > kSettled) {
     // Held back: no compute until the stream is idle, then the work the
     // overlap left undone (one wait a collective, not a chase of its tail).
@@ -524,10 +536,13 @@ void IterationSim::settle_compute(int s, engine::Callback then) {
     st.held = std::move(then);
     return;
   }
-  const SimTime extra = SimTime::from_seconds(overlap.seconds() * beside_share());
-  if (extra <= kSettled) return then();
-  st.dp_stretch += extra;
-  sim_.schedule_in(extra, [this, s, then = std::move(then)]() mutable { settle_compute(s, std::move(then)); });
+  const SimTime extra_dp = SimTime::from_seconds(overlap.seconds() * beside_share());
+  const SimTime extra_ep = SimTime::from_seconds(ep_overlap.seconds() * collective_sm_share(Communicator::kEp));
+  if (extra_dp + extra_ep <= kSettled) return then();
+  st.dp_stretch += extra_dp;
+  st.ep_stretch += extra_ep;
+  sim_.schedule_in(extra_dp + extra_ep,
+                   [this, s, then = std::move(then)]() mutable { settle_compute(s, std::move(then)); });
 }
 
 // The DP stream has gone idle: a step held back by it waits no longer and
@@ -882,19 +897,13 @@ void IterationSim::start_pair(int s) {
   account(st, IntervalKind::kDpComm, now);
   const StepCost &ca = cost_of(s, a), &cb = cost_of(s, b);
   const int64_t a2a = ca.ep_all_to_alls + cb.ep_all_to_alls;
-  // The all-to-alls run through the pair and take their SMs throughout;
-  // without them the DP stream's collectives take theirs as they overlap.
   const bool shared_sms = a2a > 0;
   st.running = true;
   st.step_start = st.ep_end = now;
   st.dp_mark = dp_busy_until(st);
-  st.dp_stretch = SimTime::zero();
-  st.ep_stretch = shared_sms && !p_.one_hardware_queue()
-                      ? (slowed(ca.compute, Communicator::kEp) - ca.compute) +
-                            (slowed(cb.compute, Communicator::kEp) - cb.compute)
-                      : SimTime::zero();
+  st.dp_stretch = st.ep_stretch = SimTime::zero();
   const SimTime comm = ca.in_step_comm() + cb.in_step_comm();
-  const SimTime busy = ca.compute + cb.compute + st.ep_stretch + comm;
+  const SimTime busy = ca.compute + cb.compute + comm;
   auto part_done = [this, s] {
     Stage& cur = st_[s];
     cur.ep_end = std::max(cur.ep_end, sim_.now());
@@ -920,12 +929,24 @@ void IterationSim::start_pair(int s) {
   reduce_grads_during(s, a, st.next, busy);
   reduce_grads_during(s, b, st.next + 1, busy);
   st.pending_parts = a2a > 0 ? 2 : 1;
-  if (a2a > 0) launch_ep(s, a2a, part_done);
-  after_compute(s, busy - comm, shared_sms, [this, comm, part_done] { sim_.schedule_in(comm, part_done); });
+  // The all-to-alls take their SMs while they run, as the DP stream's
+  // collectives take theirs, both settled against the pair's compute at its
+  // end (settle_compute): a pair whose compute outlasts them loses their
+  // share of their own time, not of its.
+  st.pair_ep = shared_sms;
+  st.ep_mark = now;
+  st.ep_busy_to = SimTime::max();
+  if (a2a > 0)
+    launch_ep(s, a2a, [this, s, part_done] {
+      st_[s].ep_busy_to = sim_.now();
+      part_done();
+    });
+  after_compute(s, busy - comm, false, [this, comm, part_done] { sim_.schedule_in(comm, part_done); });
 }
 
 void IterationSim::pair_done(int s) {
   Stage& st = st_[s];
+  st.pair_ep = false;
   const PipelineStep a = st.order[st.next], b = st.order[st.next + 1];
   const StepCost &ca = cost_of(s, a), &cb = cost_of(s, b);
   const SimTime t0 = st.step_start;
