@@ -571,6 +571,12 @@ const std::vector<Field<TrainingSpec>>& training_fields() {
        "no inputs for weight gradients; gradients, the optimizer and checkpoints hold the adapters alone. 0: every "
        "weight trained",
        [](T& t, const Value& v) { t.lora_rank = v.integer; }, shows(&T::lora_rank)},
+      {"expert_load_imbalance", Kind::kDouble, by_default("1"), number_at_least(1),
+       "MoE with ep > 1: the busiest expert-parallel rank's routed tokens over the mean rank's in each MoE layer "
+       "(from a run's tokens-per-expert counts); every layer's all-to-alls and experts go at that rank's pace, so "
+       "its expert GEMMs, permutes, kept copies and received bytes are priced at this many times the mean's; 1: "
+       "balanced routing (or Megatron-LM's --moe-router-force-load-balancing); at most ep",
+       [](T& t, const Value& v) { t.expert_load_imbalance = v.number; }, shows(&T::expert_load_imbalance)},
       {"lora_dropout", Kind::kDouble, by_default("0"), number_at_least_below(0, 1),
        "with lora_rank, the dropout probability on each adapter's input (NeMo's LoRA dropout, position pre; "
        "MLPerf's LoRA runs 0.1): a memory-bound pass over the input forward and backward and a 1-byte mask an "

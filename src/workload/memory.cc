@@ -113,7 +113,9 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   } else if (!moe) {
     mlp = kept(kRecomputeMlp) * (up + act_out);
   } else {
-    const double routed = static_cast<double>(m.top_k), shared = static_cast<double>(m.shared_experts);
+    // The busiest rank's copies (expert_load_imbalance times the mean's).
+    const double routed = static_cast<double>(m.top_k) * t.expert_load_imbalance;
+    const double shared = static_cast<double>(m.shared_experts);
     // The dispatched copies: T x top_k tokens per GPU, or its own T / tp x
     // top_k when the experts are folded below TP (x etp / tp either way).
     // The shared experts' first GEMM quantizes the norm's output for itself

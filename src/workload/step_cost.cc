@@ -72,9 +72,16 @@ hw::Precision StepCostModel::gemm_precision() const {
   return t_.precision;
 }
 
+int64_t StepCostModel::routed_act_elems(int64_t T, int64_t f) const {
+  return std::llround(static_cast<double>(T * m_.top_k * f) * t_.expert_load_imbalance);
+}
+
 Bytes StepCostModel::ep_all_to_all_bytes() const {
   if (!m_.moe() || p_.ep <= 1) return Bytes(0);
-  return Bytes(expert_tokens() * m_.top_k * m_.hidden * kActivationBytes);
+  // Under unbalanced routing every rank's exchange is priced at the busiest
+  // rank's: the all-to-all is done when that rank has its tokens.
+  return Bytes(std::llround(static_cast<double>(expert_tokens() * m_.top_k * m_.hidden * kActivationBytes) *
+                            t_.expert_load_imbalance));
 }
 
 StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
@@ -439,11 +446,14 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     tp_mlp(f);
     mlp_gemms = fwd - mlp_start;
   } else {
-    // Balanced routing: each GPU's E/ep experts, split over expert TP, see
-    // the T_ep top_k tokens it dispatches in all.
+    // Each GPU's E/ep experts, split over expert TP, see the T_ep top_k
+    // tokens it dispatches in all, balanced; the busiest rank, which sets
+    // every rank's pace, expert_load_imbalance times that.
     const int64_t etp = p_.etp(), T_ep = expert_tokens();
+    const double busiest = t_.expert_load_imbalance;
     const int64_t local_experts = std::max<int64_t>(1, m_.experts / p_.ep);
-    const int64_t per_expert = std::max<int64_t>(1, T_ep * m_.top_k / local_experts);
+    const int64_t per_expert = std::max<int64_t>(
+        1, std::llround(static_cast<double>(T_ep * m_.top_k) * busiest / static_cast<double>(local_experts)));
     // The router's logits: Megatron-Core's RouterGatingLinearFunction calls
     // te_general_gemm on the 16-bit input and weight (an fp32 output under
     // --moe-router-dtype fp32), outside any FP8 recipe: a BF16 GEMM.
@@ -460,7 +470,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       quantize(per_expert, per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, In::kOther, false, &fwd, &bwd);
       quantize(per_expert, per_expert, h, f / etp, In::kOther, false, &fwd, &bwd);
     }
-    act_elems = T * m_.top_k * f;
+    act_elems = routed_act_elems(T, f);
     // The dispatcher's token rearrangement (Megatron-Core
     // token_dispatcher.py), each a memory-bound kernel over 16-bit rows of
     // h. The alltoall dispatcher's "permutation 1" copies each of the T_ep
@@ -475,18 +485,22 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // permute and unpermute; HybridEP's dispatch and combine run the same
     // rearrangement unless moe_permute_fusion_into_hybridep folds it into
     // the communication kernels). Their backwards move the same rows, and
-    // the probabilities' gradient reads the copies once more.
+    // the probabilities' gradient reads the copies once more. What a rank
+    // receives is the busiest rank's (expert_load_imbalance); what the
+    // alltoall dispatcher permutes before sending is its own tokens'.
     {
-      const int64_t copies = T_ep * m_.top_k;
+      const int64_t own_copies = T_ep * m_.top_k;
+      const int64_t received = std::llround(static_cast<double>(own_copies) * busiest);
       const bool flex = p_.moe_dispatcher == MoeDispatcher::kFlex && p_.ep > 1 && m_.experts % p_.ep == 0;
       const int64_t rows =
           flex ? static_cast<int64_t>(std::llround(static_cast<double>(T_ep * p_.ep) *
-                                                   token_spread(m_, {p_.ep}).rank_hit))
+                                                   token_spread(m_, {p_.ep}).rank_hit * busiest))
                : T_ep;
+      const int64_t copies = flex ? received : own_copies;
       const auto pass = [&](int64_t rows_read, int64_t rows_written) {
         return cm_.memory_bound(Bytes((rows_read + rows_written) * h * kActivationBytes));
       };
-      const SimTime sorts = !flex && local_experts > 1 ? pass(copies, copies) * 2 : SimTime::zero();
+      const SimTime sorts = !flex && local_experts > 1 ? pass(received, received) * 2 : SimTime::zero();
       fwd += pass(rows, copies) + pass(copies, rows) + sorts;
       bwd += pass(copies, rows) + pass(rows + copies, copies) + sorts;
     }
@@ -742,7 +756,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     c.selective_comm += mlp_comm;
     c.selective_all_to_alls = c.fwd_all_to_alls;
   } else if (moe) {
-    if (mods & kRecomputeMoeAct) c.selective_fwd += act_share(T * m_.top_k * f);
+    if (mods & kRecomputeMoeAct) c.selective_fwd += act_share(routed_act_elems(T, f));
     if (mods & kRecomputeSharedExperts) c.selective_fwd += shared_gemms + act_share(T * m_.shared_experts * f);
   }
   return c;

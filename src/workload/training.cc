@@ -259,6 +259,8 @@ std::string kernels_text(const TrainingSpec& t) {
   if (t.flash_attention && t.attention_kernel == hw::AttentionKernel::kFlash2) text += ", FlashAttention-2 attention";
   if (t.fp8_attention) text += ", FP8 attention";
   if (t.fp8_activation_input) text += ", activation input kept in FP8";
+  if (t.expert_load_imbalance != 1.0)
+    text += fmt::format(", busiest EP rank {:.3g}x the mean's routed tokens", t.expert_load_imbalance);
   if (t.lora_rank > 0)
     text += fmt::format(", LoRA rank {} (attention{})", t.lora_rank,
                         t.lora_all_to_all ? ", outputs by TP all-to-all" : "");
@@ -528,6 +530,14 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
          fmt::format("true needs FP8 or FP4 training; training.precision is {}", hw::to_string(t.precision)));
   if (t.lora_dropout > 0 && t.lora_rank <= 0)
     fail("training.lora_dropout", "drops LoRA adapters' inputs; set training.lora_rank too");
+  if (t.expert_load_imbalance != 1.0 && (!m.moe() || p.ep <= 1))
+    fail("training.expert_load_imbalance",
+         fmt::format("{} weighs the busiest of the expert-parallel ranks; it needs a MoE model and ep > 1 (ep is {})",
+                     t.expert_load_imbalance, p.ep));
+  if (t.expert_load_imbalance > static_cast<double>(p.ep))
+    fail("training.expert_load_imbalance",
+         fmt::format("{} is more than ep ({}): the busiest rank receives at most every routed token",
+                     t.expert_load_imbalance, p.ep));
   for (const auto& [field, set] :
        {std::pair{"parallelism.tp_comm_overlap_disable_qkv", p.tp_comm_overlap_disable_qkv},
         std::pair{"parallelism.tp_comm_overlap_disable_fc1", p.tp_comm_overlap_disable_fc1}})

@@ -429,6 +429,14 @@ struct TrainingSpec {
   // forward reads 2 B and writes 1 B an element, the backward the reverse).
   // With precision fp8 or fp4.
   bool fp8_activation_input = false;
+  // MoE routing as it is, not balanced: the busiest expert-parallel rank's
+  // routed tokens over the mean rank's, in every MoE layer (a run's
+  // tokens-per-expert counts give it; Megatron-LM logs them per layer).
+  // Each layer's all-to-alls and experts go at the busiest rank's pace, so
+  // that rank's expert GEMMs, permutes, kept copies and received bytes are
+  // priced at this many times the mean's. 1: every rank the same
+  // (balanced routing, or --moe-router-force-load-balancing). At most ep.
+  double expert_load_imbalance = 1.0;
   // LoRA fine-tuning (Hu et al. 2021, as NeMo's and Megatron-Bridge's
   // PEFT runs it with target_modules: attention): rank-r adapters A (k x r)
   // and B (r x n) beside every attention layer's QKV and output projections,

@@ -319,6 +319,23 @@ TEST(Memory, SelectiveModulesDropWhatTheyReplay) {
   EXPECT_EQ(x_attention - activations(x, kRecomputeCoreAttn | kRecomputeLayernorm), 32LL * 4096 * 8192);
 }
 
+TEST(Memory, TheBusiestExpertRankKeepsItsExtraCopies) {
+  // Mixtral 8x7B on EP 4, 4,096 tokens a GPU, bf16, top 2. Each routed copy
+  // a rank keeps is its gate and up outputs (2 x 2 x 14,336 B), the
+  // activation's output (2 x 14,336) and the dispatched input (2 x 4,096):
+  // 94,208 B. Routing that gives the busiest rank 1.5 times the mean's
+  // copies adds 0.5 x 2 = 1 copy a token in each of the 32 layers.
+  const ModelSpec& m = find_model("mixtral-8x7b");
+  ParallelPlan p = plan(1, 1, 4, 1);
+  p.ep = 4;
+  TrainingSpec t = training(4096, 4, 1);
+  const auto activations = [&](double imbalance) {
+    t.expert_load_imbalance = imbalance;
+    return estimate_memory_per_stage(m, p, t)[0].activations.count();
+  };
+  EXPECT_EQ(activations(1.5) - activations(1.0), 32LL * 4096 * 94208);
+}
+
 TEST(Memory, Fp8LinearsKeepTheirInputsQuantized) {
   // Llama 3 8B on one GPU, 4,096 tokens. Transformer Engine's FP8 linears
   // keep the FP8 copy of their input for the weight gradient, so per token

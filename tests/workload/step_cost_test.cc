@@ -210,6 +210,47 @@ TEST(MoeDispatch, EachDispatcherRearrangesTheRowsItReceives) {
   EXPECT_EQ(a2a_b - flex_b, (a2a_bwd - flex_bwd) * 32);
 }
 
+TEST(MoeDispatch, TheBusiestRankSetsEachLayersPace) {
+  // Mixtral 8x7B on EP 4 with the alltoall dispatcher, 4,096 tokens a GPU,
+  // top 2, routing unbalanced so that the busiest rank receives 1.5 times
+  // the mean's 8,192 copies: 12,288, 6,144 a local expert where balanced
+  // routing gives 4,096. The all-to-all moves the busiest rank's bytes
+  // (4,096 x 2 x 4,096 x 2 B = 67,108,864, x 1.5); each layer's forward
+  // gains the two experts' GEMMs at 6,144 rows instead of 4,096, the sort
+  // and unsort of 12,288 received rows instead of 8,192, and the SwiGLU over
+  // 1.5 times the copies; the permutation of the rank's own 4,096 tokens
+  // before it sends them does not change.
+  const ModelSpec& m = find_model("mixtral-8x7b");
+  ParallelPlan p;
+  p.dp = 4;
+  p.ep = 4;
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = 4;
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const auto chunk = [&](double imbalance) {
+    t.expert_load_imbalance = imbalance;
+    const StepCostModel cost(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+      return SimTime::from_seconds(1e-6);
+    });
+    return std::make_pair(cost.stage(0).forward[0].compute, cost.ep_all_to_all_bytes());
+  };
+  const auto [balanced, balanced_bytes] = chunk(1.0);
+  const auto [busiest, busiest_bytes] = chunk(1.5);
+  EXPECT_EQ(balanced_bytes, core::Bytes(67'108'864));
+  EXPECT_EQ(busiest_bytes, core::Bytes(100'663'296));
+  const hw::Precision bf16 = hw::Precision::kBf16;
+  const auto experts = [&](int64_t rows) {
+    return (cm.gemm(rows, 2 * 14336, 4096, bf16) + cm.gemm(rows, 4096, 14336, bf16)) * 2;
+  };
+  const auto pass = [&](int64_t rows) { return cm.memory_bound(core::Bytes(rows * 4096 * 2)); };
+  using K = hw::ComputeModel::Kernel;
+  const auto swiglu = [&](int64_t copies) { return cm.elementwise(K::kSiluMul, core::Bytes(copies * 14336 * 2 * 3)); };
+  const SimTime per_layer = (experts(6144) - experts(4096)) + (pass(2 * 12288) - pass(2 * 8192)) * 2 +
+                            (swiglu(12288) - swiglu(8192));
+  EXPECT_EQ(busiest - balanced, per_layer * 32);
+}
+
 TEST(SlidingWindow, EachSlidingLayerRunsTheWindowedKernel) {
   // GPT-OSS 120B on one GPU at 4,096 tokens: 18 of its 36 layers slide, so
   // forward is 18 x (full - windowed attention kernel) shorter than the same

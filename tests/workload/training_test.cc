@@ -125,6 +125,27 @@ TEST(ValidatePlan, PipelineLayers) {
             "parallelism.microbatch_group: groups the micro-batches of interleaved 1F1B; virtual_stages is 1");
 }
 
+TEST(ValidatePlan, ExpertLoadImbalanceWeighsTheBusiestOfSeveralExpertRanks) {
+  // The busiest rank's load over the mean's: it needs experts spread over
+  // EP > 1 ranks, and the busiest of EP ranks holds at most all the routed
+  // tokens, EP times the mean.
+  const ModelSpec& m = find_model("mixtral-8x7b");
+  ParallelPlan p = plan_of(1, 1, 8);
+  p.ep = 4;
+  TrainingSpec t = training_of(4096, 8, 1);
+  t.expert_load_imbalance = 1.3;
+  EXPECT_EQ(check(m, p, t, 8), "ok");
+  t.expert_load_imbalance = 4.5;
+  EXPECT_EQ(check(m, p, t, 8),
+            "training.expert_load_imbalance: 4.5 is more than ep (4): the busiest rank receives at most every routed "
+            "token");
+  t.expert_load_imbalance = 1.3;
+  p.ep = 1;
+  EXPECT_EQ(check(m, p, t, 8),
+            "training.expert_load_imbalance: 1.3 weighs the busiest of the expert-parallel ranks; it needs a MoE "
+            "model and ep > 1 (ep is 1)");
+}
+
 TEST(ValidatePlan, ContextAndExpertParallel) {
   const ModelSpec& m = find_model("mixtral-8x7b");  // 8 experts
   ParallelPlan p = plan_of(2, 1, 8, 4);
