@@ -172,6 +172,27 @@ TEST(FullRecompute, KeepingTheAttentionOutputSkipsTheRingsExchangeInTheReplay) {
   EXPECT_GT(full - kept, SimTime::zero());
 }
 
+// Mixtral 8x7B on EP 4 (2 local experts), 4,096 tokens a GPU, on an H100,
+// each collective 1 us.
+struct MixtralOnEp4 {
+  const ModelSpec& m = find_model("mixtral-8x7b");
+  ParallelPlan p;
+  TrainingSpec t;
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  MixtralOnEp4() {
+    p.dp = 4;
+    p.ep = 4;
+    t.seq_len = 4096;
+    t.global_batch = 4;
+  }
+  StepCostModel cost() const {
+    return StepCostModel(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+      return SimTime::from_seconds(1e-6);
+    });
+  }
+  SimTime pass(int64_t rows) const { return cm.memory_bound(core::Bytes(rows * 4096 * 2)); }
+};
+
 TEST(MoeDispatch, EachDispatcherRearrangesTheRowsItReceives) {
   // Mixtral 8x7B on EP 4 (2 local experts), 4,096 tokens a GPU, top 2,
   // rows of 4,096 x 2 bytes. The alltoall dispatcher copies each token
@@ -183,23 +204,13 @@ TEST(MoeDispatch, EachDispatcherRearrangesTheRowsItReceives) {
   // 7,607 rows, and permutes them into the 8,192 copies and back, without
   // a sort. Backward moves the same rows, and the probabilities' gradient
   // reads the copies once more. In each of the 32 layers:
-  const ModelSpec& m = find_model("mixtral-8x7b");
-  ParallelPlan p;
-  p.dp = 4;
-  p.ep = 4;
-  TrainingSpec t;
-  t.seq_len = 4096;
-  t.global_batch = 4;
-  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  MixtralOnEp4 x;
   const auto chunk = [&](MoeDispatcher d) {
-    p.moe_dispatcher = d;
-    const StepCostModel cost(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
-      return SimTime::from_seconds(1e-6);
-    });
-    const StageCost s = cost.stage(0);
+    x.p.moe_dispatcher = d;
+    const StageCost s = x.cost().stage(0);
     return std::make_pair(s.forward[0].compute, s.backward[0].compute);
   };
-  const auto pass = [&](int64_t rows) { return cm.memory_bound(core::Bytes(rows * 4096 * 2)); };
+  const auto pass = [&](int64_t rows) { return x.pass(rows); };
   const SimTime a2a_fwd = pass(4096 + 8192) * 2 + pass(2 * 8192) * 2;
   const SimTime a2a_bwd = pass(8192 + 4096) + pass(4096 + 8192 + 8192) + pass(2 * 8192) * 2;
   const SimTime flex_fwd = pass(7607 + 8192) * 2;
@@ -220,19 +231,10 @@ TEST(MoeDispatch, TheBusiestRankSetsEachLayersPace) {
   // and unsort of 12,288 received rows instead of 8,192, and the SwiGLU over
   // 1.5 times the copies; the permutation of the rank's own 4,096 tokens
   // before it sends them does not change.
-  const ModelSpec& m = find_model("mixtral-8x7b");
-  ParallelPlan p;
-  p.dp = 4;
-  p.ep = 4;
-  TrainingSpec t;
-  t.seq_len = 4096;
-  t.global_batch = 4;
-  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  MixtralOnEp4 x;
   const auto chunk = [&](double imbalance) {
-    t.expert_load_imbalance = imbalance;
-    const StepCostModel cost(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
-      return SimTime::from_seconds(1e-6);
-    });
+    x.t.expert_load_imbalance = imbalance;
+    const StepCostModel cost = x.cost();
     return std::make_pair(cost.stage(0).forward[0].compute, cost.ep_all_to_all_bytes());
   };
   const auto [balanced, balanced_bytes] = chunk(1.0);
@@ -241,12 +243,13 @@ TEST(MoeDispatch, TheBusiestRankSetsEachLayersPace) {
   EXPECT_EQ(busiest_bytes, core::Bytes(100'663'296));
   const hw::Precision bf16 = hw::Precision::kBf16;
   const auto experts = [&](int64_t rows) {
-    return (cm.gemm(rows, 2 * 14336, 4096, bf16) + cm.gemm(rows, 4096, 14336, bf16)) * 2;
+    return (x.cm.gemm(rows, 2 * 14336, 4096, bf16) + x.cm.gemm(rows, 4096, 14336, bf16)) * 2;
   };
-  const auto pass = [&](int64_t rows) { return cm.memory_bound(core::Bytes(rows * 4096 * 2)); };
   using K = hw::ComputeModel::Kernel;
-  const auto swiglu = [&](int64_t copies) { return cm.elementwise(K::kSiluMul, core::Bytes(copies * 14336 * 2 * 3)); };
-  const SimTime per_layer = (experts(6144) - experts(4096)) + (pass(2 * 12288) - pass(2 * 8192)) * 2 +
+  const auto swiglu = [&](int64_t copies) {
+    return x.cm.elementwise(K::kSiluMul, core::Bytes(copies * 14336 * 2 * 3));
+  };
+  const SimTime per_layer = (experts(6144) - experts(4096)) + (x.pass(2 * 12288) - x.pass(2 * 8192)) * 2 +
                             (swiglu(12288) - swiglu(8192));
   EXPECT_EQ(busiest - balanced, per_layer * 32);
 }
