@@ -451,9 +451,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // every rank's pace, expert_load_imbalance times that.
     const int64_t etp = p_.etp(), T_ep = expert_tokens();
     const double busiest = t_.expert_load_imbalance;
+    const int64_t own_copies = T_ep * m_.top_k;
+    const int64_t received = std::llround(static_cast<double>(own_copies) * busiest);
     const int64_t local_experts = std::max<int64_t>(1, m_.experts / p_.ep);
-    const int64_t per_expert = std::max<int64_t>(
-        1, std::llround(static_cast<double>(T_ep * m_.top_k) * busiest / static_cast<double>(local_experts)));
+    const int64_t per_expert = std::max<int64_t>(1, received / local_experts);
     // The router's logits: Megatron-Core's RouterGatingLinearFunction calls
     // te_general_gemm on the 16-bit input and weight (an fp32 output under
     // --moe-router-dtype fp32), outside any FP8 recipe: a BF16 GEMM.
@@ -489,8 +490,6 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // receives is the busiest rank's (expert_load_imbalance); what the
     // alltoall dispatcher permutes before sending is its own tokens'.
     {
-      const int64_t own_copies = T_ep * m_.top_k;
-      const int64_t received = std::llround(static_cast<double>(own_copies) * busiest);
       const bool flex = p_.moe_dispatcher == MoeDispatcher::kFlex && p_.ep > 1 && m_.experts % p_.ep == 0;
       const int64_t rows =
           flex ? static_cast<int64_t>(std::llround(static_cast<double>(T_ep * p_.ep) *
