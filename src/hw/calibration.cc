@@ -131,6 +131,27 @@ void read_attention(const Reader& r, const json& rows, const std::string& key,
   }
 }
 
+// Each row times one shape in BF16 and in FP8 in the same harness; only
+// the ratios are kept, so the part's BF16 attention (measured or modelled)
+// stays what prices the kernel and these rows say what FP8 changes.
+void read_attention_fp8(const Reader& r, const json& rows, CalibrationTable& t) {
+  if (!rows.is_array() || rows.empty()) r.fail("attention_fp8", "expected a non-empty array");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string path = Reader::index("attention_fp8", i);
+    const json& row = rows[i];
+    CalibrationTable::AttentionFp8 a;
+    a.seq = r.count(row, "seq", path);
+    r.count(row, "heads", path);     // checked, not used: the ratio is taken
+    r.count(row, "head_dim", path);  // as the kernel's at any head count
+    a.causal = r.boolean(row, "causal", path);
+    a.fwd_over_bf16 = r.positive(row, "fp8_fwd_s", path) / r.positive(row, "bf16_fwd_s", path);
+    a.bwd_over_bf16 = r.positive(row, "fp8_bwd_s", path) / r.positive(row, "bf16_bwd_s", path);
+    t.attention_fp8.push_back(a);
+  }
+  std::sort(t.attention_fp8.begin(), t.attention_fp8.end(),
+            [](const auto& a, const auto& b) { return a.seq < b.seq; });
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -235,6 +256,7 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
   // of the random number drawn for each; the median over rows keeps a short
   // shape's launch noise (a difference of either sign) out.
   if (const json* rows = r.optional_member(doc, "attention_dropout")) read_dropout(r, *rows, t);
+  if (const json* rows = r.optional_member(doc, "attention_fp8")) read_attention_fp8(r, *rows, t);
   if (const json* meta = r.optional_member(doc, "meta"); meta && r.optional_member(*meta, "sms"))
     t.dropout_sms = static_cast<int>(r.count(*meta, "sms", "meta"));
 

@@ -124,6 +124,28 @@ const Accelerator& table_accelerator(const CalibrationTable& t, const Accelerato
 
 std::string tflops_text(double v) { return fmt::format("{:g}", v); }
 
+// The FP8 kernel's time over the BF16 one's at `seq`, from the rows of the
+// same mask (all rows where none has it): linear in log2(seq) between the
+// two rows around it, the nearest row's outside them.
+double measured_fp8_over_bf16(const CalibrationTable& t, int64_t seq, bool causal, bool backward) {
+  std::vector<std::pair<double, double>> pts;  // (log2 seq, ratio), seq ascending
+  for (const auto& a : t.attention_fp8)
+    if (a.causal == causal) pts.emplace_back(std::log2(static_cast<double>(a.seq)), backward ? a.bwd_over_bf16 : a.fwd_over_bf16);
+  if (pts.empty())
+    for (const auto& a : t.attention_fp8)
+      pts.emplace_back(std::log2(static_cast<double>(a.seq)), backward ? a.bwd_over_bf16 : a.fwd_over_bf16);
+  const double x = std::log2(static_cast<double>(std::max<int64_t>(seq, 1)));
+  if (x <= pts.front().first) return pts.front().second;
+  if (x >= pts.back().first) return pts.back().second;
+  for (size_t i = 1; i < pts.size(); ++i) {
+    if (x > pts[i].first) continue;
+    const auto& [x0, y0] = pts[i - 1];
+    const auto& [x1, y1] = pts[i];
+    return x1 == x0 ? y1 : y0 + (y1 - y0) * (x - x0) / (x1 - x0);
+  }
+  return pts.back().second;
+}
+
 std::string ratios_borrowed_text(const CalibrationTable& t) {
   const bool own_attention = !t.attention_of_roofline_source.empty();
   std::string text;
@@ -143,6 +165,8 @@ std::string kernels_borrowed_text(const CalibrationTable& t) {
                        t.elementwise_of_stream_source);
   if (!t.dropout_lent_by.empty())
     text += fmt::format("; attention dropout at the cost per score element measured in {}", t.dropout_lent_by);
+  if (!t.attention_fp8.empty())
+    text += "; FP8 flash attention at the table's measured FP8 / BF16 kernel times";
   return text;
 }
 
@@ -663,6 +687,8 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   if (precision == Precision::kBf16) return bf16;
   ANATOMY_CHECK(gpu_.fp8_tflops > 0, "FP8 attention needs FP8 tensor cores, which the " + gpu_.name + " does not have");
   ANATOMY_CHECK(kernel == AttentionKernel::kFlash, "FP8 attention is the part's own flash kernel, not FlashAttention-2");
+  if (table_ && !table_->attention_fp8.empty())
+    return SimTime::from_seconds(bf16.seconds() * measured_fp8_over_bf16(*table_, seq, causal, backward));
   return SimTime::from_seconds(
       bf16.seconds() *
       attention_roofline_seconds(batch, seq, heads, head_dim, causal, window, backward, Precision::kFp8) /

@@ -110,6 +110,19 @@ struct CalibrationTable {
   double dropout_fwd_s_per_score = 0, dropout_bwd_s_per_score = 0;
   int dropout_sms = 0;
   std::string dropout_lent_by;
+  // FP8 flash attention against BF16 on the same shapes, timed by one
+  // harness ("attention_fp8" rows): the FP8 kernel's time over the BF16
+  // kernel's, forward and backward, by sequence and mask. An FP8 kernel is
+  // not a BF16 one at twice the tensor rate: it quantizes P each tile, and
+  // its backward on Hopper transposes its FP8 operands (cuDNN's own
+  // benchmark puts the H200's causal FP8 backward slower than BF16's at
+  // 8K tokens and up). Empty: the roofline's FP8 over BF16 stands in.
+  struct AttentionFp8 {
+    int64_t seq = 0;
+    bool causal = true;
+    double fwd_over_bf16 = 1, bwd_over_bf16 = 1;
+  };
+  std::vector<AttentionFp8> attention_fp8;
   double optimizer_ns_per_param = 0;       // fused AdamW, fp32 params
   double optimizer_bf16_ns_per_param = 0;  // fused AdamW, bf16 params (0: not measured)
   double h2d_GBps = 0, d2h_GBps = 0;  // copy.*_pinned_GBps
