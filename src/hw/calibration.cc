@@ -141,8 +141,12 @@ void read_attention_fp8(const Reader& r, const json& rows, CalibrationTable& t) 
     const json& row = rows[i];
     CalibrationTable::AttentionFp8 a;
     a.seq = r.count(row, "seq", path);
-    r.count(row, "heads", path);     // checked, not used: the ratio is taken
-    r.count(row, "head_dim", path);  // as the kernel's at any head count
+    r.count(row, "heads", path);  // checked, not used: the ratio is taken as the kernel's at any head count
+    // MLA's heads read Q and K wider than V (192 and 128 for DeepSeek-V3):
+    // the kernel's width is their mean, as ComputeModel::attention takes it.
+    const int64_t qk = r.count(row, "head_dim", path);
+    const int64_t vo = row.contains("head_dim_vo") ? r.count(row, "head_dim_vo", path) : qk;
+    a.width = (qk + vo) / 2;
     a.causal = r.boolean(row, "causal", path);
     a.fwd_over_bf16 = r.positive(row, "fp8_fwd_s", path) / r.positive(row, "bf16_fwd_s", path);
     a.bwd_over_bf16 = r.positive(row, "fp8_bwd_s", path) / r.positive(row, "bf16_bwd_s", path);

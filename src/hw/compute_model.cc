@@ -124,16 +124,28 @@ const Accelerator& table_accelerator(const CalibrationTable& t, const Accelerato
 
 std::string tflops_text(double v) { return fmt::format("{:g}", v); }
 
-// The FP8 kernel's time over the BF16 one's at `seq`, from the rows of the
-// same mask (all rows where none has it): linear in log2(seq) between the
-// two rows around it, the nearest row's outside them.
-double measured_fp8_over_bf16(const CalibrationTable& t, int64_t seq, bool causal, bool backward) {
-  std::vector<std::pair<double, double>> pts;  // (log2 seq, ratio), seq ascending
+// The FP8 kernel's time over the BF16 one's at `seq` for a kernel of head
+// width `width`, from the rows of the nearest measured width (in log2; a
+// tie takes the narrower) and the same mask (any mask where none has it):
+// linear in log2(seq) between the two rows around it, the nearest row's
+// outside them. A wider head does more matmul work per exponential, so FP8
+// gains more there (DeepSeek-V3's 192 / 128 heads against Llama's 128).
+double measured_fp8_over_bf16(const CalibrationTable& t, int64_t seq, int64_t width, bool causal, bool backward) {
+  const auto distance = [&](int64_t w) {
+    return std::abs(std::log2(static_cast<double>(w)) - std::log2(static_cast<double>(std::max<int64_t>(width, 1))));
+  };
+  int64_t nearest = t.attention_fp8.front().width;
   for (const auto& a : t.attention_fp8)
-    if (a.causal == causal) pts.emplace_back(std::log2(static_cast<double>(a.seq)), backward ? a.bwd_over_bf16 : a.fwd_over_bf16);
-  if (pts.empty())
+    if (distance(a.width) < distance(nearest) || (distance(a.width) == distance(nearest) && a.width < nearest))
+      nearest = a.width;
+  std::vector<std::pair<double, double>> pts;  // (log2 seq, ratio), seq ascending
+  const auto take = [&](bool any_mask) {
     for (const auto& a : t.attention_fp8)
-      pts.emplace_back(std::log2(static_cast<double>(a.seq)), backward ? a.bwd_over_bf16 : a.fwd_over_bf16);
+      if (a.width == nearest && (any_mask || a.causal == causal))
+        pts.emplace_back(std::log2(static_cast<double>(a.seq)), backward ? a.bwd_over_bf16 : a.fwd_over_bf16);
+  };
+  take(false);
+  if (pts.empty()) take(true);
   const double x = std::log2(static_cast<double>(std::max<int64_t>(seq, 1)));
   if (x <= pts.front().first) return pts.front().second;
   if (x >= pts.back().first) return pts.back().second;
@@ -688,7 +700,7 @@ SimTime ComputeModel::attention(int64_t batch, int64_t seq, int64_t heads, int64
   ANATOMY_CHECK(gpu_.fp8_tflops > 0, "FP8 attention needs FP8 tensor cores, which the " + gpu_.name + " does not have");
   ANATOMY_CHECK(kernel == AttentionKernel::kFlash, "FP8 attention is the part's own flash kernel, not FlashAttention-2");
   if (table_ && !table_->attention_fp8.empty())
-    return SimTime::from_seconds(bf16.seconds() * measured_fp8_over_bf16(*table_, seq, causal, backward));
+    return SimTime::from_seconds(bf16.seconds() * measured_fp8_over_bf16(*table_, seq, head_dim, causal, backward));
   return SimTime::from_seconds(
       bf16.seconds() *
       attention_roofline_seconds(batch, seq, heads, head_dim, causal, window, backward, Precision::kFp8) /

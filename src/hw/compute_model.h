@@ -119,6 +119,7 @@ struct CalibrationTable {
   // 8K tokens and up). Empty: the roofline's FP8 over BF16 stands in.
   struct AttentionFp8 {
     int64_t seq = 0;
+    int64_t width = 128;  // (head_dim + head_dim_vo) / 2, the kernel's width
     bool causal = true;
     double fwd_over_bf16 = 1, bwd_over_bf16 = 1;
   };

@@ -744,6 +744,30 @@ TEST(Calibrated, TheShippedH200TablePricesFp8AttentionAsCudnnMeasuredIt) {
   EXPECT_NEAR(ratio(true), 6.392 / 5.083, 1e-3);
 }
 
+// An MLA kernel's width is the mean of its Q/K and V head dims, and it takes
+// the rows measured at the nearest width: on the shipped GB200 table
+// DeepSeek-V3's heads (192 and 128, width 160) take the dsv3 rows (causal
+// 8,192 tokens: 1.235 / 1.800 ms forward, 4.544 / 5.728 backward), Llama's
+// 128 the llama3.1 rows (0.553 / 0.688, 1.860 / 2.097); a width of 144 lies
+// nearer 160 than 128 in log2 (0.152 against 0.170) and takes the dsv3 rows.
+TEST(Calibrated, Fp8AttentionTakesTheRowsOfTheNearestHeadWidth) {
+  const CalibrationTable t = load_calibration(shipped("gb200.json"));
+  const ComputeModel gb200 = make_compute_model(find_accelerator("GB200"), &t);
+  const auto ratio = [&](int64_t width, bool backward) {
+    const auto time = [&](Precision p) {
+      return (backward ? gb200.attention_bwd(1, 8192, 128, width, true, 0, AttentionKernel::kFlash, p)
+                       : gb200.attention_fwd(1, 8192, 128, width, true, 0, AttentionKernel::kFlash, p))
+          .seconds();
+    };
+    return time(Precision::kFp8) / time(Precision::kBf16);
+  };
+  EXPECT_NEAR(ratio(160, false), 1.235 / 1.800, 1e-3);
+  EXPECT_NEAR(ratio(160, true), 4.544 / 5.728, 1e-3);
+  EXPECT_NEAR(ratio(128, false), 0.553 / 0.688, 1e-3);
+  EXPECT_NEAR(ratio(128, true), 1.860 / 2.097, 1e-3);
+  EXPECT_NEAR(ratio(144, false), 1.235 / 1.800, 1e-3);
+}
+
 // The numbers are drawn on the SMs' ordinary pipes: a B200 (148 SMs) draws
 // what an H200 (132) measured in 132 / 148 of the time; without a table,
 // nothing measured it and dropout adds nothing.
