@@ -72,16 +72,15 @@ hw::Precision StepCostModel::gemm_precision() const {
   return t_.precision;
 }
 
-int64_t StepCostModel::routed_act_elems(int64_t T, int64_t f) const {
-  return std::llround(static_cast<double>(T * m_.top_k * f) * t_.expert_load_imbalance);
+int64_t StepCostModel::at_busiest_rank(int64_t mean_rank) const {
+  return std::llround(static_cast<double>(mean_rank) * t_.expert_load_imbalance);
 }
 
 Bytes StepCostModel::ep_all_to_all_bytes() const {
   if (!m_.moe() || p_.ep <= 1) return Bytes(0);
   // Under unbalanced routing every rank's exchange is priced at the busiest
   // rank's: the all-to-all is done when that rank has its tokens.
-  return Bytes(std::llround(static_cast<double>(expert_tokens() * m_.top_k * m_.hidden * kActivationBytes) *
-                            t_.expert_load_imbalance));
+  return Bytes(at_busiest_rank(expert_tokens() * m_.top_k * m_.hidden * kActivationBytes));
 }
 
 StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
@@ -450,9 +449,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     // tokens it dispatches in all, balanced; the busiest rank, which sets
     // every rank's pace, expert_load_imbalance times that.
     const int64_t etp = p_.etp(), T_ep = expert_tokens();
-    const double busiest = t_.expert_load_imbalance;
     const int64_t own_copies = T_ep * m_.top_k;
-    const int64_t received = std::llround(static_cast<double>(own_copies) * busiest);
+    const int64_t received = at_busiest_rank(own_copies);
     const int64_t local_experts = std::max<int64_t>(1, m_.experts / p_.ep);
     const int64_t per_expert = std::max<int64_t>(1, received / local_experts);
     // The router's logits: Megatron-Core's RouterGatingLinearFunction calls
@@ -471,7 +469,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       quantize(per_expert, per_expert, (m_.gated_mlp ? 2 : 1) * f / etp, h, In::kOther, false, &fwd, &bwd);
       quantize(per_expert, per_expert, h, f / etp, In::kOther, false, &fwd, &bwd);
     }
-    act_elems = routed_act_elems(T, f);
+    act_elems = at_busiest_rank(T * m_.top_k * f);
     // The dispatcher's token rearrangement (Megatron-Core
     // token_dispatcher.py), each a memory-bound kernel over 16-bit rows of
     // h. The alltoall dispatcher's "permutation 1" copies each of the T_ep
@@ -493,7 +491,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       const bool flex = p_.moe_dispatcher == MoeDispatcher::kFlex && p_.ep > 1 && m_.experts % p_.ep == 0;
       const int64_t rows =
           flex ? static_cast<int64_t>(std::llround(static_cast<double>(T_ep * p_.ep) *
-                                                   token_spread(m_, {p_.ep}).rank_hit * busiest))
+                                                   token_spread(m_, {p_.ep}).rank_hit *
+                                                   t_.expert_load_imbalance))
                : T_ep;
       const int64_t copies = flex ? received : own_copies;
       const auto pass = [&](int64_t rows_read, int64_t rows_written) {
@@ -755,7 +754,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     c.selective_comm += mlp_comm;
     c.selective_all_to_alls = c.fwd_all_to_alls;
   } else if (moe) {
-    if (mods & kRecomputeMoeAct) c.selective_fwd += act_share(routed_act_elems(T, f));
+    if (mods & kRecomputeMoeAct) c.selective_fwd += act_share(at_busiest_rank(T * m_.top_k * f));
     if (mods & kRecomputeSharedExperts) c.selective_fwd += shared_gemms + act_share(T * m_.shared_experts * f);
   }
   return c;

@@ -145,9 +145,9 @@ class StepCostModel {
   LayerCost layer(LayerKind kind) const;
   hw::Precision gemm_precision() const;
   SimTime grad_accumulation(int64_t params) const;
-  // The routed experts' inner activations (T top_k copies of f) on the
-  // busiest EP rank (TrainingSpec::expert_load_imbalance).
-  int64_t routed_act_elems(int64_t T, int64_t f) const;
+  // A mean EP rank's routed count (copies, elements, bytes) on the busiest
+  // rank, which sets every rank's pace (TrainingSpec::expert_load_imbalance).
+  int64_t at_busiest_rank(int64_t mean_rank) const;
   // Tokens a GPU sends to its experts per micro-batch: all T of its TP
   // group's sequence slice, or its own T x etp / tp when expert TP is
   // below TP (parallel folding, sequence-parallel tokens).

@@ -55,6 +55,16 @@ std::string edited_table(const std::string& name, Edit edit) {
   return write_temp(name, doc.dump());
 }
 
+// A flash kernel's FP8 time over its BF16 time, batch 1.
+double fp8_over_bf16(const ComputeModel& cm, int64_t seq, int64_t heads, int64_t width, bool causal, bool backward) {
+  const auto time = [&](Precision p) {
+    return (backward ? cm.attention_bwd(1, seq, heads, width, causal, 0, AttentionKernel::kFlash, p)
+                     : cm.attention_fwd(1, seq, heads, width, causal, 0, AttentionKernel::kFlash, p))
+        .seconds();
+  };
+  return time(Precision::kFp8) / time(Precision::kBf16);
+}
+
 // --- the interpolator (a pure solver) -------------------------------------
 
 TEST(SlidingWindow, TheKernelComputesTheTilesTheWindowOverlaps) {
@@ -409,14 +419,7 @@ TEST(Roofline, Fp8AttentionSpeedsOnlyTheMatmulsTheExponentialsDoNotLimit) {
   // plateaus (both the roofline's 81%). H100's unit feeds 256 (512 at FP8):
   // the forward halves too. Long sequences, so per-tile, launch and memory
   // costs vanish.
-  auto ratio = [](const ComputeModel& cm, bool backward) {
-    const auto t = [&](Precision p) {
-      return (backward ? cm.attention_bwd(1, 32768, 64, 128, true, 0, AttentionKernel::kFlash, p)
-                       : cm.attention_fwd(1, 32768, 64, 128, true, 0, AttentionKernel::kFlash, p))
-          .seconds();
-    };
-    return t(Precision::kFp8) / t(Precision::kBf16);
-  };
+  auto ratio = [](const ComputeModel& cm, bool backward) { return fp8_over_bf16(cm, 32768, 64, 128, true, backward); };
   const ComputeModel b200 = make_compute_model(find_accelerator("B200"), nullptr);
   EXPECT_NEAR(ratio(b200, false), 1.0, 0.02);
   EXPECT_NEAR(ratio(b200, true), 0.5, 0.02);
@@ -707,19 +710,14 @@ TEST(Calibrated, FlashAttentionInFp8CostsBf16TimesTheMeasuredRatio) {
   const CalibrationTable t = load_calibration(path);
   ASSERT_EQ(t.attention_fp8.size(), 3u);
   const ComputeModel h200 = make_compute_model(find_accelerator("H200"), &t);
-  const auto fp8_over_bf16 = [&](int64_t seq, bool causal, bool backward) {
-    const auto time = [&](Precision p) {
-      return (backward ? h200.attention_bwd(1, seq, 64, 128, causal, 0, AttentionKernel::kFlash, p)
-                       : h200.attention_fwd(1, seq, 64, 128, causal, 0, AttentionKernel::kFlash, p))
-          .seconds();
-    };
-    return time(Precision::kFp8) / time(Precision::kBf16);
+  const auto ratio = [&](int64_t seq, bool causal, bool backward) {
+    return fp8_over_bf16(h200, seq, 64, 128, causal, backward);
   };
-  EXPECT_NEAR(fp8_over_bf16(8192, true, false), 0.7, 1e-6);
-  EXPECT_NEAR(fp8_over_bf16(8192, true, true), 1.3, 1e-6);
-  EXPECT_NEAR(fp8_over_bf16(2048, true, false), 0.6, 1e-6);
-  EXPECT_NEAR(fp8_over_bf16(65536, true, true), 1.4, 1e-6);
-  EXPECT_NEAR(fp8_over_bf16(8192, false, false), 0.5, 1e-6);
+  EXPECT_NEAR(ratio(8192, true, false), 0.7, 1e-6);
+  EXPECT_NEAR(ratio(8192, true, true), 1.3, 1e-6);
+  EXPECT_NEAR(ratio(2048, true, false), 0.6, 1e-6);
+  EXPECT_NEAR(ratio(65536, true, true), 1.4, 1e-6);
+  EXPECT_NEAR(ratio(8192, false, false), 0.5, 1e-6);
   EXPECT_NE(h200.describe().find("FP8 flash attention at the table's measured FP8 / BF16 kernel times"),
             std::string::npos);
 }
@@ -732,14 +730,7 @@ TEST(Calibrated, FlashAttentionInFp8CostsBf16TimesTheMeasuredRatio) {
 TEST(Calibrated, TheShippedH200TablePricesFp8AttentionAsCudnnMeasuredIt) {
   const CalibrationTable t = load_calibration(kH200Table);
   const ComputeModel h200 = make_compute_model(find_accelerator("H200"), &t);
-  const auto ratio = [&](bool backward) {
-    const auto time = [&](Precision p) {
-      return (backward ? h200.attention_bwd(1, 8192, 64, 128, true, 0, AttentionKernel::kFlash, p)
-                       : h200.attention_fwd(1, 8192, 64, 128, true, 0, AttentionKernel::kFlash, p))
-          .seconds();
-    };
-    return time(Precision::kFp8) / time(Precision::kBf16);
-  };
+  const auto ratio = [&](bool backward) { return fp8_over_bf16(h200, 8192, 64, 128, true, backward); };
   EXPECT_NEAR(ratio(false), 1.141 / 1.708, 1e-3);
   EXPECT_NEAR(ratio(true), 6.392 / 5.083, 1e-3);
 }
@@ -754,12 +745,7 @@ TEST(Calibrated, Fp8AttentionTakesTheRowsOfTheNearestHeadWidth) {
   const CalibrationTable t = load_calibration(shipped("gb200.json"));
   const ComputeModel gb200 = make_compute_model(find_accelerator("GB200"), &t);
   const auto ratio = [&](int64_t width, bool backward) {
-    const auto time = [&](Precision p) {
-      return (backward ? gb200.attention_bwd(1, 8192, 128, width, true, 0, AttentionKernel::kFlash, p)
-                       : gb200.attention_fwd(1, 8192, 128, width, true, 0, AttentionKernel::kFlash, p))
-          .seconds();
-    };
-    return time(Precision::kFp8) / time(Precision::kBf16);
+    return fp8_over_bf16(gb200, 8192, 128, width, true, backward);
   };
   EXPECT_NEAR(ratio(160, false), 1.235 / 1.800, 1e-3);
   EXPECT_NEAR(ratio(160, true), 4.544 / 5.728, 1e-3);
@@ -865,10 +851,7 @@ TEST(Peaks, Fp8AttentionIsNeverSlowerThanBf16WhereTheExponentialsSetThePace) {
   CalibrationTable t = load_calibration(shipped("b200.json"));
   t.attention_fp8.clear();
   const ComputeModel cm = make_compute_model(find_accelerator("B200"), &t);
-  const auto fwd = [&](Precision p) {
-    return cm.attention_fwd(1, 32768, 64, 128, true, 0, AttentionKernel::kFlash, p).seconds();
-  };
-  EXPECT_NEAR(fwd(Precision::kFp8) / fwd(Precision::kBf16), 1.0, 1e-3);
+  EXPECT_NEAR(fp8_over_bf16(cm, 32768, 64, 128, true, false), 1.0, 1e-3);
 }
 
 TEST(Peaks, APrecisionWithoutRowsTakesTheBf16Plateau) {
