@@ -54,6 +54,7 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   c.source = s.expected->source;
   c.bound = s.expected->bound;
   if (s.job) {
+    c.kind = report::CaseKind::kJob;
     if (c.metric != "interruptions" && c.metric != "ettr")
       throw core::InputError({path, 0, "expected.metric"}, "a job case measures interruptions or ettr");
     // A stochastic figure is compared as the mean over the case's seeds.
@@ -93,6 +94,7 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
     return c;
   }
   if (s.kernel) {
+    c.kind = report::CaseKind::kKernel;
     const KernelCaseRun run = run_kernel_case(s);
     if (c.metric == "tflops")
       c.simulated = report::kernel_tflops(run);
@@ -106,13 +108,19 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
     return c;
   }
   if (s.collective) {
+    c.kind = report::CaseKind::kCollective;
     const coll::CollectiveResult res = run_collective_case(s).result;
+    // nccl-tests prints both bandwidths: algbw is the message over the
+    // time, busbw that scaled to what each link carries.
     if (c.metric == "busbw_GBps")
       c.simulated = res.busbw_GBps;
+    else if (c.metric == "algbw_GBps")
+      c.simulated = res.algbw_GBps;
     else if (c.metric == "time_us")
       c.simulated = res.time.micros();
     else
-      throw core::InputError({path, 0, "expected.metric"}, "a collective case measures busbw_GBps or time_us");
+      throw core::InputError({path, 0, "expected.metric"},
+                             "a collective case measures busbw_GBps, algbw_GBps or time_us");
     c.note = res.algorithm + "/" + res.protocol;
     c.simulated_time = res.time;
     c.ran = true;

@@ -27,7 +27,7 @@ ErrorSummary summarize(const std::vector<ValidationCase>& cases, CaseKind kind) 
   std::vector<double> sorted;
   ErrorSummary out;
   for (const auto& c : cases) {
-    if (c.kind() != kind) continue;
+    if (c.kind != kind) continue;
     if (c.ran)
       sorted.push_back(std::fabs(c.error()));
     else
@@ -48,13 +48,6 @@ double ValidationCase::error() const {
   if (bound == "at_least" && simulated >= published) return 0;
   if (bound == "at_most" && simulated <= published) return 0;
   return (simulated - published) / published;
-}
-
-CaseKind ValidationCase::kind() const {
-  if (metric == "busbw_GBps" || metric == "time_us") return CaseKind::kCollective;
-  if (metric == "tflops") return CaseKind::kKernel;
-  if (metric == "interruptions" || metric == "ettr") return CaseKind::kJob;
-  return CaseKind::kTraining;
 }
 
 ErrorSummary Validation::summary(CaseKind kind) const { return summarize(cases, kind); }

@@ -24,8 +24,10 @@ struct ValidationCase {
   double published = 0, simulated = 0;
   bool ran = false;  // false: the model refused the case (e.g. it does not fit in memory); `note` says why
   core::SimTime simulated_time;  // what the case simulated (for a progress line)
+  // What the case runs, from its scenario (a kernel timed in microseconds is
+  // a kernel case, not a collective), which sets the summary it counts in.
+  CaseKind kind = CaseKind::kTraining;
   double error() const;
-  CaseKind kind() const;
 };
 
 struct ErrorSummary {

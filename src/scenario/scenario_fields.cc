@@ -645,7 +645,7 @@ const std::vector<Field<Expected>>& expected_fields() {
        [](E& e, const Value& v) { e.case_id = v.text; }, shows(&E::case_id)},
       {"metric", Kind::kEnum, required(), {}, "what the published figure measures",
        [](E& e, const Value& v) { e.metric = v.text; }, shows(&E::metric), {"tflops_per_gpu", "megatron_tflops_per_gpu", "mfu", "tokens_per_s", "tokens_per_s_per_gpu", "iteration_s",
-                                                          "busbw_GBps", "time_us", "interruptions", "ettr",
+                                                          "busbw_GBps", "algbw_GBps", "time_us", "interruptions", "ettr",
                                                           "samples_per_s", "tflops"}},
       {"value", Kind::kDouble, required(), detail::number_positive(), "the published figure",
        [](E& e, const Value& v) { e.value = v.number; }, shows(&E::value)},

@@ -5,10 +5,12 @@
 namespace anatomy::report {
 namespace {
 
-ValidationCase ran(const std::string& id, const std::string& metric, double published, double simulated) {
+ValidationCase ran(const std::string& id, const std::string& metric, double published, double simulated,
+                   CaseKind kind = CaseKind::kTraining) {
   ValidationCase c;
   c.case_id = id;
   c.metric = metric;
+  c.kind = kind;
   c.published = published;
   c.simulated = simulated;
   c.ran = true;
@@ -24,10 +26,13 @@ TEST(Validation, EachKindOfCaseHasItsOwnSummary) {
   //   kernel     -30%, +5%, -10%    -> median 10%, worst 30%
   //   job        interruptions +1%  -> 1%
   Validation v;
-  v.cases = {ran("T1", "iteration_s", 1.0, 1.1), ran("T2", "mfu", 0.5, 0.49),
-             ran("C1", "busbw_GBps", 100, 104),  ran("K1", "tflops", 1000, 700),
-             ran("K2", "tflops", 1000, 1050),    ran("K3", "tflops", 1000, 900),
-             ran("J1", "interruptions", 100, 101)};
+  v.cases = {ran("T1", "iteration_s", 1.0, 1.1),
+             ran("T2", "mfu", 0.5, 0.49),
+             ran("C1", "busbw_GBps", 100, 104, CaseKind::kCollective),
+             ran("K1", "tflops", 1000, 700, CaseKind::kKernel),
+             ran("K2", "tflops", 1000, 1050, CaseKind::kKernel),
+             ran("K3", "tflops", 1000, 900, CaseKind::kKernel),
+             ran("J1", "interruptions", 100, 101, CaseKind::kJob)};
   const ErrorSummary t = v.summary(CaseKind::kTraining), c = v.summary(CaseKind::kCollective);
   const ErrorSummary k = v.summary(CaseKind::kKernel), j = v.summary(CaseKind::kJob);
   EXPECT_EQ(t.n, 2u);
