@@ -172,9 +172,16 @@ std::string ratios_borrowed_text(const CalibrationTable& t) {
 
 std::string kernels_borrowed_text(const CalibrationTable& t) {
   std::string text;
+  // Which stream the fractions are of: the table's own measured one where it
+  // has one (scaled by HBM bandwidth to the part it runs), else the generic
+  // share of the datasheet's.
   if (!t.elementwise_of_stream.empty())
-    text = fmt::format("; memory-bound kernels at the fractions of the streaming rate measured in {}",
-                       t.elementwise_of_stream_source);
+    text = fmt::format("; memory-bound kernels at the fractions of the streaming rate measured in {}, applied to {}",
+                       t.elementwise_of_stream_source,
+                       t.memory_GBps_rw > 0
+                           ? fmt::format("the stream measured on {} ({:.0f} GB/s read plus written)", t.gpu_name,
+                                         t.memory_GBps_rw)
+                           : fmt::format("{:.0f}% of this part's datasheet HBM bandwidth", 100 * kMemoryEfficiency));
   if (!t.dropout_lent_by.empty())
     text += fmt::format("; attention dropout at the cost per score element measured in {}", t.dropout_lent_by);
   if (!t.attention_fp8.empty())
