@@ -73,8 +73,10 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
   const auto to = std::back_inserter(out);
   fmt::format_to(to, "# anatomy run: {}{}\n", s.name.empty() ? s.model.name : s.name,
                  s.file.empty() ? "" : " (" + s.file + ")");
-  fmt::format_to(to, "# model: {} ({} parameters), {}\n", s.model.name, core::format_count(s.model.params()),
-                 s.model.description);
+  fmt::format_to(to, "# model: {} ({} parameters), {}{}\n", s.model.name, core::format_count(s.model.params()),
+                 s.model.description,
+                 s.model.parallel_block ? "; attention and MLP in parallel (one norm, one TP gather and reduce-scatter a layer)"
+                                        : "");
   fmt::format_to(to, "# cluster: {}\n", topology);
   fmt::format_to(
       to, "# plan: {}; seq {}, global batch {} x micro-batch {} ({} micro-batches per pipeline), {}, recompute {}\n",

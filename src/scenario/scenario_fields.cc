@@ -145,6 +145,12 @@ const std::vector<Field<ModelSpec>>& model_fields() {
        [](M& m, const Value& v) { m.layernorm = v.flag; }, shows(&M::layernorm)},
       {"dropout", Kind::kBool, by_default("true"), {}, "dropout on attention scores and layer outputs (GPT)",
        [](M& m, const Value& v) { m.dropout = v.flag; }, shows(&M::dropout)},
+      {"parallel_block", Kind::kBool, by_default("false"), {},
+       "attention and the MLP side by side on one norm's output, both added to the residual (GPT-J, GPT-NeoX's "
+       "gpt_j_residual, PaLM, Falcon, MegaScale's parallel transformer block): one norm a layer, and under TP one "
+       "gather for both branches and one reduce-scatter of their summed outputs (one all-reduce without sequence "
+       "parallelism) each way; dense attention layers only",
+       [](M& m, const Value& v) { m.parallel_block = v.flag; }, shows(&M::parallel_block)},
       {"experts", Kind::kInt, by_default("1"), int_range(1, 1 << 20), "MoE experts per layer (1: dense)",
        [](M& m, const Value& v) { m.experts = v.integer; }, shows(&M::experts)},
       {"top_k", Kind::kInt, by_default("1"), int_range(1, 1 << 20), "experts each token visits",

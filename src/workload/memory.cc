@@ -83,13 +83,15 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   const bool lora = t.lora_rank > 0;
   const double q = saved_gemm_input_bytes(t);
   const double moe_norm = moe ? 1 : 0;
-  double norm_outputs = lora ? (attention ? e : 0) : (blocks - moe_norm) * q + moe_norm * e;
+  // A parallel block has one norm: one input, one output for both branches.
+  const double norms = m.layer_norms(kind);
+  double norm_outputs = lora ? (attention ? e : 0) : (norms - moe_norm) * q + moe_norm * e;
   if ((mods & kRecomputeLayernorm) && !lora) norm_outputs -= (m.mla() ? q : 0) + moe_norm * e;
   // LoRA's dropout keeps a 1-byte mask an element of each adapter's input:
   // the QKV adapter's (h, with the norms' outputs) and the output
   // projection's (o, with the attention output below).
   const bool lora_mask = lora && t.lora_dropout > 0 && attention;
-  const double replicated = blocks * e * h + norm_outputs * h + (m.dropout ? blocks * h : 0) +
+  const double replicated = norms * e * h + norm_outputs * h + (m.dropout ? blocks * h : 0) +
                             e * static_cast<double>(m.latent_width()) + (lora_mask ? h : 0);
   // Per token, split over TP: Q, K, V, the attention output (input of the
   // output projection), the MLP's up (and gate) output and its activation

@@ -83,7 +83,7 @@ int64_t mlp_params(const ModelSpec& m, int64_t ffn) {
 int64_t ModelSpec::expert_params_per_layer() const { return moe() ? mlp_params(*this, ffn_hidden) * experts : 0; }
 
 int64_t ModelSpec::dense_layer_params() const {
-  return attention_params() + mlp_params(*this, dense_ffn()) + 2 * norm_params();
+  return attention_params() + mlp_params(*this, dense_ffn()) + layer_norms(LayerKind::kDense) * norm_params();
 }
 
 int64_t ModelSpec::moe_layer_params() const {

@@ -137,6 +137,14 @@ struct ModelSpec {
   int64_t top_k = 1;         // experts each token visits
   bool dropout = true;       // on attention scores, attention and MLP outputs (GPT);
                              // Llama, Mixtral and MPT train without
+  // Attention and the MLP side by side on one norm's output, both added to
+  // the residual: y = x + Attention(LN(x)) + MLP(LN(x)) (GPT-J, GPT-NeoX's
+  // gpt_j_residual, PaLM, Falcon; MegaScale's parallel transformer block).
+  // One norm a layer, and under tensor parallelism one gather of its
+  // output for both branches' first GEMMs and one reduce-scatter of their
+  // summed outputs (one all-reduce without sequence parallelism), in each
+  // direction. Dense attention layers only (validate_model).
+  bool parallel_block = false;
   // Width of one attention head when it is not hidden / heads (Qwen3,
   // Gemma, GPT-OSS: Q and the attention output are heads x head_dim wide,
   // the residual stream `hidden`). 0: hidden / heads.
@@ -188,6 +196,9 @@ struct ModelSpec {
   int64_t mamba_chunk = 128;    // the SSD kernels' chunk of tokens
 
   bool hybrid() const { return !hybrid_pattern.empty(); }
+  // Pre-norms in a layer of kind k: one a residual block, one for both
+  // branches of a parallel block.
+  int layer_norms(LayerKind k) const { return parallel_block && k == LayerKind::kDense ? 1 : residual_blocks(k); }
   LayerKind layer_kind(int64_t i) const;
   // Kinds of layers first .. first + count - 1.
   LayerCounts layer_counts(int64_t first, int64_t count) const;

@@ -86,6 +86,8 @@ Bytes StepCostModel::ep_all_to_all_bytes() const {
 StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const bool moe = has_experts(kind), attention = has_attention(kind), with_mlp = has_mlp(kind);
   const bool mamba = kind == LayerKind::kMamba;
+  // A parallel block: one norm feeds attention and the MLP (ModelSpec::parallel_block).
+  const bool parallel = m_.layer_norms(kind) < residual_blocks(kind);
   const hw::Precision prec = gemm_precision();
   const int64_t tp = p_.tp, cp = p_.cp;
   const int64_t T = t_.micro_batch * t_.seq_len / cp;  // tokens a GPU's GEMMs see
@@ -171,7 +173,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const double copies = (per_tensor && cm_.accelerator().arch.fp8_gemm_any_layout) || frozen ? 1 : 2;
   // compute_scale_from_amax: one float in, one out; a launch, nothing to stream.
   const SimTime scale_kernel = tensorwise ? cm_.memory_bound(Bytes(8)) : SimTime::zero();
-  enum class Producer { kNorm, kActivation, kOther };  // what wrote the GEMM's input
+  // What wrote the GEMM's input; kShared: a parallel block's MLP reads the
+  // norm's output the QKV GEMM's cast already quantized (and gathered).
+  enum class Producer { kNorm, kActivation, kOther, kShared };
   // An MLP's activation: Transformer Engine's, which writes the down
   // projection's input and the up projection's output gradient at the
   // GEMM's precision itself (with their amaxes), or Megatron-Core's own
@@ -183,7 +187,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   auto quantize = [&](int64_t x_rows, int64_t dy_rows, int64_t n, int64_t k, Producer in, bool dy_fused, SimTime* fwd,
                       SimTime* bwd) {
     if (!quantized) return;
-    const double x = static_cast<double>(x_rows) * static_cast<double>(k);
+    const double x = in == Producer::kShared ? 0.0 : static_cast<double>(x_rows) * static_cast<double>(k);
     const double dy = static_cast<double>(dy_rows) * static_cast<double>(n);
     if (nvfp4) {  // the rowwise cast and the transformed columnwise one, each a read
       const auto cast = [&](double elems) {
@@ -201,7 +205,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     }
     if (!amax_first) return;
     const auto amax = [&](double elems) { return cm_.memory_bound(Bytes(static_cast<int64_t>(elems * kActivationBytes))); };
-    *fwd += (in == Producer::kOther || nvfp4 ? amax(x) : SimTime::zero()) + scale_kernel;
+    if (x > 0) *fwd += (in == Producer::kOther || nvfp4 ? amax(x) : SimTime::zero()) + scale_kernel;
     *bwd += (dy_fused && !nvfp4 ? SimTime::zero() : amax(dy)) + scale_kernel;
   };
   using In = Producer;
@@ -427,7 +431,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   int64_t act_elems = with_mlp ? T * f : 0;  // the MLP activation's output, before TP
   // The up projection's input: the pre-MLP norm's, fused into it but in a
   // MoE layer, whose router needs the norm's output first.
-  const Producer mlp_input = moe ? In::kOther : In::kNorm;
+  const Producer mlp_input = moe ? In::kOther : parallel ? In::kShared : In::kNorm;
   // An MLP of inner size `width` over all T tokens, split over TP: a dense
   // layer's, or the shared experts'.
   auto tp_mlp = [&](int64_t width) {
@@ -524,7 +528,11 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const SimTime act = with_mlp ? cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes))
                               : SimTime::zero();
   const int blocks = residual_blocks(kind);
-  SimTime ew = (norm + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * blocks + act + mixer_ew;
+  // A parallel block adds both branches to the residual in one kernel:
+  // three reads and a write.
+  const SimTime adds = parallel ? cm_.elementwise(K::kResidualAdd, Bytes(add_bytes / 3 * 4))
+                                : cm_.elementwise(K::kResidualAdd, Bytes(add_bytes)) * blocks;
+  SimTime ew = norm * m_.layer_norms(kind) + adds + act + mixer_ew;
   if (t_.fp8_activation_input && with_mlp) {
     // The activation's input cast to FP8 as it is kept, and back before its
     // backward (TrainingSpec::fp8_activation_input).
@@ -546,6 +554,10 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   if (tp > 1) {
     const Bytes S(T * h * kActivationBytes);
     const auto group = layout_.tp_group(rep);
+    // The GEMMs the mixer's gather and reduce-scatter pipeline with: a
+    // parallel block's MLP GEMMs stand beside the mixer's (one gathered
+    // input, one summed output).
+    const SimTime first = parallel ? g_qkv + g_up : g_qkv, last = parallel ? g_proj + g_down : g_proj;
     if (p_.sequence_parallel) {
       // With tp_comm_overlap the layers' gathers and reduce-scatters run in
       // Transformer Engine's userbuffers, not NCCL's TP communicator; a
@@ -569,15 +581,18 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // A MoE layer whose experts are folded below TP takes each rank's own
       // tokens to the dispatch: its MLP gathers nothing, unless shared
       // experts (split over TP) need the whole sequence.
-      const bool mlp_gathers = with_mlp && !(moe && p_.etp() < tp && m_.shared_experts == 0);
+      // A parallel block's MLP reads the mixer's gathered input and adds to
+      // its reduce-scatter: no collectives of its own.
+      const bool mlp_gathers = with_mlp && !parallel && !(moe && p_.etp() < tp && m_.shared_experts == 0);
       const SimTime ag_mlp = mlp_gathers ? ag_all : none, rs_mlp = mlp_gathers ? rs_all : none;
       // With tp_comm_overlap each gather is pipelined with the GEMM after it,
       // but where its layer's overlap is disabled (a plain all-gather first).
       // A disabled gather is NCCL's own call, on the TP communicator.
       const auto ag_nccl = [&] { return timer_(Communicator::kTp, coll::Op::kAllGather, S, group); };
-      const SimTime ag_qkv_left = p_.tp_comm_overlap_disable_qkv
+      const bool gather_disabled = p_.tp_comm_overlap_disable_qkv || (parallel && p_.tp_comm_overlap_disable_fc1);
+      const SimTime ag_qkv_left = gather_disabled
                                       ? mixer_in(Communicator::kTp, coll::Op::kAllGather, mixer ? ag_nccl() : none)
-                                      : zero_floor(ag_in - g_qkv);
+                                      : zero_floor(ag_in - first);
       const SimTime ag_up_left =
           p_.tp_comm_overlap_disable_fc1 ? (mlp_gathers ? ag_nccl() : none) : zero_floor(ag_mlp - g_up);
       mlp_comm = p_.tp_comm_overlap ? ag_up_left + zero_floor(rs_mlp - g_down) : ag_mlp + rs_mlp;
@@ -591,14 +606,14 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       // data gradient's, on the critical path, or behind the up projection
       // with TE's userbuffers, as before.
       // A frozen weight has no weight gradient to hide a reduce-scatter behind.
-      const SimTime wgrad_qkv = frozen ? none : g_qkv, wgrad_up = frozen ? none : g_up;
-      const SimTime mixer_bwd = column_backward_exposed(ag_in, rs_in, g_qkv, wgrad_qkv);
+      const SimTime wgrad_qkv = frozen ? none : first, wgrad_up = frozen ? none : g_up;
+      const SimTime mixer_bwd = column_backward_exposed(ag_in, rs_in, first, wgrad_qkv);
       const SimTime up_bwd = !moe ? column_backward_exposed(ag_mlp, rs_mlp, g_up, wgrad_up)
                              : p_.tp_comm_overlap ? zero_floor(rs_mlp - g_up)
                                                   : rs_mlp;
       if (p_.tp_comm_overlap) {
-        fwd_comm = ag_qkv_left + zero_floor(rs - g_proj) + ag_up_left + zero_floor(rs_mlp - g_down);
-        bwd_comm = mixer_bwd + zero_floor(ag - g_proj) + up_bwd + zero_floor(ag_mlp - g_down);
+        fwd_comm = ag_qkv_left + zero_floor(rs - last) + ag_up_left + zero_floor(rs_mlp - g_down);
+        bwd_comm = mixer_bwd + zero_floor(ag - last) + up_bwd + zero_floor(ag_mlp - g_down);
       } else {
         fwd_comm = ag_in + rs + ag_mlp + rs_mlp;
         bwd_comm = mixer_bwd + ag + up_bwd + ag_mlp;
@@ -618,8 +633,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
       }
     } else {
       const SimTime ar = timer_(Communicator::kTp, coll::Op::kAllReduce, S, group);
-      const SimTime ar_mixer = mixer ? ar : none, ar_mlp = with_mlp ? ar : none;
-      fwd_comm = bwd_comm = p_.tp_comm_overlap ? zero_floor(ar_mixer - g_proj) + zero_floor(ar_mlp - g_down)
+      const SimTime ar_mixer = mixer ? ar : none, ar_mlp = with_mlp && !parallel ? ar : none;
+      fwd_comm = bwd_comm = p_.tp_comm_overlap ? zero_floor(ar_mixer - last) + zero_floor(ar_mlp - g_down)
                                                : ar_mixer + ar_mlp;
       mlp_comm = p_.tp_comm_overlap ? zero_floor(ar_mlp - g_down) : ar_mlp;
     }

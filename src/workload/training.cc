@@ -438,6 +438,14 @@ void validate_model(const ModelSpec& m) {
          fmt::format("{} says which layers attend to the whole sequence; set model.sliding_window for the others",
                      m.full_attention_step));
   validate_mla(m);
+  if (m.parallel_block) {
+    const auto refuse = [](const char* what) {
+      fail("model.parallel_block", fmt::format("a parallel block with {} is not modelled (dense attention layers only)", what));
+    };
+    if (m.hybrid()) refuse("a hybrid model's blocks (model.hybrid_pattern)");
+    if (m.moe()) refuse("experts (model.experts)");
+    if (m.mla()) refuse("multi-head latent attention (model.kv_lora_rank)");
+  }
 }
 
 // A layout (Megatron-LM's validate_layer_layout, and its PP x VPP stage
@@ -528,6 +536,8 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   if (t.fp8_activation_input && t.precision != hw::Precision::kFp8 && t.precision != hw::Precision::kFp4)
     fail("training.fp8_activation_input",
          fmt::format("true needs FP8 or FP4 training; training.precision is {}", hw::to_string(t.precision)));
+  if (m.parallel_block && t.lora_rank > 0)
+    fail("model.parallel_block", "a parallel block with LoRA (training.lora_rank) is not modelled");
   if (t.lora_dropout > 0 && t.lora_rank <= 0)
     fail("training.lora_dropout", "drops LoRA adapters' inputs; set training.lora_rank too");
   if (t.expert_load_imbalance != 1.0 && (!m.moe() || p.ep <= 1))

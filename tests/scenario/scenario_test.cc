@@ -466,6 +466,26 @@ TEST(ScenarioErrors, LatentAttentionFromTheScenario) {
   EXPECT_EQ(e, "s.yaml:3: model.v_head_dim: 128 is a multi-head latent attention width; set model.kv_lora_rank too");
 }
 
+TEST(ScenarioErrors, AParallelBlockIsADenseAttentionLayersOnly) {
+  // GPT-J-style blocks on a dense model parse; with experts, latent
+  // attention, a hybrid pattern or LoRA the error names the field and why.
+  EXPECT_EQ(error_of("model: {preset: llama3-8b, parallel_block: true}\ncluster: {system: dgx-h100, gpus: 8}\n"),
+            "no error");
+  const std::string moe =
+      error_of("model:\n  preset: mixtral-8x7b\n  parallel_block: true\ncluster: {system: dgx-h100, gpus: 8}\n");
+  EXPECT_EQ(moe, "s.yaml:3: model.parallel_block: a parallel block with experts (model.experts) is not modelled "
+                 "(dense attention layers only)");
+  EXPECT_TRUE(starts_with(error_of("model: {preset: deepseek-v3, parallel_block: true}\n"
+                                   "cluster: {system: dgx-h100, gpus: 8}\n"),
+                          "s.yaml:1: model.parallel_block: a parallel block with experts"));
+  EXPECT_TRUE(starts_with(error_of("model: {preset: nemotronh-8b, parallel_block: true}\n"
+                                   "cluster: {system: dgx-h100, gpus: 8}\n"),
+                          "s.yaml:1: model.parallel_block: a parallel block with a hybrid model's blocks"));
+  const std::string lora = error_of("model: {preset: llama3-8b, parallel_block: true}\n"
+                                    "cluster: {system: dgx-h100, gpus: 8}\ntraining: {lora_rank: 16}\n");
+  EXPECT_EQ(lora, "s.yaml:1: model.parallel_block: a parallel block with LoRA (training.lora_rank) is not modelled");
+}
+
 TEST(ScenarioErrors, PipelineLayoutFromTheScenario) {
   // Llama 3 8B's 32 layers on PP 2 as 14 + 18, Megatron's syntax; a typo
   // is a parse error at its line, a layout for other stages validate_plan's.

@@ -459,6 +459,85 @@ TEST(HybridBlocks, AnAttentionBlockAndAnMlpBlockCostOneTransformerLayer) {
   }
 }
 
+TEST(ParallelBlock, OneGatherAndOneReduceScatterALayerEachWay) {
+  // Llama 3 8B on TP 2 with sequence parallelism, every collective 1 us.
+  // Forward, a layer gathers before QKV and before the MLP and
+  // reduce-scatters after each: 4 us; stage 0's embedding reduce-scatter
+  // and the output layer's gather add 2: 32 x 4 + 2 = 130 us. A parallel
+  // block gathers once for both branches and reduce-scatters their sum
+  // once: 32 x 2 + 2 = 66 us. Backward, the output gradient is gathered
+  // before the row-parallel GEMMs (the attention output's and the MLP's
+  // down projection's), the rest hides behind the GEMMs: 32 x 2 + 1 = 65
+  // us, and 32 x 1 + 1 = 33 us with one gather for both.
+  ModelSpec m = find_model("llama3-8b");
+  const StageCost sequential = tp2_stage(m);
+  m.parallel_block = true;
+  const StageCost parallel = tp2_stage(m);
+  EXPECT_EQ(sequential.forward[0].tp_comm, SimTime::from_seconds(130e-6));
+  EXPECT_EQ(parallel.forward[0].tp_comm, SimTime::from_seconds(66e-6));
+  EXPECT_EQ(sequential.backward[0].tp_comm, SimTime::from_seconds(65e-6));
+  EXPECT_EQ(parallel.backward[0].tp_comm, SimTime::from_seconds(33e-6));
+}
+
+TEST(ParallelBlock, SavesOneNormAndOneResidualAddALayerAndNoGemm) {
+  // The same GEMMs and attention; a parallel block runs one norm, not two,
+  // and adds both branches to the residual in one kernel (three reads and
+  // a write) where a sequential layer runs two adds (two reads and a write
+  // each). On 2,048 sequence-parallel tokens of h = 4,096 in bf16 a layer's
+  // forward saves norm(2 x T_sp h x 2 B) + 2 add(3 x T_sp h x 2 B) -
+  // add(4 x T_sp h x 2 B); its backward twice that (each elementwise
+  // kernel's backward is priced at twice its forward).
+  ModelSpec m = find_model("llama3-8b");
+  const StageCost sequential = tp2_stage(m);
+  m.parallel_block = true;
+  const StageCost parallel = tp2_stage(m);
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  using K = hw::ComputeModel::Kernel;
+  const int64_t x = 2048 * 4096 * 2;  // one T_sp x h tensor in bf16
+  const SimTime per_layer = cm.elementwise(K::kNorm, core::Bytes(2 * x)) +
+                            cm.elementwise(K::kResidualAdd, core::Bytes(3 * x)) * 2 -
+                            cm.elementwise(K::kResidualAdd, core::Bytes(4 * x));
+  EXPECT_GT(per_layer, SimTime::zero());
+  EXPECT_EQ(sequential.forward[0].compute - parallel.forward[0].compute, per_layer * 32);
+  EXPECT_EQ(sequential.backward[0].compute - parallel.backward[0].compute, per_layer * 2 * 32);
+  // One norm fewer a layer: RMSNorm's h weights, counted on a TP rank as
+  // the rest of the layer is (params.cc: layer parameters / tp), 4,096 / 2.
+  EXPECT_EQ(sequential.params() - parallel.params(), 32 * 4096 / 2);
+}
+
+TEST(ParallelBlock, UnderFp8TheMlpReadsTheNormOutputQkvsCastAlreadyQuantized) {
+  // Delayed-scaling FP8 on an H100 (its FP8 GEMMs take one layout, so a
+  // cast writes two copies): a sequential layer's MLP casts its norm's
+  // output for itself, T_sp x h elements written twice at 1 B; a parallel
+  // block's MLP reads the QKV GEMM's. So FP8 saves that cast, 2 x 2,048 x
+  // 4,096 B a layer, on top of what bf16 saves; its output gradient's casts
+  // are unchanged.
+  auto stage = [](bool parallel, hw::Precision prec) {
+    ModelSpec m = find_model("llama3-8b");
+    m.parallel_block = parallel;
+    ParallelPlan p;
+    p.tp = 2;
+    TrainingSpec t;
+    t.seq_len = 4096;
+    t.global_batch = 1;
+    t.precision = prec;
+    static const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+    return StepCostModel(m, p, t, cm, [](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+             return SimTime::zero();
+           }).stage(0);
+  };
+  const auto saved = [&](hw::Precision prec) {
+    return stage(false, prec).forward[0].compute - stage(true, prec).forward[0].compute;
+  };
+  const auto backward_saved = [&](hw::Precision prec) {
+    return stage(false, prec).backward[0].compute - stage(true, prec).backward[0].compute;
+  };
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const SimTime cast = cm.memory_bound(core::Bytes(2 * 2048 * 4096));
+  EXPECT_EQ(saved(hw::Precision::kFp8) - saved(hw::Precision::kBf16), cast * 32);
+  EXPECT_EQ(backward_saved(hw::Precision::kFp8), backward_saved(hw::Precision::kBf16));
+}
+
 TEST(HybridBlocks, AMambaMixerGathersAndScattersAsAttentionDoes) {
   // Under sequence parallelism a Mamba-2 block gathers the sequence before
   // in_proj and reduce-scatters after out_proj: 2 us forward for each of 4
