@@ -78,6 +78,7 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
     return c;
   }
   if (s.edge) {  // fine-tuning throughput of the site's training GPUs
+    c.kind = report::CaseKind::kTraining;
     if (c.metric != "samples_per_s")
       throw core::InputError({path, 0, "expected.metric"}, "an edge case measures samples_per_s");
     const EdgeRun run = run_edge(s);

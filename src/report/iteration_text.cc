@@ -75,8 +75,7 @@ std::string iteration_text(const scenario::Scenario& s, const workload::Iteratio
                  s.file.empty() ? "" : " (" + s.file + ")");
   fmt::format_to(to, "# model: {} ({} parameters), {}{}\n", s.model.name, core::format_count(s.model.params()),
                  s.model.description,
-                 s.model.parallel_block ? "; attention and MLP in parallel (one norm, one TP gather and reduce-scatter a layer)"
-                                        : "");
+                 s.model.parallel_block ? "; parallel blocks (attention and MLP on one norm's output)" : "");
   fmt::format_to(to, "# cluster: {}\n", topology);
   fmt::format_to(
       to, "# plan: {}; seq {}, global batch {} x micro-batch {} ({} micro-batches per pipeline), {}, recompute {}\n",

@@ -19,9 +19,15 @@ struct KindNames {
   const char* name;
 };
 constexpr KindNames kKinds[] = {{CaseKind::kTraining, "training", "training throughput/MFU"},
-                                {CaseKind::kCollective, "collective", "collectives (bus bandwidth, time)"},
-                                {CaseKind::kKernel, "kernel", "single kernels (TFLOP/s)"},
+                                {CaseKind::kCollective, "collective", "collectives (bandwidth, time)"},
+                                {CaseKind::kKernel, "kernel", "single kernels (TFLOP/s, time)"},
                                 {CaseKind::kJob, "job", "whole jobs (interruptions, ETTR)"}};
+
+const char* key_of(CaseKind kind) {
+  for (const KindNames& k : kKinds)
+    if (k.kind == kind) return k.key;
+  return "";
+}
 
 ErrorSummary summarize(const std::vector<ValidationCase>& cases, CaseKind kind) {
   std::vector<double> sorted;
@@ -59,6 +65,7 @@ nlohmann::ordered_json validation_json(const Validation& v) {
   for (const auto& c : cases) {
     nlohmann::ordered_json row;
     row["case"] = c.case_id;
+    row["kind"] = key_of(c.kind);
     row["metric"] = c.metric;
     row["published"] = c.published;
     if (c.ran) {

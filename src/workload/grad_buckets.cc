@@ -38,7 +38,7 @@ std::vector<GradTensor> layer_tensors(const ModelSpec& m, LayerKind k) {
   switch (k) {
     case LayerKind::kDense:
       mlp(m.dense_ffn(), 1);
-      other(norm, 0);
+      if (!m.parallel_layer(k)) other(norm, 0);  // a parallel block's one norm is attention()'s
       attention();
       break;
     case LayerKind::kMoe:

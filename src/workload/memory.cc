@@ -68,7 +68,8 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   // Per token: inputs of the two norms, of the QKV and first MLP GEMMs (the
   // norms' outputs), and the two dropout masks — whole on every TP rank
   // unless sequence-parallel; one of each in a hybrid block (its first
-  // GEMM: QKV, the MLP's or in_proj). MLA adds its latents (input of the up
+  // GEMM: QKV, the MLP's or in_proj), one norm's input and output beside
+  // both masks in a parallel block. MLA adds its latents (input of the up
   // projections), whole on every TP rank.
   // Under recompute_modules layernorm, the norms that are modules of their
   // own (standalone_norms: MLA's input norm, a MoE layer's pre-MLP norm)
@@ -83,7 +84,6 @@ LayerActivations layer_activations(const ModelSpec& m, const ParallelPlan& p, co
   const bool lora = t.lora_rank > 0;
   const double q = saved_gemm_input_bytes(t);
   const double moe_norm = moe ? 1 : 0;
-  // A parallel block has one norm: one input, one output for both branches.
   const double norms = m.layer_norms(kind);
   double norm_outputs = lora ? (attention ? e : 0) : (norms - moe_norm) * q + moe_norm * e;
   if ((mods & kRecomputeLayernorm) && !lora) norm_outputs -= (m.mla() ? q : 0) + moe_norm * e;

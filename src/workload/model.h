@@ -86,8 +86,9 @@ constexpr bool has_mlp(LayerKind k) {
   return k == LayerKind::kDense || k == LayerKind::kMoe || k == LayerKind::kMlp || k == LayerKind::kMoeMlp;
 }
 constexpr bool has_experts(LayerKind k) { return k == LayerKind::kMoe || k == LayerKind::kMoeMlp; }
-// Pre-norm and residual blocks in a layer of a kind: two in a transformer
-// layer (attention, then its MLP), one in a hybrid block.
+// Residual blocks in a layer of a kind: two in a transformer layer
+// (attention, then its MLP), one in a hybrid block. Each has a pre-norm of
+// its own but in a parallel block (ModelSpec::layer_norms).
 constexpr int residual_blocks(LayerKind k) {
   return (has_attention(k) ? 1 : 0) + (has_mlp(k) ? 1 : 0) + (k == LayerKind::kMamba ? 1 : 0);
 }
@@ -196,9 +197,11 @@ struct ModelSpec {
   int64_t mamba_chunk = 128;    // the SSD kernels' chunk of tokens
 
   bool hybrid() const { return !hybrid_pattern.empty(); }
+  // A layer of kind k runs attention and its MLP as one parallel block.
+  bool parallel_layer(LayerKind k) const { return parallel_block && k == LayerKind::kDense; }
   // Pre-norms in a layer of kind k: one a residual block, one for both
   // branches of a parallel block.
-  int layer_norms(LayerKind k) const { return parallel_block && k == LayerKind::kDense ? 1 : residual_blocks(k); }
+  int layer_norms(LayerKind k) const { return parallel_layer(k) ? 1 : residual_blocks(k); }
   LayerKind layer_kind(int64_t i) const;
   // Kinds of layers first .. first + count - 1.
   LayerCounts layer_counts(int64_t first, int64_t count) const;

@@ -87,7 +87,7 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const bool moe = has_experts(kind), attention = has_attention(kind), with_mlp = has_mlp(kind);
   const bool mamba = kind == LayerKind::kMamba;
   // A parallel block: one norm feeds attention and the MLP (ModelSpec::parallel_block).
-  const bool parallel = m_.layer_norms(kind) < residual_blocks(kind);
+  const bool parallel = m_.parallel_layer(kind);
   const hw::Precision prec = gemm_precision();
   const int64_t tp = p_.tp, cp = p_.cp;
   const int64_t T = t_.micro_batch * t_.seq_len / cp;  // tokens a GPU's GEMMs see
@@ -187,6 +187,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   auto quantize = [&](int64_t x_rows, int64_t dy_rows, int64_t n, int64_t k, Producer in, bool dy_fused, SimTime* fwd,
                       SimTime* bwd) {
     if (!quantized) return;
+    // A shared input (kShared) or output gradient (dy_rows 0) was cast for
+    // the other branch's GEMM.
     const double x = in == Producer::kShared ? 0.0 : static_cast<double>(x_rows) * static_cast<double>(k);
     const double dy = static_cast<double>(dy_rows) * static_cast<double>(n);
     if (nvfp4) {  // the rowwise cast and the transformed columnwise one, each a read
@@ -205,8 +207,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     }
     if (!amax_first) return;
     const auto amax = [&](double elems) { return cm_.memory_bound(Bytes(static_cast<int64_t>(elems * kActivationBytes))); };
-    if (x > 0) *fwd += (in == Producer::kOther || nvfp4 ? amax(x) : SimTime::zero()) + scale_kernel;
-    *bwd += (dy_fused && !nvfp4 ? SimTime::zero() : amax(dy)) + scale_kernel;
+    if (in != Producer::kShared) *fwd += (in == Producer::kOther || nvfp4 ? amax(x) : SimTime::zero()) + scale_kernel;
+    if (dy_rows > 0) *bwd += (dy_fused && !nvfp4 ? SimTime::zero() : amax(dy)) + scale_kernel;
   };
   using In = Producer;
 
@@ -438,7 +440,9 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
     g_up += gemm_fb(T, (m_.gated_mlp ? 2 : 1) * width / tp, h, &fwd, &bwd);
     g_down += gemm_fb(T, h, width / tp, &fwd, &bwd);
     quantize(T_sp, T, (m_.gated_mlp ? 2 : 1) * width / tp, h, mlp_input, t_.te_activation, &fwd, &bwd);
-    quantize(T, T_sp, h, width / tp, activation, false, &fwd, &bwd);
+    // A parallel block's down projection takes the output gradient the
+    // attention output projection's cast already quantized (and gathered).
+    quantize(T, parallel ? 0 : T_sp, h, width / tp, activation, false, &fwd, &bwd);
   };
   // The forward of the MLP's GEMMs (and casts): a dense layer's, or the
   // router and routed experts', and the shared experts'.
@@ -518,7 +522,11 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   // write), two residual adds (two reads, one write), two dropouts (read,
   // write, a 1-byte mask) when the model has dropout (one of each in a
   // hybrid block), the MLP activation (SwiGLU reads gate and up, writes
-  // one; GeLU reads one, writes one).
+  // one; GeLU reads one, writes one). A parallel block has one norm and
+  // one residual add: its branches' partial outputs are summed in the
+  // GEMMs (the down projection accumulating into the output projection's
+  // result, or one GEMM over both), which its single reduce-scatter
+  // needs, so only the residual is added after it.
   using K = hw::ComputeModel::Kernel;
   const int64_t norm_bytes = 2 * T_sp * h * kActivationBytes;
   const int64_t add_bytes = 3 * T_sp * h * kActivationBytes;
@@ -528,11 +536,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const SimTime act = with_mlp ? cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes))
                               : SimTime::zero();
   const int blocks = residual_blocks(kind);
-  // A parallel block adds both branches to the residual in one kernel:
-  // three reads and a write.
-  const SimTime adds = parallel ? cm_.elementwise(K::kResidualAdd, Bytes(add_bytes / 3 * 4))
-                                : cm_.elementwise(K::kResidualAdd, Bytes(add_bytes)) * blocks;
-  SimTime ew = norm * m_.layer_norms(kind) + adds + act + mixer_ew;
+  const int norms = m_.layer_norms(kind), residual_adds = norms;  // a norm and an add a block, one of each a parallel block
+  SimTime ew = norm * norms + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes)) * residual_adds + act + mixer_ew;
   if (t_.fp8_activation_input && with_mlp) {
     // The activation's input cast to FP8 as it is kept, and back before its
     // backward (TrainingSpec::fp8_activation_input).

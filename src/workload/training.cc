@@ -488,6 +488,10 @@ void validate_recompute_modules(const ModelSpec& m, const TrainingSpec& t) {
   for (const ModuleNeed& n : kModuleNeeds)
     if ((mods & n.module) && !n.present(m))
       fail(kField, fmt::format("{} needs {}; {} has none", recompute_modules_text(n.module), n.what, m.name));
+  // Its replay would gather the norm's output again for the MLP alone,
+  // which the parallel block shares with attention.
+  if ((mods & kRecomputeMlp) && m.parallel_block)
+    fail(kField, "mlp alone in a parallel block (model.parallel_block) is not modelled");
 }
 
 // Megatron-LM's uneven splits (get_num_layers_to_build's assertions).

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -13,11 +14,17 @@
 namespace anatomy::app {
 namespace {
 
-std::string write_case(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "anatomy_validate_" + name + "_" + std::to_string(getpid()) + ".yaml";
-  std::ofstream(path) << text;
-  return path;
-}
+// A case file in the test's temporary folder, removed when it goes out of scope.
+struct CaseFile {
+  std::string path;
+  CaseFile(const std::string& name, const std::string& text)
+      : path(::testing::TempDir() + "anatomy_validate_" + name + "_" + std::to_string(getpid()) + ".yaml") {
+    std::ofstream(path) << text;
+  }
+  ~CaseFile() { std::remove(path.c_str()); }
+  CaseFile(const CaseFile&) = delete;
+  CaseFile& operator=(const CaseFile&) = delete;
+};
 
 const std::string kCollective =
     "cluster: {system: dgx-h100, gpus: 8}\n"
@@ -27,32 +34,31 @@ const std::string kCollective =
 // kernel timed in microseconds is a kernel case, a ring timed so a
 // collective one.
 TEST(ValidateCase, ACaseCountsAsWhatItRunsWhateverItsMetric) {
-  const std::string kernel = write_case("kernel_us",
-                                        "cluster: {system: dgx-h100, gpus: 8}\n"
-                                        "kernel: {op: gemm, m: 4096, n: 4096, k: 4096}\n"
-                                        "expected: {case: K, metric: time_us, value: 200}\n");
-  EXPECT_EQ(validate_case(kernel).kind, report::CaseKind::kKernel);
-  const std::string ring = write_case("coll_us", kCollective + "expected: {case: C, metric: time_us, value: 5000}\n");
-  EXPECT_EQ(validate_case(ring).kind, report::CaseKind::kCollective);
+  const CaseFile kernel("kernel_us",
+                        "cluster: {system: dgx-h100, gpus: 8}\n"
+                        "kernel: {op: gemm, m: 4096, n: 4096, k: 4096}\n"
+                        "expected: {case: K, metric: time_us, value: 200}\n");
+  EXPECT_EQ(validate_case(kernel.path).kind, report::CaseKind::kKernel);
+  const CaseFile ring("coll_us", kCollective + "expected: {case: C, metric: time_us, value: 5000}\n");
+  EXPECT_EQ(validate_case(ring.path).kind, report::CaseKind::kCollective);
 }
 
 // nccl-tests prints algbw beside busbw: the message over the time. For an
 // all-reduce on n ranks busbw = algbw x 2(n-1)/n, so on 8 GPUs algbw is
 // busbw x 8/14, and a case may quote either.
 TEST(ValidateCase, ACollectiveCaseMayQuoteAlgorithmBandwidth) {
-  const report::ValidationCase alg =
-      validate_case(write_case("algbw", kCollective + "expected: {case: A, metric: algbw_GBps, value: 100}\n"));
-  const report::ValidationCase bus =
-      validate_case(write_case("busbw", kCollective + "expected: {case: B, metric: busbw_GBps, value: 100}\n"));
+  const CaseFile alg_file("algbw", kCollective + "expected: {case: A, metric: algbw_GBps, value: 100}\n");
+  const CaseFile bus_file("busbw", kCollective + "expected: {case: B, metric: busbw_GBps, value: 100}\n");
+  const report::ValidationCase alg = validate_case(alg_file.path), bus = validate_case(bus_file.path);
   ASSERT_TRUE(alg.ran && bus.ran);
   EXPECT_NEAR(alg.simulated, bus.simulated * 8.0 / 14.0, 1e-9 * bus.simulated);
 }
 
 // A metric a collective does not have is refused with the field named.
 TEST(ValidateCase, ACollectiveCaseRefusesATrainingMetric) {
-  const std::string path = write_case("bad_metric", kCollective + "expected: {case: X, metric: mfu, value: 0.5}\n");
+  const CaseFile file("bad_metric", kCollective + "expected: {case: X, metric: mfu, value: 0.5}\n");
   try {
-    validate_case(path);
+    validate_case(file.path);
     FAIL() << "accepted mfu for a collective";
   } catch (const core::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("expected.metric"), std::string::npos) << e.what();

@@ -46,13 +46,16 @@ TEST(Validation, EachKindOfCaseHasItsOwnSummary) {
   EXPECT_NEAR(j.worst, 0.01, 1e-12);
 
   const std::string text = validation_text(v);
-  EXPECT_NE(text.find("collectives (bus bandwidth, time): median |error| 4.0%, worst 4.0% over 1 simulated cases"),
+  EXPECT_NE(text.find("collectives (bandwidth, time): median |error| 4.0%, worst 4.0% over 1 simulated cases"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("single kernels (TFLOP/s): median |error| 10.0%, worst 30.0% over 3 simulated cases"), std::string::npos);
+  EXPECT_NE(text.find("single kernels (TFLOP/s, time): median |error| 10.0%, worst 30.0% over 3 simulated cases"), std::string::npos);
   const auto json = validation_json(v);
   EXPECT_DOUBLE_EQ(json["collective_worst_abs_error_pct"].get<double>(), 4.0);
   EXPECT_DOUBLE_EQ(json["kernel_worst_abs_error_pct"].get<double>(), 30.0);
+  // Each row says which summary it counts in.
+  EXPECT_EQ(json["cases"][2]["kind"], "collective");
+  EXPECT_EQ(json["cases"][3]["kind"], "kernel");
 }
 
 TEST(Validation, AKindWithoutCasesPrintsNoLine) {

@@ -484,6 +484,16 @@ TEST(ScenarioErrors, AParallelBlockIsADenseAttentionLayersOnly) {
   const std::string lora = error_of("model: {preset: llama3-8b, parallel_block: true}\n"
                                     "cluster: {system: dgx-h100, gpus: 8}\ntraining: {lora_rank: 16}\n");
   EXPECT_EQ(lora, "s.yaml:1: model.parallel_block: a parallel block with LoRA (training.lora_rank) is not modelled");
+  // A dense model with latent attention (DeepSeek-V2-Lite's attention, no experts).
+  EXPECT_TRUE(starts_with(error_of("model:\n  layers: 2\n  hidden: 2048\n  heads: 16\n  vocab: 100\n"
+                                   "  kv_lora_rank: 512\n  qk_nope_head_dim: 128\n  qk_rope_head_dim: 64\n"
+                                   "  v_head_dim: 128\n  parallel_block: true\ncluster: {system: dgx-h100, gpus: 8}\n"),
+                          "s.yaml:10: model.parallel_block: a parallel block with multi-head latent attention"));
+  // Replaying its MLP alone would gather the norm's output the block shares.
+  const std::string mlp = error_of("model: {preset: llama3-8b, parallel_block: true}\n"
+                                   "cluster: {system: dgx-h100, gpus: 8}\n"
+                                   "training: {recompute: selective, recompute_modules: mlp}\n");
+  EXPECT_TRUE(starts_with(mlp, "s.yaml:3: training.recompute_modules: mlp alone in a parallel block")) << mlp;
 }
 
 TEST(ScenarioErrors, PipelineLayoutFromTheScenario) {

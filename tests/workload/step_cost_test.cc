@@ -467,8 +467,9 @@ TEST(ParallelBlock, OneGatherAndOneReduceScatterALayerEachWay) {
   // block gathers once for both branches and reduce-scatters their sum
   // once: 32 x 2 + 2 = 66 us. Backward, the output gradient is gathered
   // before the row-parallel GEMMs (the attention output's and the MLP's
-  // down projection's), the rest hides behind the GEMMs: 32 x 2 + 1 = 65
-  // us, and 32 x 1 + 1 = 33 us with one gather for both.
+  // down projection's), the rest hides behind the GEMMs, and the
+  // embedding's gradient is reduce-scattered: 32 x 2 + 1 = 65 us, and
+  // 32 x 1 + 1 = 33 us with one gather for both.
   ModelSpec m = find_model("llama3-8b");
   const StageCost sequential = tp2_stage(m);
   m.parallel_block = true;
@@ -481,11 +482,10 @@ TEST(ParallelBlock, OneGatherAndOneReduceScatterALayerEachWay) {
 
 TEST(ParallelBlock, SavesOneNormAndOneResidualAddALayerAndNoGemm) {
   // The same GEMMs and attention; a parallel block runs one norm, not two,
-  // and adds both branches to the residual in one kernel (three reads and
-  // a write) where a sequential layer runs two adds (two reads and a write
-  // each). On 2,048 sequence-parallel tokens of h = 4,096 in bf16 a layer's
-  // forward saves norm(2 x T_sp h x 2 B) + 2 add(3 x T_sp h x 2 B) -
-  // add(4 x T_sp h x 2 B); its backward twice that (each elementwise
+  // and one residual add (two reads and a write), its branches summed in
+  // the GEMMs for the single reduce-scatter. On 2,048 sequence-parallel
+  // tokens of h = 4,096 in bf16 a layer's forward saves norm(2 x T_sp h x
+  // 2 B) + add(3 x T_sp h x 2 B); its backward twice that (each elementwise
   // kernel's backward is priced at twice its forward).
   ModelSpec m = find_model("llama3-8b");
   const StageCost sequential = tp2_stage(m);
@@ -494,10 +494,8 @@ TEST(ParallelBlock, SavesOneNormAndOneResidualAddALayerAndNoGemm) {
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
   using K = hw::ComputeModel::Kernel;
   const int64_t x = 2048 * 4096 * 2;  // one T_sp x h tensor in bf16
-  const SimTime per_layer = cm.elementwise(K::kNorm, core::Bytes(2 * x)) +
-                            cm.elementwise(K::kResidualAdd, core::Bytes(3 * x)) * 2 -
-                            cm.elementwise(K::kResidualAdd, core::Bytes(4 * x));
-  EXPECT_GT(per_layer, SimTime::zero());
+  const SimTime per_layer =
+      cm.elementwise(K::kNorm, core::Bytes(2 * x)) + cm.elementwise(K::kResidualAdd, core::Bytes(3 * x));
   EXPECT_EQ(sequential.forward[0].compute - parallel.forward[0].compute, per_layer * 32);
   EXPECT_EQ(sequential.backward[0].compute - parallel.backward[0].compute, per_layer * 2 * 32);
   // One norm fewer a layer: RMSNorm's h weights, counted on a TP rank as
@@ -510,8 +508,10 @@ TEST(ParallelBlock, UnderFp8TheMlpReadsTheNormOutputQkvsCastAlreadyQuantized) {
   // cast writes two copies): a sequential layer's MLP casts its norm's
   // output for itself, T_sp x h elements written twice at 1 B; a parallel
   // block's MLP reads the QKV GEMM's. So FP8 saves that cast, 2 x 2,048 x
-  // 4,096 B a layer, on top of what bf16 saves; its output gradient's casts
-  // are unchanged.
+  // 4,096 B a layer, forward, on top of what bf16 saves. Backward, the two
+  // branches' output projections take one output gradient, cast once for
+  // the attention's: the MLP's cast (read in bf16, two FP8 copies written,
+  // 2 + 2 x 1 B an element of T_sp x h) is saved.
   auto stage = [](bool parallel, hw::Precision prec) {
     ModelSpec m = find_model("llama3-8b");
     m.parallel_block = parallel;
@@ -535,7 +535,55 @@ TEST(ParallelBlock, UnderFp8TheMlpReadsTheNormOutputQkvsCastAlreadyQuantized) {
   const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
   const SimTime cast = cm.memory_bound(core::Bytes(2 * 2048 * 4096));
   EXPECT_EQ(saved(hw::Precision::kFp8) - saved(hw::Precision::kBf16), cast * 32);
-  EXPECT_EQ(backward_saved(hw::Precision::kFp8), backward_saved(hw::Precision::kBf16));
+  const SimTime gradient_cast = cm.memory_bound(core::Bytes(4 * 2048 * 4096));
+  EXPECT_EQ(backward_saved(hw::Precision::kFp8) - backward_saved(hw::Precision::kBf16), gradient_cast * 32);
+}
+
+// Stage 0 of Llama 3 8B on TP 2, sequential or parallel blocks, every
+// collective taking `collective`, under `p` (TP 2 by default).
+StageCost llama_tp2(bool parallel, SimTime collective, ParallelPlan p) {
+  ModelSpec m = find_model("llama3-8b");
+  m.parallel_block = parallel;
+  p.tp = 2;
+  TrainingSpec t;
+  t.seq_len = 4096;
+  t.global_batch = 1;
+  static const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  return StepCostModel(m, p, t, cm, [collective](Communicator, coll::Op, core::Bytes, const std::vector<uint32_t>&) {
+           return collective;
+         }).stage(0);
+}
+
+TEST(ParallelBlock, UnderTpOverlapItsGatherHidesBehindBothBranchesFirstGemms) {
+  // With tp_comm_overlap a gather is exposed only beyond the GEMMs it is
+  // pipelined with. Every collective takes c = QKV's GEMM + the MLP's up
+  // projection's (4,096 tokens, Llama 3 8B's shards on TP 2): a parallel
+  // block's one gather feeds both and hides whole; its reduce-scatter
+  // shows c - (output projection + down projection). A sequential layer
+  // shows c beyond each of its four GEMMs. Both add the embedding's
+  // reduce-scatter and the output layer's gather, c each.
+  const hw::ComputeModel cm = hw::make_compute_model(hw::find_accelerator("H100"), nullptr);
+  const auto gemm = [&](int64_t n, int64_t k) { return cm.gemm(4096, n, k, hw::Precision::kBf16); };
+  const SimTime qkv = gemm((16 + 2 * 4) * 128, 4096), up = gemm(2 * 14336 / 2, 4096);
+  const SimTime proj = gemm(4096, 2048), down = gemm(4096, 14336 / 2);
+  const SimTime c = qkv + up;
+  ASSERT_GT(c, proj + down);
+  ParallelPlan p;
+  p.tp_comm_overlap = true;
+  EXPECT_EQ(llama_tp2(true, c, p).forward[0].tp_comm, (c - proj - down) * 32 + c * 2);
+  EXPECT_EQ(llama_tp2(false, c, p).forward[0].tp_comm, (c * 4 - qkv - up - proj - down) * 32 + c * 2);
+}
+
+TEST(ParallelBlock, WithoutSequenceParallelismOneAllReduceALayerEachWay) {
+  // Without SP a sequential layer all-reduces attention's output and the
+  // MLP's, forward and backward; a parallel block all-reduces their sum
+  // once: 32 collectives of 1 us fewer each way on the stage.
+  ParallelPlan p;
+  p.sequence_parallel = false;
+  const SimTime us = SimTime::from_seconds(1e-6);
+  const StageCost sequential = llama_tp2(false, us, p), parallel = llama_tp2(true, us, p);
+  EXPECT_EQ(sequential.forward[0].tp_comm - parallel.forward[0].tp_comm, us * 32);
+  EXPECT_EQ(sequential.backward[0].tp_comm - parallel.backward[0].tp_comm, us * 32);
 }
 
 TEST(HybridBlocks, AMambaMixerGathersAndScattersAsAttentionDoes) {
