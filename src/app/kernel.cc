@@ -4,6 +4,7 @@
 
 #include "app/setup.h"
 #include "core/error.h"
+#include "core/units.h"
 #include "hw/compute_model.h"
 #include "hw/precision.h"
 
@@ -28,6 +29,12 @@ KernelCaseRun run_kernel_case(const scenario::Scenario& s) {
       run.flops = 2.0 * static_cast<double>(k.m) * static_cast<double>(k.n) * static_cast<double>(k.k);
       run.what = fmt::format("gemm {} x {} x {} {}{}", k.m, k.n, k.k, hw::to_string(k.precision),
                              k.block_scaled ? ", a scale per 128 of k" : "");
+    } else if (k.op == "stream") {
+      // A stream of bytes through HBM (STREAM's and BabelStream's kernels):
+      // the part's streaming rate, its table's measured one where it has one.
+      run.time = cm.memory_bound(k.bytes);
+      run.bytes = k.bytes.as_double();
+      run.what = fmt::format("stream of {} read plus written", core::format_bytes(k.bytes));
     } else {
       const bool backward = k.op == "attention_backward";
       run.time = backward ? cm.attention_bwd(k.batch, k.seq, k.heads, k.head_dim, k.causal)

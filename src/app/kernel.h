@@ -1,8 +1,9 @@
 #pragma once
 // Use case: time one kernel. A kernel case (a scenario with a `kernel:`
-// section) is one GEMM or flash-attention kernel on one GPU of the
-// cluster's part, alone (no slowest-GPU pace), at the rates the compute
-// model gives it from the part's calibration table or roofline.
+// section) is one GEMM, flash-attention or streaming (STREAM-like) kernel
+// on one GPU of the cluster's part, alone (no slowest-GPU pace), at the
+// rates the compute model gives it from the part's calibration table or
+// roofline.
 
 #include <string>
 

@@ -97,12 +97,15 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   if (s.kernel) {
     c.kind = report::CaseKind::kKernel;
     const KernelCaseRun run = run_kernel_case(s);
-    if (c.metric == "tflops")
+    if (c.metric == "tflops" && run.bytes == 0)
       c.simulated = report::kernel_tflops(run);
+    else if (c.metric == "GBps" && run.bytes > 0)
+      c.simulated = report::kernel_GBps(run);
     else if (c.metric == "time_us")
       c.simulated = run.time.micros();
     else
-      throw core::InputError({path, 0, "expected.metric"}, "a kernel case measures tflops or time_us");
+      throw core::InputError({path, 0, "expected.metric"},
+                             "a kernel case measures tflops (a GEMM, attention), GBps (a stream) or time_us");
     c.note = fmt::format("{}: {}", run.what, core::format_time(run.time));
     c.simulated_time = run.time;
     c.ran = true;

@@ -7,13 +7,17 @@
 namespace anatomy::report {
 
 double kernel_tflops(const KernelTiming& k) { return k.time.seconds() > 0 ? k.flops / k.time.seconds() / 1e12 : 0; }
+double kernel_GBps(const KernelTiming& k) { return k.time.seconds() > 0 ? k.bytes / k.time.seconds() / 1e9 : 0; }
 
 std::string kernel_case_text(const scenario::Scenario& s, const KernelTiming& k) {
   std::string out = fmt::format("# anatomy run: {}{}\n", s.name, s.file.empty() ? "" : fmt::format(" ({})", s.file));
   out += fmt::format("# kernel: {}, alone on one {} of {}\n", k.what, s.cluster.system.gpu.name, s.cluster.system.name);
   out += fmt::format("# compute: {}\n\n", k.compute);
   out += fmt::format("time              {:.3f} us\n", k.time.micros());
-  out += fmt::format("TFLOP/s           {:.1f} ({:.4g} FLOPs)\n", kernel_tflops(k), k.flops);
+  if (k.bytes > 0)
+    out += fmt::format("GB/s              {:.1f} ({:.4g} B read plus written)\n", kernel_GBps(k), k.bytes);
+  else
+    out += fmt::format("TFLOP/s           {:.1f} ({:.4g} FLOPs)\n", kernel_tflops(k), k.flops);
   return out;
 }
 
@@ -25,6 +29,10 @@ nlohmann::ordered_json kernel_case_json(const scenario::Scenario& s, const Kerne
   j["time_us"] = k.time.micros();
   j["flops"] = k.flops;
   j["tflops"] = kernel_tflops(k);
+  if (k.bytes > 0) {
+    j["bytes"] = k.bytes;
+    j["GBps"] = kernel_GBps(k);
+  }
   j["compute"] = k.compute;
   return j;
 }

@@ -15,12 +15,15 @@ namespace anatomy::report {
 struct KernelTiming {
   core::SimTime time;
   double flops = 0;
+  double bytes = 0;     // a stream's bytes read plus written (0 for a GEMM or attention)
   std::string what;     // "gemm 8192 x 8192 x 8192 bf16"
   std::string compute;  // where the rates come from
 };
 
 // flops over time, in TFLOP/s (0 for a kernel of no time).
 double kernel_tflops(const KernelTiming& k);
+// bytes over time, in GB/s (0 for a kernel of no time or no bytes).
+double kernel_GBps(const KernelTiming& k);
 std::string kernel_case_text(const scenario::Scenario& s, const KernelTiming& k);
 nlohmann::ordered_json kernel_case_json(const scenario::Scenario& s, const KernelTiming& k);
 

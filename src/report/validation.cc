@@ -20,7 +20,7 @@ struct KindNames {
 };
 constexpr KindNames kKinds[] = {{CaseKind::kTraining, "training", "training throughput/MFU"},
                                 {CaseKind::kCollective, "collective", "collectives (bandwidth, time)"},
-                                {CaseKind::kKernel, "kernel", "single kernels (TFLOP/s, time)"},
+                                {CaseKind::kKernel, "kernel", "single kernels (TFLOP/s, GB/s, time)"},
                                 {CaseKind::kJob, "job", "whole jobs (interruptions, ETTR)"}};
 
 const char* key_of(CaseKind kind) {

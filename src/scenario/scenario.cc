@@ -122,19 +122,31 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& file,
     KernelCase k;
     const Present given =
         detail::read_section(sub(top, "kernel"), "kernel", ctx.line_for("kernel"), detail::kernel_fields(), k, ctx);
-    const bool gemm = k.op == "gemm";
-    static const std::vector<std::string> gemm_keys = {"m", "n", "k"}, attention_keys = {"seq", "heads"};
-    for (const std::string& key : gemm ? gemm_keys : attention_keys)
-      if (!given.count(key))
-        ctx.fail(ctx.line_for("kernel"), "kernel." + key,
-                 fmt::format("is required for {} (a {})", k.op, gemm ? "GEMM's M, N and K" : "sequence length and heads"));
-    // A field of the other kind of kernel would be ignored: say so instead.
-    static const std::vector<std::string> gemm_only = {"m", "n", "k", "precision", "scaling"},
-                                          attention_only = {"batch", "seq", "heads", "head_dim", "causal"};
-    for (const std::string& key : gemm ? attention_only : gemm_only)
-      if (given.count(key))
-        ctx.fail(ctx.line_for("kernel." + key), "kernel." + key,
-                 fmt::format("is not a field of {} (it belongs to {})", k.op, gemm ? "attention" : "gemm"));
+    // Each kind of kernel: the fields it needs, and those it alone reads.
+    struct KernelKind {
+      const char* name;
+      std::vector<std::string> required, own;
+      const char* required_what;
+    };
+    static const KernelKind kinds[] = {
+        {"gemm", {"m", "n", "k"}, {"m", "n", "k", "precision", "scaling"}, "GEMM's M, N and K"},
+        {"attention", {"seq", "heads"}, {"batch", "seq", "heads", "head_dim", "causal"}, "sequence length and heads"},
+        {"stream", {"bytes"}, {"bytes"}, "size in bytes read plus written"}};
+    const std::string kind_name = k.op.rfind("attention", 0) == 0 ? "attention" : k.op;
+    for (const KernelKind& kind : kinds) {
+      if (kind.name == kind_name) {
+        for (const std::string& key : kind.required)
+          if (!given.count(key))
+            ctx.fail(ctx.line_for("kernel"), "kernel." + key,
+                     fmt::format("is required for {} (a {})", k.op, kind.required_what));
+        continue;
+      }
+      // A field of another kind of kernel would be ignored: say so instead.
+      for (const std::string& key : kind.own)
+        if (given.count(key))
+          ctx.fail(ctx.line_for("kernel." + key), "kernel." + key,
+                   fmt::format("is not a field of {} (it belongs to {})", k.op, kind.name));
+    }
     if (k.block_scaled && k.precision != hw::Precision::kFp8)
       ctx.fail(ctx.line_for("kernel.scaling"), "kernel.scaling",
                fmt::format("block scales FP8 inputs; kernel.precision is {} (use fp8, or leave scaling out)",

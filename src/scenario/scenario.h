@@ -95,12 +95,13 @@ struct CollectiveCase {
 // Attention FLOPs follow FlashAttention's count: forward 4 x batch x heads
 // x seq^2 x head_dim, halved when causal; backward 2.5 times forward.
 struct KernelCase {
-  std::string op = "gemm";                          // gemm, attention_forward or attention_backward
+  std::string op = "gemm";                          // gemm, attention_forward, attention_backward or stream
   int64_t m = 0, n = 0, k = 0;                      // gemm: C[m,n] = A[m,k] B[k,n]
   hw::Precision precision = hw::Precision::kBf16;   // gemm
   bool block_scaled = false;                        // gemm, fp8: a scale per 128 of k (ComputeModel::gemm_fp8_blockwise)
   int64_t batch = 1, seq = 0, heads = 0, head_dim = 128;  // attention
   bool causal = true;                               // attention
+  core::Bytes bytes;                                // stream: bytes read plus written
 };
 
 struct Scenario {

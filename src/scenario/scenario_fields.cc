@@ -652,7 +652,7 @@ const std::vector<Field<Expected>>& expected_fields() {
       {"metric", Kind::kEnum, required(), {}, "what the published figure measures",
        [](E& e, const Value& v) { e.metric = v.text; }, shows(&E::metric), {"tflops_per_gpu", "megatron_tflops_per_gpu", "mfu", "tokens_per_s", "tokens_per_s_per_gpu", "iteration_s",
                                                           "busbw_GBps", "algbw_GBps", "time_us", "interruptions", "ettr",
-                                                          "samples_per_s", "tflops"}},
+                                                          "samples_per_s", "tflops", "GBps"}},
       {"value", Kind::kDouble, required(), detail::number_positive(), "the published figure",
        [](E& e, const Value& v) { e.value = v.number; }, shows(&E::value)},
       {"source", Kind::kString, by_default(""), {}, "where the figure was published",
@@ -695,7 +695,7 @@ const std::vector<Field<KernelCase>>& kernel_fields() {
   static const std::vector<Field<K>> f = {
       {"op", Kind::kEnum, by_default("gemm"), {}, "the kernel",
        [](K& c, const Value& v) { c.op = v.text; }, shows(&K::op),
-       {"gemm", "attention_forward", "attention_backward"}},
+       {"gemm", "attention_forward", "attention_backward", "stream"}},
       {"m", Kind::kInt, derived("required for gemm"), int_range(1, kMaxDim), "gemm: rows of A and C",
        [](K& c, const Value& v) { c.m = v.integer; }, shows(&K::m)},
       {"n", Kind::kInt, derived("required for gemm"), int_range(1, kMaxDim), "gemm: columns of B and C",
@@ -718,6 +718,10 @@ const std::vector<Field<KernelCase>>& kernel_fields() {
        [](K& c, const Value& v) { c.head_dim = v.integer; }, shows(&K::head_dim)},
       {"causal", Kind::kBool, by_default("true"), {}, "attention: causal mask (FLOPs counted at half)",
        [](K& c, const Value& v) { c.causal = v.flag; }, shows(&K::causal)},
+      {"bytes", Kind::kBytes, derived("required for stream"), detail::bytes_at_least(core::Bytes(1), false),
+       "stream: bytes the kernel reads plus writes (a copy of N bytes moves 2N), as STREAM and BabelStream count "
+       "them; timed at the part's streaming rate",
+       [](K& c, const Value& v) { c.bytes = v.bytes; }, shows(&K::bytes)},
   };
   return f;
 }

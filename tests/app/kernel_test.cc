@@ -42,6 +42,17 @@ TEST(KernelCase, AttentionCountsFlashAttentionsFlops) {
   EXPECT_GT(bwd.time, fwd.time);
 }
 
+// A stream is the part's streaming rate over the bytes it reads plus
+// writes: on an MI300X, whose table measured 3,910.62 GB/s, 4 GiB
+// (4,294,967,296 B) takes 4,294,967,296 / 3,910.62e9 s = 1.0983 ms, and
+// reads back as that rate.
+TEST(KernelCase, AStreamRunsAtThePartsStreamingRate) {
+  const KernelCaseRun run = run_kernel_case(kernel_case("{op: stream, bytes: 4GiB}", "mi300x-8"));
+  EXPECT_NEAR(run.time.millis(), 4294967296.0 / 3910.62e9 * 1e3, 1e-6);
+  EXPECT_NEAR(report::kernel_GBps(run), 3910.62, 1e-3);
+  EXPECT_EQ(run.flops, 0);
+}
+
 // Bad kernel cases name their field: a GEMM without K, attention without
 // heads, a precision the part has no units for (A100: no FP8), a kernel
 // case that is also a collective case.
@@ -68,6 +79,10 @@ TEST(KernelCase, BadInputNamesTheField) {
             "kernel.precision");
   EXPECT_EQ(field_of("cluster: {system: dgx-b200, gpus: 8}\ncollective: {bytes: 1GiB}\nkernel: {m: 1, n: 1, k: 1}\n"),
             "kernel");
+  // A stream needs its bytes, and a GEMM has none.
+  EXPECT_EQ(field_of("cluster: {system: dgx-b200, gpus: 8}\nkernel: {op: stream}\n"), "kernel.bytes");
+  EXPECT_EQ(field_of("cluster: {system: dgx-b200, gpus: 8}\nkernel: {m: 1, n: 1, k: 1, bytes: 1GiB}\n"), "kernel.bytes");
+  EXPECT_EQ(field_of("cluster: {system: dgx-b200, gpus: 8}\nkernel: {op: stream, bytes: 1GiB, m: 4}\n"), "kernel.m");
 }
 
 // A kernel case is not a training job: make_setup refuses it, naming kernel.

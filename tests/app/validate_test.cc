@@ -54,6 +54,18 @@ TEST(ValidateCase, ACollectiveCaseMayQuoteAlgorithmBandwidth) {
   EXPECT_NEAR(alg.simulated, bus.simulated * 8.0 / 14.0, 1e-9 * bus.simulated);
 }
 
+// A stream case quotes GB/s (bytes read plus written over the time); a
+// stream has no TFLOP/s to quote.
+TEST(ValidateCase, AStreamCaseQuotesBandwidth) {
+  const std::string stream = "cluster: {system: mi300x-8, gpus: 8}\nkernel: {op: stream, bytes: 4GiB}\n";
+  const CaseFile ok("stream", stream + "expected: {case: S, metric: GBps, value: 4000}\n");
+  const report::ValidationCase c = validate_case(ok.path);
+  EXPECT_EQ(c.kind, report::CaseKind::kKernel);
+  EXPECT_NEAR(c.simulated, 3910.62, 1e-3);
+  const CaseFile bad("stream_tflops", stream + "expected: {case: S, metric: tflops, value: 1}\n");
+  EXPECT_THROW(validate_case(bad.path), core::InputError);
+}
+
 // A metric a collective does not have is refused with the field named.
 TEST(ValidateCase, ACollectiveCaseRefusesATrainingMetric) {
   const CaseFile file("bad_metric", kCollective + "expected: {case: X, metric: mfu, value: 0.5}\n");

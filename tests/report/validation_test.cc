@@ -49,7 +49,7 @@ TEST(Validation, EachKindOfCaseHasItsOwnSummary) {
   EXPECT_NE(text.find("collectives (bandwidth, time): median |error| 4.0%, worst 4.0% over 1 simulated cases"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("single kernels (TFLOP/s, time): median |error| 10.0%, worst 30.0% over 3 simulated cases"), std::string::npos);
+  EXPECT_NE(text.find("single kernels (TFLOP/s, GB/s, time): median |error| 10.0%, worst 30.0% over 3 simulated cases"), std::string::npos);
   const auto json = validation_json(v);
   EXPECT_DOUBLE_EQ(json["collective_worst_abs_error_pct"].get<double>(), 4.0);
   EXPECT_DOUBLE_EQ(json["kernel_worst_abs_error_pct"].get<double>(), 30.0);

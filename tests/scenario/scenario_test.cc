@@ -411,7 +411,7 @@ TEST(ScenarioErrors, UnknownExpectedMetricListsTheValidOnes) {
   const std::string e = error_of(std::string(kMinimal) + "expected: {case: A1, metric: tflops_per_node, value: 140}\n");
   EXPECT_EQ(e, "s.yaml:3: expected.metric: 'tflops_per_node' is not one of: tflops_per_gpu, megatron_tflops_per_gpu, "
                "mfu, tokens_per_s, tokens_per_s_per_gpu, iteration_s, busbw_GBps, algbw_GBps, time_us, interruptions, ettr, "
-               "samples_per_s, tflops");
+               "samples_per_s, tflops, GBps");
 }
 
 TEST(Scenario, ACollectiveCaseNeedsNoModel) {
