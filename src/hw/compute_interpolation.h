@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -46,6 +47,19 @@ inline double distance(const Point& a, const Point& b) {
 
 inline Point log2_point(int64_t a, int64_t b, int64_t c) {
   return {std::log2(static_cast<double>(a)), std::log2(static_cast<double>(b)), std::log2(static_cast<double>(c))};
+}
+
+// y at x on the polyline through (xs[i], ys[i]), xs ascending: linear
+// between the two points around x, the end point's y beyond either end.
+// For a rate measured along one axis (a kernel's by log2 sequence length).
+inline double clamped_linear(std::span<const double> xs, std::span<const double> ys, double x) {
+  ANATOMY_CHECK(!xs.empty() && xs.size() == ys.size(), "a polyline needs as many ys as xs, and at least one");
+  if (x <= xs.front()) return ys.front();
+  if (x >= xs.back()) return ys.back();
+  size_t i = 1;
+  while (xs[i] < x) ++i;  // xs[i - 1] < x <= xs[i]: never a zero-width span
+  const double f = (x - xs[i - 1]) / (xs[i] - xs[i - 1]);
+  return ys[i - 1] + f * (ys[i] - ys[i - 1]);
 }
 
 // Corrections known at scattered points, blended by the modified Shepard

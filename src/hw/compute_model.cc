@@ -138,24 +138,17 @@ double measured_fp8_over_bf16(const CalibrationTable& t, int64_t seq, int64_t wi
   for (const auto& a : t.attention_fp8)
     if (distance(a.width) < distance(nearest) || (distance(a.width) == distance(nearest) && a.width < nearest))
       nearest = a.width;
-  std::vector<std::pair<double, double>> pts;  // (log2 seq, ratio), seq ascending
+  std::vector<double> xs, ys;  // log2 seq (ascending: the rows are sorted by seq), ratio
   const auto take = [&](bool any_mask) {
     for (const auto& a : t.attention_fp8)
-      if (a.width == nearest && (any_mask || a.causal == causal))
-        pts.emplace_back(std::log2(static_cast<double>(a.seq)), backward ? a.bwd_over_bf16 : a.fwd_over_bf16);
+      if (a.width == nearest && (any_mask || a.causal == causal)) {
+        xs.push_back(std::log2(static_cast<double>(a.seq)));
+        ys.push_back(backward ? a.bwd_over_bf16 : a.fwd_over_bf16);
+      }
   };
   take(false);
-  if (pts.empty()) take(true);
-  const double x = std::log2(static_cast<double>(std::max<int64_t>(seq, 1)));
-  if (x <= pts.front().first) return pts.front().second;
-  if (x >= pts.back().first) return pts.back().second;
-  for (size_t i = 1; i < pts.size(); ++i) {
-    if (x > pts[i].first) continue;
-    const auto& [x0, y0] = pts[i - 1];
-    const auto& [x1, y1] = pts[i];
-    return x1 == x0 ? y1 : y0 + (y1 - y0) * (x - x0) / (x1 - x0);
-  }
-  return pts.back().second;
+  if (xs.empty()) take(true);
+  return detail::clamped_linear(xs, ys, std::log2(static_cast<double>(std::max<int64_t>(seq, 1))));
 }
 
 std::string ratios_borrowed_text(const CalibrationTable& t) {

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "hw/compute_interpolation.h"
+
 namespace anatomy::hw {
 namespace {
 
@@ -20,14 +22,7 @@ constexpr std::array<double, 6> kForward = {309, 350, 362, 368, 370, 370};
 constexpr std::array<double, 6> kForwardCausal = {191, 260, 298, 319, 333, 335};
 constexpr std::array<double, 6> kBackward = {214, 260, 291, 310, 318, 322};
 
-double at(const std::array<double, 6>& rates, double x) {
-  if (x <= kSeqLog2.front()) return rates.front();
-  if (x >= kSeqLog2.back()) return rates.back();
-  size_t i = 1;
-  while (kSeqLog2[i] < x) ++i;
-  const double f = (x - kSeqLog2[i - 1]) / (kSeqLog2[i] - kSeqLog2[i - 1]);
-  return rates[i - 1] + f * (rates[i] - rates[i - 1]);
-}
+double at(const std::array<double, 6>& rates, double x) { return detail::clamped_linear(kSeqLog2, rates, x); }
 
 }  // namespace
 

@@ -536,8 +536,8 @@ StepCostModel::LayerCost StepCostModel::layer(LayerKind kind) const {
   const SimTime act = with_mlp ? cm_.elementwise(m_.gated_mlp ? K::kSiluMul : K::kGelu, Bytes(act_bytes))
                               : SimTime::zero();
   const int blocks = residual_blocks(kind);
-  const int norms = m_.layer_norms(kind), residual_adds = norms;  // a norm and an add a block, one of each a parallel block
-  SimTime ew = norm * norms + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes)) * residual_adds + act + mixer_ew;
+  // A norm and a residual add a block; one of each in a parallel block.
+  SimTime ew = (norm + cm_.elementwise(K::kResidualAdd, Bytes(add_bytes))) * m_.layer_norms(kind) + act + mixer_ew;
   if (t_.fp8_activation_input && with_mlp) {
     // The activation's input cast to FP8 as it is kept, and back before its
     // backward (TrainingSpec::fp8_activation_input).

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "hw/catalog.h"
@@ -113,6 +114,18 @@ TEST(LogInterpolator, AnOffLatticeSampleIsExactAndLocal) {
   EXPECT_LT(near, 1.0);
   EXPECT_DOUBLE_EQ(f({9.6, 8.5, 8.5}), 0.0);
   EXPECT_DOUBLE_EQ(f({9, 9, 9}), 0.0);  // a lattice point keeps its own value
+}
+
+TEST(ClampedLinear, LinearBetweenPointsAndFlatBeyondTheEnds) {
+  // Through (1, 10), (2, 20), (2, 20), (4, 0): a quarter of the way from 1 to
+  // 2 is 12.5; at 3, halfway from 2 to 4, 10; a repeated x spans nothing;
+  // before 1 and after 4 the end values hold.
+  const std::vector<double> xs = {1, 2, 2, 4}, ys = {10, 20, 20, 0};
+  EXPECT_DOUBLE_EQ(detail::clamped_linear(xs, ys, 1.25), 12.5);
+  EXPECT_DOUBLE_EQ(detail::clamped_linear(xs, ys, 2), 20);
+  EXPECT_DOUBLE_EQ(detail::clamped_linear(xs, ys, 3), 10);
+  EXPECT_DOUBLE_EQ(detail::clamped_linear(xs, ys, 0), 10);
+  EXPECT_DOUBLE_EQ(detail::clamped_linear(xs, ys, 9), 0);
 }
 
 // --- the loader -----------------------------------------------------------
