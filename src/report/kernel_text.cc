@@ -27,11 +27,14 @@ nlohmann::ordered_json kernel_case_json(const scenario::Scenario& s, const Kerne
   j["kernel"] = k.what;
   j["gpu"] = s.cluster.system.gpu.name;
   j["time_us"] = k.time.micros();
-  j["flops"] = k.flops;
-  j["tflops"] = kernel_tflops(k);
+  // A stream kernel moves bytes and does no arithmetic worth a rate: each kind
+  // reports the figure it is validated in, as the text does.
   if (k.bytes > 0) {
     j["bytes"] = k.bytes;
     j["GBps"] = kernel_GBps(k);
+  } else {
+    j["flops"] = k.flops;
+    j["tflops"] = kernel_tflops(k);
   }
   j["compute"] = k.compute;
   return j;

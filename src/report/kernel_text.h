@@ -1,7 +1,7 @@
 #pragma once
 // One kernel case (a scenario's `kernel:`) as anatomy run prints it: the
-// kernel, the part, its time and TFLOP/s, and where the rates came from;
-// as text or JSON.
+// kernel, the part, its time and TFLOP/s (GB/s for a stream), and where the
+// rates came from; as text or JSON.
 
 #include <nlohmann/json.hpp>
 #include <string>

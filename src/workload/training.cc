@@ -702,7 +702,11 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
          fmt::format("{} below TP {} needs sequence_parallel (the MoE layers take each TP rank's own tokens)",
                      p.etp(), p.tp));
   if (p.etp() == p.tp && p.cp == 1 && p.dp % p.ep != 0)
-    fail("parallelism.ep", fmt::format("{} does not divide DP {}", p.ep, p.dp));
+    fail("parallelism.ep",
+         fmt::format("{} does not divide DP {}{}", p.ep, p.dp,
+                     p.tp > 1 && (p.tp * p.dp) % p.ep == 0
+                         ? fmt::format(" (with expert_tp: 1 the expert groups fold over TP x DP = {})", p.tp * p.dp)
+                         : ""));
   if ((p.tp * p.cp * p.dp) % (p.etp() * p.ep) != 0)
     fail("parallelism.ep", fmt::format("{} x expert_tp {} does not divide TP x CP x DP = {} (the ranks expert "
                                        "groups fold over)",

@@ -592,7 +592,9 @@ TEST(ValidatePlan, ExpertTensorParallelismFoldsEpOverTensorParallelRanks) {
   ParallelPlan p = plan_of(2, 8, 16);
   p.ep = 32;
   const TrainingSpec t = training_of(4096, 2048, 1);
-  EXPECT_EQ(check(m, p, t, 256), "parallelism.ep: 32 does not divide DP 16");
+  // The message names the way out: 2 x 16 = 32 ranks to fold over.
+  EXPECT_EQ(check(m, p, t, 256),
+            "parallelism.ep: 32 does not divide DP 16 (with expert_tp: 1 the expert groups fold over TP x DP = 32)");
   p.expert_tp = 1;
   EXPECT_EQ(check(m, p, t, 256), "ok");
   p.sequence_parallel = false;
