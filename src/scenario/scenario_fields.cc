@@ -419,6 +419,18 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        "GPU's experts are whole and expert groups fold over the stage's TP x CP x DP ranks, so ep need only "
        "divide tp x cp x dp",
        [](P& p, const Value& v) { p.expert_tp = v.integer; }, [](const P& p) { return std::to_string(p.etp()); }},
+      {"rank_order", Kind::kEnum, by_default("tp-cp-dp-pp"), {},
+       "the order ranks are numbered in, fastest first: tp-cp-dp-pp, Megatron-LM's default (tp-cp-ep-dp-pp), a "
+       "pipeline's stages TP x CP x DP ranks apart; tp-cp-pp-dp, Megatron-LM's --use-tp-pp-dp-mapping (NeMo's "
+       "TP_PP_DP_MAPPING), a pipeline's stages neighbouring ranks, in one scale-up domain when it holds TP x CP x PP "
+       "GPUs, and data parallelism the slowest (expert groups fold over a stage's TP x CP x DP ranks either way)",
+       [](P& p, const Value& v) {
+         p.rank_order = v.text == "tp-cp-pp-dp" ? workload::RankOrder::kTpCpPpDp : workload::RankOrder::kTpCpDpPp;
+       },
+       [](const P& p) {
+         return std::string(p.rank_order == workload::RankOrder::kTpCpPpDp ? "tp-cp-pp-dp" : "tp-cp-dp-pp");
+       },
+       {"tp-cp-dp-pp", "tp-cp-pp-dp"}},
       {"ep_comm_overlap", Kind::kBool, by_default("false"), {},
        "MoE: pair one micro-batch's forward with another's backward so that each one's EP all-to-alls run beside "
        "the other's compute (Megatron-LM --overlap-moe-expert-parallel-comm, combined 1F1B; with pp > 1 it needs "

@@ -10,8 +10,13 @@ RankCoord Layout::coord(uint32_t r) const {
   r /= p_.tp;
   c.cp = static_cast<int>(r % p_.cp);
   r /= p_.cp;
-  c.dp = static_cast<int>(r % p_.dp);
-  c.pp = static_cast<int>(r / p_.dp);
+  if (p_.rank_order == RankOrder::kTpCpPpDp) {
+    c.pp = static_cast<int>(r % p_.pp);
+    c.dp = static_cast<int>(r / p_.pp);
+  } else {
+    c.dp = static_cast<int>(r % p_.dp);
+    c.pp = static_cast<int>(r / p_.dp);
+  }
   return c;
 }
 
@@ -55,29 +60,32 @@ std::vector<uint32_t> Layout::dp_cp_group(RankCoord c) const {
 }
 
 // Expert groups fold over a stage's TP x CP x DP ranks (Megatron-LM's
-// expert rank generator, order tp-ep-dp): the stage's i-th rank (i = tp +
-// TP (cp + CP dp)) is expert-TP rank i % ETP, EP rank (i / ETP) % EP and
-// expert-DP rank i / (ETP EP). With expert TP = TP and CP 1 the EP group
-// is ep consecutive DP ranks of one TP rank.
-uint32_t Layout::stage_base(RankCoord c) const {
-  return static_cast<uint32_t>(p_.tp * p_.cp * p_.dp) * static_cast<uint32_t>(c.pp);
+// expert rank generator, order tp-ep-dp inside the stage): the stage's i-th
+// rank (stage_index) is expert-TP rank i % ETP, EP rank (i / ETP) % EP and
+// expert-DP rank i / (ETP EP). With expert TP = TP and CP 1 the EP group is
+// ep consecutive DP ranks of one TP rank.
+uint32_t Layout::stage_rank(int stage, int index) const {
+  RankCoord c;
+  c.tp = index % p_.tp;
+  c.cp = index / p_.tp % p_.cp;
+  c.dp = index / (p_.tp * p_.cp);
+  c.pp = stage;
+  return rank(c);
 }
 
 std::vector<uint32_t> Layout::ep_group(RankCoord c) const {
   std::vector<uint32_t> g;
-  const uint32_t base = stage_base(c);
-  const uint32_t i = rank(c) - base, etp = static_cast<uint32_t>(p_.etp()), ep = static_cast<uint32_t>(p_.ep);
-  const uint32_t edp = i / (etp * ep);
-  for (uint32_t e = 0; e < ep; ++e) g.push_back(base + i % etp + etp * (e + ep * edp));
+  const int i = stage_index(c), etp = p_.etp(), ep = p_.ep;
+  const int edp = i / (etp * ep);
+  for (int e = 0; e < ep; ++e) g.push_back(stage_rank(c.pp, i % etp + etp * (e + ep * edp)));
   return g;
 }
 
 std::vector<uint32_t> Layout::expert_dp_group(RankCoord c) const {
   std::vector<uint32_t> g;
-  const uint32_t base = stage_base(c);
-  const uint32_t i = rank(c) - base, etp = static_cast<uint32_t>(p_.etp()), ep = static_cast<uint32_t>(p_.ep);
-  const uint32_t in_group = i % (etp * ep);  // expert-TP and EP rank
-  for (uint32_t e = 0; e < static_cast<uint32_t>(p_.expert_dp()); ++e) g.push_back(base + in_group + etp * ep * e);
+  const int i = stage_index(c), etp = p_.etp(), ep = p_.ep;
+  const int in_group = i % (etp * ep);  // expert-TP and EP rank
+  for (int e = 0; e < p_.expert_dp(); ++e) g.push_back(stage_rank(c.pp, in_group + etp * ep * e));
   return g;
 }
 

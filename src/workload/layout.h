@@ -1,10 +1,13 @@
 #pragma once
 // Where each rank of a parallelism plan sits, and its communicator groups.
 //
-// Rank r = tp + TP (cp + CP (dp + DP pp)): tensor parallelism fastest, so a
-// TP group is contiguous and shares a scale-up domain; the pipeline is the
-// slowest dimension. Rank r runs on GPU r of the topology (placement is the
-// job layer's business; issue 5).
+// Rank r = tp + TP (cp + CP (dp + DP pp)) under Megatron-LM's default order
+// (ParallelPlan::rank_order): tensor parallelism fastest, so a TP group is
+// contiguous and shares a scale-up domain; the pipeline is the slowest
+// dimension. Under tp-cp-pp-dp, r = tp + TP (cp + CP (pp + PP dp)): a
+// pipeline is a contiguous block and data parallelism the slowest. Rank r
+// runs on GPU r of the topology (placement is the job layer's business;
+// issue 5).
 
 #include <cstdint>
 #include <vector>
@@ -21,7 +24,8 @@ class Layout {
  public:
   explicit Layout(const ParallelPlan& p) : p_(p) {}
   uint32_t rank(RankCoord c) const {
-    return static_cast<uint32_t>(c.tp + p_.tp * (c.cp + p_.cp * (c.dp + p_.dp * c.pp)));
+    const int outer = p_.rank_order == RankOrder::kTpCpPpDp ? c.pp + p_.pp * c.dp : c.dp + p_.dp * c.pp;
+    return static_cast<uint32_t>(c.tp + p_.tp * (c.cp + p_.cp * outer));
   }
   RankCoord coord(uint32_t r) const;
   // Ranks of the group through `c` along one dimension, in order.
@@ -49,7 +53,10 @@ class Layout {
   const ParallelPlan& plan() const { return p_; }
 
  private:
-  uint32_t stage_base(RankCoord c) const;  // the first rank of c's pipeline stage
+  // A stage's ranks numbered i = tp + TP (cp + CP dp), whatever the rank
+  // order: the index expert groups fold over.
+  int stage_index(RankCoord c) const { return c.tp + p_.tp * (c.cp + p_.cp * c.dp); }
+  uint32_t stage_rank(int stage, int index) const;
   ParallelPlan p_;
 };
 

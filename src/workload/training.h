@@ -172,6 +172,16 @@ enum class ShardingFramework { kMegatron, kDeepSpeed };
 //              multi-node NVLink.
 enum class MoeDispatcher { kAllToAll, kFlex };
 
+// The order ranks are numbered in, fastest dimension first (Megatron-Core's
+// RankGenerator order; expert parallelism folds inside a stage's TP x CP x DP
+// ranks either way). kTpCpDpPp is Megatron-LM's default, tp-cp-ep-dp-pp: a
+// pipeline stage's ranks are contiguous and its stages lie TP x CP x DP ranks
+// apart. kTpCpPpDp is --use-tp-pp-dp-mapping (NeMo's TP_PP_DP_MAPPING),
+// tp-cp-ep-pp-dp: a pipeline's stages are neighbouring TP x CP blocks, so a
+// whole pipeline shares a scale-up domain when it fits one, and data
+// parallelism is the slowest dimension.
+enum class RankOrder { kTpCpDpPp, kTpCpPpDp };
+
 // NCCL CTA limits by communicator (ParallelPlan::nccl_min_ctas and
 // nccl_max_ctas), under Megatron-Core's names for them in the file its
 // --nccl-communicator-config-path reads: tp, cp, dp (its dp_cp: the
@@ -208,6 +218,7 @@ struct ParallelPlan {
   // TP, and expert groups folded over the TP x CP x DP ranks of a stage,
   // expert-TP fastest, then EP, then expert-DP. 0: tp (Megatron's default).
   int expert_tp = 0;
+  RankOrder rank_order = RankOrder::kTpCpDpPp;
   bool sequence_parallel = true;  // with TP: norms/dropout sharded, all-gather + reduce-scatter instead of all-reduce
   int virtual_stages = 1;       // interleaved 1F1B: model chunks per pipeline rank
   // Interleaved 1F1B: micro-batches a chunk takes at a time before the next

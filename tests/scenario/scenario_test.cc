@@ -298,6 +298,20 @@ parallelism:
   EXPECT_EQ(s.parallelism.nccl_min_ctas.tp, 0);
 }
 
+// The rank order is Megatron-LM's default unless a file names NeMo's
+// TP_PP_DP_MAPPING order; anything else is refused with both choices.
+TEST(Scenario, RankOrderIsReadAndChecked) {
+  const std::string base = "model: {layers: 2, hidden: 64, heads: 8, vocab: 100}\n"
+                           "cluster: {system: dgx-h100, gpus: 16}\n"
+                           "parallelism:\n  tp: 2\n  pp: 2\n";
+  EXPECT_EQ(parse_scenario(base, "s.yaml").parallelism.rank_order, workload::RankOrder::kTpCpDpPp);
+  EXPECT_EQ(parse_scenario(base + "  rank_order: tp-cp-pp-dp\n", "s.yaml").parallelism.rank_order,
+            workload::RankOrder::kTpCpPpDp);
+  const std::string error = error_of(base + "  rank_order: pp-dp\n");
+  EXPECT_NE(error.find("s.yaml:6: parallelism.rank_order"), std::string::npos) << error;
+  EXPECT_NE(error.find("tp-cp-pp-dp"), std::string::npos) << error;
+}
+
 TEST(ScenarioErrors, CommunicatorCtaLimitsOutOfNcclsRangeOrCrossed) {
   // NCCL takes 1 to MAXCHANNELS (64) CTAs and a minimum no more than the
   // maximum; an unknown communicator is an unknown key.

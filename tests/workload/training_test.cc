@@ -570,6 +570,45 @@ TEST(Layout, FoldedExpertGroupsRunOverTensorParallelRanksFirst) {
   EXPECT_EQ(Layout(p).ep_group({1, 0, 2, 1}), (std::vector<uint32_t>{12, 13, 14, 15}));
 }
 
+// Under tp-cp-pp-dp (Megatron-LM's --use-tp-pp-dp-mapping) a pipeline is a
+// block of neighbouring ranks and DP the slowest dimension: with TP 2, PP 4,
+// DP 2, rank = tp + 2 (pp + 4 dp), so DP rank 0's pipeline is ranks 0-7
+// (its stages 0, 2, 4, 6 for TP rank 0), its DP group {0, 8}, and rank 13
+// is TP 1, stage 2, DP 1 (13 = 1 + 2 (2 + 4)), which the default order
+// numbers 1 + 2 (1 + 2 x 2) = 11.
+TEST(Layout, TpPpDpOrderKeepsAPipelineContiguous) {
+  ParallelPlan p = plan_of(2, 4, 2);
+  p.rank_order = RankOrder::kTpCpPpDp;
+  const Layout l(p);
+  for (int s = 0; s < 4; ++s) EXPECT_EQ(l.rank({0, 0, 0, s}), static_cast<uint32_t>(2 * s));
+  EXPECT_EQ(l.dp_group({0, 0, 0, 0}), (std::vector<uint32_t>{0, 8}));
+  const RankCoord c = l.coord(13);
+  EXPECT_EQ(c.tp, 1);
+  EXPECT_EQ(c.pp, 2);
+  EXPECT_EQ(c.dp, 1);
+  for (uint32_t r = 0; r < 16; ++r) EXPECT_EQ(l.rank(l.coord(r)), r);
+  ParallelPlan d = p;
+  d.rank_order = RankOrder::kTpCpDpPp;
+  EXPECT_EQ(Layout(d).rank(c), 11u);
+}
+
+// Expert groups fold over one stage's TP x DP ranks in either order: with
+// TP 2, PP 2, DP 2, EP 2 and expert TP 1, stage 1's ranks under tp-cp-pp-dp
+// are 2, 3 (DP 0) and 6, 7 (DP 1); the stage's index i = tp + 2 dp puts
+// TP ranks 0 and 1 of DP 0 in one EP group, {2, 3}, and rank 2's expert-DP
+// partner at i = 2, rank 6.
+TEST(Layout, ExpertGroupsFoldInsideTheStageInEitherOrder) {
+  ParallelPlan p = plan_of(2, 2, 2);
+  p.ep = 2;
+  p.expert_tp = 1;
+  p.rank_order = RankOrder::kTpCpPpDp;
+  EXPECT_EQ(Layout(p).ep_group({0, 0, 0, 1}), (std::vector<uint32_t>{2, 3}));
+  EXPECT_EQ(Layout(p).expert_dp_group({0, 0, 0, 1}), (std::vector<uint32_t>{2, 6}));
+  p.rank_order = RankOrder::kTpCpDpPp;  // stage 1 is ranks 4-7
+  EXPECT_EQ(Layout(p).ep_group({0, 0, 0, 1}), (std::vector<uint32_t>{4, 5}));
+  EXPECT_EQ(Layout(p).expert_dp_group({0, 0, 0, 1}), (std::vector<uint32_t>{4, 6}));
+}
+
 TEST(Layout, ExpertDataParallelGroupsHoldTheSameExperts) {
   // DP 8 with EP 4: DP rank 1 holds the same experts as DP rank 5 (the
   // second rank of the next EP group). Folded, TP 2 x DP 4 with EP 4 and
