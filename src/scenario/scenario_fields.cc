@@ -427,9 +427,7 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) {
          p.rank_order = v.text == "tp-cp-pp-dp" ? workload::RankOrder::kTpCpPpDp : workload::RankOrder::kTpCpDpPp;
        },
-       [](const P& p) {
-         return std::string(p.rank_order == workload::RankOrder::kTpCpPpDp ? "tp-cp-pp-dp" : "tp-cp-dp-pp");
-       },
+       [](const P& p) { return std::string(workload::to_string(p.rank_order)); },
        {"tp-cp-dp-pp", "tp-cp-pp-dp"}},
       {"ep_comm_overlap", Kind::kBool, by_default("false"), {},
        "MoE: pair one micro-batch's forward with another's backward so that each one's EP all-to-alls run beside "

@@ -30,6 +30,8 @@ const char* to_string(CrossEntropy c) {
   return "?";
 }
 
+const char* to_string(RankOrder o) { return o == RankOrder::kTpCpPpDp ? "tp-cp-pp-dp" : "tp-cp-dp-pp"; }
+
 const char* to_string(Fp8Recipe r) {
   switch (r) {
     case Fp8Recipe::kDelayed: return "delayed";

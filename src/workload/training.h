@@ -181,6 +181,7 @@ enum class MoeDispatcher { kAllToAll, kFlex };
 // whole pipeline shares a scale-up domain when it fits one, and data
 // parallelism is the slowest dimension.
 enum class RankOrder { kTpCpDpPp, kTpCpPpDp };
+const char* to_string(RankOrder o);  // "tp-cp-dp-pp", "tp-cp-pp-dp"
 
 // NCCL CTA limits by communicator (ParallelPlan::nccl_min_ctas and
 // nccl_max_ctas), under Megatron-Core's names for them in the file its
