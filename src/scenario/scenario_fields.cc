@@ -378,6 +378,11 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        [](P& p, const Value& v) { p.grad_reduce_in_fp32 = v.flag; }, shows(&P::grad_reduce_in_fp32)},
       {"overlap_param_gather", Kind::kBool, by_default("true"), {}, "gather sharded parameters during forward (ZeRO-1/2 false: after the optimizer step, bucket by bucket; ZeRO-3: beside each step's compute, false: before it)",
        [](P& p, const Value& v) { p.overlap_param_gather = v.flag; }, shows(&P::overlap_param_gather)},
+      {"align_param_gather", Kind::kBool, by_default("true"), {},
+       "interleaved 1F1B, ZeRO-1/2 with overlap_param_gather: launch the first two chunks' parameter gathers at the "
+       "step's start and chunk k's a pipeline's depth of forwards before its first use, every stage at once "
+       "(Megatron-LM's default; NeMo ALIGN_PARAM_GATHER); false: each chunk's at its first forward, which waits for it",
+       [](P& p, const Value& v) { p.align_param_gather = v.flag; }, shows(&P::align_param_gather)},
       {"fp8_param_gather", Kind::kBool, by_default("false"), {},
        "FP8 recipes: the parameters kept in FP8 and gathered over DP in FP8, 1 byte each (Megatron-LM "
        "--fp8-param-gather, NeMo FP8_PARAM_GATHER; false: in the 16-bit dtype)",

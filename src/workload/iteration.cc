@@ -181,6 +181,14 @@ class IterationSim {
     SimTime cursor;  // accounted up to here
     std::vector<SimTime> fwd_ready, fwd_sent, bwd_ready, bwd_sent;
     std::vector<SimTime> param_ready;  // per chunk
+    // Each chunk's parameter gather (ZeRO-1/2 overlapped): its collectives,
+    // the forward (counted from 0 on this stage) that launches it, -1 for
+    // its own first forward, and whether it is launched.
+    std::vector<std::vector<DpJob>> gathers;
+    std::vector<int64_t> gather_at;
+    std::vector<bool> gather_launched;
+    int64_t forwards_seen = 0;  // forwards of `order` looked at for gathers due
+    size_t gathers_checked = 0; // the order's steps looked at so far
     std::vector<size_t> last_backward;  // index in order of each chunk's last backward
     std::deque<DpJob> dp_queue;
     // Without grad-reduce overlap: every chunk's reductions, queued when the
@@ -295,6 +303,10 @@ class IterationSim {
   void send(int from_stage, int to_pos, int64_t mb, bool forward, engine::Callback sent);
   void after_step(int s);
   void enqueue_dp(int s, DpJob job);
+  // The parameter gathers due when the stage reaches step `i` of its order
+  // (align_param_gather), and chunk `c`'s, launched once.
+  void launch_gathers_due(int s, size_t i);
+  void launch_gather(int s, size_t c);
   void start_next_dp(int s);
   void dp_done(int s, DpJob job);
   void maybe_finish(int s);
@@ -800,9 +812,30 @@ void IterationSim::reduce_grads_during(int s, const PipelineStep& step, size_t a
   }
 }
 
+void IterationSim::launch_gather(int s, size_t c) {
+  Stage& st = st_[s];
+  if (st.gather_launched[c]) return;
+  st.gather_launched[c] = true;
+  for (const DpJob& job : st.gathers[c]) enqueue_dp(s, job);
+}
+
+void IterationSim::launch_gathers_due(int s, size_t i) {
+  Stage& st = st_[s];
+  if (st.gathers.empty() || i < st.gathers_checked || i >= st.order.size()) return;
+  st.gathers_checked = i + 1;
+  const PipelineStep& step = st.order[i];
+  if (!step.forward) return;
+  const int64_t forward = st.forwards_seen++;
+  for (size_t c = 0; c < st.gathers.size(); ++c)
+    if (st.gather_at[c] > 0 && st.gather_at[c] <= forward) launch_gather(s, c);
+  // The chunk's own, if nothing launched it yet: its forward pre-hook does.
+  launch_gather(s, static_cast<size_t>(step.chunk));
+}
+
 void IterationSim::try_start(int s) {
   Stage& st = st_[s];
   if (st.running || st.next >= st.order.size()) return;
+  launch_gathers_due(s, st.next);
   if (!st.starts_pair.empty() && st.starts_pair[st.next]) return start_pair(s);
   const PipelineStep step = st.order[st.next];
   SimTime arrived, sent;
@@ -889,6 +922,7 @@ void IterationSim::try_start(int s) {
 void IterationSim::start_pair(int s) {
   Stage& st = st_[s];
   const PipelineStep a = st.order[st.next], b = st.order[st.next + 1];
+  launch_gathers_due(s, st.next + 1);
   SimTime sent_a, arrived_a, sent_b, arrived_b;
   if (!inputs_ready(st, s, a, &sent_a, &arrived_a) || !inputs_ready(st, s, b, &sent_b, &arrived_b)) return;
   const SimTime now = sim_.now();
@@ -1193,21 +1227,33 @@ IterationResult IterationSim::run() {
     st.param_ready.assign(v, SimTime::zero());
   }
   // ZeRO-1/2 with overlapped parameter gathers: the previous iteration's
-  // updated parameters are gathered while this one's first forwards run.
+  // updated parameters are gathered while this one's first forwards run;
+  // with interleaving, Megatron-LM launches a chunk's a pipeline's depth of
+  // forwards before its first use (align_param_gather), or at it.
   const bool gather_ahead = p_.zero_stage >= 1 && p_.zero_stage < 3 && p_.overlap_param_gather && p_.dp * p_.cp > 1;
-  for (int s = 0; s < p_.pp; ++s) {
-    if (gather_ahead) {
-      for (int c = 0; c < v; ++c) {
-        // The dense part over DP x CP, then the routed experts' over their
-        // own groups; the chunk waits for the last.
-        const int64_t per_param = gathered_param_bytes(t_, p_);
-        const int64_t dense = dense_dp_bytes(s, c, per_param), experts = expert_dp_bytes(s, c, per_param);
-        if (dense == 0 && experts == 0) continue;  // an empty chunk: nothing to wait for
-        st_[s].param_ready[c] = kNever;
-        enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(dense), experts > 0 ? -1 : c});
-        if (experts > 0) enqueue_dp(s, DpJob{coll::Op::kAllGather, Bytes(experts), c, true});
-      }
+  const bool lazy = v > 1 && p_.framework == ShardingFramework::kMegatron;
+  const int64_t group = p_.microbatch_group > 0 ? p_.microbatch_group : p_.pp;
+  for (int s = 0; s < p_.pp && gather_ahead; ++s) {
+    Stage& st = st_[s];
+    st.gathers.assign(v, {});
+    st.gather_at.assign(v, 0);
+    st.gather_launched.assign(v, false);
+    for (int c = 0; c < v; ++c) {
+      // The dense part over DP x CP, then the routed experts' over their
+      // own groups; the chunk waits for the last.
+      const int64_t per_param = gathered_param_bytes(t_, p_);
+      const int64_t dense = dense_dp_bytes(s, c, per_param), experts = expert_dp_bytes(s, c, per_param);
+      if (dense == 0 && experts == 0) continue;  // an empty chunk: nothing to wait for
+      st.param_ready[c] = kNever;
+      st.gathers[c].push_back(DpJob{coll::Op::kAllGather, Bytes(dense), experts > 0 ? -1 : c});
+      if (experts > 0) st.gathers[c].push_back(DpJob{coll::Op::kAllGather, Bytes(experts), c, true});
+      // Megatron-LM's interleaved schedule launches chunk c >= 2's gather
+      // in the forward step whose virtual micro-batch plus the stage's rank
+      // is chunk c - 1's first (group x (c - 1)).
+      if (lazy) st.gather_at[c] = !p_.align_param_gather ? -1 : c < 2 ? 0 : group * (c - 1) - s;
     }
+    for (int c = 0; c < v; ++c)
+      if (st.gather_at[c] == 0) launch_gather(s, c);
   }
   if (in_.link_samples > 0) recorder_ = std::make_unique<net::LinkRecorder>(*net_);
   if (in_.telemetry && in_.telemetry->on_network) in_.telemetry->on_network(*net_);

@@ -253,6 +253,17 @@ struct ParallelPlan {
   // rather than after the optimizer. ZeRO-3: a step's gathers (and
   // gradient reduce-scatters) run beside its compute; false, before it.
   bool overlap_param_gather = true;
+  // Interleaved 1F1B with overlapped ZeRO-1/2 gathers: when each chunk's
+  // gather is launched. Megatron-LM's default (--no-align-param-gather
+  // turns it off; NeMo's ALIGN_PARAM_GATHER): the first two chunks' at the
+  // step's start, chunk k's (k >= 2) from the schedule's forward step whose
+  // virtual micro-batch plus the stage's rank is chunk k - 1's first
+  // (schedules.py forward_step_helper), so every stage launches it at about
+  // the same time. False: each chunk's at its first forward (the DDP
+  // forward pre-hook, finish_param_sync). NeMo's
+  // OVERLAP_PARAM_GATHER_WITH_OPTIM_STEP moves the first chunk's gather into
+  // the previous step's optimizer, which anatomy takes as the step's start.
+  bool align_param_gather = true;
   // The parameters kept in FP8 and gathered so, one byte each (Megatron-LM
   // --fp8-param-gather; NeMo's FP8_PARAM_GATHER): FP8 recipes only.
   bool fp8_param_gather = false;

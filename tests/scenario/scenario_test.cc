@@ -312,6 +312,18 @@ TEST(Scenario, RankOrderIsReadAndChecked) {
   EXPECT_NE(error.find("tp-cp-pp-dp"), std::string::npos) << error;
 }
 
+// Interleaved gathers launch aligned (Megatron-LM's default) unless a file
+// turns it off (--no-align-param-gather); a non-boolean is refused.
+TEST(Scenario, AlignParamGatherIsReadAndChecked) {
+  const std::string base = "model: {layers: 4, hidden: 64, heads: 8, vocab: 100}\n"
+                           "cluster: {system: dgx-h100, gpus: 16}\n"
+                           "parallelism:\n  pp: 2\n  virtual_stages: 2\n  zero_stage: 1\n";
+  EXPECT_TRUE(parse_scenario(base, "s.yaml").parallelism.align_param_gather);
+  EXPECT_FALSE(parse_scenario(base + "  align_param_gather: false\n", "s.yaml").parallelism.align_param_gather);
+  const std::string error = error_of(base + "  align_param_gather: sometimes\n");
+  EXPECT_NE(error.find("s.yaml:7: parallelism.align_param_gather"), std::string::npos) << error;
+}
+
 TEST(ScenarioErrors, CommunicatorCtaLimitsOutOfNcclsRangeOrCrossed) {
   // NCCL takes 1 to MAXCHANNELS (64) CTAs and a minimum no more than the
   // maximum; an unknown communicator is an unknown key.

@@ -476,6 +476,76 @@ TEST(Iteration, MegatronBucketsOnlyTheFirstStagesFirstChunk) {
   EXPECT_EQ(collectives(), std::make_pair(4, 4));
 }
 
+// PP 2 x 4 chunks of gpt-1.7b cut to 16 layers (2 a chunk), DP 16 with
+// ZeRO-1: stage 0's parameter gathers (one a chunk: Megatron buckets only
+// the first chunk, and with the gradients reduced after the flush nothing
+// else runs on its DP stream before the last backward), by when each
+// started, and each chunk's first forward.
+struct GatherTimes {
+  std::vector<SimTime> gather_start, gather_end, first_forward;
+  SimTime dp_comm;
+};
+GatherTimes stage0_gathers(Harness& h) {
+  h.plan.pp = 2;
+  h.plan.virtual_stages = 4;
+  h.plan.dp = 16;
+  h.plan.zero_stage = 1;
+  h.plan.overlap_grad_reduce = false;
+  h.plan.overlap_p2p_comm = true;
+  h.training.global_batch = 64;  // 4 micro-batches a pipeline
+  IterationTelemetry tel;
+  GatherTimes g;
+  tel.collective.subscribe([&](const std::string& communicator, SimTime start, SimTime end) {
+    if (communicator != "dp stage 0" || g.gather_start.size() == 4) return;
+    g.gather_start.push_back(start);
+    g.gather_end.push_back(end);
+  });
+  h.telemetry = &tel;
+  const IterationResult r = h.run();
+  h.telemetry = nullptr;
+  g.first_forward.assign(4, SimTime::max());
+  for (const Interval& i : r.timeline[0])
+    if (i.kind == IntervalKind::kForward && i.chunk >= 0)
+      g.first_forward[i.chunk] = std::min(g.first_forward[i.chunk], i.start);
+  g.dp_comm = r.stages[0].dp_comm;
+  return g;
+}
+
+TEST(Iteration, MegatronLaunchesAnInterleavedChunksGatherAPipelinesDepthOfForwardsBeforeItsFirstUse) {
+  // Megatron-LM's interleaved schedule (align_param_gather, its default)
+  // launches the first two chunks' gathers at the step's start and chunk
+  // c's in the forward step j with j + stage = (c - 1) x PP. Stage 0's
+  // forwards take the chunks PP = 2 micro-batches at a time (0 0 1 1 2 2
+  // 3 3 0 0 ...), so chunk c's first forward is its forward 2c: chunk 2's
+  // gather is launched when the stage reaches chunk 1's first forward
+  // (j = 2), chunk 3's when it reaches chunk 2's (j = 4), a chunk's worth
+  // of forwards ahead of their own, and both end before they are needed.
+  // Without alignment each chunk's gather is launched when the stage
+  // reaches the chunk's first forward (its DDP pre-hook), which starts
+  // when the gather ends: more of stage 0's time is exposed DP time.
+  Harness h;
+  const GatherTimes aligned = stage0_gathers(h);
+  ASSERT_EQ(aligned.gather_start.size(), 4u);
+  EXPECT_EQ(aligned.gather_start[0], SimTime::zero());
+  EXPECT_EQ(aligned.gather_start[1], aligned.gather_end[0]);  // queued at the start, behind chunk 0's
+  EXPECT_EQ(aligned.first_forward[0], aligned.gather_end[0]);
+  EXPECT_GT(aligned.gather_start[2], aligned.gather_end[1]);  // not at the start: the stream idled
+  EXPECT_GT(aligned.gather_start[2], aligned.first_forward[0]);
+  EXPECT_LE(aligned.gather_start[2], aligned.first_forward[1]);
+  EXPECT_GT(aligned.gather_start[3], aligned.first_forward[1]);
+  EXPECT_LE(aligned.gather_start[3], aligned.first_forward[2]);
+  for (int c = 1; c < 4; ++c) EXPECT_LT(aligned.gather_end[c], aligned.first_forward[c]) << "chunk " << c;
+
+  h.plan.align_param_gather = false;
+  const GatherTimes unaligned = stage0_gathers(h);
+  ASSERT_EQ(unaligned.gather_start.size(), 4u);
+  for (int c = 1; c < 4; ++c) {
+    EXPECT_GT(unaligned.gather_start[c], unaligned.first_forward[c - 1]) << "chunk " << c;
+    EXPECT_EQ(unaligned.first_forward[c], unaligned.gather_end[c]) << "chunk " << c;
+  }
+  EXPECT_GT(unaligned.dp_comm, aligned.dp_comm);
+}
+
 TEST(Iteration, Fp32GradientReductionMovesTwiceTheBytes) {
   // 16 layers of gpt-1.7b reduced after the backward over 16 GPUs on two
   // DGX H100 nodes: over 1 GB of bf16 gradients, twice that in fp32
