@@ -173,6 +173,16 @@ class IterationSim {
     Bytes bytes;
     int chunk = -1;  // for parameter gathers at the start: which chunk waits on it
     bool experts = false;  // over the expert-data-parallel groups, not DP x CP
+    int bucket = -1;  // of a bucketed chunk's gathers: which (in the forward's order)
+  };
+  // A chunk whose parameters are gathered bucket by bucket (Megatron's DDP
+  // buckets the first stage's first chunk, grad_buckets): its first forward
+  // starts on the first bucket and needs bucket k once it has done
+  // 1 - rest[k] of its work; done[k] is when k's gather ended.
+  struct GatherBuckets {
+    std::vector<double> rest;
+    std::vector<SimTime> done;
+    int pending = 0;
   };
   struct Stage {
     std::vector<PipelineStep> order;
@@ -187,6 +197,11 @@ class IterationSim {
     std::vector<std::vector<DpJob>> gathers;
     std::vector<int64_t> gather_at;
     std::vector<bool> gather_launched;
+    std::vector<GatherBuckets> gather_buckets;  // per chunk; empty: gathered whole
+    // A first forward's end waiting for its chunk's last buckets, and the
+    // time the running step has waited for them.
+    engine::Callback bucket_waiter;
+    SimTime gather_wait;
     int64_t forwards_seen = 0;  // forwards of `order` looked at for gathers due
     size_t gathers_checked = 0; // the order's steps looked at so far
     std::vector<size_t> last_backward;  // index in order of each chunk's last backward
@@ -307,6 +322,11 @@ class IterationSim {
   // (align_param_gather), and chunk `c`'s, launched once.
   void launch_gathers_due(int s, size_t i);
   void launch_gather(int s, size_t c);
+  // A bucketed chunk's gathers, in the order its forward needs them.
+  std::vector<DpJob> bucket_gathers(int s, int c, GatherBuckets* b) const;
+  // A first forward's compute is done at `computed` (the step's compute
+  // `work` long): `then` once every bucket it needed had arrived in time.
+  void await_buckets(int s, int chunk, SimTime work, SimTime computed, engine::Callback then);
   void start_next_dp(int s);
   void dp_done(int s, DpJob job);
   void maybe_finish(int s);
@@ -749,11 +769,65 @@ void IterationSim::start_next_dp(int s) {
 
 void IterationSim::dp_done(int s, DpJob job) {
   Stage& st = st_[s];
-  if (job.chunk >= 0) {
+  if (job.chunk >= 0 && job.bucket >= 0) {
+    GatherBuckets& b = st.gather_buckets[static_cast<size_t>(job.chunk)];
+    b.done[static_cast<size_t>(job.bucket)] = sim_.now();
+    --b.pending;
+    if (job.bucket == 0) st.param_ready[job.chunk] = sim_.now();
+    if (b.pending == 0 && st.bucket_waiter) {
+      engine::Callback resume = std::move(st.bucket_waiter);  // leaves the waiter empty
+      resume();
+    }
+    try_start(s);
+  } else if (job.chunk >= 0) {
     st.param_ready[job.chunk] = sim_.now();
     try_start(s);
   }
   start_next_dp(s);
+}
+
+std::vector<IterationSim::DpJob> IterationSim::bucket_gathers(int s, int c, GatherBuckets* b) const {
+  const ChunkBuckets& chunk = grad_buckets(s, c);
+  const std::vector<GradBucket>& buckets = chunk.simulated;
+  const int64_t per_param = gathered_param_bytes(t_, p_);
+  const int64_t dense = dense_dp_bytes(s, c, per_param), experts = expert_dp_bytes(s, c, per_param);
+  const double all = static_cast<double>(std::max<int64_t>(1, buckets.back().ready));
+  std::vector<DpJob> jobs;
+  // The backward fills the buckets from the chunk's last layers to its
+  // first; the forward needs them the other way round, and a bucket as
+  // soon as it reaches the first of its tensors: with the backward's
+  // `ready` of the chunk's work done once the bucket is full, the forward
+  // has that much of its own work left then (its work lies over the
+  // tensors as the backward's does).
+  for (size_t j = buckets.size(); j-- > 0;) {
+    const int k = static_cast<int>(b->rest.size());
+    b->rest.push_back(static_cast<double>(buckets[j].ready) / all);
+    const Bytes d = bucket_share(dense, chunk.params_through, j), e = bucket_share(experts, chunk.params_through, j);
+    if (d.count() > 0) jobs.push_back(DpJob{coll::Op::kAllGather, d, e.count() > 0 ? -1 : c, false, k});
+    if (e.count() > 0) jobs.push_back(DpJob{coll::Op::kAllGather, e, c, true, k});
+  }
+  b->done.assign(b->rest.size(), kNever);
+  b->pending = static_cast<int>(b->rest.size());
+  return jobs;
+}
+
+void IterationSim::await_buckets(int s, int chunk, SimTime work, SimTime computed, engine::Callback then) {
+  Stage& st = st_[s];
+  const GatherBuckets& b = st.gather_buckets[static_cast<size_t>(chunk)];
+  if (b.pending > 0) {
+    st.bucket_waiter = [this, s, chunk, work, computed, then = std::move(then)]() mutable {
+      await_buckets(s, chunk, work, computed, std::move(then));
+    };
+    return;
+  }
+  // The forward cannot end before each bucket's arrival plus the work it
+  // had left when it needed that bucket.
+  SimTime end = sim_.now();
+  for (size_t k = 0; k < b.rest.size(); ++k)
+    end = std::max(end, b.done[k] + SimTime::from_seconds(work.seconds() * b.rest[k]));
+  st.gather_wait += end - computed;
+  if (end == sim_.now()) return then();
+  sim_.schedule_at(end, std::move(then));
 }
 
 bool IterationSim::inputs_ready(const Stage& st, int s, const PipelineStep& step, SimTime* sent,
@@ -878,6 +952,7 @@ void IterationSim::try_start(int s) {
                                                                collective_sm_share(Communicator::kDp)))
                               : SimTime::zero();
   st.ep_stretch = SimTime::zero();
+  st.gather_wait = SimTime::zero();
   const SimTime busy = (st.step_start - now) + c.compute + st.dp_stretch + c.in_step_comm();
   if (zero3_serial) {
     // Already accounted for above.
@@ -897,7 +972,7 @@ void IterationSim::try_start(int s) {
   // instant is queued before the step's end looks at the queue.
   // Then the step's EP all-to-alls, on the shared network: the MoE layers'
   // tokens cannot move on before their experts' outputs are back.
-  after_compute(s, busy - c.in_step_comm(), own_gathers, [this, s, step, a2a = c.ep_all_to_alls, comm = c.in_step_comm()] {
+  engine::Callback computed = [this, s, step, a2a = c.ep_all_to_alls, comm = c.in_step_comm()] {
     sim_.schedule_in(comm, [this, s, step, a2a] {
       auto finish = [this, s, step] {
         st_[s].ep_end = sim_.now();
@@ -908,7 +983,17 @@ void IterationSim::try_start(int s) {
       else
         finish();
     });
-  });
+  };
+  // A chunk's first forward may have started on its first gathered bucket:
+  // it ends once the rest have arrived in time for the layers that use them.
+  const bool buckets_due = step.forward && !st.gather_buckets.empty() &&
+                           !st.gather_buckets[static_cast<size_t>(step.chunk)].rest.empty() &&
+                           st.gather_buckets[static_cast<size_t>(step.chunk)].pending > 0;
+  if (buckets_due)
+    computed = [this, s, chunk = step.chunk, work = c.compute, then = std::move(computed)]() mutable {
+      await_buckets(s, chunk, work, sim_.now(), std::move(then));
+    };
+  after_compute(s, busy - c.in_step_comm(), own_gathers, std::move(computed));
 }
 
 // Combined 1F1B: the pair starts when both steps' inputs are there. Their
@@ -925,6 +1010,9 @@ void IterationSim::start_pair(int s) {
   launch_gathers_due(s, st.next + 1);
   SimTime sent_a, arrived_a, sent_b, arrived_b;
   if (!inputs_ready(st, s, a, &sent_a, &arrived_a) || !inputs_ready(st, s, b, &sent_b, &arrived_b)) return;
+  // A pair's forward takes its chunk whole: every bucket gathered.
+  for (const PipelineStep& x : {a, b})
+    if (x.forward && !st.gather_buckets.empty() && st.gather_buckets[static_cast<size_t>(x.chunk)].pending > 0) return;
   const SimTime now = sim_.now();
   account(st, IntervalKind::kBubble, std::min(now, std::max(sent_a, sent_b)));
   account(st, IntervalKind::kPpComm, std::min(now, std::max(arrived_a, arrived_b)));
@@ -1075,7 +1163,7 @@ void IterationSim::step_done(int s, PipelineStep step) {
   const SimTime t0 = st.step_start;
   account_compute(st, step, s, t0 + c.compute);
   if (!step.forward) st.b.recompute += at_mean_share(c.recompute, mean_share(s, step));
-  const SimTime stretched = t0 + c.compute + st.dp_stretch;
+  const SimTime stretched = t0 + c.compute + st.dp_stretch + st.gather_wait;
   account(st, IntervalKind::kDpComm, stretched, step.micro_batch, step.chunk);
   st.b.on_collective_sms += st.dp_stretch;
   account(st, IntervalKind::kTpComm, stretched + c.tp_comm, step.micro_batch, step.chunk);
@@ -1238,6 +1326,7 @@ IterationResult IterationSim::run() {
     st.gathers.assign(v, {});
     st.gather_at.assign(v, 0);
     st.gather_launched.assign(v, false);
+    st.gather_buckets.assign(v, {});
     for (int c = 0; c < v; ++c) {
       // The dense part over DP x CP, then the routed experts' over their
       // own groups; the chunk waits for the last.
@@ -1245,8 +1334,15 @@ IterationResult IterationSim::run() {
       const int64_t dense = dense_dp_bytes(s, c, per_param), experts = expert_dp_bytes(s, c, per_param);
       if (dense == 0 && experts == 0) continue;  // an empty chunk: nothing to wait for
       st.param_ready[c] = kNever;
-      st.gathers[c].push_back(DpJob{coll::Op::kAllGather, Bytes(dense), experts > 0 ? -1 : c});
-      if (experts > 0) st.gathers[c].push_back(DpJob{coll::Op::kAllGather, Bytes(experts), c, true});
+      if (p_.framework == ShardingFramework::kMegatron && grad_buckets(s, c).simulated.size() > 1) {
+        // Megatron's DDP gathers a bucketed chunk bucket by bucket, in the
+        // buckets its gradients are reduced in, and each layer's forward
+        // pre-hook waits for its own bucket only (finish_param_sync).
+        st.gathers[c] = bucket_gathers(s, c, &st.gather_buckets[c]);
+      } else {
+        st.gathers[c].push_back(DpJob{coll::Op::kAllGather, Bytes(dense), experts > 0 ? -1 : c});
+        if (experts > 0) st.gathers[c].push_back(DpJob{coll::Op::kAllGather, Bytes(experts), c, true});
+      }
       // Megatron-LM's interleaved schedule launches chunk c >= 2's gather
       // in the forward step whose virtual micro-batch plus the stage's rank
       // is chunk c - 1's first (group x (c - 1)).

@@ -114,8 +114,9 @@ TEST(FleetRun, TwoTrainingJobsOnASharedSpineSlowByTheirIterationRunAgainWithWhat
   // auto chose it alone: slowdown 1 + (T_cut - T_idle) / T0.
   // Footprint (resimulate off): the 0.321 s fully exposed, stretched to
   // 0.321 / k: 1 + 0.321 (1/k - 1) / T0, more, because the reduce-scatter
-  // hides behind the backward pass and only the parameters' all-gather
-  // grows.
+  // hides behind the backward pass and only what the forward does not hide
+  // of the parameters' all-gather (its first bucket, and what arrives late
+  // for its layers) grows.
   const scenario::Scenario s = scenario::load_scenario(shipped("training-shared-spine.yaml"));
   scenario::Scenario one = s;
   one.fleet.reset();
@@ -161,7 +162,7 @@ TEST(FleetRun, TwoTrainingJobsOnASharedSpineSlowByTheirIterationRunAgainWithWhat
   const FleetRun f = run_fleet(footprint);
   for (const fleet::JobOutcome& j : f.result.jobs) EXPECT_NEAR(j.slowdown, exposed, 1e-6) << j.id;
   EXPECT_LT(expected, exposed - 0.02);
-  EXPECT_GT(expected, 1.02);
+  EXPECT_GT(expected, 1.01);
 }
 
 TEST(FleetRun, WithTwoSpinesTheCutFollowsTheIterationsFlowsOverEveryUplink) {
@@ -170,15 +171,17 @@ TEST(FleetRun, WithTwoSpinesTheCutFollowsTheIterationsFlowsOverEveryUplink) {
   // their bytes land on different uplinks of the same leaf; each group of
   // equal-cost links keeps the mean share (fleet_sim.cc, kept_shares). The
   // two jobs are mirror images (x on hosts 0 and 2, y on 1 and 3), so they
-  // slow nearly alike (1.0145x and 1.0174x: each iteration's channels still
-  // hash unevenly over the two uplinks); cutting only the footprint's own
-  // links slowed one 1.019x and the other 1.007x, by whether its channels
+  // slow nearly alike (1.004x and 1.005x, since the forward hides most of
+  // the parameters' gather bucket by bucket; 1.0145x and 1.0174x when it
+  // waited for the gather whole: each iteration's channels still hash
+  // unevenly over the two uplinks); cutting only the footprint's own links
+  // slowed one 1.019x and the other 1.007x, by whether its channels
   // happened to hash onto the cut links.
   const FleetRun r = run_fleet(scenario::load_scenario(
       shipped("training-shared-spine.yaml"),
       {{"cluster.fabric.radix", "18"}, {"cluster.fabric.oversubscription", "8"}}));
   ASSERT_EQ(r.result.jobs.size(), 2u);
-  EXPECT_GT(r.result.jobs[0].slowdown, 1.01);
+  EXPECT_GT(r.result.jobs[0].slowdown, 1.002);
   EXPECT_NEAR(r.result.jobs[0].slowdown, r.result.jobs[1].slowdown, 0.005);
 }
 
