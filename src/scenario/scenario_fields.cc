@@ -383,6 +383,13 @@ const std::vector<Field<ParallelPlan>>& parallelism_fields() {
        "step's start and chunk k's a pipeline's depth of forwards before its first use, every stage at once "
        "(Megatron-LM's default; NeMo ALIGN_PARAM_GATHER); false: each chunk's at its first forward, which waits for it",
        [](P& p, const Value& v) { p.align_param_gather = v.flag; }, shows(&P::align_param_gather)},
+      {"overlap_param_gather_with_optimizer_step", Kind::kBool, by_default("false"), {},
+       "interleaved 1F1B, ZeRO-1/2 with overlap_param_gather: the first chunk's parameter gather beside the previous "
+       "step's optimizer (taken as the step's start), and no chunk bucketed, the first stage's first neither: each "
+       "chunk's gradients reduced and its parameters gathered in one collective (Megatron-LM "
+       "--overlap-param-gather-with-optimizer-step; NeMo OVERLAP_PARAM_GATHER_WITH_OPTIM_STEP)",
+       [](P& p, const Value& v) { p.overlap_param_gather_with_optimizer_step = v.flag; },
+       shows(&P::overlap_param_gather_with_optimizer_step)},
       {"fp8_param_gather", Kind::kBool, by_default("false"), {},
        "FP8 recipes: the parameters kept in FP8 and gathered over DP in FP8, 1 byte each (Megatron-LM "
        "--fp8-param-gather, NeMo FP8_PARAM_GATHER; false: in the 16-bit dtype)",

@@ -464,7 +464,8 @@ SimTime IterationSim::zero3_step_comm(int s, PipelineStep step) {
 // pipeline stage's first chunk, whose reduction ends the iteration: "Turn
 // off bucketing if we are on a pipeline stage that is not the first (since
 // data-parallel communication on these stages is not on the critical
-// path)", and training.py disables it for the chunks after the first.
+// path)", and training.py disables it for the chunks after the first, and
+// for the first too when its gather overlaps the optimizer step.
 // DeepSpeed buckets every chunk. A bucket is whole tensors (grad_buckets.h),
 // bucket_size counted in the gradients' bytes.
 // Under LoRA the buffer holds the adapters alone, far below any bucket
@@ -477,7 +478,9 @@ std::vector<GradBucket> IterationSim::configured_buckets(int s, int chunk) const
     for (const GradTensor& t : tensors) adapters.ready += t.work;
     return {adapters};
   }
-  if (!p_.overlap_grad_reduce || (p_.framework == ShardingFramework::kMegatron && (s > 0 || chunk > 0))) {
+  if (!p_.overlap_grad_reduce ||
+      (p_.framework == ShardingFramework::kMegatron &&
+       (s > 0 || chunk > 0 || p_.overlap_param_gather_with_optimizer_step))) {
     GradBucket whole;  // full when the backward is done
     for (const GradTensor& t : tensors) {
       whole.params += t.params;

@@ -610,6 +610,14 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
     fail("parallelism.fp8_param_gather", fmt::format("true needs precision: fp8 (the parameters kept in FP8); "
                                                      "precision is {}",
                                                      hw::to_string(t.precision)));
+  // Megatron-LM's arguments.py asserts the same: the distributed optimizer
+  // with overlapped gathers, and an interleaved schedule.
+  if (p.overlap_param_gather_with_optimizer_step &&
+      (p.zero_stage < 1 || p.zero_stage > 2 || !p.overlap_param_gather || p.virtual_stages < 2))
+    fail("parallelism.overlap_param_gather_with_optimizer_step",
+         fmt::format("true needs zero_stage 1 or 2, overlap_param_gather and virtual_stages of 2 or more, as "
+                     "Megatron-LM asserts (got zero_stage {}, overlap_param_gather {}, virtual_stages {})",
+                     p.zero_stage, p.overlap_param_gather, p.virtual_stages));
   // The scenario field checks its range too; plans built in code meet this.
   if (p.device_max_connections < 1 || p.device_max_connections > 32)
     fail("parallelism.device_max_connections",

@@ -264,6 +264,13 @@ struct ParallelPlan {
   // OVERLAP_PARAM_GATHER_WITH_OPTIM_STEP moves the first chunk's gather into
   // the previous step's optimizer, which anatomy takes as the step's start.
   bool align_param_gather = true;
+  // Megatron-LM's --overlap-param-gather-with-optimizer-step (NeMo's
+  // OVERLAP_PARAM_GATHER_WITH_OPTIM_STEP; interleaved 1F1B only): the first
+  // chunk's gather starts beside the previous step's optimizer, which
+  // anatomy takes as the step's start, and training.py then turns bucketing
+  // off for every chunk, the first stage's first too ("disable_bucketing =
+  // (model_chunk_idx > 0) or args.overlap_param_gather_with_optimizer_step").
+  bool overlap_param_gather_with_optimizer_step = false;
   // The parameters kept in FP8 and gathered so, one byte each (Megatron-LM
   // --fp8-param-gather; NeMo's FP8_PARAM_GATHER): FP8 recipes only.
   bool fp8_param_gather = false;

@@ -324,6 +324,20 @@ TEST(Scenario, AlignParamGatherIsReadAndChecked) {
   EXPECT_NE(error.find("s.yaml:7: parallelism.align_param_gather"), std::string::npos) << error;
 }
 
+// Megatron-LM asserts an interleaved schedule and the distributed
+// optimizer's overlapped gathers for the first chunk's gather beside the
+// optimizer step; a plan without them is refused, naming the field.
+TEST(ScenarioErrors, GatherWithTheOptimizerStepNeedsInterleavingAndOverlappedGathers) {
+  const std::string base = "model: {layers: 4, hidden: 64, heads: 8, vocab: 100}\n"
+                           "cluster: {system: dgx-h100, gpus: 16}\n"
+                           "parallelism:\n  pp: 2\n  zero_stage: 1\n";
+  EXPECT_TRUE(parse_scenario(base + "  virtual_stages: 2\n  overlap_param_gather_with_optimizer_step: true\n", "s.yaml")
+                  .parallelism.overlap_param_gather_with_optimizer_step);
+  const std::string error = error_of(base + "  overlap_param_gather_with_optimizer_step: true\n");
+  EXPECT_NE(error.find("parallelism.overlap_param_gather_with_optimizer_step"), std::string::npos) << error;
+  EXPECT_NE(error.find("virtual_stages 1"), std::string::npos) << error;
+}
+
 TEST(ScenarioErrors, CommunicatorCtaLimitsOutOfNcclsRangeOrCrossed) {
   // NCCL takes 1 to MAXCHANNELS (64) CTAs and a minimum no more than the
   // maximum; an unknown communicator is an unknown key.

@@ -546,6 +546,36 @@ TEST(Iteration, MegatronLaunchesAnInterleavedChunksGatherAPipelinesDepthOfForwar
   EXPECT_GT(unaligned.dp_comm, aligned.dp_comm);
 }
 
+TEST(Iteration, OverlappingTheFirstGatherWithTheOptimizerStepBucketsNoChunk) {
+  // Megatron-LM's training.py turns bucketing off for every chunk when the
+  // first chunk's gather overlaps the optimizer step ("disable_bucketing =
+  // (model_chunk_idx > 0) or args.overlap_param_gather_with_optimizer_step").
+  // The plan of MegatronBucketsOnlyTheFirstStagesFirstChunk with overlapped
+  // gathers: stage 0's first chunk has 8 buckets, so stage 0 runs 8 + 1
+  // gathers and 8 + 1 reduce-scatters (18); with the option, one of each a
+  // chunk (4), as stage 1 runs either way.
+  Harness h;
+  h.plan.pp = 2;
+  h.plan.virtual_stages = 2;
+  h.plan.dp = 16;
+  h.plan.zero_stage = 1;
+  h.plan.overlap_param_gather = true;
+  h.plan.bucket_bytes = 80'000'000;
+  h.training.global_batch = 64;
+  IterationTelemetry tel;
+  std::map<std::string, int> count;
+  tel.collective.subscribe([&](const std::string& communicator, SimTime, SimTime) { ++count[communicator]; });
+  h.telemetry = &tel;
+  h.run();
+  EXPECT_EQ(count["dp stage 0"], 18);
+  EXPECT_EQ(count["dp stage 1"], 4);
+  count.clear();
+  h.plan.overlap_param_gather_with_optimizer_step = true;
+  EXPECT_EQ(h.run().dp_buckets, 1);
+  EXPECT_EQ(count["dp stage 0"], 4);
+  EXPECT_EQ(count["dp stage 1"], 4);
+}
+
 TEST(Iteration, Fp32GradientReductionMovesTwiceTheBytes) {
   // 16 layers of gpt-1.7b reduced after the backward over 16 GPUs on two
   // DGX H100 nodes: over 1 GB of bf16 gradients, twice that in fp32
