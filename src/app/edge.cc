@@ -22,8 +22,7 @@ EdgeRun run_edge(const scenario::Scenario& s) {
     const job::edge::EdgeSpec& spec = *s.edge;
     const topo::Topology topology = topo::build_cluster(s.cluster);
     run.topology = topology.description;
-    const std::optional<hw::CalibrationTable> table = calibration_of(s);
-    const hw::ComputeModel compute = hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr);
+    const hw::ComputeModel compute = compute_model_of(s);
     run.compute = compute.describe();
     try {
       run.model = workload::find_edge_model(spec.model, spec.retrain.seq_len);

@@ -14,8 +14,7 @@ KernelCaseRun run_kernel_case(const scenario::Scenario& s) {
   const scenario::KernelCase& k = *s.kernel;
   const hw::Accelerator& gpu = s.cluster.system.gpu;
   try {
-    const std::optional<hw::CalibrationTable> table = calibration_of(s);
-    const hw::ComputeModel cm = hw::make_compute_model(gpu, table ? &*table : nullptr);
+    const hw::ComputeModel cm = compute_model_of(s);
     KernelCaseRun run;
     run.compute = cm.describe();
     if (k.op == "gemm") {

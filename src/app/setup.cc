@@ -79,6 +79,20 @@ std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s) 
   }
 }
 
+hw::ComputeModel compute_model_of(const scenario::Scenario& s) {
+  const hw::Accelerator& gpu = s.cluster.system.gpu;
+  const std::optional<hw::CalibrationTable> table = calibration_of(s);
+  const hw::ComputeModel model = hw::make_compute_model(gpu, table ? &*table : nullptr);
+  const std::string& shipped = gpu.calibration_table.empty() ? gpu.arch.calibration_table : gpu.calibration_table;
+  if (table || shipped.empty()) return model;
+  const std::string dir = data_dir();  // data_dir.h
+  return model.noted(
+      dir.empty() ? fmt::format("the shipped table {} was not found: no data folder beside the binary (share/anatomy), "
+                                "and ANATOMY_DATA_DIR is unset",
+                                shipped)
+                  : fmt::format("the shipped table {} was not found in {}/calibration", shipped, dir));
+}
+
 core::InputError not_an_iteration(const scenario::Scenario& s) {
   const char* section = s.kernel ? "kernel" : "collective";
   return scenario::locate_in_scenario(
@@ -94,8 +108,7 @@ std::unique_ptr<Setup> make_setup(const scenario::Scenario& s) {
     topo::ClusterSpec spec = s.cluster;
     if (s.placement) spec.gpus = s.placement_cluster_gpus;
     setup->topology = topo::build_cluster(spec);
-    const std::optional<hw::CalibrationTable> table = calibration_of(s);
-    setup->compute.emplace(hw::make_compute_model(s.cluster.system.gpu, table ? &*table : nullptr));
+    setup->compute.emplace(compute_model_of(s));
     // The job's GPUs, not spec.gpus: placed, the cluster is larger than the job.
     pace_for_gpus(s, *setup, s.cluster.gpus);
     coll::register_builtin_algorithms(setup->registry);

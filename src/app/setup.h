@@ -55,6 +55,12 @@ void pace_for_gpus(const scenario::Scenario& s, Setup& setup, int64_t gpus);
 // A named table that cannot be read is an error of compute.calibration.
 std::optional<hw::CalibrationTable> calibration_of(const scenario::Scenario& s);
 
+// The scenario's GPU's compute model on calibration_of's table. Where the
+// GPU has a shipped table and it was not found (no data folder beside the
+// binary, data_dir.h), its description says so: the numbers are then the
+// generic roofline's, not what the report would otherwise print.
+hw::ComputeModel compute_model_of(const scenario::Scenario& s);
+
 // The error for a collective case given where a training job is needed.
 core::InputError not_an_iteration(const scenario::Scenario& s);
 

@@ -615,6 +615,12 @@ ComputeModel ComputeModel::paced(double pace, const std::string& why) const {
   return out;
 }
 
+ComputeModel ComputeModel::noted(const std::string& note) const {
+  ComputeModel out = *this;
+  out.description_ += "; " + note;
+  return out;
+}
+
 double ComputeModel::gemm_efficiency(int64_t m, int64_t n, int64_t k, Precision p) const {
   const SimTime t = gemm(m, n, k, p);
   if (t == SimTime::zero()) return 0;

@@ -288,6 +288,9 @@ class ComputeModel {
   // rate. Pacing again replaces the pace and its reason.
   ComputeModel paced(double pace, const std::string& why) const;
   double tensor_pace() const { return tensor_pace_; }
+  // The same model, its description followed by `note` (what it was meant
+  // to read and could not, say). Note before pacing: pacing keeps it.
+  ComputeModel noted(const std::string& note) const;
 
  private:
   friend ComputeModel make_compute_model(const Accelerator&, const CalibrationTable*);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "scenario/scenario.h"
 
 namespace anatomy::app {
@@ -31,6 +34,26 @@ TEST(Setup, ATrainingJobRunsItsKernelsAtTheSlowestGpusPace) {
   EXPECT_DOUBLE_EQ(alone->compute->tensor_pace(), 1.0);
   EXPECT_EQ(alone->inputs.compute_mean, nullptr);
   EXPECT_EQ(alone->compute->describe().find("slowest"), std::string::npos);
+}
+
+// A B200 has a shipped table (b200.json). Found, the compute line names
+// it; missing (a data folder without it, as a binary copied away from its
+// share/anatomy would have none), the same line says the table was not
+// found, so the generic roofline's numbers do not pass for measured ones.
+TEST(Setup, AMissingShippedTableIsSaidInTheComputeLine) {
+  const std::string found = make_setup(eight_b200(""))->compute->describe();
+  EXPECT_NE(found.find("b200.json"), std::string::npos) << found;
+  EXPECT_EQ(found.find("was not found"), std::string::npos) << found;
+  const std::filesystem::path empty = std::filesystem::temp_directory_path() / "anatomy-setup-test-empty-data";
+  std::filesystem::create_directories(empty);
+  const char* before = std::getenv("ANATOMY_DATA_DIR");
+  const std::string saved = before ? before : "";
+  setenv("ANATOMY_DATA_DIR", empty.c_str(), 1);
+  const std::string missing = compute_model_of(eight_b200("")).describe();
+  if (before) setenv("ANATOMY_DATA_DIR", saved.c_str(), 1);
+  else unsetenv("ANATOMY_DATA_DIR");
+  std::filesystem::remove_all(empty);
+  EXPECT_NE(missing.find("the shipped table b200.json was not found in "), std::string::npos) << missing;
 }
 
 // Placed in a larger cluster, the job is still its own GPUs: 8 B200 of a
