@@ -428,6 +428,27 @@ TEST(Iteration, WithoutOverlapEveryChunksGradientsAreReducedAfterTheFlush) {
   EXPECT_GT(two_chunks.seconds() / one_chunk.seconds(), 0.85);
 }
 
+// PP 2 x 2 chunks of gpt-1.7b cut to 16 layers (4 a chunk), DP 16 with
+// ZeRO-1, 4 micro-batches a pipeline.
+void pp2_by_2_chunks_over_dp16(Harness& h) {
+  h.plan.pp = 2;
+  h.plan.virtual_stages = 2;
+  h.plan.dp = 16;
+  h.plan.zero_stage = 1;
+  h.training.global_batch = 64;
+}
+
+// The data-parallel collectives stages 0 and 1 run in one iteration.
+std::pair<int, int> dp_collectives_by_stage(Harness& h) {
+  IterationTelemetry tel;
+  std::map<std::string, int> count;
+  tel.collective.subscribe([&](const std::string& communicator, SimTime, SimTime) { ++count[communicator]; });
+  h.telemetry = &tel;
+  h.run();
+  h.telemetry = nullptr;
+  return {count["dp stage 0"], count["dp stage 1"]};
+}
+
 TEST(Iteration, MegatronBucketsOnlyTheFirstStagesFirstChunk) {
   // Megatron-Core's DDP reduces gradients in buckets only where the
   // reduction ends the iteration: on pipeline stage 0, chunk 0; every other
@@ -450,30 +471,17 @@ TEST(Iteration, MegatronBucketsOnlyTheFirstStagesFirstChunk) {
   // chunk, 9 + 9 of each on both stages (36). Without overlap, one of each
   // a chunk everywhere (4).
   Harness h;
-  h.plan.pp = 2;
-  h.plan.virtual_stages = 2;
-  h.plan.dp = 16;
-  h.plan.zero_stage = 1;
+  pp2_by_2_chunks_over_dp16(h);
   h.plan.overlap_param_gather = false;
-  h.training.global_batch = 64;
-  IterationTelemetry tel;
-  std::map<std::string, int> count;
-  tel.collective.subscribe([&](const std::string& communicator, SimTime, SimTime) { ++count[communicator]; });
-  h.telemetry = &tel;
-  const auto collectives = [&] {
-    count.clear();
-    h.run();
-    return std::make_pair(count["dp stage 0"], count["dp stage 1"]);
-  };
   h.plan.bucket_bytes = 80'000'000;  // set, so that DeepSpeed's buckets below are the same
   ASSERT_EQ(h.run().dp_buckets, 8);
-  EXPECT_EQ(collectives(), std::make_pair(18, 4));
+  EXPECT_EQ(dp_collectives_by_stage(h), std::make_pair(18, 4));
   h.plan.framework = ShardingFramework::kDeepSpeed;
   EXPECT_EQ(h.run().dp_buckets, 9);
-  EXPECT_EQ(collectives(), std::make_pair(36, 36));
+  EXPECT_EQ(dp_collectives_by_stage(h), std::make_pair(36, 36));
   h.plan.framework = ShardingFramework::kMegatron;
   h.plan.overlap_grad_reduce = false;
-  EXPECT_EQ(collectives(), std::make_pair(4, 4));
+  EXPECT_EQ(dp_collectives_by_stage(h), std::make_pair(4, 4));
 }
 
 // PP 2 x 4 chunks of gpt-1.7b cut to 16 layers (2 a chunk), DP 16 with
@@ -555,25 +563,13 @@ TEST(Iteration, OverlappingTheFirstGatherWithTheOptimizerStepBucketsNoChunk) {
   // gathers and 8 + 1 reduce-scatters (18); with the option, one of each a
   // chunk (4), as stage 1 runs either way.
   Harness h;
-  h.plan.pp = 2;
-  h.plan.virtual_stages = 2;
-  h.plan.dp = 16;
-  h.plan.zero_stage = 1;
+  pp2_by_2_chunks_over_dp16(h);
   h.plan.overlap_param_gather = true;
   h.plan.bucket_bytes = 80'000'000;
-  h.training.global_batch = 64;
-  IterationTelemetry tel;
-  std::map<std::string, int> count;
-  tel.collective.subscribe([&](const std::string& communicator, SimTime, SimTime) { ++count[communicator]; });
-  h.telemetry = &tel;
-  h.run();
-  EXPECT_EQ(count["dp stage 0"], 18);
-  EXPECT_EQ(count["dp stage 1"], 4);
-  count.clear();
+  EXPECT_EQ(dp_collectives_by_stage(h), std::make_pair(18, 4));
   h.plan.overlap_param_gather_with_optimizer_step = true;
   EXPECT_EQ(h.run().dp_buckets, 1);
-  EXPECT_EQ(count["dp stage 0"], 4);
-  EXPECT_EQ(count["dp stage 1"], 4);
+  EXPECT_EQ(dp_collectives_by_stage(h), std::make_pair(4, 4));
 }
 
 TEST(Iteration, Fp32GradientReductionMovesTwiceTheBytes) {
