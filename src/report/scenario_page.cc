@@ -46,7 +46,7 @@ std::string plan_text(const workload::ParallelPlan& p) {
   out += fmt::format(", ZeRO-{}", p.zero_stage);
   if (p.zero_shards() < p.dp * p.cp) out += fmt::format(" (shard group {})", p.zero_shards());
   if (p.fp8_param_gather) out += ", FP8 parameter gather";
-  if (!p.align_param_gather && p.virtual_stages > 1 && p.zero_stage >= 1 && p.zero_stage < 3 && p.overlap_param_gather)
+  if (!p.align_param_gather && p.virtual_stages > 1 && p.overlapped_sharded_gathers())
     out += ", each chunk's parameter gather at its first forward";
   if (p.one_hardware_queue()) out += ", one hardware queue (CUDA_DEVICE_MAX_CONNECTIONS=1)";
   // NCCL's CTA limits, communicator by communicator ("dp 1-8", "tp at most 8"),

@@ -184,6 +184,16 @@ class IterationSim {
     std::vector<SimTime> done;
     int pending = 0;
   };
+  // A chunk's parameter gather (ZeRO-1/2 overlapped): its collectives, the
+  // forward (counted from 0 on its stage) that launches it, -1 for its own
+  // first forward, whether it is launched, and its buckets when gathered
+  // bucket by bucket (empty: whole).
+  struct ChunkGather {
+    std::vector<DpJob> jobs;
+    int64_t at = 0;
+    bool launched = false;
+    GatherBuckets buckets;
+  };
   struct Stage {
     std::vector<PipelineStep> order;
     size_t next = 0;
@@ -191,13 +201,7 @@ class IterationSim {
     SimTime cursor;  // accounted up to here
     std::vector<SimTime> fwd_ready, fwd_sent, bwd_ready, bwd_sent;
     std::vector<SimTime> param_ready;  // per chunk
-    // Each chunk's parameter gather (ZeRO-1/2 overlapped): its collectives,
-    // the forward (counted from 0 on this stage) that launches it, -1 for
-    // its own first forward, and whether it is launched.
-    std::vector<std::vector<DpJob>> gathers;
-    std::vector<int64_t> gather_at;
-    std::vector<bool> gather_launched;
-    std::vector<GatherBuckets> gather_buckets;  // per chunk; empty: gathered whole
+    std::vector<ChunkGather> gathers;  // per chunk; empty: none overlapped
     // A first forward's end waiting for its chunk's last buckets, and the
     // time the running step has waited for them.
     engine::Callback bucket_waiter;
@@ -322,6 +326,10 @@ class IterationSim {
   // (align_param_gather), and chunk `c`'s, launched once.
   void launch_gathers_due(int s, size_t i);
   void launch_gather(int s, size_t c);
+  // Whether chunk `c`'s first forward still waits for some of its buckets.
+  bool buckets_pending(const Stage& st, int c) const {
+    return !st.gathers.empty() && st.gathers[static_cast<size_t>(c)].buckets.pending > 0;
+  }
   // A bucketed chunk's gathers, in the order its forward needs them.
   std::vector<DpJob> bucket_gathers(int s, int c, GatherBuckets* b) const;
   // A first forward's compute is done at `computed` (the step's compute
@@ -773,7 +781,7 @@ void IterationSim::start_next_dp(int s) {
 void IterationSim::dp_done(int s, DpJob job) {
   Stage& st = st_[s];
   if (job.chunk >= 0 && job.bucket >= 0) {
-    GatherBuckets& b = st.gather_buckets[static_cast<size_t>(job.chunk)];
+    GatherBuckets& b = st.gathers[static_cast<size_t>(job.chunk)].buckets;
     b.done[static_cast<size_t>(job.bucket)] = sim_.now();
     --b.pending;
     if (job.bucket == 0) st.param_ready[job.chunk] = sim_.now();
@@ -816,7 +824,7 @@ std::vector<IterationSim::DpJob> IterationSim::bucket_gathers(int s, int c, Gath
 
 void IterationSim::await_buckets(int s, int chunk, SimTime work, SimTime computed, engine::Callback then) {
   Stage& st = st_[s];
-  const GatherBuckets& b = st.gather_buckets[static_cast<size_t>(chunk)];
+  const GatherBuckets& b = st.gathers[static_cast<size_t>(chunk)].buckets;
   if (b.pending > 0) {
     st.bucket_waiter = [this, s, chunk, work, computed, then = std::move(then)]() mutable {
       await_buckets(s, chunk, work, computed, std::move(then));
@@ -891,9 +899,10 @@ void IterationSim::reduce_grads_during(int s, const PipelineStep& step, size_t a
 
 void IterationSim::launch_gather(int s, size_t c) {
   Stage& st = st_[s];
-  if (st.gather_launched[c]) return;
-  st.gather_launched[c] = true;
-  for (const DpJob& job : st.gathers[c]) enqueue_dp(s, job);
+  ChunkGather& g = st.gathers[c];
+  if (g.launched) return;
+  g.launched = true;
+  for (const DpJob& job : g.jobs) enqueue_dp(s, job);
 }
 
 void IterationSim::launch_gathers_due(int s, size_t i) {
@@ -904,7 +913,7 @@ void IterationSim::launch_gathers_due(int s, size_t i) {
   if (!step.forward) return;
   const int64_t forward = st.forwards_seen++;
   for (size_t c = 0; c < st.gathers.size(); ++c)
-    if (st.gather_at[c] > 0 && st.gather_at[c] <= forward) launch_gather(s, c);
+    if (st.gathers[c].at > 0 && st.gathers[c].at <= forward) launch_gather(s, c);
   // The chunk's own, if nothing launched it yet: its forward pre-hook does.
   launch_gather(s, static_cast<size_t>(step.chunk));
 }
@@ -989,10 +998,7 @@ void IterationSim::try_start(int s) {
   };
   // A chunk's first forward may have started on its first gathered bucket:
   // it ends once the rest have arrived in time for the layers that use them.
-  const bool buckets_due = step.forward && !st.gather_buckets.empty() &&
-                           !st.gather_buckets[static_cast<size_t>(step.chunk)].rest.empty() &&
-                           st.gather_buckets[static_cast<size_t>(step.chunk)].pending > 0;
-  if (buckets_due)
+  if (step.forward && buckets_pending(st, step.chunk))
     computed = [this, s, chunk = step.chunk, work = c.compute, then = std::move(computed)]() mutable {
       await_buckets(s, chunk, work, sim_.now(), std::move(then));
     };
@@ -1015,7 +1021,7 @@ void IterationSim::start_pair(int s) {
   if (!inputs_ready(st, s, a, &sent_a, &arrived_a) || !inputs_ready(st, s, b, &sent_b, &arrived_b)) return;
   // A pair's forward takes its chunk whole: every bucket gathered.
   for (const PipelineStep& x : {a, b})
-    if (x.forward && !st.gather_buckets.empty() && st.gather_buckets[static_cast<size_t>(x.chunk)].pending > 0) return;
+    if (x.forward && buckets_pending(st, x.chunk)) return;
   const SimTime now = sim_.now();
   account(st, IntervalKind::kBubble, std::min(now, std::max(sent_a, sent_b)));
   account(st, IntervalKind::kPpComm, std::min(now, std::max(arrived_a, arrived_b)));
@@ -1321,15 +1327,12 @@ IterationResult IterationSim::run() {
   // updated parameters are gathered while this one's first forwards run;
   // with interleaving, Megatron-LM launches a chunk's a pipeline's depth of
   // forwards before its first use (align_param_gather), or at it.
-  const bool gather_ahead = p_.zero_stage >= 1 && p_.zero_stage < 3 && p_.overlap_param_gather && p_.dp * p_.cp > 1;
+  const bool gather_ahead = p_.overlapped_sharded_gathers() && p_.dp * p_.cp > 1;
   const bool lazy = v > 1 && p_.framework == ShardingFramework::kMegatron;
   const int64_t group = p_.microbatch_group > 0 ? p_.microbatch_group : p_.pp;
   for (int s = 0; s < p_.pp && gather_ahead; ++s) {
     Stage& st = st_[s];
     st.gathers.assign(v, {});
-    st.gather_at.assign(v, 0);
-    st.gather_launched.assign(v, false);
-    st.gather_buckets.assign(v, {});
     for (int c = 0; c < v; ++c) {
       // The dense part over DP x CP, then the routed experts' over their
       // own groups; the chunk waits for the last.
@@ -1341,18 +1344,18 @@ IterationResult IterationSim::run() {
         // Megatron's DDP gathers a bucketed chunk bucket by bucket, in the
         // buckets its gradients are reduced in, and each layer's forward
         // pre-hook waits for its own bucket only (finish_param_sync).
-        st.gathers[c] = bucket_gathers(s, c, &st.gather_buckets[c]);
+        st.gathers[c].jobs = bucket_gathers(s, c, &st.gathers[c].buckets);
       } else {
-        st.gathers[c].push_back(DpJob{coll::Op::kAllGather, Bytes(dense), experts > 0 ? -1 : c});
-        if (experts > 0) st.gathers[c].push_back(DpJob{coll::Op::kAllGather, Bytes(experts), c, true});
+        st.gathers[c].jobs.push_back(DpJob{coll::Op::kAllGather, Bytes(dense), experts > 0 ? -1 : c});
+        if (experts > 0) st.gathers[c].jobs.push_back(DpJob{coll::Op::kAllGather, Bytes(experts), c, true});
       }
       // Megatron-LM's interleaved schedule launches chunk c >= 2's gather
       // in the forward step whose virtual micro-batch plus the stage's rank
       // is chunk c - 1's first (group x (c - 1)).
-      if (lazy) st.gather_at[c] = !p_.align_param_gather ? -1 : c < 2 ? 0 : group * (c - 1) - s;
+      if (lazy) st.gathers[c].at = !p_.align_param_gather ? -1 : c < 2 ? 0 : group * (c - 1) - s;
     }
     for (int c = 0; c < v; ++c)
-      if (st.gather_at[c] == 0) launch_gather(s, c);
+      if (st.gathers[c].at == 0) launch_gather(s, c);
   }
   if (in_.link_samples > 0) recorder_ = std::make_unique<net::LinkRecorder>(*net_);
   if (in_.telemetry && in_.telemetry->on_network) in_.telemetry->on_network(*net_);

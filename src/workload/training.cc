@@ -613,7 +613,7 @@ void validate_plan(const ModelSpec& m, const ParallelPlan& p, const TrainingSpec
   // Megatron-LM's arguments.py asserts the same: the distributed optimizer
   // with overlapped gathers, and an interleaved schedule.
   if (p.overlap_param_gather_with_optimizer_step &&
-      (p.zero_stage < 1 || p.zero_stage > 2 || !p.overlap_param_gather || p.virtual_stages < 2))
+      (!p.overlapped_sharded_gathers() || p.virtual_stages < 2))
     fail("parallelism.overlap_param_gather_with_optimizer_step",
          fmt::format("true needs zero_stage 1 or 2, overlap_param_gather and virtual_stages of 2 or more, as "
                      "Megatron-LM asserts (got zero_stage {}, overlap_param_gather {}, virtual_stages {})",

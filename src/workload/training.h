@@ -260,9 +260,7 @@ struct ParallelPlan {
   // virtual micro-batch plus the stage's rank is chunk k - 1's first
   // (schedules.py forward_step_helper), so every stage launches it at about
   // the same time. False: each chunk's at its first forward (the DDP
-  // forward pre-hook, finish_param_sync). NeMo's
-  // OVERLAP_PARAM_GATHER_WITH_OPTIM_STEP moves the first chunk's gather into
-  // the previous step's optimizer, which anatomy takes as the step's start.
+  // forward pre-hook, finish_param_sync).
   bool align_param_gather = true;
   // Megatron-LM's --overlap-param-gather-with-optimizer-step (NeMo's
   // OVERLAP_PARAM_GATHER_WITH_OPTIM_STEP; interleaved 1F1B only): the first
@@ -370,6 +368,10 @@ struct ParallelPlan {
   int cp_a2a_ways() const { return cp <= 1 ? 1 : cp_all_to_all ? cp : cp_a2a_size; }
   // Every stream in one hardware queue (device_max_connections 1).
   bool one_hardware_queue() const { return device_max_connections == 1; }
+  // ZeRO-1/2 whose updated parameters are gathered during the next forward
+  // (overlap_param_gather), where align_param_gather and
+  // overlap_param_gather_with_optimizer_step apply.
+  bool overlapped_sharded_gathers() const { return zero_stage >= 1 && zero_stage < 3 && overlap_param_gather; }
   int gpus() const { return tp * pp * dp * cp; }
   int etp() const { return expert_tp > 0 ? expert_tp : tp; }
   // The ranks an expert is replicated over in a stage (expert data parallelism).
