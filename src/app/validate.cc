@@ -53,6 +53,11 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   c.published = s.expected->value;
   c.source = s.expected->source;
   c.bound = s.expected->bound;
+  if (!s.expected->series.empty() && (s.job || s.edge || s.kernel || s.collective))
+    throw scenario::locate_in_scenario(
+        s, core::InputError({"", 0, "expected.series"},
+                            "a series groups training iterations of one plan by their micro-batches; a whole job, "
+                            "an edge site, a kernel or a collective has none"));
   if (s.job) {
     c.kind = report::CaseKind::kJob;
     if (c.metric != "interruptions" && c.metric != "ettr")
@@ -145,6 +150,12 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   } catch (const core::InputError& e) {
     throw scenario::locate_in_scenario(s, e);
   }
+  c.series = s.expected->series;
+  c.micro_batches = s.training.micro_batches(s.parallelism);
+  c.simulated_step_s = r.iteration.seconds();
+  // Every training metric but the step itself is a rate: the published step
+  // is the simulated one scaled by how much faster the simulation ran.
+  c.published_step_s = c.metric == "iteration_s" ? c.published : c.simulated_step_s * c.simulated / c.published;
   c.note = fmt::format("iteration {:.2f} s, MFU {:.1f}% ({:.1f}% causal)", r.iteration.seconds(), 100 * r.mfu,
                        100 * r.mfu_causal);
   if (!r.memory_warning.empty()) c.note += "; memory model: " + r.memory_warning;

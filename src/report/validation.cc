@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iterator>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -48,6 +49,27 @@ ErrorSummary summarize(const std::vector<ValidationCase>& cases, CaseKind kind) 
   return out;
 }
 
+// y = intercept + slope x through the points, by least squares. The caller
+// passes at least two distinct x.
+struct Line {
+  double intercept = 0, slope = 0;
+};
+Line least_squares(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    mx += x[i] / n;
+    my += y[i] / n;
+  }
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  const double slope = sxy / sxx;
+  return {my - slope * mx, slope};
+}
+
 }  // namespace
 
 double ValidationCase::error() const {
@@ -57,6 +79,34 @@ double ValidationCase::error() const {
 }
 
 ErrorSummary Validation::summary(CaseKind kind) const { return summarize(cases, kind); }
+
+std::vector<SeriesFit> Validation::series() const {
+  // A bound's published figure is not a step, so its case is left out.
+  std::map<std::string, std::vector<const ValidationCase*>> by_name;
+  for (const auto& c : cases)
+    if (c.ran && !c.series.empty() && c.bound == "equal" && c.micro_batches > 0) by_name[c.series].push_back(&c);
+  std::vector<SeriesFit> out;
+  for (const auto& [name, members] : by_name) {
+    std::vector<double> m, published, simulated;
+    for (const ValidationCase* c : members) {
+      m.push_back(static_cast<double>(c->micro_batches));
+      published.push_back(c->published_step_s);
+      simulated.push_back(c->simulated_step_s);
+    }
+    const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
+    if (*lo == *hi) continue;  // one micro-batch count: no line through it
+    const Line p = least_squares(m, published), s = least_squares(m, simulated);
+    out.push_back({.name = name,
+                   .cases = members.size(),
+                   .min_micro_batches = static_cast<int64_t>(*lo),
+                   .max_micro_batches = static_cast<int64_t>(*hi),
+                   .published_fixed_s = p.intercept,
+                   .published_per_micro_batch_s = p.slope,
+                   .simulated_fixed_s = s.intercept,
+                   .simulated_per_micro_batch_s = s.slope});
+  }
+  return out;
+}
 
 nlohmann::ordered_json validation_json(const Validation& v) {
   const auto& cases = v.cases;
@@ -88,6 +138,16 @@ nlohmann::ordered_json validation_json(const Validation& v) {
     j[k + "_cases_simulated"] = e.n;
     j[k + "_cases_not_simulated"] = e.refused;
   }
+  j["series"] = nlohmann::json::array();
+  for (const SeriesFit& f : v.series())
+    j["series"].push_back({{"series", f.name},
+                           {"cases", f.cases},
+                           {"min_micro_batches", f.min_micro_batches},
+                           {"max_micro_batches", f.max_micro_batches},
+                           {"published_fixed_s", f.published_fixed_s},
+                           {"published_per_micro_batch_s", f.published_per_micro_batch_s},
+                           {"simulated_fixed_s", f.simulated_fixed_s},
+                           {"simulated_per_micro_batch_s", f.simulated_per_micro_batch_s}});
   return j;
 }
 
@@ -120,6 +180,21 @@ std::string validation_text(const Validation& v) {
     if (e.refused > 0) fmt::format_to(to, "; {} not simulated (see notes)", e.refused);
   }
   out += '\n';
+  const std::vector<SeriesFit> fits = v.series();
+  if (fits.empty()) return out;
+  fmt::format_to(to,
+                 "\nseries: each fitted as step = fixed + per micro-batch x micro-batches a pipeline (least squares "
+                 "over its cases)\n{:<22} {:>5} {:>9}  {:>22}  {:>22}  {}\n",
+                 "series", "cases", "m", "published fixed, per mb", "simulated fixed, per mb", "per mb error");
+  for (const SeriesFit& f : fits) {
+    // Noisy steps can fit a part per micro-batch of no time, against which no error is a number.
+    const double per_mb = f.published_per_micro_batch_s;
+    fmt::format_to(to, "{:<22} {:>5} {:>9}  {:>7.3f} s, {:>8.1f} ms  {:>7.3f} s, {:>8.1f} ms  {:>8}\n", f.name,
+                   f.cases, fmt::format("{}-{}", f.min_micro_batches, f.max_micro_batches), f.published_fixed_s,
+                   1e3 * per_mb, f.simulated_fixed_s, 1e3 * f.simulated_per_micro_batch_s,
+                   per_mb > 0 ? fmt::format("{:+.1f}%", 100 * (f.simulated_per_micro_batch_s - per_mb) / per_mb)
+                              : std::string("-"));
+  }
   return out;
 }
 

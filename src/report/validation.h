@@ -6,6 +6,7 @@
 // Errors are (simulated - published) / published, except that a published
 // bound that holds has no error.
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,7 +28,30 @@ struct ValidationCase {
   // What the case runs, from its scenario (a kernel timed in microseconds is
   // a kernel case, not a collective), which sets the summary it counts in.
   CaseKind kind = CaseKind::kTraining;
+  // A training iteration's: its series (Expected::series, "" = none), the
+  // micro-batches a pipeline runs a step, and the step in seconds as
+  // simulated and as published (read back from the metric: every training
+  // metric but iteration_s is a rate, the inverse of the step).
+  std::string series;
+  int64_t micro_batches = 0;
+  double published_step_s = 0, simulated_step_s = 0;
   double error() const;
+};
+
+// The runs of one series differ only in their GPU count and global batch,
+// so each step is close to a fixed part plus a part per micro-batch of a
+// pipeline: the optimizer, the exposed gradient and parameter traffic and
+// the pipeline's fill and drain, against each micro-batch's compute and
+// its model-parallel communication. Both lines are least-squares fits over
+// the series' simulated cases of equal bound. Where they differ says which
+// part of a step the model misses, which the rows' errors cannot: a fast
+// micro-batch and a slow fixed part cancel at one scale and not at another.
+struct SeriesFit {
+  std::string name;
+  size_t cases = 0;
+  int64_t min_micro_batches = 0, max_micro_batches = 0;
+  double published_fixed_s = 0, published_per_micro_batch_s = 0;
+  double simulated_fixed_s = 0, simulated_per_micro_batch_s = 0;
 };
 
 struct ErrorSummary {
@@ -39,6 +63,8 @@ struct Validation {
   std::string dir;
   std::vector<ValidationCase> cases;
   ErrorSummary summary(CaseKind kind) const;
+  // Each series whose cases ran at two or more micro-batch counts, by name.
+  std::vector<SeriesFit> series() const;
 };
 
 std::string validation_text(const Validation& v);

@@ -79,6 +79,10 @@ struct Expected {
   // ("higher than 90%") or "at_most"; a bound that holds has no error.
   std::string bound = "equal";
   int seeds = 1;  // whole jobs: seeds whose mean is compared (seed, seed + 1, ...)
+  // Training runs of one plan at several scales share a name ("" = none):
+  // validate fits each series' steps to a fixed part plus a part per
+  // micro-batch of a pipeline, published and simulated (report::SeriesFit).
+  std::string series;
 };
 
 // A single collective to time (validation cases against nccl-tests figures).

@@ -685,6 +685,11 @@ const std::vector<Field<Expected>>& expected_fields() {
        "a whole job is run with this many seeds (seed, seed + 1, ...) and their mean compared: one seed's "
        "failures are one draw",
        [](E& e, const Value& v) { e.seeds = v.as_int(); }, shows(&E::seeds)},
+      {"series", Kind::kString, by_default(""), {},
+       "training runs of one plan at several scales (only the GPU count and the global batch differ) share a "
+       "name: validate fits each series' steps, published and simulated, to a fixed part plus a part per "
+       "micro-batch of a pipeline, which says which part of a step the model misses",
+       [](E& e, const Value& v) { e.series = v.text; }, shows(&E::series)},
   };
   return f;
 }

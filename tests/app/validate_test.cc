@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "app/collective.h"
 #include "core/error.h"
 #include "scenario/scenario.h"
@@ -75,6 +77,43 @@ TEST(ValidateCase, ACollectiveCaseRefusesATrainingMetric) {
   } catch (const core::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("expected.metric"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("algbw_GBps"), std::string::npos) << e.what();
+  }
+}
+
+// A series' fit needs each case's step as published: a rate metric is the
+// inverse of the step, so a published rate half the simulated one is a step
+// twice as long. 8 H100, DP 8 at micro-batch 1 and global batch 32: 32 / (1 x 8)
+// = 4 micro-batches a pipeline.
+TEST(ValidateCase, ATrainingCaseOfASeriesCarriesItsStepsAndMicroBatches) {
+  const std::string run =
+      "model: gpt-1.7b\ncluster: {system: dgx-h100, gpus: 8}\n"
+      "training: {seq_len: 2048, global_batch: 32, micro_batch: 1}\n";
+  const CaseFile step_file("series_step", run + "expected: {case: S, metric: iteration_s, value: 1.0, series: X}\n");
+  const report::ValidationCase step = validate_case(step_file.path);
+  ASSERT_TRUE(step.ran);
+  EXPECT_EQ(step.series, "X");
+  EXPECT_EQ(step.micro_batches, 4);
+  EXPECT_DOUBLE_EQ(step.published_step_s, 1.0);
+  EXPECT_DOUBLE_EQ(step.simulated_step_s, step.simulated);
+  // The same run quoted as tokens/s, published at half the simulated rate.
+  const double tokens_per_s = 32.0 * 2048 / step.simulated_step_s;
+  const CaseFile rate_file("series_rate", run + fmt::format("expected: {{case: R, metric: tokens_per_s, value: {}}}\n",
+                                                            tokens_per_s / 2));
+  const report::ValidationCase rate = validate_case(rate_file.path);
+  EXPECT_NEAR(rate.published_step_s, 2 * step.simulated_step_s, 1e-9);
+  EXPECT_EQ(rate.series, "");
+}
+
+// A collective has no micro-batches to fit a series over: naming one is
+// refused, the field and its line named.
+TEST(ValidateCase, ASeriesIsRefusedOutsideATrainingIteration) {
+  const CaseFile file("series_coll", kCollective + "expected:\n  case: C\n  series: X\n  metric: busbw_GBps\n  value: 100\n");
+  try {
+    validate_case(file.path);
+    FAIL() << "accepted a series on a collective";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(e.where().field, "expected.series");
+    EXPECT_EQ(e.where().line, 5);
   }
 }
 

@@ -70,5 +70,42 @@ TEST(Validation, AKindWithoutCasesPrintsNoLine) {
   EXPECT_EQ(text.find("whole jobs"), std::string::npos);
 }
 
+ValidationCase of_series(const std::string& series, int64_t m, double published_step, double simulated_step,
+                         const std::string& bound = "equal") {
+  ValidationCase c = ran("S" + std::to_string(m), "iteration_s", published_step, simulated_step);
+  c.series = series;
+  c.micro_batches = m;
+  c.published_step_s = published_step;
+  c.simulated_step_s = simulated_step;
+  c.bound = bound;
+  return c;
+}
+
+TEST(Validation, ASeriesSplitsItsStepsIntoAFixedPartAndAPartPerMicroBatch) {
+  // Published steps 1 + 0.1 m at m = 10, 20, 40: 2, 3, 5 s; simulated
+  // 0.5 + 0.08 m: 1.3, 2.1, 3.7 s. The lines through them give back
+  // fixed 1 s and 100 ms a micro-batch against 0.5 s and 80 ms: each
+  // micro-batch simulated 20% short. A bound and a series of one
+  // micro-batch count fit nothing.
+  Validation v;
+  v.cases = {of_series("P", 10, 2.0, 1.3), of_series("P", 20, 3.0, 2.1), of_series("P", 40, 5.0, 3.7),
+             of_series("P", 30, 9.0, 9.0, "at_most"), of_series("Q", 8, 1.0, 1.1), of_series("Q", 8, 1.2, 1.1)};
+  const std::vector<SeriesFit> fits = v.series();
+  ASSERT_EQ(fits.size(), 1u);
+  EXPECT_EQ(fits[0].name, "P");
+  EXPECT_EQ(fits[0].cases, 3u);
+  EXPECT_EQ(fits[0].min_micro_batches, 10);
+  EXPECT_EQ(fits[0].max_micro_batches, 40);
+  EXPECT_NEAR(fits[0].published_fixed_s, 1.0, 1e-12);
+  EXPECT_NEAR(fits[0].published_per_micro_batch_s, 0.1, 1e-12);
+  EXPECT_NEAR(fits[0].simulated_fixed_s, 0.5, 1e-12);
+  EXPECT_NEAR(fits[0].simulated_per_micro_batch_s, 0.08, 1e-12);
+  const std::string text = validation_text(v);
+  EXPECT_NE(text.find("P                          3     10-40    1.000 s,    100.0 ms    0.500 s,     80.0 ms    -20.0%"),
+            std::string::npos)
+      << text;
+  EXPECT_DOUBLE_EQ(validation_json(v)["series"][0]["simulated_per_micro_batch_s"].get<double>(), 0.08);
+}
+
 }  // namespace
 }  // namespace anatomy::report
