@@ -151,7 +151,7 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
     throw scenario::locate_in_scenario(s, e);
   }
   c.series = s.expected->series;
-  c.micro_batches = s.training.micro_batches(s.parallelism);
+  c.micro_batches = r.micro_batches;
   c.simulated_step_s = r.iteration.seconds();
   // Every training metric but the step itself is a rate: the published step
   // is the simulated one scaled by how much faster the simulation ran.

@@ -81,10 +81,14 @@ double ValidationCase::error() const {
 ErrorSummary Validation::summary(CaseKind kind) const { return summarize(cases, kind); }
 
 std::vector<SeriesFit> Validation::series() const {
-  // A bound's published figure is not a step, so its case is left out.
+  // A bound's published figure is not a step, so its case is left out; so
+  // is a case whose metric the run cannot give (Megatron's TFLOP/s under
+  // LoRA is 0, which implies no step).
   std::map<std::string, std::vector<const ValidationCase*>> by_name;
   for (const auto& c : cases)
-    if (c.ran && !c.series.empty() && c.bound == "equal" && c.micro_batches > 0) by_name[c.series].push_back(&c);
+    if (c.ran && !c.series.empty() && c.bound == "equal" && c.micro_batches > 0 && c.published_step_s > 0 &&
+        c.simulated_step_s > 0)
+      by_name[c.series].push_back(&c);
   std::vector<SeriesFit> out;
   for (const auto& [name, members] : by_name) {
     std::vector<double> m, published, simulated;
@@ -183,17 +187,17 @@ std::string validation_text(const Validation& v) {
   const std::vector<SeriesFit> fits = v.series();
   if (fits.empty()) return out;
   fmt::format_to(to,
-                 "\nseries: each fitted as step = fixed + per micro-batch x micro-batches a pipeline (least squares "
-                 "over its cases)\n{:<22} {:>5} {:>9}  {:>22}  {:>22}  {}\n",
+                 "\nseries: each step fitted as fixed + per mb x m, m the micro-batches a pipeline runs a step "
+                 "(least squares over the series' cases)\n{:<22} {:>5} {:>9}  {:>22}  {:>22}  {}\n",
                  "series", "cases", "m", "published fixed, per mb", "simulated fixed, per mb", "per mb error");
   for (const SeriesFit& f : fits) {
-    // Noisy steps can fit a part per micro-batch of no time, against which no error is a number.
-    const double per_mb = f.published_per_micro_batch_s;
+    // Noisy published steps can fit a slope of zero or less: no relative error then.
+    const double per_mb_s = f.published_per_micro_batch_s;
     fmt::format_to(to, "{:<22} {:>5} {:>9}  {:>7.3f} s, {:>8.1f} ms  {:>7.3f} s, {:>8.1f} ms  {:>8}\n", f.name,
                    f.cases, fmt::format("{}-{}", f.min_micro_batches, f.max_micro_batches), f.published_fixed_s,
-                   1e3 * per_mb, f.simulated_fixed_s, 1e3 * f.simulated_per_micro_batch_s,
-                   per_mb > 0 ? fmt::format("{:+.1f}%", 100 * (f.simulated_per_micro_batch_s - per_mb) / per_mb)
-                              : std::string("-"));
+                   1e3 * per_mb_s, f.simulated_fixed_s, 1e3 * f.simulated_per_micro_batch_s,
+                   per_mb_s > 0 ? fmt::format("{:+.1f}%", 100 * (f.simulated_per_micro_batch_s - per_mb_s) / per_mb_s)
+                                : std::string("-"));
   }
   return out;
 }

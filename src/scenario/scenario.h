@@ -80,8 +80,8 @@ struct Expected {
   std::string bound = "equal";
   int seeds = 1;  // whole jobs: seeds whose mean is compared (seed, seed + 1, ...)
   // Training runs of one plan at several scales share a name ("" = none):
-  // validate fits each series' steps to a fixed part plus a part per
-  // micro-batch of a pipeline, published and simulated (report::SeriesFit).
+  // `anatomy validate` fits each series' steps to a fixed part plus a part
+  // per micro-batch of a pipeline, published and simulated apart.
   std::string series;
 };
 

@@ -94,26 +94,33 @@ TEST(ValidateCase, ATrainingCaseOfASeriesCarriesItsStepsAndMicroBatches) {
   EXPECT_EQ(step.series, "X");
   EXPECT_EQ(step.micro_batches, 4);
   EXPECT_DOUBLE_EQ(step.published_step_s, 1.0);
-  EXPECT_DOUBLE_EQ(step.simulated_step_s, step.simulated);
-  // The same run quoted as tokens/s, published at half the simulated rate.
+  // The same run quoted as tokens/s and as MFU, each published at half the
+  // simulated rate.
   const double tokens_per_s = 32.0 * 2048 / step.simulated_step_s;
   const CaseFile rate_file("series_rate", run + fmt::format("expected: {{case: R, metric: tokens_per_s, value: {}}}\n",
                                                             tokens_per_s / 2));
   const report::ValidationCase rate = validate_case(rate_file.path);
   EXPECT_NEAR(rate.published_step_s, 2 * step.simulated_step_s, 1e-9);
   EXPECT_EQ(rate.series, "");
+  const CaseFile mfu_probe("series_mfu_probe", run + "expected: {case: M, metric: mfu, value: 0.5}\n");
+  const double mfu = validate_case(mfu_probe.path).simulated;
+  const CaseFile mfu_file("series_mfu", run + fmt::format("expected: {{case: M, metric: mfu, value: {}}}\n", mfu / 2));
+  EXPECT_NEAR(validate_case(mfu_file.path).published_step_s, 2 * step.simulated_step_s, 1e-9);
 }
 
-// A collective has no micro-batches to fit a series over: naming one is
-// refused, the field and its line named.
+// A collective or a kernel has no micro-batches to fit a series over:
+// naming one is refused, the field and its line named.
 TEST(ValidateCase, ASeriesIsRefusedOutsideATrainingIteration) {
-  const CaseFile file("series_coll", kCollective + "expected:\n  case: C\n  series: X\n  metric: busbw_GBps\n  value: 100\n");
-  try {
-    validate_case(file.path);
-    FAIL() << "accepted a series on a collective";
-  } catch (const core::InputError& e) {
-    EXPECT_EQ(e.where().field, "expected.series");
-    EXPECT_EQ(e.where().line, 5);
+  const std::string kernel = "cluster: {system: dgx-h100, gpus: 8}\nkernel: {op: gemm, m: 4096, n: 4096, k: 4096}\n";
+  for (const auto& [name, text] : {std::pair{"series_coll", kCollective}, std::pair{"series_kernel", kernel}}) {
+    const CaseFile file(name, text + "expected:\n  case: C\n  series: X\n  metric: time_us\n  value: 100\n");
+    try {
+      validate_case(file.path);
+      ADD_FAILURE() << "accepted a series on " << name;
+    } catch (const core::InputError& e) {
+      EXPECT_EQ(e.where().field, "expected.series");
+      EXPECT_EQ(e.where().line, 5);
+    }
   }
 }
 

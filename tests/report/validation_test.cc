@@ -85,11 +85,13 @@ TEST(Validation, ASeriesSplitsItsStepsIntoAFixedPartAndAPartPerMicroBatch) {
   // Published steps 1 + 0.1 m at m = 10, 20, 40: 2, 3, 5 s; simulated
   // 0.5 + 0.08 m: 1.3, 2.1, 3.7 s. The lines through them give back
   // fixed 1 s and 100 ms a micro-batch against 0.5 s and 80 ms: each
-  // micro-batch simulated 20% short. A bound and a series of one
-  // micro-batch count fit nothing.
+  // micro-batch simulated 20% short. A bound, a case the model refused
+  // and a series of one micro-batch count fit nothing.
+  ValidationCase refused = of_series("P", 50, 9.0, 9.0);
+  refused.ran = false;
   Validation v;
   v.cases = {of_series("P", 10, 2.0, 1.3), of_series("P", 20, 3.0, 2.1), of_series("P", 40, 5.0, 3.7),
-             of_series("P", 30, 9.0, 9.0, "at_most"), of_series("Q", 8, 1.0, 1.1), of_series("Q", 8, 1.2, 1.1)};
+             of_series("P", 30, 9.0, 9.0, "at_most"), refused, of_series("Q", 8, 1.0, 1.1), of_series("Q", 8, 1.2, 1.1)};
   const std::vector<SeriesFit> fits = v.series();
   ASSERT_EQ(fits.size(), 1u);
   EXPECT_EQ(fits[0].name, "P");
