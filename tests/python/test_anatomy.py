@@ -2,6 +2,7 @@
 run from ctest with PYTHONPATH=build/python, from the checkout's root."""
 import json
 import os
+import shutil
 import subprocess
 import sqlite3
 
@@ -105,6 +106,18 @@ def test_a_kernel_case_runs_as_the_cli_runs_it():
 def test_validate_one_case():
     v = anatomy.validate(os.path.join(ROOT, "validation", "a1-1_7b.yaml"))
     assert v["cases"][0]["case"] == "A1-1.7B"
+
+
+def test_validate_fits_a_series(tmp_path):
+    # Two runs of one plan at 192 and 384 micro-batches a pipeline: one line
+    # each through the published and the simulated steps.
+    for n in (384, 768):
+        shutil.copy(os.path.join(ROOT, "validation", "a2-ptdp-175b-%d.yaml" % n), tmp_path)
+    v = anatomy.validate(str(tmp_path))
+    [fit] = v["series"]
+    assert fit["series"] == "A2-PTD-P-175B" and fit["cases"] == 2
+    assert (fit["min_micro_batches"], fit["max_micro_batches"]) == (192, 384)
+    assert fit["published_per_micro_batch_s"] > 0 and fit["simulated_per_micro_batch_s"] > 0
 
 
 def test_sweep_returns_flat_rows_and_skips_stored_points(tmp_path):
