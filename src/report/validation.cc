@@ -100,6 +100,15 @@ std::vector<SeriesFit> Validation::series() const {
     const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
     if (*lo == *hi) continue;  // one micro-batch count: no line through it
     const Line p = least_squares(m, published), s = least_squares(m, simulated);
+    // The buckets every member has, in the first member's order.
+    std::vector<std::pair<std::string, double>> parts;
+    for (size_t b = 0; b < members.front()->simulated_parts_s.size(); ++b) {
+      std::vector<double> part;
+      for (const ValidationCase* c : members)
+        if (b < c->simulated_parts_s.size()) part.push_back(c->simulated_parts_s[b].second);
+      if (part.size() == members.size())
+        parts.emplace_back(members.front()->simulated_parts_s[b].first, least_squares(m, part).intercept);
+    }
     out.push_back({.name = name,
                    .cases = members.size(),
                    .min_micro_batches = static_cast<int64_t>(*lo),
@@ -107,7 +116,8 @@ std::vector<SeriesFit> Validation::series() const {
                    .published_fixed_s = p.intercept,
                    .published_per_micro_batch_s = p.slope,
                    .simulated_fixed_s = s.intercept,
-                   .simulated_per_micro_batch_s = s.slope});
+                   .simulated_per_micro_batch_s = s.slope,
+                   .simulated_fixed_parts_s = std::move(parts)});
   }
   return out;
 }
@@ -151,7 +161,8 @@ nlohmann::ordered_json validation_json(const Validation& v) {
                            {"published_fixed_s", f.published_fixed_s},
                            {"published_per_micro_batch_s", f.published_per_micro_batch_s},
                            {"simulated_fixed_s", f.simulated_fixed_s},
-                           {"simulated_per_micro_batch_s", f.simulated_per_micro_batch_s}});
+                           {"simulated_per_micro_batch_s", f.simulated_per_micro_batch_s},
+                           {"simulated_fixed_parts_s", f.simulated_fixed_parts_s}});
   return j;
 }
 
@@ -198,6 +209,16 @@ std::string validation_text(const Validation& v) {
                    1e3 * per_mb_s, f.simulated_fixed_s, 1e3 * f.simulated_per_micro_batch_s,
                    per_mb_s > 0 ? fmt::format("{:+.1f}%", 100 * (f.simulated_per_micro_batch_s - per_mb_s) / per_mb_s)
                                 : std::string("-"));
+  }
+  // What the simulated fixed parts are made of; buckets under 10 ms either way are left out.
+  constexpr double kShownPart_s = 0.010;
+  fmt::format_to(to, "\nsimulated fixed part by bucket (s):\n");
+  for (const SeriesFit& f : fits) {
+    std::string parts;
+    for (const auto& [bucket, seconds] : f.simulated_fixed_parts_s)
+      if (std::fabs(seconds) >= kShownPart_s)
+        parts += fmt::format("{}{} {:.3f}", parts.empty() ? "" : ", ", bucket, seconds);
+    fmt::format_to(to, "{:<22} {}\n", f.name, parts.empty() ? "-" : parts);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/time.h"
@@ -35,6 +36,10 @@ struct ValidationCase {
   std::string series;
   int64_t micro_batches = 0;
   double published_step_s = 0, simulated_step_s = 0;
+  // The simulated step's mean breakdown, bucket by bucket in report order
+  // ("forward compute", "exposed DP comm", ...), in seconds; they add up to
+  // simulated_step_s.
+  std::vector<std::pair<std::string, double>> simulated_parts_s;
   double error() const;
 };
 
@@ -52,6 +57,10 @@ struct SeriesFit {
   int64_t min_micro_batches = 0, max_micro_batches = 0;
   double published_fixed_s = 0, published_per_micro_batch_s = 0;
   double simulated_fixed_s = 0, simulated_per_micro_batch_s = 0;
+  // The simulated fixed part bucket by bucket: each bucket's own line
+  // through the same points. Least squares is linear in the steps, so these
+  // add up to simulated_fixed_s: which of the model's costs it is made of.
+  std::vector<std::pair<std::string, double>> simulated_fixed_parts_s;
 };
 
 struct ErrorSummary {

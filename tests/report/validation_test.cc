@@ -78,6 +78,9 @@ ValidationCase of_series(const std::string& series, int64_t m, double published_
   c.published_step_s = published_step;
   c.simulated_step_s = simulated_step;
   c.bound = bound;
+  // Two buckets: "a" 0.3 s + 50 ms a micro-batch, "b" the rest of the step.
+  const double a = 0.3 + 0.05 * static_cast<double>(m);
+  c.simulated_parts_s = {{"a", a}, {"b", simulated_step - a}};
   return c;
 }
 
@@ -102,10 +105,17 @@ TEST(Validation, ASeriesSplitsItsStepsIntoAFixedPartAndAPartPerMicroBatch) {
   EXPECT_NEAR(fits[0].published_per_micro_batch_s, 0.1, 1e-12);
   EXPECT_NEAR(fits[0].simulated_fixed_s, 0.5, 1e-12);
   EXPECT_NEAR(fits[0].simulated_per_micro_batch_s, 0.08, 1e-12);
+  // The simulated fixed part, bucket by bucket: "a" 0.3 s, "b" the other
+  // 0.5 - 0.3 = 0.2 s.
+  ASSERT_EQ(fits[0].simulated_fixed_parts_s.size(), 2u);
+  EXPECT_EQ(fits[0].simulated_fixed_parts_s[0].first, "a");
+  EXPECT_NEAR(fits[0].simulated_fixed_parts_s[0].second, 0.3, 1e-12);
+  EXPECT_NEAR(fits[0].simulated_fixed_parts_s[1].second, 0.2, 1e-12);
   const std::string text = validation_text(v);
   EXPECT_NE(text.find("P                          3     10-40    1.000 s,    100.0 ms    0.500 s,     80.0 ms    -20.0%"),
             std::string::npos)
       << text;
+  EXPECT_NE(text.find("P                      a 0.300, b 0.200"), std::string::npos) << text;
   EXPECT_DOUBLE_EQ(validation_json(v)["series"][0]["simulated_per_micro_batch_s"].get<double>(), 0.08);
 }
 
