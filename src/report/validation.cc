@@ -153,7 +153,9 @@ nlohmann::ordered_json validation_json(const Validation& v) {
     j[k + "_cases_not_simulated"] = e.refused;
   }
   j["series"] = nlohmann::json::array();
-  for (const SeriesFit& f : v.series())
+  for (const SeriesFit& f : v.series()) {
+    nlohmann::ordered_json parts = nlohmann::ordered_json::object();
+    for (const auto& [bucket, seconds] : f.simulated_fixed_parts_s) parts[bucket] = seconds;
     j["series"].push_back({{"series", f.name},
                            {"cases", f.cases},
                            {"min_micro_batches", f.min_micro_batches},
@@ -162,7 +164,8 @@ nlohmann::ordered_json validation_json(const Validation& v) {
                            {"published_per_micro_batch_s", f.published_per_micro_batch_s},
                            {"simulated_fixed_s", f.simulated_fixed_s},
                            {"simulated_per_micro_batch_s", f.simulated_per_micro_batch_s},
-                           {"simulated_fixed_parts_s", f.simulated_fixed_parts_s}});
+                           {"simulated_fixed_parts_s", parts}});
+  }
   return j;
 }
 

@@ -118,6 +118,8 @@ def test_validate_fits_a_series(tmp_path):
     assert fit["series"] == "A2-PTD-P-175B" and fit["cases"] == 2
     assert (fit["min_micro_batches"], fit["max_micro_batches"]) == (192, 384)
     assert fit["published_per_micro_batch_s"] > 0 and fit["simulated_per_micro_batch_s"] > 0
+    # The simulated fixed part, bucket by bucket, adds up to the whole.
+    assert abs(sum(fit["simulated_fixed_parts_s"].values()) - fit["simulated_fixed_s"]) < 1e-9
 
 
 def test_sweep_returns_flat_rows_and_skips_stored_points(tmp_path):

@@ -116,7 +116,9 @@ TEST(Validation, ASeriesSplitsItsStepsIntoAFixedPartAndAPartPerMicroBatch) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("P                      a 0.300, b 0.200"), std::string::npos) << text;
-  EXPECT_DOUBLE_EQ(validation_json(v)["series"][0]["simulated_per_micro_batch_s"].get<double>(), 0.08);
+  const auto json = validation_json(v);
+  EXPECT_DOUBLE_EQ(json["series"][0]["simulated_per_micro_batch_s"].get<double>(), 0.08);
+  EXPECT_NEAR(json["series"][0]["simulated_fixed_parts_s"]["a"].get<double>(), 0.3, 1e-12);
 }
 
 }  // namespace
