@@ -182,4 +182,16 @@ report::Validation validate_folder(const std::string& dir_arg, const std::vector
   return v;
 }
 
+report::Validation validate_path(const std::string& path, const std::vector<scenario::Override>& overrides,
+                                 const OnStep& on_case) {
+  if (!path.empty() && !std::filesystem::exists(path))
+    throw core::InputError({"", 0, "path"}, fmt::format("'{}' is neither a validation case nor a folder of them", path));
+  if (path.empty() || !std::filesystem::is_regular_file(path)) return validate_folder(path, overrides, on_case);
+  report::Validation v;
+  v.dir = std::filesystem::path(path).parent_path().string();
+  v.cases.push_back(validate_case(path, overrides));
+  if (on_case) on_case(v.cases.back().simulated_time, 1);
+  return v;
+}
+
 }  // namespace anatomy::app

@@ -21,4 +21,9 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
 report::Validation validate_folder(const std::string& dir, const std::vector<scenario::Override>& overrides = {},
                                    const OnStep& on_case = {});
 
+// What a front end is given: one case file (its folder named as the
+// validation's), a folder of them, or "" for the shipped cases.
+report::Validation validate_path(const std::string& path, const std::vector<scenario::Override>& overrides = {},
+                                 const OnStep& on_case = {});
+
 }  // namespace anatomy::app

@@ -10,21 +10,21 @@
 namespace anatomy::cli {
 
 void add_validate_command(CLI::App& app, int& exit_code) {
-  auto dir = std::make_shared<std::string>();
+  auto path = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("table");
   auto quiet = std::make_shared<bool>(false);
   auto scenario_options = std::make_shared<ScenarioOptions>();
   CLI::App* sub = app.add_subcommand("validate", "run every published case under validation/ and compare");
-  sub->add_option("dir", *dir, "folder of validation scenarios (default: the shipped validation cases)");
+  sub->add_option("path", *path, "a validation case, or a folder of them (default: the shipped validation cases)");
   sub->add_option("--format", *format, "table or json")->capture_default_str();
   sub->add_flag("-q,--quiet", *quiet, "no progress bar on stderr");
   scenario_options->add_to(*sub);
-  sub->callback([dir, format, quiet, scenario_options, &exit_code] {
+  sub->callback([path, format, quiet, scenario_options, &exit_code] {
     check_format(*format);
     report::Validation v;
     {
       report::Progress progress(stderr, report::progress_wanted(*quiet), 0, "cases");
-      v = app::validate_folder(*dir, scenario_options->overrides(), on_step(progress));
+      v = app::validate_path(*path, scenario_options->overrides(), on_step(progress));
     }
     if (*format == "json") print_json(report::validation_json(v));
     else std::fputs(report::validation_text(v).c_str(), stdout);

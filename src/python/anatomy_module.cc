@@ -139,14 +139,7 @@ py::object py_validate(const py::object& where, const py::object& set, const py:
   std::string text;
   {
     py::gil_scoped_release release;
-    report::Validation v;
-    if (!path.empty() && std::filesystem::is_regular_file(path)) {
-      v.dir = std::filesystem::path(path).parent_path().string();
-      v.cases.push_back(app::validate_case(path, overrides));
-    } else {
-      v = app::validate_folder(path, overrides);
-    }
-    text = report::json_text(report::validation_json(v), 2);
+    text = report::json_text(report::validation_json(app::validate_path(path, overrides)), 2);
   }
   return from_json_text(text);
 }

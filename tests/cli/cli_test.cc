@@ -358,6 +358,20 @@ TEST(CliValidate, MegatronWeakScalingWithinTenPercentMedian) {
   EXPECT_LE((a1[4] + a1[5]) / 2, 10.0);
 }
 
+TEST(CliValidate, OneCaseFileIsValidatedAlone) {
+  // Given a file, validate runs that case alone; a path that is neither a
+  // file nor a folder is refused with exit 2, no partial output.
+  Result r = run(std::string("validate ") + ANATOMY_SOURCE_DIR + "/validation/a1-1_7b.yaml --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["cases"].size(), 1u);
+  EXPECT_EQ(j["cases"][0]["case"], "A1-1.7B");
+  Result missing = run("validate /nonexistent/case.yaml");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_TRUE(missing.out.empty()) << missing.out;
+  EXPECT_NE(missing.err.find("is neither a validation case nor a folder"), std::string::npos) << missing.err;
+}
+
 TEST(CliValidate, PerGpuAndPerSampleMetricsAreTheSameIterationDivided) {
   // One plan (Llama 3 8B on 8 H100, global batch 16 of 4,096 tokens)
   // published three ways: tokens/s/GPU is 16 x 4096 / (iteration x 8) and
