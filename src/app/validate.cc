@@ -1,7 +1,11 @@
 #include "app/validate.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -165,7 +169,7 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
 }
 
 report::Validation validate_folder(const std::string& dir_arg, const std::vector<scenario::Override>& overrides,
-                                   const OnStep& on_case) {
+                                   const OnStep& on_case, int threads) {
   report::Validation v;
   v.dir = dir_arg.empty() ? validation_dir("dir") : dir_arg;
   if (!std::filesystem::is_directory(v.dir))
@@ -175,18 +179,45 @@ report::Validation validate_folder(const std::string& dir_arg, const std::vector
     if (e.path().extension() == ".yaml") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   if (files.empty()) throw core::InputError({"", 0, "dir"}, fmt::format("no .yaml cases in '{}'", v.dir));
-  for (const auto& f : files) {
-    v.cases.push_back(validate_case(f, overrides));
-    if (on_case) on_case(v.cases.back().simulated_time, static_cast<int64_t>(files.size()));
-  }
+  // Cases are independent: they run on `threads` workers, each taking the
+  // next file in name order, into their own slots, so the table is the same
+  // at any thread count. A file that fails stops the files after it from
+  // starting; every file before it was taken already and runs to its end, so
+  // the error reported is the first bad file's, as one thread would report.
+  v.cases.resize(files.size());
+  std::vector<std::exception_ptr> failures(files.size());
+  std::atomic<size_t> next{0}, first_failure{files.size()};
+  std::mutex mu;  // on_case, one case at a time
+  auto work = [&] {
+    for (;;) {
+      const size_t i = next.fetch_add(1);
+      if (i >= files.size() || i > first_failure.load()) return;
+      try {
+        v.cases[i] = validate_case(files[i], overrides);
+        std::lock_guard lock(mu);
+        if (on_case) on_case(v.cases[i].simulated_time, static_cast<int64_t>(files.size()));
+      } catch (...) {
+        failures[i] = std::current_exception();
+        for (size_t seen = first_failure.load(); i < seen && !first_failure.compare_exchange_weak(seen, i);) {
+        }
+      }
+    }
+  };
+  const int workers = std::clamp<int>(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()), 1,
+                                      static_cast<int>(files.size()));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < workers; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (first_failure.load() < files.size()) std::rethrow_exception(failures[first_failure.load()]);
   return v;
 }
 
 report::Validation validate_path(const std::string& path, const std::vector<scenario::Override>& overrides,
-                                 const OnStep& on_case) {
+                                 const OnStep& on_case, int threads) {
   if (!path.empty() && !std::filesystem::exists(path))
     throw core::InputError({"", 0, "path"}, fmt::format("'{}' is neither a validation case nor a folder of them", path));
-  if (path.empty() || !std::filesystem::is_regular_file(path)) return validate_folder(path, overrides, on_case);
+  if (path.empty() || !std::filesystem::is_regular_file(path)) return validate_folder(path, overrides, on_case, threads);
   report::Validation v;
   v.dir = std::filesystem::path(path).parent_path().string();
   v.cases.push_back(validate_case(path, overrides));

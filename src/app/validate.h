@@ -17,13 +17,15 @@ namespace anatomy::app {
 report::ValidationCase validate_case(const std::string& path, const std::vector<scenario::Override>& overrides = {});
 
 // Every .yaml in `dir` ("" = the shipped validation cases), in name order.
-// `overrides` (--set, --seed) apply to every case.
+// `overrides` (--set, --seed) apply to every case. The cases run on
+// `threads` workers (0: one a hardware thread); the result does not depend
+// on how many.
 report::Validation validate_folder(const std::string& dir, const std::vector<scenario::Override>& overrides = {},
-                                   const OnStep& on_case = {});
+                                   const OnStep& on_case = {}, int threads = 0);
 
 // What a front end is given: one case file (its folder named as the
 // validation's), a folder of them, or "" for the shipped cases.
 report::Validation validate_path(const std::string& path, const std::vector<scenario::Override>& overrides = {},
-                                 const OnStep& on_case = {});
+                                 const OnStep& on_case = {}, int threads = 0);
 
 }  // namespace anatomy::app

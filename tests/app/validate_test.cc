@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -11,6 +12,7 @@
 
 #include "app/collective.h"
 #include "core/error.h"
+#include "report/validation.h"
 #include "scenario/scenario.h"
 
 namespace anatomy::app {
@@ -120,6 +122,56 @@ TEST(ValidateCase, ASeriesIsRefusedOutsideATrainingIteration) {
     } catch (const core::InputError& e) {
       EXPECT_EQ(e.where().field, "expected.series");
       EXPECT_EQ(e.where().line, 5);
+    }
+  }
+}
+
+// A folder of cases in the test's temporary folder, removed when it goes out of scope.
+struct CaseFolder {
+  std::string path;
+  explicit CaseFolder(const std::string& name)
+      : path(::testing::TempDir() + "anatomy_validate_" + name + "_" + std::to_string(getpid())) {
+    std::filesystem::create_directories(path);
+  }
+  void add(const std::string& file, const std::string& text) const { std::ofstream(path + "/" + file) << text; }
+  ~CaseFolder() { std::filesystem::remove_all(path); }
+  CaseFolder(const CaseFolder&) = delete;
+  CaseFolder& operator=(const CaseFolder&) = delete;
+};
+
+// Cases are independent, so running them on several threads gives the same
+// table, row for row, as running them one after another.
+TEST(ValidateFolder, TheTableDoesNotDependOnTheThreadCount) {
+  const CaseFolder folder("threads");
+  folder.add("a.yaml", kCollective + "expected: {case: A, metric: busbw_GBps, value: 400}\n");
+  folder.add("b.yaml",
+             "cluster: {system: dgx-h100, gpus: 8}\nkernel: {op: gemm, m: 8192, n: 8192, k: 8192}\n"
+             "expected: {case: B, metric: tflops, value: 700}\n");
+  folder.add("c.yaml",
+             "model: gpt-1.7b\ncluster: {system: dgx-h100, gpus: 8}\n"
+             "training: {seq_len: 2048, global_batch: 32, micro_batch: 1}\n"
+             "expected: {case: C, metric: iteration_s, value: 1}\n");
+  const std::string one = report::validation_text(validate_folder(folder.path, {}, {}, 1));
+  EXPECT_EQ(report::validation_text(validate_folder(folder.path, {}, {}, 3)), one);
+  EXPECT_NE(one.find("\nC "), std::string::npos) << one;
+}
+
+// With several bad files the error is the first one's in name order, as one
+// thread would report it, however the workers met them.
+TEST(ValidateFolder, TheFirstBadFileIsTheOneReported) {
+  const CaseFolder folder("bad");
+  const std::string good = kCollective + "expected: {case: G, metric: busbw_GBps, value: 400}\n";
+  const std::string bad = kCollective + "expected: {case: X, metric: nonsense, value: 1}\n";
+  folder.add("a_good.yaml", good);
+  folder.add("b_bad.yaml", bad);
+  folder.add("c_good.yaml", good);
+  folder.add("d_bad.yaml", bad);
+  for (int threads : {1, 2, 4}) {
+    try {
+      validate_folder(folder.path, {}, {}, threads);
+      ADD_FAILURE() << "accepted a bad case on " << threads << " threads";
+    } catch (const core::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("b_bad.yaml"), std::string::npos) << threads << ": " << e.what();
     }
   }
 }
