@@ -5,7 +5,6 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -16,6 +15,7 @@
 #include "app/job.h"
 #include "app/kernel.h"
 #include "core/error.h"
+#include "core/workers.h"
 #include "hw/precision.h"
 #include "report/edge_report.h"
 #include "report/job_ensemble.h"
@@ -203,12 +203,7 @@ report::Validation validate_folder(const std::string& dir_arg, const std::vector
       }
     }
   };
-  const int workers = std::clamp<int>(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()), 1,
-                                      static_cast<int>(files.size()));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < workers; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  core::run_on_workers(std::min(threads > 0 ? threads : core::hardware_workers(), static_cast<int>(files.size())), work);
   if (first_failure.load() < files.size()) std::rethrow_exception(failures[first_failure.load()]);
   return v;
 }

@@ -133,13 +133,13 @@ py::object py_collective(const py::object& scenario_arg, const std::string& op, 
   return many ? py::object(out) : out[0];
 }
 
-py::object py_validate(const py::object& where, const py::object& set, const py::object& seed) {
+py::object py_validate(const py::object& where, const py::object& set, const py::object& seed, int threads) {
   const auto overrides = overrides_of(set, seed);
   std::string path = where.is_none() ? "" : py::str(where).cast<std::string>();
   std::string text;
   {
     py::gil_scoped_release release;
-    text = report::json_text(report::validation_json(app::validate_path(path, overrides)), 2);
+    text = report::json_text(report::validation_json(app::validate_path(path, overrides, {}, threads)), 2);
   }
   return from_json_text(text);
 }
@@ -237,9 +237,9 @@ class InputError(ValueError):
         "Times one collective: a collective case scenario, or op / bytes (one size or a list) / system / gpus; "
         "returns the run's dict (a list for a list of sizes).");
   m.def("validate", &py_validate, py::arg("path") = py::none(), py::kw_only(), py::arg("set") = py::none(),
-        py::arg("seed") = py::none(),
-        "Runs validation cases (a case file, a folder, or None: the shipped ones); returns `anatomy validate "
-        "--format json`'s dict.");
+        py::arg("seed") = py::none(), py::arg("threads") = 0,
+        "Runs validation cases (a case file, a folder, or None: the shipped ones) on `threads` threads (0: one a "
+        "core); returns `anatomy validate --format json`'s dict.");
   m.def("sweep", &py_sweep, py::arg("space"), py::kw_only(), py::arg("store"), py::arg("threads") = py::none(),
         py::arg("shard") = "0/1", py::arg("limit") = 0,
         "Runs a sweep (a sweep file's path, its YAML, or a dict) into `store` (points already there are skipped); "

@@ -3,11 +3,11 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "app/run_json.h"
+#include "core/workers.h"
 #include "report/schema.h"
 
 namespace anatomy::sweep {
@@ -104,11 +104,7 @@ Summary run_sweep(const Space& space, const RunOptions& o, const Callbacks& cb) 
       }
     }
   };
-  const int n = std::min<int>(o.threads, std::max<int>(1, static_cast<int>(todo.size())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  core::run_on_workers(std::min<int>(o.threads, std::max<int>(1, static_cast<int>(todo.size()))), work);
   if (failure) std::rethrow_exception(failure);
   sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return sum;

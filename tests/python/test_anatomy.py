@@ -113,7 +113,8 @@ def test_validate_fits_a_series(tmp_path):
     # each through the published and the simulated steps.
     for n in (384, 768):
         shutil.copy(os.path.join(ROOT, "validation", "a2-ptdp-175b-%d.yaml" % n), tmp_path)
-    v = anatomy.validate(str(tmp_path))
+    v = anatomy.validate(str(tmp_path), threads=2)
+    assert v == anatomy.validate(str(tmp_path), threads=1)  # the same at any thread count
     [fit] = v["series"]
     assert fit["series"] == "A2-PTD-P-175B" and fit["cases"] == 2
     assert (fit["min_micro_batches"], fit["max_micro_batches"]) == (192, 384)

@@ -1,0 +1,21 @@
+#pragma once
+// One loop body run on several threads at once, the calling thread among
+// them: how the front ends run independent items (validate's case files, a
+// sweep's points) on every core. The body takes its next item from an index
+// of its own, so what it computes does not depend on how many threads ran.
+
+#include <functional>
+
+namespace anatomy::core {
+
+// One a hardware thread, at least 1.
+int hardware_workers();
+
+// `work` on `workers` threads (at least the caller's), every one joined
+// before this returns. A thread the system cannot start leaves its share to
+// the others. `work` must not let an exception out on a thread of its own
+// (the callers catch theirs and report after); one thrown on the calling
+// thread propagates once the others have ended.
+void run_on_workers(int workers, const std::function<void()>& work);
+
+}  // namespace anatomy::core
