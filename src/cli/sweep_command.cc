@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "cli/outputs.h"
 #include "core/error.h"
+#include "core/workers.h"
 #include "report/progress.h"
 #include "report/schema.h"
 #include "sweep/mpi.h"
@@ -87,8 +87,7 @@ void run(const SweepFlags& f) {
                              "libopenmpi-dev and rebuild, or use --threads / --shard)");
     mpi.emplace();
   }
-  const int cores = std::max(1u, std::thread::hardware_concurrency());
-  o.threads = given ? f.threads : (mpi ? 1 : cores);
+  o.threads = given ? f.threads : (mpi ? 1 : core::hardware_workers());
   const sweep::Space space = sweep::load_space(f.space);
   const bool draws = !mpi || mpi->rank() == 0;
   std::unique_ptr<report::Progress> progress;

@@ -25,7 +25,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -33,6 +32,7 @@
 #include "app/run_json.h"
 #include "app/validate.h"
 #include "core/error.h"
+#include "core/workers.h"
 #include "report/schema.h"
 #include "report/validation.h"
 #include "sweep/run.h"
@@ -150,8 +150,7 @@ py::object py_sweep(const py::object& space_arg, const std::string& store, const
   sweep::RunOptions o;
   o.store = store;
   o.limit = limit;
-  o.threads = threads.is_none() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
-                                : threads.cast<int>();
+  o.threads = threads.is_none() ? core::hardware_workers() : threads.cast<int>();
   sweep::parse_shard(shard, o.shard, o.shards);
   std::string text;
   {

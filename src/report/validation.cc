@@ -87,7 +87,7 @@ std::vector<SeriesFit> Validation::series() const {
   std::map<std::string, std::vector<const ValidationCase*>> by_name;
   for (const auto& c : cases)
     if (c.ran && !c.series.empty() && c.bound == "equal" && c.micro_batches > 0 && c.published_step_s > 0 &&
-        c.simulated_step_s > 0)
+        c.simulated_time > core::SimTime::zero())
       by_name[c.series].push_back(&c);
   std::vector<SeriesFit> out;
   for (const auto& [name, members] : by_name) {
@@ -95,19 +95,17 @@ std::vector<SeriesFit> Validation::series() const {
     for (const ValidationCase* c : members) {
       m.push_back(static_cast<double>(c->micro_batches));
       published.push_back(c->published_step_s);
-      simulated.push_back(c->simulated_step_s);
+      simulated.push_back(c->simulated_time.seconds());
     }
     const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
     if (*lo == *hi) continue;  // one micro-batch count: no line through it
     const Line p = least_squares(m, published), s = least_squares(m, simulated);
-    // The buckets every member has, in the first member's order.
+    // Every member's breakdown has the same buckets in the same order.
     std::vector<std::pair<std::string, double>> parts;
     for (size_t b = 0; b < members.front()->simulated_parts_s.size(); ++b) {
       std::vector<double> part;
-      for (const ValidationCase* c : members)
-        if (b < c->simulated_parts_s.size()) part.push_back(c->simulated_parts_s[b].second);
-      if (part.size() == members.size())
-        parts.emplace_back(members.front()->simulated_parts_s[b].first, least_squares(m, part).intercept);
+      for (const ValidationCase* c : members) part.push_back(c->simulated_parts_s.at(b).second);
+      parts.emplace_back(members.front()->simulated_parts_s[b].first, least_squares(m, part).intercept);
     }
     out.push_back({.name = name,
                    .cases = members.size(),

@@ -31,14 +31,15 @@ struct ValidationCase {
   CaseKind kind = CaseKind::kTraining;
   // A training iteration's: its series (Expected::series, "" = none), the
   // micro-batches a pipeline runs a step, and the step in seconds as
-  // simulated and as published (read back from the metric: every training
-  // metric but iteration_s is a rate, the inverse of the step).
+  // published (read back from the metric: every training metric but
+  // iteration_s is a rate, the inverse of the step); the simulated step is
+  // simulated_time.
   std::string series;
   int64_t micro_batches = 0;
-  double published_step_s = 0, simulated_step_s = 0;
+  double published_step_s = 0;
   // The simulated step's mean breakdown, bucket by bucket in report order
   // ("forward compute", "exposed DP comm", ...), in seconds; they add up to
-  // simulated_step_s.
+  // simulated_time.
   std::vector<std::pair<std::string, double>> simulated_parts_s;
   double error() const;
 };

@@ -98,16 +98,16 @@ TEST(ValidateCase, ATrainingCaseOfASeriesCarriesItsStepsAndMicroBatches) {
   EXPECT_DOUBLE_EQ(step.published_step_s, 1.0);
   // The same run quoted as tokens/s and as MFU, each published at half the
   // simulated rate.
-  const double tokens_per_s = 32.0 * 2048 / step.simulated_step_s;
+  const double tokens_per_s = 32.0 * 2048 / step.simulated_time.seconds();
   const CaseFile rate_file("series_rate", run + fmt::format("expected: {{case: R, metric: tokens_per_s, value: {}}}\n",
                                                             tokens_per_s / 2));
   const report::ValidationCase rate = validate_case(rate_file.path);
-  EXPECT_NEAR(rate.published_step_s, 2 * step.simulated_step_s, 1e-9);
+  EXPECT_NEAR(rate.published_step_s, 2 * step.simulated_time.seconds(), 1e-9);
   EXPECT_EQ(rate.series, "");
   const CaseFile mfu_probe("series_mfu_probe", run + "expected: {case: M, metric: mfu, value: 0.5}\n");
   const double mfu = validate_case(mfu_probe.path).simulated;
   const CaseFile mfu_file("series_mfu", run + fmt::format("expected: {{case: M, metric: mfu, value: {}}}\n", mfu / 2));
-  EXPECT_NEAR(validate_case(mfu_file.path).published_step_s, 2 * step.simulated_step_s, 1e-9);
+  EXPECT_NEAR(validate_case(mfu_file.path).published_step_s, 2 * step.simulated_time.seconds(), 1e-9);
 }
 
 // A collective or a kernel has no micro-batches to fit a series over:

@@ -76,7 +76,7 @@ ValidationCase of_series(const std::string& series, int64_t m, double published_
   c.series = series;
   c.micro_batches = m;
   c.published_step_s = published_step;
-  c.simulated_step_s = simulated_step;
+  c.simulated_time = core::SimTime::from_seconds(simulated_step);
   c.bound = bound;
   // Two buckets: "a" 0.3 s + 50 ms a micro-batch, "b" the rest of the step.
   const double a = 0.3 + 0.05 * static_cast<double>(m);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/workers.h"
 #include "engine/simulator.h"
 
 namespace anatomy::net::packet {
@@ -102,7 +103,7 @@ PartitionedResult run_partitioned(const topo::Topology& t, const PacketConfig& c
                            "see the sender's resends)");
   const Partition part = partition_nodes(t, options.partitions);
   const int parts = part.parts;
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  int threads = options.threads > 0 ? options.threads : core::hardware_workers();
   threads = std::clamp(threads, 1, parts);
 
   TransportRegistry registry;
