@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "hw/catalog.h"
 #include "hw/compute_model.h"
 #include "hw/link.h"
 
@@ -208,7 +209,13 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
 
   CalibrationTable t;
   t.source = path;
-  t.gpu_name = r.text(r.member(doc, "meta", ""), "name", "meta");
+  const json& meta = r.member(doc, "meta", "");
+  t.gpu_name = r.text(meta, "name", "meta");
+  if (r.optional_member(meta, "attention_measured_on")) {
+    t.attention_gpu_name = r.text(meta, "attention_measured_on", "meta");
+    if (!accelerator_named_in(t.attention_gpu_name))
+      r.fail("meta.attention_measured_on", "names no part of the catalog: " + t.attention_gpu_name);
+  }
 
   if (const json* rows = r.optional_member(doc, "gemm")) {
     if (!rows->is_array()) r.fail("gemm", "expected an array");

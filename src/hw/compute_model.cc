@@ -158,8 +158,11 @@ std::string ratios_borrowed_text(const CalibrationTable& t) {
     text = fmt::format("; each GEMM{} shape off that roofline as far as {} measured it off its own",
                        t.attention_of_roofline.empty() || own_attention ? "" : " and attention", t.of_roofline_source);
   if (own_attention)
-    text += fmt::format("; flash attention off that roofline as far as the kernels measured in {}",
-                        t.attention_of_roofline_source);
+    text += fmt::format("; flash attention off that roofline as far as the kernels measured in {}{}",
+                        t.attention_of_roofline_source,
+                        t.attention_lent_of_roofline.empty()
+                            ? ""
+                            : fmt::format(", carried past the shapes they measured as {} falls off", t.of_roofline_source));
   return text;
 }
 
@@ -199,6 +202,10 @@ struct detail::RooflineShape {
   std::optional<LogInterpolator> ratio_bf16, ratio_fp8;
   // The same for flash attention by log2 (seq, batch x heads, head_dim).
   std::optional<LogInterpolator> ratio_attn_fwd, ratio_attn_bwd;
+  // Where those are a part's own rows: the fully measured table's, which
+  // carry them past the box the rows span (CalibrationTable::
+  // attention_lent_of_roofline).
+  std::optional<LogInterpolator> lent_attn_fwd, lent_attn_bwd;
   double generic() const { return clock_fraction * kMainloopEfficiency; }
   // The lent shortfall at this shape and precision (1: none).
   double roofline_over_measured(int64_t m, int64_t n, int64_t k, Precision p) const {
@@ -208,7 +215,12 @@ struct detail::RooflineShape {
   }
   double attention_roofline_over_measured(int64_t seq, int64_t batch_heads, int64_t head_dim, bool backward) const {
     const std::optional<LogInterpolator>& f = backward ? ratio_attn_bwd : ratio_attn_fwd;
-    return f ? std::exp((*f)(log2_point(seq, batch_heads, head_dim))) : 1.0;
+    if (!f) return 1.0;
+    const Point x = log2_point(seq, batch_heads, head_dim);
+    const std::optional<LogInterpolator>& lent = backward ? lent_attn_bwd : lent_attn_fwd;
+    if (!lent) return std::exp((*f)(x));
+    const Point nearest = f->clamp(x);
+    return std::exp((*f)(nearest) + (*lent)(x) - (*lent)(nearest));
   }
   double plateau(Precision p) const {
     const double m = measured[static_cast<size_t>(p)];
@@ -426,14 +438,18 @@ void set_lent_ratios(detail::RooflineShape& s, const CalibrationTable& t) {
   if (any_bf16) bf16.finish(), s.ratio_bf16 = std::move(bf16);
   if (any_fp8) fp8.finish(), s.ratio_fp8 = std::move(fp8);
   if (t.attention_of_roofline.empty()) return;
-  LogInterpolator fwd, bwd;
-  for (const auto& r : t.attention_of_roofline) {
-    fwd.add(log2_point(r.seq, r.heads, r.head_dim), std::log(r.fwd_roofline_over_measured));
-    bwd.add(log2_point(r.seq, r.heads, r.head_dim), std::log(r.bwd_roofline_over_measured));
-  }
-  fwd.finish(), bwd.finish();
-  s.ratio_attn_fwd = std::move(fwd);
-  s.ratio_attn_bwd = std::move(bwd);
+  const auto interpolators = [](const std::vector<CalibrationTable::AttentionRatio>& rows) {
+    LogInterpolator fwd, bwd;
+    for (const auto& r : rows) {
+      fwd.add(log2_point(r.seq, r.heads, r.head_dim), std::log(r.fwd_roofline_over_measured));
+      bwd.add(log2_point(r.seq, r.heads, r.head_dim), std::log(r.bwd_roofline_over_measured));
+    }
+    fwd.finish(), bwd.finish();
+    return std::pair{std::move(fwd), std::move(bwd)};
+  };
+  std::tie(s.ratio_attn_fwd, s.ratio_attn_bwd) = interpolators(t.attention_of_roofline);
+  if (!t.attention_of_roofline_source.empty() && !t.attention_lent_of_roofline.empty())
+    std::tie(s.lent_attn_fwd, s.lent_attn_bwd) = interpolators(t.attention_lent_of_roofline);
 }
 
 // `roofline`'s time over the time `t` measured, for each causal attention
@@ -486,15 +502,20 @@ void borrow_roofline_shortfall(CalibrationTable& to, const CalibrationTable& fro
     to.gemm_of_roofline.push_back({p, m, n, k, roofline.gemm(m, n, k, p).seconds() / seconds});
   }
   to.of_roofline_source = from.source;
-  // Attention, unless `to` measured its own part's.
-  if (to.attention_of_roofline_source.empty()) to.attention_of_roofline = attention_of_roofline(roofline, from);
+  // Attention: in place of `to`'s own where it measured none; beside them,
+  // to carry them past the shapes they span.
+  to.attention_lent_of_roofline = attention_of_roofline(roofline, from);
+  if (to.attention_of_roofline_source.empty()) to.attention_of_roofline = to.attention_lent_of_roofline;
 }
 
 void own_attention_shortfall(CalibrationTable& t) {
   if (!t.peaks_only || t.attention.empty()) return;
-  const Accelerator* measured = accelerator_named_in(t.gpu_name);
+  const Accelerator* measured =
+      accelerator_named_in(t.attention_gpu_name.empty() ? t.gpu_name : t.attention_gpu_name);
   if (!measured) return;
-  // The roofline those rows fell short of: this table's own best GEMMs.
+  // The roofline those rows fell short of: this table's own best GEMMs, at
+  // the peaks of the part that ran them (the efficiencies a sibling part
+  // takes from this table).
   const CalibrationTable peaks = peaks_of(t);
   if (peaks.gemms.empty() || peaks.gemms.front().dtype != Precision::kBf16) return;
   std::vector<CalibrationTable::AttentionRatio> own = attention_of_roofline(make_compute_model(*measured, &peaks), t);

@@ -56,6 +56,10 @@ struct CalibrationTable {
   };
   std::string source;      // file it was read from
   std::string gpu_name;    // meta.name, e.g. "NVIDIA H200"
+  // meta.attention_measured_on: the part the "attention" rows were timed on
+  // where it is not meta.name's (a family's kernels measured on its sibling:
+  // the B300's table carries the GB300's rows); empty: meta.name's part.
+  std::string attention_gpu_name;
   std::vector<Gemm> gemms;  // "gemm" and "gemm_grid" together
   std::vector<Attention> attention;  // "attention" and "attention_grid"
   double memory_GBps_rw = 0;         // memory.elementwise_inplace_GBps_rw
@@ -91,6 +95,13 @@ struct CalibrationTable {
   // table of peaks that measured its own part's flash attention
   // (own_attention_shortfall).
   std::string attention_of_roofline_source;
+  // Beside a part's own attention rows: the fully measured table's shortfall
+  // (borrow_roofline_shortfall), which carries them to shapes outside the box
+  // they span. A kernel's shortfall at the shapes its part measured is its
+  // own; how it changes from there to fewer heads or a shorter sequence (a
+  // partial wave, the prologue of a short kernel) is read off the table that
+  // measured every shape: own(nearest measured) x lent(shape) / lent(nearest).
+  std::vector<AttentionRatio> attention_lent_of_roofline;
   // For a table of peaks without rows of a low precision (fp8, fp4): that
   // precision's plateau over the bf16 one as a table of peaks of the same
   // generation measured them (borrow_precision_ratios), index Precision,

@@ -211,6 +211,10 @@ TEST(Calibration, MissingOrMistypedFieldsAreNamedByJsonPath) {
        "attention_fp8[0].bf16_fwd_s"},
       {"fp8_attention_empty.json", [](nlohmann::json& d) { d["attention_fp8"] = nlohmann::json::array(); },
        "attention_fp8"},
+      {"measured_on_unknown.json", [](nlohmann::json& d) { d["meta"]["attention_measured_on"] = "NVIDIA G999"; },
+       "meta.attention_measured_on"},
+      {"measured_on_number.json", [](nlohmann::json& d) { d["meta"]["attention_measured_on"] = 300; },
+       "meta.attention_measured_on"},
   };
   for (const Case& c : cases) {
     const std::string path = edited_table(c.name, c.edit);
@@ -1166,6 +1170,66 @@ TEST(Peaks, ATableOfPeaksThatMeasuredAttentionPricesItsOwnKernels) {
   CalibrationTable full = load_calibration(kH200Table);
   own_attention_shortfall(full);
   EXPECT_TRUE(full.attention_of_roofline.empty());
+}
+
+// A family's table may carry attention its sibling timed (b300.json holds
+// the GB300's cuDNN rows): those rows fell short of the sibling's roofline,
+// the table's efficiencies at the sibling's peaks, and the part the table
+// prices takes that shortfall at its own. Rows that are exactly the GB300
+// roofline's times then leave the B300 at its own roofline; read as the
+// B300's own they would become the B300's times, faster than its roofline
+// by the two rooflines' ratio, about the datasheets' 2,500 / 2,250 BF16.
+TEST(Peaks, AttentionTimedOnASiblingFallsShortOfThatSiblingsRoofline) {
+  CalibrationTable b300 = load_calibration(shipped("b300.json"));
+  ASSERT_EQ(b300.attention_gpu_name, "NVIDIA GB300");
+  CalibrationTable peaks = peaks_of(b300);
+  const ComputeModel gb300 = make_compute_model(find_accelerator("GB300"), &peaks);
+  const ComputeModel alone = make_compute_model(find_accelerator("B300"), &peaks);
+  b300.attention.clear();
+  for (int64_t seq : {2048, 8192}) {
+    const double fwd = gb300.attention_fwd(1, seq, 128, 160, true).seconds();
+    b300.attention.push_back({seq, 128, 160, true, fwd, fwd + gb300.attention_bwd(1, seq, 128, 160, true).seconds()});
+  }
+  CalibrationTable as_own = b300;
+  as_own.attention_gpu_name.clear();
+  own_attention_shortfall(b300);
+  own_attention_shortfall(as_own);
+  const ComputeModel sibling = make_compute_model(find_accelerator("B300"), &b300);
+  const ComputeModel own = make_compute_model(find_accelerator("B300"), &as_own);
+  const double roofline = alone.attention_fwd(1, 8192, 128, 160, true).seconds();
+  EXPECT_NEAR(sibling.attention_fwd(1, 8192, 128, 160, true).seconds() / roofline, 1.0, 1e-9);
+  // Read as the B300's own, the GB300's times become the B300's.
+  const double gb300_fwd = gb300.attention_fwd(1, 8192, 128, 160, true).seconds();
+  EXPECT_NEAR(own.attention_fwd(1, 8192, 128, 160, true).seconds() / gb300_fwd, 1.0, 1e-9);
+  EXPECT_NEAR(gb300_fwd / roofline, 2250.0 / 2500.0, 0.02);
+}
+
+// Where a part's own attention rows span few shapes (gb200.json: cuDNN at
+// 128 heads of width 160 only), a shape outside their box takes the rows'
+// shortfall at the nearest shape they measured, moved as the lent table's
+// shortfall moves from that shape to this one. Lent ratios of 1.0 at 128
+// heads and 0.5 at 8 heads halve the rate at 8 heads (twice the time) and
+// leave 128 heads, inside the rows' box, as the rows set it.
+TEST(Peaks, OwnAttentionRowsAreCarriedPastTheirShapesAsTheLentTableFallsOff) {
+  CalibrationTable gb200 = load_calibration(shipped("gb200.json"));
+  ASSERT_FALSE(gb200.attention.empty());
+  own_attention_shortfall(gb200);
+  ASSERT_FALSE(gb200.attention_of_roofline_source.empty());
+  const ComputeModel rows_only = make_compute_model(find_accelerator("GB200"), &gb200);
+  gb200.attention_lent_of_roofline = {{8192, 128, 128, 1.0, 1.0}, {8192, 8, 128, 0.5, 0.25}};
+  gb200.of_roofline_source = "lent.json";
+  const ComputeModel carried = make_compute_model(find_accelerator("GB200"), &gb200);
+  EXPECT_NEAR(carried.attention_fwd(1, 8192, 8, 160, true).seconds() /
+                  rows_only.attention_fwd(1, 8192, 8, 160, true).seconds(),
+              2.0, 1e-6);
+  EXPECT_NEAR(carried.attention_bwd(1, 8192, 8, 160, true).seconds() /
+                  rows_only.attention_bwd(1, 8192, 8, 160, true).seconds(),
+              4.0, 1e-6);
+  EXPECT_NEAR(carried.attention_fwd(1, 8192, 128, 160, true).seconds() /
+                  rows_only.attention_fwd(1, 8192, 128, 160, true).seconds(),
+              1.0, 1e-12);
+  EXPECT_NE(carried.describe().find("carried past the shapes they measured as lent.json falls off"), std::string::npos)
+      << carried.describe();
 }
 
 TEST(Peaks, ATableWithItsOwnKernelRatesBorrowsNone) {
