@@ -24,7 +24,8 @@ namespace {
 // of peaks without fp8 or fp4 rows, those precisions' plateaus over bf16's
 // from the table the GPU's generation names
 // (Architecture::precision_ratio_table). Flash attention a table of peaks
-// measured on its own part, or its family's table did, is kept.
+// measured on its own part, or its family's table did, is kept, and the
+// H200's shortfall carries it to the shapes those rows did not measure.
 hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t, const hw::Accelerator& gpu, bool dropout) {
   if (t.peaks_only && !gpu.arch.precision_ratio_table.empty()) {
     // The B200's own table is its family's ratio table: nothing to lend it.
@@ -49,7 +50,9 @@ hw::CalibrationTable with_borrowed_rates(hw::CalibrationTable t, const hw::Accel
   const hw::CalibrationTable measured = hw::load_calibration(reference);
   if (needs_kernels) {
     hw::borrow_kernel_rates(t, measured);
-    hw::borrow_roofline_shortfall(t, measured);  // keeps attention measured on the part
+    // Keeps attention measured on the part, and lends the H200's shortfall
+    // beside it to carry those rows to the shapes they did not measure.
+    hw::borrow_roofline_shortfall(t, measured);
     if (family) hw::borrow_attention_shortfall(t, *family);
   }
   if (needs_dropout) hw::borrow_dropout_cost(t, measured);

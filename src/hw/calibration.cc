@@ -240,6 +240,11 @@ CalibrationTable parse_calibration(const std::string& body, const std::string& p
   if (!t.peaks_only || r.optional_member(doc, "attention_grid"))
     read_attention(r, r.array(doc, "attention_grid", ""), "attention_grid", t.attention);
   if (!t.peaks_only && t.attention.empty()) r.fail("attention_grid", "needs at least one row");
+  // Only a table of peaks prices attention against a roofline, and only its
+  // "attention" rows can have been timed elsewhere.
+  if (!t.attention_gpu_name.empty() && (!t.peaks_only || !r.optional_member(doc, "attention")))
+    r.fail("meta.attention_measured_on",
+           "names the part a table of peaks' \"attention\" rows were timed on; this table has no such rows");
 
   if (!t.peaks_only || r.optional_member(doc, "memory"))
     t.memory_GBps_rw = r.positive(r.member(doc, "memory", ""), "elementwise_inplace_GBps_rw", "memory");

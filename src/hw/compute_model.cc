@@ -158,11 +158,14 @@ std::string ratios_borrowed_text(const CalibrationTable& t) {
     text = fmt::format("; each GEMM{} shape off that roofline as far as {} measured it off its own",
                        t.attention_of_roofline.empty() || own_attention ? "" : " and attention", t.of_roofline_source);
   if (own_attention)
-    text += fmt::format("; flash attention off that roofline as far as the kernels measured in {}{}",
-                        t.attention_of_roofline_source,
-                        t.attention_lent_of_roofline.empty()
-                            ? ""
-                            : fmt::format(", carried past the shapes they measured as {} falls off", t.of_roofline_source));
+    text += fmt::format(
+        "; flash attention off that roofline as far as the kernels measured in {}{} fell short of theirs{}",
+        t.attention_of_roofline_source,
+        t.attention_gpu_name.empty() ? "" : fmt::format(" (timed on {})", t.attention_gpu_name),
+        t.attention_lent_of_roofline.empty()
+            ? ""
+            : fmt::format(", and at shapes those did not measure as {}'s shortfall moves from the nearest measured one",
+                          t.of_roofline_source));
   return text;
 }
 
@@ -448,6 +451,8 @@ void set_lent_ratios(detail::RooflineShape& s, const CalibrationTable& t) {
     return std::pair{std::move(fwd), std::move(bwd)};
   };
   std::tie(s.ratio_attn_fwd, s.ratio_attn_bwd) = interpolators(t.attention_of_roofline);
+  // Without rows of its own the lent ratios are attention_of_roofline
+  // already, and moving them by themselves would change nothing.
   if (!t.attention_of_roofline_source.empty() && !t.attention_lent_of_roofline.empty())
     std::tie(s.lent_attn_fwd, s.lent_attn_bwd) = interpolators(t.attention_lent_of_roofline);
 }

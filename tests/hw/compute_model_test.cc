@@ -215,6 +215,9 @@ TEST(Calibration, MissingOrMistypedFieldsAreNamedByJsonPath) {
        "meta.attention_measured_on"},
       {"measured_on_number.json", [](nlohmann::json& d) { d["meta"]["attention_measured_on"] = 300; },
        "meta.attention_measured_on"},
+      // The H200's table is fully measured: its attention was timed on the H200.
+      {"measured_on_full_table.json", [](nlohmann::json& d) { d["meta"]["attention_measured_on"] = "NVIDIA H100"; },
+       "meta.attention_measured_on"},
   };
   for (const Case& c : cases) {
     const std::string path = edited_table(c.name, c.edit);
@@ -1228,8 +1231,20 @@ TEST(Peaks, OwnAttentionRowsAreCarriedPastTheirShapesAsTheLentTableFallsOff) {
   EXPECT_NEAR(carried.attention_fwd(1, 8192, 128, 160, true).seconds() /
                   rows_only.attention_fwd(1, 8192, 128, 160, true).seconds(),
               1.0, 1e-12);
-  EXPECT_NE(carried.describe().find("carried past the shapes they measured as lent.json falls off"), std::string::npos)
+  EXPECT_NE(carried.describe().find("at shapes those did not measure as lent.json's shortfall moves from the nearest "
+                                    "measured one"),
+            std::string::npos)
       << carried.describe();
+  // The shipped path: the H200's table lends its ratios beside the rows, and
+  // 8 heads of 128 at 2K tokens (a CP 4 shard of an 8B model on TP 4), outside
+  // the rows' box, is priced off them, not at the rows' 128-head shortfall.
+  CalibrationTable shipped_rows = load_calibration(shipped("gb200.json"));
+  own_attention_shortfall(shipped_rows);
+  borrow_roofline_shortfall(shipped_rows, load_calibration(kH200Table));
+  ASSERT_FALSE(shipped_rows.attention_lent_of_roofline.empty());
+  const ComputeModel lent = make_compute_model(find_accelerator("GB200"), &shipped_rows);
+  EXPECT_GT(lent.attention_fwd(1, 2048, 8, 128, true).seconds() / rows_only.attention_fwd(1, 2048, 8, 128, true).seconds(),
+            1.01);
 }
 
 TEST(Peaks, ATableWithItsOwnKernelRatesBorrowsNone) {
