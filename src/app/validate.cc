@@ -1,8 +1,6 @@
 #include "app/validate.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <filesystem>
 #include <mutex>
 
@@ -178,32 +176,16 @@ report::Validation validate_folder(const std::string& dir_arg, const std::vector
     if (e.path().extension() == ".yaml") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   if (files.empty()) throw core::InputError({"", 0, "dir"}, fmt::format("no .yaml cases in '{}'", v.dir));
-  // Cases are independent: they run on `threads` workers, each taking the
-  // next file in name order, into their own slots, so the table is the same
-  // at any thread count. A file that fails stops the files after it from
-  // starting; every file before it was taken already and runs to its end, so
-  // the error reported is the first bad file's, as one thread would report.
+  // Cases are independent: they run on `threads` workers, each into its own
+  // slot, so the table is the same at any thread count, and a bad file is
+  // reported as one thread would report it (core::for_each_index).
   v.cases.resize(files.size());
-  std::vector<std::exception_ptr> failures(files.size());
-  std::atomic<size_t> next{0}, first_failure{files.size()};
   std::mutex mu;  // on_case, one case at a time
-  auto work = [&] {
-    for (;;) {
-      const size_t i = next.fetch_add(1);
-      if (i >= files.size() || i > first_failure.load()) return;
-      try {
-        v.cases[i] = validate_case(files[i], overrides);
-        std::lock_guard lock(mu);
-        if (on_case) on_case(v.cases[i].simulated_time, static_cast<int64_t>(files.size()));
-      } catch (...) {
-        failures[i] = std::current_exception();
-        for (size_t seen = first_failure.load(); i < seen && !first_failure.compare_exchange_weak(seen, i);) {
-        }
-      }
-    }
-  };
-  core::run_on_workers(std::min(threads > 0 ? threads : core::hardware_workers(), static_cast<int>(files.size())), work);
-  if (first_failure.load() < files.size()) std::rethrow_exception(failures[first_failure.load()]);
+  core::for_each_index(files.size(), threads > 0 ? threads : core::hardware_workers(), [&](size_t i) {
+    v.cases[i] = validate_case(files[i], overrides);
+    std::lock_guard lock(mu);
+    if (on_case) on_case(v.cases[i].simulated_time, static_cast<int64_t>(files.size()));
+  });
   return v;
 }
 

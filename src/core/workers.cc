@@ -1,6 +1,9 @@
 #include "core/workers.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -27,6 +30,28 @@ void run_on_workers(int workers, const std::function<void()>& work) {
     }
   } join_all{pool};
   work();
+}
+
+void for_each_index(size_t count, int workers, const std::function<void(size_t)>& item) {
+  std::atomic<size_t> next{0}, first_failure{count};
+  std::exception_ptr failure;  // the lowest failing index's
+  std::mutex mu;
+  run_on_workers(static_cast<int>(std::clamp<size_t>(count, 1, static_cast<size_t>(std::max(workers, 1)))), [&] {
+    for (;;) {
+      const size_t i = next.fetch_add(1);
+      if (i >= count || i > first_failure.load()) return;
+      try {
+        item(i);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (i < first_failure.load()) {
+          first_failure = i;
+          failure = std::current_exception();
+        }
+      }
+    }
+  });
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace anatomy::core

@@ -4,6 +4,7 @@
 // sweep's points) on every core. The body takes its next item from an index
 // of its own, so what it computes does not depend on how many threads ran.
 
+#include <cstddef>
 #include <functional>
 
 namespace anatomy::core {
@@ -17,5 +18,12 @@ int hardware_workers();
 // (the callers catch theirs and report after); one thrown on the calling
 // thread propagates once the others have ended.
 void run_on_workers(int workers, const std::function<void()>& work);
+
+// item(0) ... item(count - 1) on up to `workers` threads, each taking the
+// next index. An item that throws stops the items after it from starting;
+// those before it were taken already and run to their end, and the lowest
+// index's exception is rethrown once all have ended: the error one thread
+// running them in order would report.
+void for_each_index(size_t count, int workers, const std::function<void(size_t)>& item);
 
 }  // namespace anatomy::core

@@ -1,6 +1,5 @@
 #include "sweep/run.h"
 
-#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -81,31 +80,15 @@ Summary run_sweep(const Space& space, const RunOptions& o, const Callbacks& cb) 
   if (o.limit > 0 && static_cast<int64_t>(todo.size()) > o.limit) todo.resize(o.limit);
   if (cb.on_start) cb.on_start(static_cast<int64_t>(todo.size()));
 
-  std::atomic<size_t> next{0};
   std::mutex mu;  // the store and the callbacks, one point at a time
-  std::exception_ptr failure;
-  auto work = [&] {
-    for (;;) {
-      const size_t i = next.fetch_add(1);
-      if (i >= todo.size()) return;
-      try {
-        const PointRow row = run_point(space, *todo[i]);
-        std::lock_guard lock(mu);
-        if (failure) return;
-        store.put(row);
-        ++sum.ran;
-        sum.failed += row.ok ? 0 : 1;
-        if (cb.on_point) cb.on_point(row);
-      } catch (...) {
-        std::lock_guard lock(mu);
-        if (!failure) failure = std::current_exception();
-        next = todo.size();
-        return;
-      }
-    }
-  };
-  core::run_on_workers(std::min<int>(o.threads, std::max<int>(1, static_cast<int>(todo.size()))), work);
-  if (failure) std::rethrow_exception(failure);
+  core::for_each_index(todo.size(), o.threads, [&](size_t i) {
+    const PointRow row = run_point(space, *todo[i]);
+    std::lock_guard lock(mu);
+    store.put(row);
+    ++sum.ran;
+    sum.failed += row.ok ? 0 : 1;
+    if (cb.on_point) cb.on_point(row);
+  });
   sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return sum;
 }

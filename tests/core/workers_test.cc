@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -38,6 +39,23 @@ TEST(Workers, AThrowOnTheCallingThreadWaitsForTheOthers) {
                               }),
                std::runtime_error);
   EXPECT_EQ(ended.load(), 2);
+}
+
+// Items 3 and 7 of 20 throw on four workers: 7's error is never the one
+// reported, items past 3 may or may not start, and every item before 3 runs.
+TEST(Workers, ForEachIndexReportsTheLowestFailingItem) {
+  std::vector<std::atomic<int>> ran(20);
+  try {
+    for_each_index(20, 4, [&](size_t i) {
+      ++ran[i];
+      if (i == 3 || i == 7) throw std::runtime_error(std::to_string(i));
+    });
+    ADD_FAILURE() << "expected a throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "3");
+  }
+  for (size_t i = 0; i <= 3; ++i) EXPECT_EQ(ran[i].load(), 1) << i;
+  for (size_t i = 0; i < 20; ++i) EXPECT_LE(ran[i].load(), 1) << i;
 }
 
 }  // namespace
