@@ -55,6 +55,7 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   c.published = s.expected->value;
   c.source = s.expected->source;
   c.bound = s.expected->bound;
+  c.accelerator = s.cluster.system.gpu.name;
   if (!s.expected->series.empty() && (s.job || s.edge || s.kernel || s.collective))
     throw scenario::locate_in_scenario(
         s, core::InputError({"", 0, "expected.series"},

@@ -30,24 +30,33 @@ const char* key_of(CaseKind kind) {
   return "";
 }
 
+// Of at least one value; an even count takes the mean of the middle two.
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 ErrorSummary summarize(const std::vector<ValidationCase>& cases, CaseKind kind) {
-  std::vector<double> sorted;
+  std::vector<double> abs_errors;
   ErrorSummary out;
   for (const auto& c : cases) {
     if (c.kind != kind) continue;
     if (c.ran)
-      sorted.push_back(std::fabs(c.error()));
+      abs_errors.push_back(std::fabs(c.error()));
     else
       ++out.refused;
   }
-  std::sort(sorted.begin(), sorted.end());
-  out.n = sorted.size();
+  out.n = abs_errors.size();
   if (out.n > 0) {
-    out.median = out.n % 2 ? sorted[out.n / 2] : (sorted[out.n / 2 - 1] + sorted[out.n / 2]) / 2;
-    out.worst = sorted.back();
+    out.median = median_of(abs_errors);
+    out.worst = *std::max_element(abs_errors.begin(), abs_errors.end());
   }
   return out;
 }
+
+// Metrics that are a time, where a larger figure is slower.
+bool is_time_metric(const std::string& metric) { return metric == "iteration_s" || metric == "time_us"; }
 
 // y = intercept + slope x through the points, by least squares. The caller
 // passes at least two distinct x.
@@ -78,7 +87,33 @@ double ValidationCase::error() const {
   return (simulated - published) / published;
 }
 
+double ValidationCase::speed_error() const {
+  if (error() == 0) return 0;
+  return is_time_metric(metric) && simulated > 0 ? published / simulated - 1 : error();
+}
+
 ErrorSummary Validation::summary(CaseKind kind) const { return summarize(cases, kind); }
+
+std::vector<AcceleratorSummary> Validation::by_accelerator(CaseKind kind) const {
+  if (kind == CaseKind::kJob) return {};
+  std::map<std::string, std::vector<const ValidationCase*>> by_part;
+  for (const auto& c : cases)
+    if (c.kind == kind && c.ran) by_part[c.accelerator].push_back(&c);
+  std::vector<AcceleratorSummary> out;
+  for (const auto& [part, members] : by_part) {
+    std::vector<double> speed, abs_errors;
+    for (const ValidationCase* c : members) {
+      speed.push_back(c->speed_error());
+      abs_errors.push_back(std::fabs(c->error()));
+    }
+    out.push_back({.accelerator = part,
+                   .n = members.size(),
+                   .bias = median_of(speed),
+                   .median = median_of(abs_errors),
+                   .worst = *std::max_element(abs_errors.begin(), abs_errors.end())});
+  }
+  return out;
+}
 
 std::vector<SeriesFit> Validation::series() const {
   // A bound's published figure is not a step, so its case is left out; so
@@ -150,6 +185,15 @@ nlohmann::ordered_json validation_json(const Validation& v) {
     j[k + "_cases_simulated"] = e.n;
     j[k + "_cases_not_simulated"] = e.refused;
   }
+  j["by_accelerator"] = nlohmann::json::array();
+  for (const KindNames& n : kKinds)
+    for (const AcceleratorSummary& a : v.by_accelerator(n.kind))
+      j["by_accelerator"].push_back({{"kind", n.key},
+                                     {"accelerator", a.accelerator},
+                                     {"cases_simulated", a.n},
+                                     {"bias_pct", 100 * a.bias},
+                                     {"median_abs_error_pct", 100 * a.median},
+                                     {"worst_abs_error_pct", 100 * a.worst}});
   j["series"] = nlohmann::json::array();
   for (const SeriesFit& f : v.series()) {
     nlohmann::ordered_json parts = nlohmann::ordered_json::object();
@@ -196,6 +240,19 @@ std::string validation_text(const Validation& v) {
     if (e.refused > 0) fmt::format_to(to, "; {} not simulated (see notes)", e.refused);
   }
   out += '\n';
+  // A part's rows can miss both ways and still read a small median |error|;
+  // the bias says which way its typical case misses.
+  std::string parts;
+  for (const KindNames& n : kKinds)
+    for (const AcceleratorSummary& a : v.by_accelerator(n.kind))
+      parts += fmt::format("{:<12} {:<12} {:>5} {:>+8.1f}% {:>9.1f}% {:>9.1f}%\n", n.key,
+                           a.accelerator.empty() ? "-" : a.accelerator, a.n,
+                           100 * a.bias, 100 * a.median, 100 * a.worst);
+  if (!parts.empty())
+    fmt::format_to(to,
+                   "\nby accelerator: bias is the median case's speed in anatomy against its source's (+ faster, - "
+                   "slower)\n{:<12} {:<12} {:>5} {:>9} {:>10} {:>10}\n{}",
+                   "kind", "accelerator", "cases", "bias", "med |err|", "max |err|", parts);
   const std::vector<SeriesFit> fits = v.series();
   if (fits.empty()) return out;
   fmt::format_to(to,

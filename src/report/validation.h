@@ -4,7 +4,9 @@
 // in, one per kind of case — training throughput/MFU, collectives, single
 // kernels, whole jobs — since a target for one says nothing of another.
 // Errors are (simulated - published) / published, except that a published
-// bound that holds has no error.
+// bound that holds has no error. Per accelerator, each kind's cases are also
+// summarized by their bias: the median of how much faster (positive) or
+// slower anatomy runs a case than its source did, which |error| hides.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -29,6 +31,9 @@ struct ValidationCase {
   // What the case runs, from its scenario (a kernel timed in microseconds is
   // a kernel case, not a collective), which sets the summary it counts in.
   CaseKind kind = CaseKind::kTraining;
+  // The accelerator the case runs on (hw::Accelerator::name, e.g. "H100"),
+  // for the per-accelerator summaries.
+  std::string accelerator;
   // A training iteration's: its series (Expected::series, "" = none), the
   // micro-batches a pipeline runs a step, and the step in seconds as
   // published (read back from the metric: every training metric but
@@ -42,6 +47,11 @@ struct ValidationCase {
   // simulated_time.
   std::vector<std::pair<std::string, double>> simulated_parts_s;
   double error() const;
+  // How much faster (positive) or slower (negative) anatomy runs the case
+  // than its source did: a rate's error() (throughput, TFLOP/s, MFU, bus
+  // bandwidth), and for a time (iteration_s, time_us) published over
+  // simulated, less one. 0 where a published bound holds.
+  double speed_error() const;
 };
 
 // The runs of one series differ only in their GPU count and global batch,
@@ -69,10 +79,22 @@ struct ErrorSummary {
   double median = 0, worst = 0;  // of |error|
 };
 
+// One accelerator's simulated cases of one kind: how many, their bias (the
+// median speed_error: + the part runs fast in anatomy, - slow) and the
+// median and worst |error|, as ErrorSummary has them for the whole kind.
+struct AcceleratorSummary {
+  std::string accelerator;
+  size_t n = 0;
+  double bias = 0, median = 0, worst = 0;
+};
+
 struct Validation {
   std::string dir;
   std::vector<ValidationCase> cases;
   ErrorSummary summary(CaseKind kind) const;
+  // Each accelerator's summary for `kind`, by accelerator name. A whole
+  // job's interruptions and ETTR are not a speed, so kJob gives none.
+  std::vector<AcceleratorSummary> by_accelerator(CaseKind kind) const;
   // Each series whose cases ran at two or more micro-batch counts, by name.
   std::vector<SeriesFit> series() const;
 };

@@ -121,5 +121,61 @@ TEST(Validation, ASeriesSplitsItsStepsIntoAFixedPartAndAPartPerMicroBatch) {
   EXPECT_NEAR(json["series"][0]["simulated_fixed_parts_s"]["a"].get<double>(), 0.3, 1e-12);
 }
 
+ValidationCase on(const std::string& accelerator, ValidationCase c) {
+  c.accelerator = accelerator;
+  return c;
+}
+
+TEST(Validation, EachAcceleratorsBiasSaysWhichWayItsCasesMiss) {
+  // A part whose cases miss both ways can read a small median |error|; its
+  // bias, the median of how much faster anatomy runs each case than its
+  // source did, says which way. A step 20% short is 1 / 0.8 - 1 = 25% fast,
+  // a throughput 10% high 10% fast, an MFU 10% low 10% slow:
+  //   H100 training: speeds +25, +10, -10%  -> bias +10%; |error| 20, 10, 10 -> median 10%, worst 20%
+  //   H100 training, a bound that holds: no error, no speed error (so 4 cases, bias (+10 + 0) / 2 = +5%)
+  //   MI300X collective: busbw 100 -> 130                    -> bias +30%
+  //   MI300X kernel: 10 us -> 12.5 us, 10 / 12.5 - 1         -> bias -20% (|error| 25%)
+  // A whole job's interruptions are not a speed, and a refused case is not simulated: neither has a row.
+  ValidationCase bound = ran("T4", "tflops_per_gpu", 100, 120);
+  bound.bound = "at_least";
+  ValidationCase refused = ran("T5", "iteration_s", 1.0, 0.0);
+  refused.ran = false;
+  Validation v;
+  v.cases = {on("H100", ran("T1", "iteration_s", 1.0, 0.8)),
+             on("H100", ran("T2", "tokens_per_s", 100, 110)),
+             on("H100", ran("T3", "mfu", 0.5, 0.45)),
+             on("H100", bound),
+             on("H100", refused),
+             on("MI300X", ran("C1", "busbw_GBps", 100, 130, CaseKind::kCollective)),
+             on("MI300X", ran("K1", "time_us", 10, 12.5, CaseKind::kKernel)),
+             on("MI300X", ran("J1", "interruptions", 100, 90, CaseKind::kJob))};
+  EXPECT_NEAR(v.cases[0].speed_error(), 0.25, 1e-12);
+  EXPECT_NEAR(v.cases[6].speed_error(), -0.20, 1e-12);
+  EXPECT_EQ(v.cases[3].speed_error(), 0.0);
+
+  const std::vector<AcceleratorSummary> t = v.by_accelerator(CaseKind::kTraining);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].accelerator, "H100");
+  EXPECT_EQ(t[0].n, 4u);
+  EXPECT_NEAR(t[0].bias, 0.05, 1e-12);
+  EXPECT_NEAR(t[0].median, 0.10, 1e-12);
+  EXPECT_NEAR(t[0].worst, 0.20, 1e-12);
+  const std::vector<AcceleratorSummary> k = v.by_accelerator(CaseKind::kKernel);
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_NEAR(k[0].bias, -0.20, 1e-12);
+  EXPECT_NEAR(k[0].worst, 0.25, 1e-12);
+  EXPECT_TRUE(v.by_accelerator(CaseKind::kJob).empty());
+
+  const std::string text = validation_text(v);
+  EXPECT_NE(text.find("training     H100             4     +5.0%      10.0%      20.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("collective   MI300X           1    +30.0%      30.0%      30.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("kernel       MI300X           1    -20.0%      25.0%      25.0%"), std::string::npos) << text;
+  const auto json = validation_json(v);
+  ASSERT_EQ(json["by_accelerator"].size(), 3u);
+  EXPECT_EQ(json["by_accelerator"][1]["kind"], "collective");
+  EXPECT_NEAR(json["by_accelerator"][1]["bias_pct"].get<double>(), 30.0, 1e-9);
+  EXPECT_EQ(json["by_accelerator"][0]["cases_simulated"], 4);
+}
+
 }  // namespace
 }  // namespace anatomy::report
