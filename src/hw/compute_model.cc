@@ -411,12 +411,20 @@ std::string set_measured_plateaus(detail::RooflineShape& s, const CalibrationTab
 // by the two board powers, not the fraction of a datasheet peak that assumes
 // a boost clock neither part holds. Returns the text that says so ("" when
 // it does not apply).
-std::string carry_plateaus_by_power(detail::RooflineShape& s, const Accelerator& gpu, const Accelerator& measured) {
+// (gpu's board power / measured's)^exponent for a family whose clocks follow
+// the power limit; 1 where that does not apply.
+double power_carry(const Accelerator& gpu, const Accelerator& measured) {
   const double exponent = gpu.arch.gemm_power_exponent;
   if (exponent <= 0 || gpu.name == measured.name || gpu.tdp_watts <= 0 || measured.tdp_watts <= 0 ||
       gpu.tdp_watts == measured.tdp_watts)
-    return "";
-  const double power = std::pow(gpu.tdp_watts / measured.tdp_watts, exponent);
+    return 1.0;
+  return std::pow(gpu.tdp_watts / measured.tdp_watts, exponent);
+}
+
+std::string carry_plateaus_by_power(detail::RooflineShape& s, const Accelerator& gpu, const Accelerator& measured) {
+  const double power = power_carry(gpu, measured);
+  if (power == 1.0) return "";
+  const double exponent = gpu.arch.gemm_power_exponent;
   for (Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kFp4}) {
     const double ours = peak_tflops(gpu, p), theirs = peak_tflops(measured, p);
     if (ours <= 0 || theirs <= 0) continue;
@@ -425,9 +433,10 @@ std::string carry_plateaus_by_power(detail::RooflineShape& s, const Accelerator&
   }
   return fmt::format(
       "; each rate carried from the {}'s {:.0f} W to the {}'s {:.0f} W by ({:.0f} / {:.0f})^{:.2f} = {:.3f}, as "
-      "{} GEMMs run at the clock the power limit allows: bf16 {:.1f}% of this part's peak",
+      "{} GEMMs run at the clock the power limit allows: bf16 {:.1f}% of this part's peak; its memory-bound "
+      "kernels at the same {:.3f} of their rate, as the power manager sets the memory clocks from the same budget",
       measured.name, measured.tdp_watts, gpu.name, gpu.tdp_watts, gpu.tdp_watts, measured.tdp_watts, exponent, power,
-      gpu.arch.description, 100 * s.measured[static_cast<size_t>(Precision::kBf16)]);
+      gpu.arch.description, 100 * s.measured[static_cast<size_t>(Precision::kBf16)], power);
 }
 
 void set_lent_ratios(detail::RooflineShape& s, const CalibrationTable& t) {
@@ -580,6 +589,8 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
     auto measured_shape = std::make_shared<detail::RooflineShape>(shape);
     std::string plateaus = set_measured_plateaus(*measured_shape, *table, measured);
     plateaus += carry_plateaus_by_power(*measured_shape, gpu, measured);  // after: it scales those plateaus
+    cm.memory_pace_ = power_carry(gpu, measured);
+    cm.table_hbm_scale_ *= cm.memory_pace_;
     set_lent_ratios(*measured_shape, *table);
     cm.shape_ = measured_shape;
     cm.description_ = fmt::format(
@@ -671,7 +682,7 @@ SimTime ComputeModel::roofline_gemm(int64_t m, int64_t n, int64_t k, Precision p
   const double mn = static_cast<double>(m) * static_cast<double>(n);
   double bytes = (mk + kn + mn) * bytes_of(p);
   if (split > 1) bytes += 2.0 * static_cast<double>(split) * mn * 4;  // fp32 partials written, then reduced
-  const double memory = bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency);
+  const double memory = bytes / (hbm_Bps() * kMemoryEfficiency);
   return SimTime::from_seconds((std::max(compute, memory) + kLaunchSeconds) / s.roofline_over_measured(m, n, k, p));
 }
 
@@ -687,7 +698,7 @@ SimTime ComputeModel::table_gemm(int64_t m, int64_t n, int64_t k, Precision p) c
   const double bytes = (static_cast<double>(m) * static_cast<double>(k) + static_cast<double>(k) * static_cast<double>(n) +
                         static_cast<double>(m) * static_cast<double>(n)) *
                        bytes_of(p);
-  const double ideal = std::max(flops / peak, bytes / gpu_.hbm_bandwidth.bytes_per_second()) + kLaunchSeconds;
+  const double ideal = std::max(flops / peak, bytes / hbm_Bps()) + kLaunchSeconds;
   return SimTime::from_seconds(std::max(measured, ideal));
 }
 
@@ -747,7 +758,7 @@ SimTime ComputeModel::attention_bf16(int64_t batch, int64_t seq, int64_t heads, 
   // bf16 Q, K, V, O once (forward); Q, K, V, O, dO in and dQ, dK, dV out (backward).
   const double bytes = (backward ? 8.0 : 4.0) * b * s * h * d * 2;
   const double peak = gpu_.bf16_tflops * 1e12;
-  const double hbm = gpu_.hbm_bandwidth.bytes_per_second();
+  const double hbm = hbm_Bps();
   const double ideal = std::max(flops / peak, bytes / hbm) + kLaunchSeconds;
 
   if (kernel == AttentionKernel::kFlash2 && gpu_.arch.family == "hopper") {
@@ -787,7 +798,7 @@ double ComputeModel::attention_roofline_seconds(int64_t batch, int64_t seq, int6
   // keeps the output 16-bit under current scaling, NVTE_DPA_FP8CS_O_in_F16).
   const double row_bytes = fp8 ? (backward ? 3 * 1 + 2 + 1 + 3 * 2 : 3 * 1 + 2) : (backward ? 8.0 : 4.0) * 2;
   const double bytes = row_bytes * b * s * h * d;
-  const double hbm = gpu_.hbm_bandwidth.bytes_per_second();
+  const double hbm = hbm_Bps();
   // Attention's matmuls run on the same tensor pipes as a GEMM of their
   // precision, at its plateau (the measured one where a table of peaks gives it).
   const detail::RooflineShape& sh = *shape_;
@@ -881,7 +892,7 @@ SimTime ComputeModel::memory_bound(Bytes bytes_read_plus_written) const {
     const double rate = table_->memory_GBps_rw * 1e9 * table_hbm_scale_;
     return SimTime::from_seconds(std::max(bytes / rate, kLaunchSeconds));
   }
-  return SimTime::from_seconds(bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency) + kLaunchSeconds);
+  return SimTime::from_seconds(bytes / (hbm_Bps() * kMemoryEfficiency) + kLaunchSeconds);
 }
 
 SimTime ComputeModel::optimizer_step(int64_t params, OptimizerState state, OptimizerImpl impl) const {
@@ -910,7 +921,7 @@ SimTime ComputeModel::optimizer_step(int64_t params, OptimizerState state, Optim
     return SimTime::from_seconds(p * ns * 1e-9 / table_hbm_scale_);
   }
   const double bytes = bf16 ? kAdamBf16BytesPerParam : kAdamBytesPerParam * moments;
-  return SimTime::from_seconds(p * bytes / (gpu_.hbm_bandwidth.bytes_per_second() * kMemoryEfficiency) + kLaunchSeconds);
+  return SimTime::from_seconds(p * bytes / (hbm_Bps() * kMemoryEfficiency) + kLaunchSeconds);
 }
 
 core::Bandwidth ComputeModel::device_to_host(core::Bandwidth link_per_direction) const {

@@ -325,7 +325,14 @@ class ComputeModel {
   std::shared_ptr<const detail::CalibratedRates> calibrated_;  // null: roofline only
   std::shared_ptr<const detail::RooflineShape> shape_;
   double table_peak_scale_ = 1.0;  // this GPU's peak over the table GPU's peak
-  double table_hbm_scale_ = 1.0;   // this GPU's HBM bandwidth over the table GPU's
+  double table_hbm_scale_ = 1.0;   // this GPU's HBM bandwidth over the table GPU's (times memory_pace_)
+  // A part whose rates are carried by board power from a sibling's table
+  // (Architecture::gemm_power_exponent) runs its memory-bound work at this
+  // fraction of the rate its HBM alone would give: AMD's power management
+  // sets the memory clocks (UCLK/MCLK) from the same budget as the compute
+  // clock (amd-smi, "Performance levels and performance determinism").
+  double memory_pace_ = 1.0;
+  double hbm_Bps() const { return gpu_.hbm_bandwidth.bytes_per_second() * memory_pace_; }
   double tensor_pace_ = 1.0;       // paced(): GEMM and attention times are divided by it
   size_t paced_at_ = std::string::npos;  // where paced() appended its reason to description_
   std::string description_;

@@ -985,6 +985,28 @@ TEST(Peaks, APowerLimitedFamilyCarriesAMeasuredRateByBoardPowerNotByPeak) {
   EXPECT_EQ(find_architecture("blackwell").gemm_power_exponent, 0);
 }
 
+TEST(Peaks, APowerLimitedPartCarriesItsMemoryBoundRateByBoardPowerToo) {
+  // The power manager sets the memory clocks from the budget that sets the
+  // compute clock, so the MI350X (1,000 W) streams at the MI355X's (1,400 W)
+  // rate x (1000 / 1400)^0.607 = 0.815 as well, not at the same rate because
+  // both have 8 TB/s of HBM. Neither table measures a stream, so both start
+  // from 90% of 8 TB/s: 1 GiB read plus written takes 1,073,741,824 /
+  // (7.2e12) = 149.1 us on the MI355X and 149.1 / 0.815 = 183.0 us on the
+  // MI350X, each plus the 4 us launch.
+  const CalibrationTable t = load_calibration(shipped("mi355x.json"));
+  const ComputeModel mi350x = make_compute_model(find_accelerator("MI350X"), &t);
+  const ComputeModel mi355x = make_compute_model(find_accelerator("MI355X"), &t);
+  const double power = std::pow(1000.0 / 1400, find_architecture("cdna4").gemm_power_exponent);
+  EXPECT_NEAR(power, 0.815, 0.001);
+  const double bytes = 1073741824.0, launch_s = 4e-6;
+  EXPECT_NEAR(mi355x.memory_bound(Bytes(static_cast<int64_t>(bytes))).seconds(), bytes / 7.2e12 + launch_s, 1e-9);
+  EXPECT_NEAR(mi350x.memory_bound(Bytes(static_cast<int64_t>(bytes))).seconds(), bytes / (7.2e12 * power) + launch_s,
+              1e-9);
+  EXPECT_NE(mi350x.describe().find("memory-bound kernels at the same 0.815"), std::string::npos) << mi350x.describe();
+  // A part with a table of its own keeps its HBM's rate.
+  EXPECT_EQ(mi355x.describe().find("memory-bound kernels at the same"), std::string::npos);
+}
+
 TEST(Peaks, AttentionRunsAtTheMeasuredBf16Plateau) {
   // Attention's mainloop is the bf16 tensor rate; with the MI300X's measured
   // plateau (708 / 1,307 = 54.2%) instead of the generic 67.5% a long
