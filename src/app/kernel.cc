@@ -29,9 +29,10 @@ KernelCaseRun run_kernel_case(const scenario::Scenario& s) {
       run.what = fmt::format("gemm {} x {} x {} {}{}", k.m, k.n, k.k, hw::to_string(k.precision),
                              k.block_scaled ? ", a scale per 128 of k" : "");
     } else if (k.op == "stream") {
-      // A stream of bytes through HBM (STREAM's and BabelStream's kernels):
-      // the part's streaming rate, its table's measured one where it has one.
-      run.time = cm.memory_bound(k.bytes);
+      // A stream of bytes through HBM (STREAM's and BabelStream's kernels),
+      // timed alone: the part's streaming rate, its table's measured one
+      // where it has one, below the board's power limit.
+      run.time = cm.stream_alone(k.bytes);
       run.bytes = k.bytes.as_double();
       run.what = fmt::format("stream of {} read plus written", core::format_bytes(k.bytes));
     } else {

@@ -158,7 +158,8 @@ report::ValidationCase validate_case(const std::string& path, const std::vector<
   for (const auto& [bucket, t] : r.mean.buckets()) c.simulated_parts_s.emplace_back(bucket, t.seconds());
   // Every training metric but the step itself is a rate: the published step
   // is the simulated one scaled by how much faster the simulation ran.
-  c.published_step_s = c.metric == "iteration_s" ? c.published : r.iteration.seconds() * c.simulated / c.published;
+  c.published_step_s =
+      report::is_time_metric(c.metric) ? c.published : r.iteration.seconds() * c.simulated / c.published;
   c.note = fmt::format("iteration {:.2f} s, MFU {:.1f}% ({:.1f}% causal)", r.iteration.seconds(), 100 * r.mfu,
                        100 * r.mfu_causal);
   if (!r.memory_warning.empty()) c.note += "; memory model: " + r.memory_warning;

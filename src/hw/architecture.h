@@ -106,7 +106,9 @@ struct Architecture {
   // Where dense GEMMs run at the clock the board's power limit allows (not
   // at the boost clock): a GEMM plateau measured on one part of the family
   // carries to another by (its board power / the measuring part's)^this,
-  // not by datasheet peak. 0: not known to be power-limited (peak scaling).
+  // not by datasheet peak, and so does a training step's memory-bound rate
+  // (ComputeModel::memory_pace_). 0: not known to be power-limited (peak
+  // scaling).
   double gemm_power_exponent = 0;
   // The calibration table shipped for this family (file name under
   // data/calibration/, measured on one of its parts and scaled to the

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/stats.h"
 #include "hw/catalog.h"
 #include "hw/compute_model.h"
 #include "hw/link.h"
@@ -157,12 +158,6 @@ void read_attention_fp8(const Reader& r, const json& rows, CalibrationTable& t) 
             [](const auto& a, const auto& b) { return a.seq < b.seq; });
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 void read_dropout(const Reader& r, const json& rows, CalibrationTable& t) {
   if (!rows.is_array() || rows.empty()) r.fail("attention_dropout", "expected a non-empty array");
   std::vector<double> fwd, bwd;
@@ -178,8 +173,8 @@ void read_dropout(const Reader& r, const json& rows, CalibrationTable& t) {
   }
   // A median at or below zero is a measurement too: dropout cost nothing
   // that the noise did not hide.
-  t.dropout_fwd_s_per_score = std::max(0.0, median(fwd));
-  t.dropout_bwd_s_per_score = std::max(0.0, median(bwd));
+  t.dropout_fwd_s_per_score = std::max(0.0, core::median(fwd));
+  t.dropout_bwd_s_per_score = std::max(0.0, core::median(bwd));
   t.dropout_measured = true;
 }
 

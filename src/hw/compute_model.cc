@@ -405,12 +405,6 @@ std::string set_measured_plateaus(detail::RooflineShape& s, const CalibrationTab
   return text;
 }
 
-// A table of peaks measured on another part of a family whose GEMMs run at
-// the clock the board's power limit allows (Architecture::
-// gemm_power_exponent): what carries over is the rate at that power, scaled
-// by the two board powers, not the fraction of a datasheet peak that assumes
-// a boost clock neither part holds. Returns the text that says so ("" when
-// it does not apply).
 // (gpu's board power / measured's)^exponent for a family whose clocks follow
 // the power limit; 1 where that does not apply.
 double power_carry(const Accelerator& gpu, const Accelerator& measured) {
@@ -421,6 +415,12 @@ double power_carry(const Accelerator& gpu, const Accelerator& measured) {
   return std::pow(gpu.tdp_watts / measured.tdp_watts, exponent);
 }
 
+// A table of peaks measured on another part of a family whose GEMMs run at
+// the clock the board's power limit allows (Architecture::
+// gemm_power_exponent): what carries over is the rate at that power, scaled
+// by the two board powers, not the fraction of a datasheet peak that assumes
+// a boost clock neither part holds. Returns the text that says so ("" when
+// it does not apply).
 std::string carry_plateaus_by_power(detail::RooflineShape& s, const Accelerator& gpu, const Accelerator& measured) {
   const double power = power_carry(gpu, measured);
   if (power == 1.0) return "";
@@ -433,8 +433,9 @@ std::string carry_plateaus_by_power(detail::RooflineShape& s, const Accelerator&
   }
   return fmt::format(
       "; each rate carried from the {}'s {:.0f} W to the {}'s {:.0f} W by ({:.0f} / {:.0f})^{:.2f} = {:.3f}, as "
-      "{} GEMMs run at the clock the power limit allows: bf16 {:.1f}% of this part's peak; its memory-bound "
-      "kernels at the same {:.3f} of their rate, as the power manager sets the memory clocks from the same budget",
+      "{} GEMMs run at the clock the power limit allows: bf16 {:.1f}% of this part's peak; in a training step, "
+      "which holds the board at that limit, its memory-bound kernels at the same {:.3f} of their rate, as the power "
+      "manager sets the memory clocks from the same budget",
       measured.name, measured.tdp_watts, gpu.name, gpu.tdp_watts, gpu.tdp_watts, measured.tdp_watts, exponent, power,
       gpu.arch.description, 100 * s.measured[static_cast<size_t>(Precision::kBf16)], power);
 }
@@ -590,7 +591,6 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
     std::string plateaus = set_measured_plateaus(*measured_shape, *table, measured);
     plateaus += carry_plateaus_by_power(*measured_shape, gpu, measured);  // after: it scales those plateaus
     cm.memory_pace_ = power_carry(gpu, measured);
-    cm.table_hbm_scale_ *= cm.memory_pace_;
     set_lent_ratios(*measured_shape, *table);
     cm.shape_ = measured_shape;
     cm.description_ = fmt::format(
@@ -863,7 +863,7 @@ SimTime ComputeModel::elementwise(Kernel k, Bytes bytes_read_plus_written) const
       if (op != name) continue;
       const double bytes = bytes_read_plus_written.as_double();
       if (bytes <= 0) return SimTime::zero();
-      return SimTime::from_seconds(std::max(bytes / (gbps * 1e9 * table_hbm_scale_), kLaunchSeconds));
+      return SimTime::from_seconds(std::max(bytes / (gbps * 1e9 * table_hbm_scale_ * memory_pace_), kLaunchSeconds));
     }
     // A kernel at a fraction f of the streaming rate takes as long as a
     // stream of bytes / f.
@@ -883,16 +883,25 @@ SimTime ComputeModel::cast_from_16bit(double elems, double copies, Precision p) 
 }
 
 SimTime ComputeModel::memory_bound(Bytes bytes_read_plus_written) const {
+  return memory_bound_at(bytes_read_plus_written, memory_pace_);
+}
+
+SimTime ComputeModel::stream_alone(Bytes bytes_read_plus_written) const {
+  return memory_bound_at(bytes_read_plus_written, 1.0);
+}
+
+SimTime ComputeModel::memory_bound_at(Bytes bytes_read_plus_written, double pace) const {
   const double bytes = bytes_read_plus_written.as_double();
   ANATOMY_CHECK(bytes >= 0, "negative byte count");
   if (bytes == 0) return SimTime::zero();
   if (table_ && table_->memory_GBps_rw > 0) {
     // The table's in-place elementwise rate, scaled by HBM bandwidth; no
     // kernel ends before its launch does.
-    const double rate = table_->memory_GBps_rw * 1e9 * table_hbm_scale_;
+    const double rate = table_->memory_GBps_rw * 1e9 * table_hbm_scale_ * pace;
     return SimTime::from_seconds(std::max(bytes / rate, kLaunchSeconds));
   }
-  return SimTime::from_seconds(bytes / (hbm_Bps() * kMemoryEfficiency) + kLaunchSeconds);
+  return SimTime::from_seconds(bytes / (gpu_.hbm_bandwidth.bytes_per_second() * pace * kMemoryEfficiency) +
+                               kLaunchSeconds);
 }
 
 SimTime ComputeModel::optimizer_step(int64_t params, OptimizerState state, OptimizerImpl impl) const {

@@ -4,7 +4,8 @@
 // Two sources, one interface:
 //  * a roofline over the datasheet (peak tensor FLOP/s, HBM bandwidth) with
 //    efficiency curves by op shape: time = max(FLOPs / (peak x eff(shape)),
-//    bytes / (HBM x eff_mem)) plus a kernel launch overhead;
+//    bytes / (HBM x eff_mem x pace)) plus a kernel launch overhead, pace
+//    below 1 only on a power-limited part carried from a sibling's table;
 //  * a calibration table measured on a real GPU (the format of
 //    data/calibration/h200.json, written by `anatomy calibrate`), whose
 //    measured GEMM, attention, memory-bound and optimizer rates are
@@ -243,8 +244,12 @@ class ComputeModel {
   // a table that measured it (or lent it).
   SimTime attention_dropout(int64_t batch, int64_t seq, int64_t heads, bool causal, int64_t window,
                             bool backward) const;
-  // A memory-bound kernel that reads plus writes this many bytes.
+  // A memory-bound kernel that reads plus writes this many bytes, in a
+  // training step (at memory_pace_ on a power-limited sibling).
   SimTime memory_bound(Bytes bytes_read_plus_written) const;
+  // The same stream timed alone (STREAM, BabelStream): it does not reach
+  // the board's power limit, so the memory clocks keep their rate.
+  SimTime stream_alone(Bytes bytes_read_plus_written) const;
   // Casting `elems` 16-bit values to an FP8 or FP4 GEMM's format, in
   // `copies` layouts: each element read at 2 B and written at the format's
   // bytes a copy; NVFP4 first finds the amax in a pass of its own. Zero for
@@ -292,11 +297,12 @@ class ComputeModel {
   const std::string& describe() const { return description_; }
   // This model with its GEMM and attention kernels (and attention's dropout
   // draws) at `pace` (0, 1] of their rate: the slowest GPU of a synchronous
-  // job (sync_pace.h); `why` joins the description. A power-saturated part
-  // lowers its SM clock, not its HBM's: the roofline paces a kernel's
+  // job (sync_pace.h); `why` joins the description. The slowest GPU's
+  // spread is its SM clock's, not its HBM's: the roofline paces a kernel's
   // compute term, not its HBM term or launch; a table's measured time,
   // which cannot be split, is paced whole; memory-bound kernels keep their
-  // rate. Pacing again replaces the pace and its reason.
+  // rate (a board power limit carried to a sibling part is memory_pace_'s,
+  // below). Pacing again replaces the pace and its reason.
   ComputeModel paced(double pace, const std::string& why) const;
   double tensor_pace() const { return tensor_pace_; }
   // The same model, its description followed by `note` (what it was meant
@@ -325,14 +331,17 @@ class ComputeModel {
   std::shared_ptr<const detail::CalibratedRates> calibrated_;  // null: roofline only
   std::shared_ptr<const detail::RooflineShape> shape_;
   double table_peak_scale_ = 1.0;  // this GPU's peak over the table GPU's peak
-  double table_hbm_scale_ = 1.0;   // this GPU's HBM bandwidth over the table GPU's (times memory_pace_)
+  double table_hbm_scale_ = 1.0;   // this GPU's HBM bandwidth over the table GPU's
   // A part whose rates are carried by board power from a sibling's table
-  // (Architecture::gemm_power_exponent) runs its memory-bound work at this
-  // fraction of the rate its HBM alone would give: AMD's power management
-  // sets the memory clocks (UCLK/MCLK) from the same budget as the compute
-  // clock (amd-smi, "Performance levels and performance determinism").
+  // (Architecture::gemm_power_exponent) runs a training step's memory-bound
+  // work at this fraction of the rate its HBM alone would give: the step's
+  // GEMMs hold the board at its power limit, and AMD's power management sets
+  // the memory clocks (UCLK/MCLK) from the same budget as the compute clock
+  // (amd-smi, "Performance levels and performance determinism").
   double memory_pace_ = 1.0;
+  // HBM bytes per second under that pace.
   double hbm_Bps() const { return gpu_.hbm_bandwidth.bytes_per_second() * memory_pace_; }
+  SimTime memory_bound_at(Bytes bytes_read_plus_written, double pace) const;
   double tensor_pace_ = 1.0;       // paced(): GEMM and attention times are divided by it
   size_t paced_at_ = std::string::npos;  // where paced() appended its reason to description_
   std::string description_;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/stats.h"
 #include "report/schema.h"
 
 namespace anatomy::report {
@@ -30,13 +31,6 @@ const char* key_of(CaseKind kind) {
   return "";
 }
 
-// Of at least one value; an even count takes the mean of the middle two.
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 ErrorSummary summarize(const std::vector<ValidationCase>& cases, CaseKind kind) {
   std::vector<double> abs_errors;
   ErrorSummary out;
@@ -49,14 +43,12 @@ ErrorSummary summarize(const std::vector<ValidationCase>& cases, CaseKind kind) 
   }
   out.n = abs_errors.size();
   if (out.n > 0) {
-    out.median = median_of(abs_errors);
+    out.median = core::median(abs_errors);
     out.worst = *std::max_element(abs_errors.begin(), abs_errors.end());
   }
   return out;
 }
 
-// Metrics that are a time, where a larger figure is slower.
-bool is_time_metric(const std::string& metric) { return metric == "iteration_s" || metric == "time_us"; }
 
 // y = intercept + slope x through the points, by least squares. The caller
 // passes at least two distinct x.
@@ -87,6 +79,8 @@ double ValidationCase::error() const {
   return (simulated - published) / published;
 }
 
+bool is_time_metric(const std::string& metric) { return metric == "iteration_s" || metric == "time_us"; }
+
 double ValidationCase::speed_error() const {
   if (error() == 0) return 0;
   return is_time_metric(metric) && simulated > 0 ? published / simulated - 1 : error();
@@ -103,13 +97,14 @@ std::vector<AcceleratorSummary> Validation::by_accelerator(CaseKind kind) const 
   for (const auto& [part, members] : by_part) {
     std::vector<double> speed, abs_errors;
     for (const ValidationCase* c : members) {
-      speed.push_back(c->speed_error());
+      if (c->error() != 0 && c->simulated > 0) speed.push_back(c->speed_error());
       abs_errors.push_back(std::fabs(c->error()));
     }
     out.push_back({.accelerator = part,
                    .n = members.size(),
-                   .bias = median_of(speed),
-                   .median = median_of(abs_errors),
+                   .bias_n = speed.size(),
+                   .bias = speed.empty() ? 0.0 : core::median(speed),
+                   .median = core::median(abs_errors),
                    .worst = *std::max_element(abs_errors.begin(), abs_errors.end())});
   }
   return out;
@@ -191,6 +186,7 @@ nlohmann::ordered_json validation_json(const Validation& v) {
       j["by_accelerator"].push_back({{"kind", n.key},
                                      {"accelerator", a.accelerator},
                                      {"cases_simulated", a.n},
+                                     {"bias_cases", a.bias_n},
                                      {"bias_pct", 100 * a.bias},
                                      {"median_abs_error_pct", 100 * a.median},
                                      {"worst_abs_error_pct", 100 * a.worst}});
@@ -240,8 +236,8 @@ std::string validation_text(const Validation& v) {
     if (e.refused > 0) fmt::format_to(to, "; {} not simulated (see notes)", e.refused);
   }
   out += '\n';
-  // A part's rows can miss both ways and still read a small median |error|;
-  // the bias says which way its typical case misses.
+  // |error| drops the sign: rows that all run fast and rows that miss both
+  // ways can read the same median |error|; the bias tells them apart.
   std::string parts;
   for (const KindNames& n : kKinds)
     for (const AcceleratorSummary& a : v.by_accelerator(n.kind))

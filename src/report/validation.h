@@ -4,9 +4,10 @@
 // in, one per kind of case — training throughput/MFU, collectives, single
 // kernels, whole jobs — since a target for one says nothing of another.
 // Errors are (simulated - published) / published, except that a published
-// bound that holds has no error. Per accelerator, each kind's cases are also
-// summarized by their bias: the median of how much faster (positive) or
-// slower anatomy runs a case than its source did, which |error| hides.
+// bound that holds has no error. Per accelerator, the cases of each kind but
+// whole jobs are also summarized by their bias: the median of how much
+// faster (positive) or slower anatomy runs a case than its source did, the
+// sign |error| drops.
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -79,12 +80,19 @@ struct ErrorSummary {
   double median = 0, worst = 0;  // of |error|
 };
 
-// One accelerator's simulated cases of one kind: how many, their bias (the
-// median speed_error: + the part runs fast in anatomy, - slow) and the
-// median and worst |error|, as ErrorSummary has them for the whole kind.
+// Metrics that are a time (iteration_s, time_us), where a larger figure is
+// slower; every other metric is a rate or a ratio.
+bool is_time_metric(const std::string& metric);
+
+// One accelerator's simulated cases of one kind: how many, the median and
+// worst |error| as ErrorSummary has them for the whole kind, and the bias:
+// the median speed_error (+ the part runs fast in anatomy, - slow) over the
+// bias_n cases that have one. A bound that holds says only that the case is
+// no slower (or no faster) than the bound, and a case that simulated no
+// rate (0) has no speed: both count in |error|, not in the bias.
 struct AcceleratorSummary {
   std::string accelerator;
-  size_t n = 0;
+  size_t n = 0, bias_n = 0;
   double bias = 0, median = 0, worst = 0;
 };
 

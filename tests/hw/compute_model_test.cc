@@ -986,13 +986,15 @@ TEST(Peaks, APowerLimitedFamilyCarriesAMeasuredRateByBoardPowerNotByPeak) {
 }
 
 TEST(Peaks, APowerLimitedPartCarriesItsMemoryBoundRateByBoardPowerToo) {
-  // The power manager sets the memory clocks from the budget that sets the
-  // compute clock, so the MI350X (1,000 W) streams at the MI355X's (1,400 W)
+  // A training step holds the board at its power limit, and the power
+  // manager sets the memory clocks from the budget that sets the compute
+  // clock, so in a step the MI350X (1,000 W) streams at the MI355X's (1,400 W)
   // rate x (1000 / 1400)^0.607 = 0.815 as well, not at the same rate because
-  // both have 8 TB/s of HBM. Neither table measures a stream, so both start
+  // both have 8 TB/s of HBM. The table measures no stream, so both start
   // from 90% of 8 TB/s: 1 GiB read plus written takes 1,073,741,824 /
   // (7.2e12) = 149.1 us on the MI355X and 149.1 / 0.815 = 183.0 us on the
-  // MI350X, each plus the 4 us launch.
+  // MI350X, each plus the 4 us launch. A stream timed alone stays below the
+  // limit: 149.1 us on both.
   const CalibrationTable t = load_calibration(shipped("mi355x.json"));
   const ComputeModel mi350x = make_compute_model(find_accelerator("MI350X"), &t);
   const ComputeModel mi355x = make_compute_model(find_accelerator("MI355X"), &t);
@@ -1002,9 +1004,23 @@ TEST(Peaks, APowerLimitedPartCarriesItsMemoryBoundRateByBoardPowerToo) {
   EXPECT_NEAR(mi355x.memory_bound(Bytes(static_cast<int64_t>(bytes))).seconds(), bytes / 7.2e12 + launch_s, 1e-9);
   EXPECT_NEAR(mi350x.memory_bound(Bytes(static_cast<int64_t>(bytes))).seconds(), bytes / (7.2e12 * power) + launch_s,
               1e-9);
+  EXPECT_NEAR(mi350x.stream_alone(Bytes(static_cast<int64_t>(bytes))).seconds(), bytes / 7.2e12 + launch_s, 1e-9);
   EXPECT_NE(mi350x.describe().find("memory-bound kernels at the same 0.815"), std::string::npos) << mi350x.describe();
   // A part with a table of its own keeps its HBM's rate.
   EXPECT_EQ(mi355x.describe().find("memory-bound kernels at the same"), std::string::npos);
+
+  // Where the table measured a stream (6,000 GB/s, say) and a kernel's own
+  // rate (a norm at 3,000 GB/s), the MI350X takes each once at 0.815 in a
+  // step: 1 GiB / (6e12 x 0.815) = 219.6 us, 1 GiB / (3e12 x 0.815).
+  CalibrationTable measured = t;
+  measured.memory_GBps_rw = 6000;
+  measured.elementwise_GBps = {{"layernorm", 3000}};
+  const ComputeModel mi350x_measured = make_compute_model(find_accelerator("MI350X"), &measured);
+  EXPECT_NEAR(mi350x_measured.memory_bound(Bytes(static_cast<int64_t>(bytes))).seconds(), bytes / (6e12 * power),
+              1e-9);
+  EXPECT_NEAR(mi350x_measured.elementwise(ComputeModel::Kernel::kNorm, Bytes(static_cast<int64_t>(bytes))).seconds(),
+              bytes / (3e12 * power), 1e-9);
+  EXPECT_NEAR(mi350x_measured.stream_alone(Bytes(static_cast<int64_t>(bytes))).seconds(), bytes / 6e12, 1e-9);
 }
 
 TEST(Peaks, AttentionRunsAtTheMeasuredBf16Plateau) {

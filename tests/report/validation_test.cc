@@ -127,12 +127,14 @@ ValidationCase on(const std::string& accelerator, ValidationCase c) {
 }
 
 TEST(Validation, EachAcceleratorsBiasSaysWhichWayItsCasesMiss) {
-  // A part whose cases miss both ways can read a small median |error|; its
-  // bias, the median of how much faster anatomy runs each case than its
-  // source did, says which way. A step 20% short is 1 / 0.8 - 1 = 25% fast,
-  // a throughput 10% high 10% fast, an MFU 10% low 10% slow:
+  // |error| drops the sign: rows that all run fast and rows that miss both
+  // ways can read the same median |error|. The bias, the median of how much
+  // faster anatomy runs each case than its source did, tells them apart. A
+  // step 20% short is 1 / 0.8 - 1 = 25% fast, a throughput 10% high 10%
+  // fast, an MFU 10% low 10% slow:
   //   H100 training: speeds +25, +10, -10%  -> bias +10%; |error| 20, 10, 10 -> median 10%, worst 20%
-  //   H100 training, a bound that holds: no error, no speed error (so 4 cases, bias (+10 + 0) / 2 = +5%)
+  //   H100 training, a bound that holds: |error| 0, no speed (4 cases: |error| median (10 + 10) / 2 = 10%,
+  //     the bias still over the 3 with a speed)
   //   MI300X collective: busbw 100 -> 130                    -> bias +30%
   //   MI300X kernel: 10 us -> 12.5 us, 10 / 12.5 - 1         -> bias -20% (|error| 25%)
   // A whole job's interruptions are not a speed, and a refused case is not simulated: neither has a row.
@@ -157,7 +159,8 @@ TEST(Validation, EachAcceleratorsBiasSaysWhichWayItsCasesMiss) {
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t[0].accelerator, "H100");
   EXPECT_EQ(t[0].n, 4u);
-  EXPECT_NEAR(t[0].bias, 0.05, 1e-12);
+  EXPECT_EQ(t[0].bias_n, 3u);
+  EXPECT_NEAR(t[0].bias, 0.10, 1e-12);
   EXPECT_NEAR(t[0].median, 0.10, 1e-12);
   EXPECT_NEAR(t[0].worst, 0.20, 1e-12);
   const std::vector<AcceleratorSummary> k = v.by_accelerator(CaseKind::kKernel);
@@ -167,7 +170,7 @@ TEST(Validation, EachAcceleratorsBiasSaysWhichWayItsCasesMiss) {
   EXPECT_TRUE(v.by_accelerator(CaseKind::kJob).empty());
 
   const std::string text = validation_text(v);
-  EXPECT_NE(text.find("training     H100             4     +5.0%      10.0%      20.0%"), std::string::npos) << text;
+  EXPECT_NE(text.find("training     H100             4    +10.0%      10.0%      20.0%"), std::string::npos) << text;
   EXPECT_NE(text.find("collective   MI300X           1    +30.0%      30.0%      30.0%"), std::string::npos) << text;
   EXPECT_NE(text.find("kernel       MI300X           1    -20.0%      25.0%      25.0%"), std::string::npos) << text;
   const auto json = validation_json(v);
@@ -175,6 +178,7 @@ TEST(Validation, EachAcceleratorsBiasSaysWhichWayItsCasesMiss) {
   EXPECT_EQ(json["by_accelerator"][1]["kind"], "collective");
   EXPECT_NEAR(json["by_accelerator"][1]["bias_pct"].get<double>(), 30.0, 1e-9);
   EXPECT_EQ(json["by_accelerator"][0]["cases_simulated"], 4);
+  EXPECT_EQ(json["by_accelerator"][0]["bias_cases"], 3);
 }
 
 }  // namespace
