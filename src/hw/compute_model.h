@@ -325,6 +325,9 @@ class ComputeModel {
   double attention_roofline_seconds(int64_t batch, int64_t seq, int64_t heads, int64_t head_dim, bool causal,
                                     int64_t window, bool backward, Precision precision) const;
   SimTime at_pace(SimTime t) const;
+  // HBM bytes per second in a training step (memory_pace_ below).
+  double hbm_Bps() const { return gpu_.hbm_bandwidth.bytes_per_second() * memory_pace_; }
+  SimTime memory_bound_at(Bytes bytes_read_plus_written, double pace) const;
 
   Accelerator gpu_;
   std::shared_ptr<const CalibrationTable> table_;  // null: roofline only
@@ -339,9 +342,6 @@ class ComputeModel {
   // the memory clocks (UCLK/MCLK) from the same budget as the compute clock
   // (amd-smi, "Performance levels and performance determinism").
   double memory_pace_ = 1.0;
-  // HBM bytes per second under that pace.
-  double hbm_Bps() const { return gpu_.hbm_bandwidth.bytes_per_second() * memory_pace_; }
-  SimTime memory_bound_at(Bytes bytes_read_plus_written, double pace) const;
   double tensor_pace_ = 1.0;       // paced(): GEMM and attention times are divided by it
   size_t paced_at_ = std::string::npos;  // where paced() appended its reason to description_
   std::string description_;

@@ -49,7 +49,6 @@ ErrorSummary summarize(const std::vector<ValidationCase>& cases, CaseKind kind) 
   return out;
 }
 
-
 // y = intercept + slope x through the points, by least squares. The caller
 // passes at least two distinct x.
 struct Line {
@@ -97,7 +96,8 @@ std::vector<AcceleratorSummary> Validation::by_accelerator(CaseKind kind) const 
   for (const auto& [part, members] : by_part) {
     std::vector<double> speed, abs_errors;
     for (const ValidationCase* c : members) {
-      if (c->error() != 0 && c->simulated > 0) speed.push_back(c->speed_error());
+      const bool bound_holds = c->bound != "equal" && c->error() == 0;
+      if (!bound_holds && c->simulated > 0) speed.push_back(c->speed_error());
       abs_errors.push_back(std::fabs(c->error()));
     }
     out.push_back({.accelerator = part,
