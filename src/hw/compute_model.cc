@@ -420,9 +420,9 @@ double power_carry(const Accelerator& gpu, const Accelerator& measured) {
 // gemm_power_exponent): what carries over is the rate at that power, scaled
 // by the two board powers, not the fraction of a datasheet peak that assumes
 // a boost clock neither part holds. Returns the text that says so ("" when
-// it does not apply).
-std::string carry_plateaus_by_power(detail::RooflineShape& s, const Accelerator& gpu, const Accelerator& measured) {
-  const double power = power_carry(gpu, measured);
+// it does not apply). `power` is power_carry(gpu, measured).
+std::string carry_plateaus_by_power(detail::RooflineShape& s, const Accelerator& gpu, const Accelerator& measured,
+                                    double power) {
   if (power == 1.0) return "";
   const double exponent = gpu.arch.gemm_power_exponent;
   for (Precision p : {Precision::kBf16, Precision::kFp16, Precision::kFp8, Precision::kFp4}) {
@@ -589,8 +589,9 @@ ComputeModel make_compute_model(const Accelerator& gpu, const CalibrationTable* 
   if (table->peaks_only) {
     auto measured_shape = std::make_shared<detail::RooflineShape>(shape);
     std::string plateaus = set_measured_plateaus(*measured_shape, *table, measured);
-    plateaus += carry_plateaus_by_power(*measured_shape, gpu, measured);  // after: it scales those plateaus
     cm.memory_pace_ = power_carry(gpu, measured);
+    // After set_measured_plateaus: it scales those plateaus.
+    plateaus += carry_plateaus_by_power(*measured_shape, gpu, measured, cm.memory_pace_);
     set_lent_ratios(*measured_shape, *table);
     cm.shape_ = measured_shape;
     cm.description_ = fmt::format(

@@ -72,16 +72,16 @@ Line least_squares(const std::vector<double>& x, const std::vector<double>& y) {
 
 }  // namespace
 
-double ValidationCase::error() const {
-  if (bound == "at_least" && simulated >= published) return 0;
-  if (bound == "at_most" && simulated <= published) return 0;
-  return (simulated - published) / published;
+bool ValidationCase::bound_holds() const {
+  return (bound == "at_least" && simulated >= published) || (bound == "at_most" && simulated <= published);
 }
+
+double ValidationCase::error() const { return bound_holds() ? 0 : (simulated - published) / published; }
 
 bool is_time_metric(const std::string& metric) { return metric == "iteration_s" || metric == "time_us"; }
 
 double ValidationCase::speed_error() const {
-  if (error() == 0) return 0;
+  if (bound_holds()) return 0;
   return is_time_metric(metric) && simulated > 0 ? published / simulated - 1 : error();
 }
 
@@ -96,8 +96,7 @@ std::vector<AcceleratorSummary> Validation::by_accelerator(CaseKind kind) const 
   for (const auto& [part, members] : by_part) {
     std::vector<double> speed, abs_errors;
     for (const ValidationCase* c : members) {
-      const bool bound_holds = c->bound != "equal" && c->error() == 0;
-      if (!bound_holds && c->simulated > 0) speed.push_back(c->speed_error());
+      if (!c->bound_holds() && c->simulated > 0) speed.push_back(c->speed_error());
       abs_errors.push_back(std::fabs(c->error()));
     }
     out.push_back({.accelerator = part,

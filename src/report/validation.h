@@ -47,6 +47,8 @@ struct ValidationCase {
   // ("forward compute", "exposed DP comm", ...), in seconds; they add up to
   // simulated_time.
   std::vector<std::pair<std::string, double>> simulated_parts_s;
+  // A published bound (at_least, at_most) that the simulated figure meets.
+  bool bound_holds() const;
   double error() const;
   // How much faster (positive) or slower (negative) anatomy runs the case
   // than its source did: a rate's error() (throughput, TFLOP/s, MFU, bus
