@@ -22,8 +22,8 @@ struct Plan {
   const char* training;
 };
 
-// Sequence parallelism goes with every TP > 1 plan, as Megatron-LM's recipes
-// set it (and anatomy's default).
+// With TP, sequence parallelism is anatomy's default, as Megatron-LM's
+// recipes set it.
 const std::vector<Plan>& plans() {
   static const std::vector<Plan> p = {
       {"llama3-8b", "dgx-h100", 8, "cp: 2", "seq_len: 8192, global_batch: 128, precision: bf16"},
@@ -54,13 +54,8 @@ const std::vector<Plan>& plans() {
 }
 
 scenario::Scenario scenario_of(const Plan& p) {
-  const std::string parallelism = std::string(p.parallelism) +
-                                  (std::string(p.parallelism).find("tp: ") != std::string::npos &&
-                                           std::string(p.parallelism).find("tp: 1") == std::string::npos
-                                       ? ", sequence_parallel: true"
-                                       : "");
   return scenario::parse_scenario(std::string("model: ") + p.model + "\ncluster: {system: " + p.system +
-                                      ", gpus: " + std::to_string(p.gpus) + "}\nparallelism: {" + parallelism +
+                                      ", gpus: " + std::to_string(p.gpus) + "}\nparallelism: {" + p.parallelism +
                                       "}\ntraining: {" + p.training + "}\n",
                                   std::string(p.model) + "-" + p.system + ".yaml");
 }
