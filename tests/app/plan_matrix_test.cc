@@ -63,11 +63,11 @@ scenario::Scenario scenario_of(const Plan& p) {
 // Every plan fits its parts' memory (the run's default check refuses one
 // that does not), each stage's buckets add up to the iteration, and its MFU
 // is one a GPU can reach: above 1% (every plan here is a published kind of
-// plan, none idles its GPUs 99% of the time) and below 81%, the highest
-// plateau any GEMM reaches in anatomy (the generic roofline's; measured
-// tables stop at 49-79% of their peaks), since a step also runs attention,
-// norms and communication beside its GEMMs. And the same scenario gives
-// the same iteration twice.
+// plan, none idles its GPUs 99% of the time) and below 83%, the fastest
+// GEMM any part runs in anatomy (the H200's measured 815.9 TFLOP/s at
+// 16384 x 2048 x 32768, 82.5% of 989; the generic roofline's plateau is
+// 81%), since a step also runs attention, norms and communication beside
+// its GEMMs. And the same scenario gives the same iteration twice.
 TEST(PlanMatrix, EveryPublishedKindOfPlanRunsFitsAndStaysPhysical) {
   for (const Plan& p : plans()) {
     SCOPED_TRACE(std::string(p.model) + " on " + std::to_string(p.gpus) + " " + p.system + " {" + p.parallelism + "}");
@@ -79,7 +79,7 @@ TEST(PlanMatrix, EveryPublishedKindOfPlanRunsFitsAndStaysPhysical) {
     ASSERT_GT(r.iteration, core::SimTime::zero());
     for (const auto& stage : r.stages) EXPECT_EQ(stage.total(), r.iteration);
     EXPECT_GT(r.mfu, 0.01);
-    EXPECT_LT(r.mfu, 0.81);
+    EXPECT_LT(r.mfu, 0.83);
     EXPECT_EQ(run_iteration(s).result.iteration, r.iteration);
   }
 }
