@@ -3,8 +3,8 @@
 
   python3 tools/random_plans.py build/anatomy --seed 7 --count 400
 
-Each plan draws a model preset, a system preset, a GPU count, TP, PP, CP, EP (MoE models), interleaving,
-micro-batch, sequence, precision, recomputation and ZeRO stage at random, with memory_check: warn so that a plan
+Each plan draws a model preset and a system preset (among every one `anatomy list` prints), a GPU count, TP, PP,
+CP, EP (models with experts), interleaving, micro-batch, sequence, precision, recomputation and ZeRO stage at random, with memory_check: warn so that a plan
 too big for its part is still simulated. A plan gets an answer when anatomy exits 0 with an iteration time and an
 MFU between 0 and 100%, or exits 2 with one line naming the file, line and field it refuses; anything else (another
 exit code, a timeout, a NaN, an MFU outside that range) is printed and makes this script exit 1. The scenario files
@@ -21,23 +21,32 @@ import subprocess
 import sys
 import tempfile
 
-MODELS = ["llama3-8b", "llama3-70b", "llama3-405b", "mixtral-8x7b", "mixtral-8x22b", "deepseek-v3", "qwen3-30b-a3b",
-          "qwen3-235b-a22b", "nemotron4-15b", "grok-1", "nemotronh-8b", "nemotronh-56b", "gpt-oss-120b", "gpt-oss-20b",
-          "kimi-k2", "mcore-7.1b", "gpt3-175b", "mpt-7b", "nemotron3-nano"]
-SYSTEMS = ["dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72", "dgx-b300", "gb300-nvl72", "mi300x-8",
-           "mi325x-8", "mi350x-8", "mi355x-8"]
-MOE = {"mixtral-8x7b", "mixtral-8x22b", "deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "grok-1",
-       "gpt-oss-120b", "gpt-oss-20b", "kimi-k2", "nemotron3-nano"}
+def presets(anatomy):
+    """The system and model presets `anatomy list` prints, and which models route tokens to experts."""
+    out = subprocess.run([anatomy, "list"], capture_output=True, text=True, check=True).stdout
+    systems, models, moe, section = [], [], set(), None
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            section = line.split(" ")[0].rstrip(":")
+            continue
+        name = line.split()[0]
+        if section == "systems":
+            systems.append(name)
+        elif section == "model":
+            models.append(name)
+            if "experts" in line:
+                moe.add(name)
+    return systems, models, moe
 
 
-def plan(rng):
-    model, system = rng.choice(MODELS), rng.choice(SYSTEMS)
+def plan(rng, systems, models, moe):
+    model, system = rng.choice(models), rng.choice(systems)
     gpus = rng.choice([8, 16, 32, 64, 72, 128, 144, 256, 512, 1024])
     tp, pp, cp = rng.choice([1, 1, 2, 4, 8]), rng.choice([1, 1, 2, 4, 8]), rng.choice([1, 1, 2])
     while gpus % (tp * pp * cp):
         tp, pp, cp = max(1, tp // 2), max(1, pp // 2), 1
     par = [f"tp: {tp}", f"pp: {pp}", f"cp: {cp}", f"zero_stage: {rng.choice([1, 1, 2, 3])}"]
-    if model in MOE:
+    if model in moe:
         ep = rng.choice([1, 2, 4, 8, 16, 32, 64])
         if ep > 1:
             par.append(f"ep: {ep}")
@@ -82,6 +91,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=300, help="seconds one plan may take")
     ap.add_argument("--keep", action="store_true", help="keep the scenario files")
     args = ap.parse_args()
+    systems, models, moe = presets(args.anatomy)
     rng = random.Random(args.seed)
     folder = tempfile.mkdtemp(prefix="anatomy-random-plans-")
     answered = refused = 0
@@ -89,7 +99,7 @@ def main():
     for i in range(args.count):
         path = os.path.join(folder, f"plan{i}.yaml")
         with open(path, "w") as f:
-            f.write(plan(rng))
+            f.write(plan(rng, systems, models, moe))
         try:
             p = subprocess.run([args.anatomy, "run", path, "-q"], capture_output=True, text=True, timeout=args.timeout)
             why = verdict(p.returncode, p.stdout, p.stderr)
